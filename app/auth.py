@@ -1,0 +1,56 @@
+"""A single admin password (scrypt hash in config) and an HMAC-signed session cookie."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+import time
+
+COOKIE = "rackpulse_session"
+SESSION_SECONDS = 7 * 86400
+
+
+def hash_password(password: str, n: int = 2**14, r: int = 8, p: int = 1) -> str:
+    salt = os.urandom(16)
+    digest = hashlib.scrypt(password.encode(), salt=salt, n=n, r=r, p=p, dklen=32)
+    b64 = base64.b64encode
+    return f"scrypt${n}${r}${p}${b64(salt).decode()}${b64(digest).decode()}"
+
+
+def verify_password(password: str, encoded: str) -> bool:
+    try:
+        scheme, n, r, p, salt, digest = encoded.split("$")
+        if scheme != "scrypt":
+            return False
+        got = hashlib.scrypt(password.encode(), salt=base64.b64decode(salt), n=int(n), r=int(r), p=int(p),
+                             dklen=len(base64.b64decode(digest)))
+    except (ValueError, TypeError):
+        return False
+    return hmac.compare_digest(got, base64.b64decode(digest))
+
+
+def _secret(password_hash: str) -> bytes:
+    # Derived from the hash: changing the password logs everybody out.
+    return hashlib.sha256(b"rackpulse-session:" + password_hash.encode()).digest()
+
+
+def make_session(password_hash: str, now: float | None = None) -> str:
+    expires = int((now or time.time()) + SESSION_SECONDS)
+    sig = hmac.new(_secret(password_hash), str(expires).encode(), hashlib.sha256).hexdigest()
+    return f"{expires}.{sig}"
+
+
+def check_session(token: str | None, password_hash: str, now: float | None = None) -> bool:
+    if not token or "." not in token:
+        return False
+    expires, sig = token.split(".", 1)
+    if not expires.isdigit() or int(expires) < (now or time.time()):
+        return False
+    want = hmac.new(_secret(password_hash), expires.encode(), hashlib.sha256).hexdigest()
+    return hmac.compare_digest(sig, want)
+
+
+def is_loopback(listen: str) -> bool:
+    return listen in ("127.0.0.1", "::1", "localhost") or listen.startswith("127.")

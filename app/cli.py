@@ -1,0 +1,177 @@
+"""rackpulse command line: serve, collect --once, check-config, db upgrade, demo, hash-password."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import json
+import logging
+import sys
+import tempfile
+from pathlib import Path
+
+from app.config import Config, ConfigError, load_config, resolve_config_path
+
+log = logging.getLogger("rackpulse")
+
+
+def _load(args: argparse.Namespace) -> Config:
+    return load_config(resolve_config_path(args.config))
+
+
+def cmd_check_config(args: argparse.Namespace) -> int:
+    cfg = _load(args)
+    from collectors import build_collectors
+
+    colls = build_collectors(cfg)
+    where = cfg.source or "built-in defaults"
+    print(f"{where}: OK; host {cfg.host!r}, host_root {cfg.host_root}, collectors: {', '.join(colls) or 'none'}")
+    return 0
+
+
+def cmd_db_upgrade(args: argparse.Namespace) -> int:
+    from app.db import upgrade
+
+    cfg = _load(args)
+    upgrade(cfg.storage.url)
+    print(f"database at {_safe_url(cfg.storage.url)} is at the latest revision")
+    return 0
+
+
+def _safe_url(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def cmd_collect(args: argparse.Namespace) -> int:
+    """Like `telegraf --test`: run every collector once, print what it saw, store nothing."""
+    from app.scheduler import Scheduler, Snapshot
+    from collectors import build_collectors
+
+    cfg = _load(args)
+    colls = build_collectors(cfg)
+    snap = Snapshot(host=cfg.host)
+    settings = {n: (getattr(cfg.collectors, n).interval, getattr(cfg.collectors, n).timeout) for n in colls}
+    sched = Scheduler(colls, settings, snap)
+    asyncio.run(sched.run_all_once())
+    failed = [s for s in snap.statuses.values() if not s.up]
+    if args.format == "prometheus":
+        sys.stdout.write(snap.metrics.decode())
+    else:
+        out = {
+            "host": cfg.host,
+            "collectors": {
+                s.name: {"up": s.up, "no_data": s.no_data, "duration": round(s.duration or 0, 4),
+                         "error": s.last_error if not s.up else None, "warnings": s.warnings,
+                         "state": snap.states.get(s.name)}
+                for s in snap.statuses.values()
+            },
+        }
+        print(json.dumps(out, indent=2, default=str))
+    for s in failed:
+        print(f"collector {s.name} failed: {s.last_error}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _serve(cfg: Config, extra_setup=None) -> int:  # type: ignore[no-untyped-def]
+    import uvicorn
+
+    from app.auth import is_loopback
+    from app.web import create_app
+
+    if not is_loopback(cfg.web.listen) and not cfg.password_hash():
+        raise ConfigError(
+            f"{cfg.source or 'config'}: web.listen = {cfg.web.listen!r} is not loopback, so a login is required: "
+            "set web.password_hash (make one with `rackpulse hash-password`), web.password_hash_file, "
+            "or $RACKPULSE_PASSWORD_HASH"
+        )
+    app = create_app(cfg)
+    if extra_setup:
+        extra_setup(app)
+    log.info("rackpulse for host %s on http://%s:%d/", cfg.host, cfg.web.listen, cfg.web.port)
+    uvicorn.run(app, host=cfg.web.listen, port=cfg.web.port, log_level="warning", access_log=False)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    return _serve(_load(args))
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from app import demo
+    from app.db import make_engine, upgrade
+    from app.storage import Store
+
+    root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="rackpulse-demo-"))
+    root.mkdir(parents=True, exist_ok=True)
+    db_url = f"sqlite:///{root / 'rackpulse-demo.db'}"
+    driver = demo.Driver(root, speed=args.speed)
+    driver.tick()
+    cfg = load_config(None, demo.demo_config(root, db_url, args.port, args.interval))
+    upgrade(db_url)
+    engine = make_engine(db_url)
+    n = demo.seed_history(Store(engine, cfg.host))
+    engine.dispose()
+    driver.start()
+    print(f"rackpulse demo: http://127.0.0.1:{args.port}/  (fixture host in {root}, {n} series with history)")
+    print("The RAID6 md0 degrades (bay 7 fails) and rebuilds every "
+          f"{demo.CYCLE / args.speed:.0f}s. Ctrl-C stops it.", flush=True)
+    return _serve(cfg)
+
+
+def cmd_hash_password(args: argparse.Namespace) -> int:
+    from app.auth import hash_password
+
+    pw = sys.stdin.readline().rstrip("\n") if not sys.stdin.isatty() else getpass.getpass("Password: ")
+    if len(pw) < 8:
+        print("use at least 8 characters", file=sys.stderr)
+        return 2
+    print(hash_password(pw))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rackpulse", description=__doc__)
+    p.add_argument("--log-level", default="INFO")
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    def add(name: str, fn, help_: str) -> argparse.ArgumentParser:  # type: ignore[no-untyped-def]
+        sp = sub.add_parser(name, help=help_)
+        sp.add_argument("--config", help="config file (default $RACKPULSE_CONFIG, then ./rackpulse.toml)")
+        sp.set_defaults(fn=fn)
+        return sp
+
+    add("serve", cmd_serve, "collect, serve the web UI and /metrics")
+    c = add("collect", cmd_collect, "run every collector once and print what it saw")
+    c.add_argument("--once", action="store_true", required=True)
+    c.add_argument("--format", choices=("json", "prometheus"), default="json")
+    add("check-config", cmd_check_config, "validate the config file")
+    db = add("db", None, "database commands")  # type: ignore[arg-type]
+    db.add_argument("action", choices=("upgrade",))
+    db.set_defaults(fn=cmd_db_upgrade)
+    d = add("demo", cmd_demo, "a populated dashboard with no hardware")
+    d.add_argument("--port", type=int, default=9842)
+    d.add_argument("--speed", type=float, default=1.0, help="story speed (2 = twice as fast)")
+    d.add_argument("--interval", type=float, default=5.0, help="collection interval in seconds")
+    d.add_argument("--dir", help="where to build the fixture host (default: a new temporary folder)")
+    add("hash-password", cmd_hash_password, "print a password hash for web.password_hash (reads stdin)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    try:
+        return int(args.fn(args))
+    except ConfigError as exc:
+        print(f"rackpulse: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

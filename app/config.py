@@ -1,0 +1,170 @@
+"""One TOML file configures everything; it is validated before anything starts.
+
+``rackpulse.example.toml`` documents every key with its default. A wrong key or type
+stops start-up with an error naming the file, the key and what was expected.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+DEFAULT_CONFIG_NAME = "rackpulse.toml"
+
+
+class ConfigError(Exception):
+    pass
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+Argv = Annotated[list[str], Field(min_length=1)]
+Seconds = Annotated[float, Field(gt=0)]
+
+
+class CollectorBase(_Strict):
+    enabled: bool = True
+    interval: Seconds = 30.0
+    # The whole run's budget; the scheduler marks the collector down past it.
+    timeout: Seconds = 20.0
+    # Each external command's own limit (one hung disk must not eat the whole budget).
+    command_timeout: Seconds = 10.0
+
+
+class MdraidConfig(CollectorBase):
+    mdadm: Argv = ["mdadm"]
+    # Run `mdadm --detail` for each array (UUID, events, per-slot states). Needs root.
+    detail: bool = True
+
+
+class SmartConfig(CollectorBase):
+    interval: Seconds = 300.0
+    timeout: Seconds = 60.0
+    smartctl: Argv = ["smartctl"]
+    # Devices to query; empty means `smartctl --scan` decides.
+    devices: list[str] = []
+    # Never wake a sleeping disk: smartctl --nocheck=<this>. "never" disables the check.
+    nocheck: str = "standby"
+    temperature_warning: float = 50.0
+
+    @field_validator("nocheck")
+    @classmethod
+    def _nocheck(cls, v: str) -> str:
+        if v not in ("never", "sleep", "standby", "idle"):
+            raise ValueError("must be one of never, sleep, standby, idle")
+        return v
+
+
+class CollectorsConfig(_Strict):
+    mdraid: MdraidConfig = MdraidConfig()
+    smart: SmartConfig = SmartConfig()
+
+
+class BayConfig(_Strict):
+    label: str
+    serial: str | None = None
+    wwn: str | None = None
+    path: str | None = None
+    enclosure_slot: str | None = None
+
+
+class AcceptConfig(_Strict):
+    serial: str
+    attribute: str
+    value: float
+
+
+class DisksConfig(_Strict):
+    bays: list[BayConfig] = []
+    accept: list[AcceptConfig] = []
+
+
+class WebConfig(_Strict):
+    listen: str = "127.0.0.1"
+    port: Annotated[int, Field(ge=1, le=65535)] = 9842
+    # scrypt hash made by `rackpulse hash-password`; or read from password_hash_file / $RACKPULSE_PASSWORD_HASH.
+    password_hash: str | None = None
+    password_hash_file: Path | None = None
+    refresh_seconds: Annotated[float, Field(ge=1)] = 5.0
+
+
+class StorageConfig(_Strict):
+    url: str = "sqlite:///rackpulse.db"
+    raw_days: Annotated[float, Field(gt=0)] = 7.0
+    rollup_5m_days: Annotated[float, Field(gt=0)] = 365.0
+    # Hourly rollups are kept this long; 0 keeps them forever.
+    rollup_1h_days: Annotated[float, Field(ge=0)] = 0.0
+    maintenance_interval: Seconds = 300.0
+
+
+class Config(_Strict):
+    host: str = Field(default_factory=socket.gethostname)
+    host_root: Path = Path("/")
+    web: WebConfig = WebConfig()
+    storage: StorageConfig = StorageConfig()
+    collectors: CollectorsConfig = CollectorsConfig()
+    disks: DisksConfig = DisksConfig()
+    # Where the file came from, for relative paths and error messages (not a TOML key).
+    source: Path | None = Field(default=None, exclude=True)
+
+    def password_hash(self) -> str | None:
+        if self.web.password_hash:
+            return self.web.password_hash
+        if self.web.password_hash_file:
+            return self.web.password_hash_file.read_text().strip() or None
+        return os.environ.get("RACKPULSE_PASSWORD_HASH") or None
+
+
+def resolve_config_path(arg: str | None) -> Path | None:
+    """--config, then $RACKPULSE_CONFIG, then ./rackpulse.toml; None if none exists (defaults)."""
+    if arg:
+        return Path(arg)
+    env = os.environ.get("RACKPULSE_CONFIG")
+    if env:
+        return Path(env)
+    local = Path(DEFAULT_CONFIG_NAME)
+    return local if local.exists() else None
+
+
+def load_config(path: Path | None, overrides: dict[str, Any] | None = None) -> Config:
+    data: dict[str, Any] = {}
+    name = str(path) if path else "<defaults>"
+    if path is not None:
+        try:
+            data = tomllib.loads(path.read_text())
+        except FileNotFoundError:
+            raise ConfigError(f"{name}: file not found") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{name}: not valid TOML: {exc}") from None
+    if overrides:
+        data = _merge(data, overrides)
+    try:
+        cfg = Config.model_validate({**data, "source": path})
+    except ValidationError as exc:
+        raise ConfigError(format_errors(name, exc)) from None
+    return cfg
+
+
+def format_errors(name: str, exc: ValidationError) -> str:
+    lines = []
+    for err in exc.errors():
+        key = ".".join(str(p) for p in err["loc"])
+        if err["type"] == "extra_forbidden":
+            lines.append(f"{name}: unknown key '{key}'")
+        else:
+            lines.append(f"{name}: key '{key}': {err['msg'].lower()} (got {err.get('input')!r})")
+    return "\n".join(lines)
+
+
+def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out

@@ -1,0 +1,49 @@
+"""Engine creation and migrations. SQLite gets WAL and sane pragmas on every connection."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def make_engine(url: str) -> Engine:
+    u = make_url(url)
+    if u.get_backend_name() == "sqlite":
+        if u.database and u.database != ":memory:":
+            Path(u.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]
+            cur = dbapi_conn.cursor()
+            # WAL: the web pages read while the collectors write.
+            cur.execute("PRAGMA journal_mode=WAL")
+            # NORMAL is durable across application crashes; only a power cut may lose the last commit.
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.close()
+
+        return engine
+    if u.get_backend_name() == "postgresql" and u.drivername == "postgresql":
+        # Plain postgresql:// means psycopg 3 here (the only driver we declare).
+        url = str(u.set(drivername="postgresql+psycopg").render_as_string(hide_password=False))
+    return create_engine(url, pool_pre_ping=True)
+
+
+def alembic_config(url: str):  # type: ignore[no-untyped-def]
+    from alembic.config import Config as AlembicConfig
+
+    cfg = AlembicConfig()
+    cfg.set_main_option("script_location", str(ROOT / "migrations"))
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return cfg
+
+
+def upgrade(url: str, revision: str = "head") -> None:
+    from alembic import command
+
+    command.upgrade(alembic_config(url), revision)

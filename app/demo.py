@@ -1,0 +1,224 @@
+"""`rackpulse demo`: a populated dashboard with no hardware.
+
+A fixture host tree (``/proc/mdstat``, ``/sys/block/md*``, ``/dev/disk/by-*``) and fake
+``smartctl``/``mdadm`` commands are rewritten every few seconds by a driver thread that
+plays a story on a loop: a healthy 12-disk RAID6, a disk in bay 7 starts reallocating
+sectors, fails, is pulled and replaced, and the array rebuilds onto the new disk.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+CYCLE = 240.0  # seconds of one story loop at speed 1
+N_BAYS = 12
+MODELS = ("ST8000VN004-2M2101", "WDC WD80EFZZ-68BTXN0")
+
+
+def _disk(i: int, dev: str, serial: str) -> dict[str, Any]:
+    return {"dev": dev, "serial": serial, "model": MODELS[i % 2], "bytes": 8_001_563_222_016, "passed": True,
+            "temp": 33 + i % 5, "hours": 21_000 + 137 * i, "realloc": 0, "wwn_id": 0x9A0000 + i, "fw": "SC60"}
+
+
+def story_state(t: float) -> dict[str, Any]:
+    """The demo host at time t (seconds into the loop)."""
+    t = t % CYCLE
+    devs = [f"sd{chr(ord('a') + i)}" for i in range(N_BAYS)]
+    disks = [_disk(i, d, f"ZA{1000 + i * 7:04d}{chr(65 + i)}K") for i, d in enumerate(devs)]
+    disks += [{"dev": "nvme0n1", "serial": "S5GXNF0R123456", "model": "Samsung SSD 980 PRO 1TB",
+               "bytes": 1_000_204_886_016, "passed": True, "temp": 41, "hours": 9_100},
+              {"dev": "nvme1n1", "serial": "S5GXNF0R123457", "model": "Samsung SSD 980 PRO 1TB",
+               "bytes": 1_000_204_886_016, "passed": True, "temp": 43, "hours": 9_100}]
+    for d in disks:  # a little life in the temperature charts
+        d["temp"] = round(d["temp"] + 2 * math.sin(time.time() / 300 + hash(d["serial"]) % 7), 0)
+    members = [{"dev": f"{d}1", "num": i, "slot": i, "state": "active"} for i, d in enumerate(devs)]
+    arr = {"name": "md0", "level": "raid6", "slots": N_BAYS, "uuid": "3b1f2a7c:9d0e4f11:a2c3b4d5:e6f70819",
+           "members": members, "sync": None, "events": 4711}
+    victim = 7  # sdh, bay 7 (0-based port 7)
+    port_of = {d: i for i, d in enumerate(devs)}
+    if 40 <= t < 100:
+        disks[victim]["realloc"] = int(8 + (t - 40) * 2)
+    if 70 <= t < 100:
+        disks[victim]["passed"] = False
+        members[victim]["state"] = "failed"
+        members[victim]["slot"] = None
+    if t >= 100:
+        # sdh pulled; a new disk appears as sdm on the same HBA port (bay 7) and rebuilds.
+        new = _disk(victim, "sdm", "ZR9Q0NEWK")
+        new["hours"] = 12
+        disks[victim] = new
+        port_of.pop("sdh")
+        port_of["sdm"] = victim
+        members[victim] = {"dev": "sdm1", "num": 12, "slot": victim, "state": "rebuilding" if t < 200 else "active"}
+        if t < 200:
+            arr["sync"] = {"action": "recovery", "ratio": (t - 100) / 100}
+    arrays = [arr, {"name": "md1", "level": "raid1", "slots": 2, "uuid": "77aa01be:5c2d3e4f:60718293:a4b5c6d7",
+                    "members": [{"dev": "nvme0n1p2", "num": 0, "slot": 0, "state": "active"},
+                                {"dev": "nvme1n1p2", "num": 1, "slot": 1, "state": "active"}], "sync": None}]
+    return {"disks": disks, "arrays": arrays, "ports": port_of}
+
+
+def render_mdstat(state: dict[str, Any]) -> str:
+    out = ["Personalities : [raid1] [raid6] [raid5] [raid4] ", ""]
+    for a in state["arrays"]:
+        toks = []
+        for m in a["members"]:
+            flag = "(F)" if m["state"] == "failed" else "(S)" if m["state"] == "spare" else ""
+            toks.append(f"{m['dev']}[{m['num']}]{flag}")
+        slot_map = "".join("U" if any(m.get("slot") == s and m["state"] == "active" for m in a["members"]) else "_"
+                           for s in range(a["slots"]))
+        working = slot_map.count("U")
+        out.append(f"{a['name']} : active {a['level']} {' '.join(reversed(toks))}")
+        if a["level"] == "raid6":
+            out.append(f"      78129610752 blocks super 1.2 level 6, 512k chunk, algorithm 2 "
+                       f"[{a['slots']}/{working}] [{slot_map}]")
+        else:
+            out.append(f"      975585280 blocks super 1.2 [{a['slots']}/{working}] [{slot_map}]")
+        if a.get("sync"):
+            r = a["sync"]["ratio"]
+            done = int(7812961075 * r)
+            bar = "=" * int(r * 20) + ">" + "." * (20 - int(r * 20))
+            left = (1 - r) * 100 / 60 * 40
+            out.append(f"      [{bar}]  {a['sync']['action']} = {r * 100:4.1f}% ({done}/7812961075) "
+                       f"finish={left:.1f}min speed=198765K/sec")
+        out.append("      bitmap: 2/59 pages [8KB], 65536KB chunk")
+        out.append("")
+    out.append("unused devices: <none>")
+    return "\n".join(out) + "\n"
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _symlinks(folder: Path, links: dict[str, str]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in os.listdir(folder):
+        if old not in links:
+            os.unlink(folder / old)
+    for name, target in links.items():
+        p = folder / name
+        if p.is_symlink() and os.readlink(p) == target:
+            continue
+        if p.is_symlink():
+            p.unlink()
+        os.symlink(target, p)
+
+
+def write_tree(root: Path, state: dict[str, Any]) -> None:
+    _atomic_write(root / "proc" / "mdstat", render_mdstat(state))
+    by_id: dict[str, str] = {}
+    by_path: dict[str, str] = {}
+    for d in state["disks"]:
+        dev = d["dev"]
+        if dev.startswith("nvme"):
+            by_id[f"nvme-{d['model'].replace(' ', '_')}_{d['serial']}"] = f"../../{dev}"
+            by_id[f"nvme-{d['model'].replace(' ', '_')}_{d['serial']}-part2"] = f"../../{dev}p2"
+            by_path[f"pci-0000:0{dev[4]}:00.0-nvme-1"] = f"../../{dev}"
+            continue
+        by_id[f"ata-{d['model'].replace(' ', '_')}_{d['serial']}"] = f"../../{dev}"
+        by_id[f"ata-{d['model'].replace(' ', '_')}_{d['serial']}-part1"] = f"../../{dev}1"
+        by_id[f"wwn-0x{(5 << 60) | (3152 << 36) | d['wwn_id']:016x}"] = f"../../{dev}"
+        by_path[f"pci-0000:03:00.0-sas-phy{state['ports'][dev]}-lun-0"] = f"../../{dev}"
+    _symlinks(root / "dev" / "disk" / "by-id", by_id)
+    _symlinks(root / "dev" / "disk" / "by-path", by_path)
+    for a in state["arrays"]:
+        md = root / "sys" / "block" / a["name"] / "md"
+        _atomic_write(md / "uuid", a["uuid"] + "\n")
+        _atomic_write(md / "array_state", "clean\n")
+        _atomic_write(md / "sync_action", (a["sync"]["action"].replace("recovery", "recover") if a.get("sync")
+                                           else "idle") + "\n")
+        _atomic_write(md / "mismatch_cnt", "0\n")
+        present = set()
+        for m in a["members"]:
+            present.add(f"dev-{m['dev']}")
+            st = {"active": "in_sync", "failed": "faulty", "spare": "spare", "rebuilding": ""}[m["state"]]
+            _atomic_write(md / f"dev-{m['dev']}" / "state", st + "\n")
+        for old in os.listdir(md):
+            if old.startswith("dev-") and old not in present:
+                for f in os.listdir(md / old):
+                    os.unlink(md / old / f)
+                os.rmdir(md / old)
+    _atomic_write(root / "demo-state.json", json.dumps(state))
+
+
+def demo_config(root: Path, db_url: str, port: int, interval: float) -> dict[str, Any]:
+    tool = [sys.executable, "-m", "app.demo_tools"]
+    bays = [{"label": f"shelf 1, bay {i}", "path": f"pci-0000:03:00.0-sas-phy{i}-lun-0"} for i in range(N_BAYS)]
+    bays += [{"label": "NVMe slot M2_1", "path": "pci-0000:00:00.0-nvme-1"},
+             {"label": "NVMe slot M2_2", "path": "pci-0000:01:00.0-nvme-1"}]
+    return {
+        "host": "demo-nas",
+        "host_root": str(root),
+        "web": {"listen": "127.0.0.1", "port": port, "refresh_seconds": 3},
+        "storage": {"url": db_url, "maintenance_interval": 60},
+        "collectors": {
+            "mdraid": {"interval": interval, "mdadm": [*tool, "mdadm", str(root / "demo-state.json")]},
+            "smart": {"interval": interval, "timeout": 30, "smartctl": [*tool, "smartctl", str(root / "demo-state.json")]},
+        },
+        "disks": {"bays": bays},
+    }
+
+
+class Driver(threading.Thread):
+    """Rewrites the fixture tree every second or so, following the story."""
+
+    def __init__(self, root: Path, speed: float = 1.0) -> None:
+        super().__init__(daemon=True, name="demo-driver")
+        self.root, self.speed, self.t0 = root, speed, time.time()
+        self.stop_event = threading.Event()
+
+    def tick(self) -> None:
+        write_tree(self.root, story_state((time.time() - self.t0) * self.speed))
+
+    def run(self) -> None:
+        while not self.stop_event.wait(1.0):
+            self.tick()
+
+
+def seed_history(store: Any, now: float | None = None, days: int = 30) -> int:
+    """A month of 5-minute rollups and a year of hourly ones, so the charts have a past."""
+    from app.models import rollup
+    from app.storage import RES_1H, RES_5M, labels_key
+
+    now = int(now or time.time())
+    state = story_state(0)
+    rng = random.Random(42)
+    keys = []
+    for d in state["disks"]:
+        keys.append((("rackpulse_disk_temperature_celsius", labels_key((("serial", d["serial"]),))), d["temp"]))
+        keys.append((("rackpulse_disk_health", labels_key((("serial", d["serial"]),))), 0))
+    rows = []
+    with store.engine.begin() as conn:
+        ids = store.series_ids(conn, [k for k, _ in keys])
+        for sid, (_, base) in zip(ids, keys, strict=True):
+            for res, span in ((RES_5M, days * 86400), (RES_1H, 365 * 86400)):
+                end = now // res * res
+                for ts in range(end - span, end, res):
+                    if base == 0:
+                        rows.append({"series_id": sid, "resolution": res, "ts": ts, "vmin": 0, "vavg": 0, "vmax": 0,
+                                     "n": res // 30})
+                        continue
+                    day = math.sin(ts / 86400 * 2 * math.pi) * 2 + math.sin(ts / (86400 * 91) * 2 * math.pi) * 4
+                    avg = base + day + rng.uniform(-0.3, 0.3)
+                    rows.append({"series_id": sid, "resolution": res, "ts": ts, "vmin": avg - 0.5, "vavg": avg,
+                                 "vmax": avg + 0.5, "n": res // 30})
+            if len(rows) > 50_000:
+                conn.execute(store._insert(rollup).on_conflict_do_nothing(), rows)
+                rows = []
+        if rows:
+            conn.execute(store._insert(rollup).on_conflict_do_nothing(), rows)
+        store._set_watermark(conn, RES_5M, now // RES_5M * RES_5M)
+        store._set_watermark(conn, RES_1H, now // RES_1H * RES_1H)
+    return len(ids)

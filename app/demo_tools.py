@@ -1,0 +1,107 @@
+"""Stand-ins for smartctl and mdadm in `rackpulse demo`: they print what the real tools
+print, from the demo's state file. Run as ``python -m app.demo_tools smartctl STATE ARGS...``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def smartctl(state: dict[str, Any], args: list[str]) -> int:
+    disks = {d["dev"]: d for d in state["disks"]}
+    if "--scan" in args:
+        devs = [{"name": f"/dev/{d}", "info_name": f"/dev/{d}", "type": "nvme" if d.startswith("nvme") else "sat",
+                 "protocol": "NVMe" if d.startswith("nvme") else "ATA"} for d in sorted(disks)]
+        print(json.dumps({"json_format_version": [1, 0], "smartctl": {"version": [7, 3], "exit_status": 0},
+                          "devices": devs}))
+        return 0
+    dev = args[-1].removeprefix("/dev/")
+    d = disks.get(dev)
+    meta: dict[str, Any] = {"version": [7, 3], "argv": ["smartctl", *args]}
+    if d is None:
+        meta.update(exit_status=2, messages=[{"string": f"Smartctl open device: /dev/{dev} failed: No such device",
+                                               "severity": "error"}])
+        print(json.dumps({"json_format_version": [1, 0], "smartctl": meta}))
+        return 2
+    nvme = dev.startswith("nvme")
+    exit_status = 0 if d["passed"] else 8
+    if d.get("realloc", 0) and not d["passed"]:
+        exit_status |= 16
+    meta["exit_status"] = exit_status
+    doc: dict[str, Any] = {
+        "json_format_version": [1, 0], "smartctl": meta,
+        "device": {"name": f"/dev/{dev}", "info_name": f"/dev/{dev}", "type": "nvme" if nvme else "sat",
+                   "protocol": "NVMe" if nvme else "ATA"},
+        "model_name": d["model"], "serial_number": d["serial"], "firmware_version": d.get("fw", "SC60"),
+        "user_capacity": {"bytes": d["bytes"]}, "smart_status": {"passed": d["passed"]},
+        "temperature": {"current": d["temp"]}, "power_on_time": {"hours": d["hours"]},
+    }
+    if nvme:
+        doc["nvme_smart_health_information_log"] = {
+            "critical_warning": 0, "temperature": d["temp"], "available_spare": 100, "available_spare_threshold": 10,
+            "percentage_used": 3, "media_errors": 0, "power_on_hours": d["hours"]}
+    else:
+        doc["wwn"] = {"naa": 5, "oui": 3152, "id": d["wwn_id"]}
+        table = []
+        for attr_id, name, raw in ((5, "Reallocated_Sector_Ct", d.get("realloc", 0)), (9, "Power_On_Hours", d["hours"]),
+                                   (187, "Reported_Uncorrect", 0), (194, "Temperature_Celsius", d["temp"]),
+                                   (197, "Current_Pending_Sector", d.get("pending", 0)),
+                                   (198, "Offline_Uncorrectable", 0), (199, "UDMA_CRC_Error_Count", 0)):
+            failing = attr_id == 5 and not d["passed"]
+            table.append({"id": attr_id, "name": name, "value": 1 if failing else 100, "worst": 1 if failing else 100,
+                          "thresh": 10 if attr_id == 5 else 0, "when_failed": "now" if failing else "",
+                          "raw": {"value": raw, "string": str(raw)}})
+        doc["ata_smart_attributes"] = {"revision": 10, "table": table}
+    print(json.dumps(doc))
+    return exit_status
+
+
+def mdadm(state: dict[str, Any], args: list[str]) -> int:
+    name = args[-1].removeprefix("/dev/")
+    arr = next((a for a in state["arrays"] if a["name"] == name), None)
+    if arr is None:
+        print(f"mdadm: cannot open /dev/{name}: No such file or directory", file=sys.stderr)
+        return 1
+    members = arr["members"]
+    slots = arr["slots"]
+    failed = [m for m in members if m["state"] == "failed"]
+    spares = [m for m in members if m["state"] in ("spare", "rebuilding")]
+    active = [m for m in members if m["state"] == "active"]
+    words = ["clean"]
+    if len(active) < slots:
+        words.append("degraded")
+    if arr.get("sync"):
+        words.append("recovering")
+    out = [f"/dev/{name}:", "           Version : 1.2", f"        Raid Level : {arr['level']}",
+           f"      Raid Devices : {slots}", f"     Total Devices : {len(members)}",
+           f"             State : {', '.join(words)} ", f"    Active Devices : {len(active)}",
+           f"   Working Devices : {len(active) + len(spares)}", f"    Failed Devices : {len(failed)}",
+           f"     Spare Devices : {len(spares)}", "", f"              UUID : {arr['uuid']}",
+           f"            Events : {arr.get('events', 100)}", "",
+           "    Number   Major   Minor   RaidDevice State"]
+    for slot in range(slots):
+        m = next((m for m in members if m.get("slot") == slot and m["state"] in ("active", "rebuilding")), None)
+        if m is None:
+            out.append(f"       -       0        0     {slot:4d}      removed")
+        else:
+            st = "active sync" if m["state"] == "active" else "spare rebuilding"
+            out.append(f"    {m['num']:4d}       8     {m['num'] * 16:4d}     {slot:4d}      {st}   /dev/{m['dev']}")
+    for m in members:
+        if m["state"] in ("failed", "spare"):
+            st = "faulty" if m["state"] == "failed" else "spare"
+            out.append(f"    {m['num']:4d}       8     {m['num'] * 16:4d}        -      {st}   /dev/{m['dev']}")
+    print("\n".join(out))
+    return 1 if "degraded" in words else 0
+
+
+def main() -> int:
+    tool, state_path, *args = sys.argv[1:]
+    state = json.loads(Path(state_path).read_text())
+    return {"smartctl": smartctl, "mdadm": mdadm}[tool](state, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

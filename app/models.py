@@ -1,0 +1,123 @@
+"""Database schema (SQLAlchemy Core). Alembic migrations in migrations/ must match it."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    Float,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(column_0_label)s",
+        "uq": "uq_%(table_name)s_%(column_0_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+# One row per (host, metric, label set); samples refer to it by id.
+series = Table(
+    "series",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("host", String(255), nullable=False),
+    Column("metric", String(255), nullable=False),
+    Column("labels", Text, nullable=False),  # canonical JSON of sorted [key, value] pairs
+    UniqueConstraint("host", "metric", "labels", name="uq_series_host_metric_labels"),
+)
+
+# Raw samples, kept for storage.raw_days. WITHOUT ROWID on SQLite: the primary key is the
+# table, which halves the file and makes one series' time range a single b-tree scan.
+sample = Table(
+    "sample",
+    metadata,
+    Column("series_id", Integer, primary_key=True, autoincrement=False),
+    Column("ts", BigInteger, primary_key=True, autoincrement=False),
+    Column("value", Float, nullable=False),
+    sqlite_with_rowid=False,
+)
+
+# min/avg/max per bucket: resolution 300 (kept a year) and 3600 (kept beyond).
+rollup = Table(
+    "rollup",
+    metadata,
+    Column("series_id", Integer, primary_key=True, autoincrement=False),
+    Column("resolution", Integer, primary_key=True, autoincrement=False),
+    Column("ts", BigInteger, primary_key=True, autoincrement=False),
+    Column("vmin", Float, nullable=False),
+    Column("vavg", Float, nullable=False),
+    Column("vmax", Float, nullable=False),
+    Column("n", Integer, nullable=False),
+    sqlite_with_rowid=False,
+)
+
+collector_run = Table(
+    "collector_run",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("host", String(255), nullable=False),
+    Column("collector", String(64), nullable=False),
+    Column("started", Float, nullable=False),
+    Column("duration", Float, nullable=False),
+    Column("ok", Boolean, nullable=False),
+    Column("error", Text),
+    Index("ix_collector_run_host_collector_started", "host", "collector", "started"),
+)
+
+# The latest domain state of each collector, so pages and "which bay was that disk in"
+# survive a restart.
+collector_state = Table(
+    "collector_state",
+    metadata,
+    Column("host", String(255), primary_key=True),
+    Column("collector", String(64), primary_key=True),
+    Column("updated", Float, nullable=False),
+    Column("state", Text, nullable=False),
+)
+
+# Inventory: arrays, member slots, disks, bays. Attribute changes go to entity_event.
+entity = Table(
+    "entity",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("host", String(255), nullable=False),
+    Column("collector", String(64), nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("key", String(255), nullable=False),
+    Column("attrs", Text, nullable=False),
+    Column("first_seen", Float, nullable=False),
+    Column("last_seen", Float, nullable=False),
+    Column("present", Boolean, nullable=False),
+    UniqueConstraint("host", "kind", "key", name="uq_entity_host_kind_key"),
+)
+
+entity_event = Table(
+    "entity_event",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("host", String(255), nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("key", String(255), nullable=False),
+    Column("ts", Float, nullable=False),
+    Column("field", String(64), nullable=False),
+    Column("old", Text),
+    Column("new", Text),
+    Index("ix_entity_event_host_kind_key_ts", "host", "kind", "key", "ts"),
+    Index("ix_entity_event_ts", "ts"),
+)
+
+meta = Table(
+    "meta",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)

@@ -1,0 +1,223 @@
+"""Runs each collector on its own interval, in a thread, with a timeout.
+
+A collector that raises or hangs is marked down with its error; it never delays the
+others (each has its own task) and never blocks a scrape (/metrics reads the snapshot).
+This is the one place that catches broad exceptions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import logging
+import random
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.exposition import join_blocks, render_block
+from app.storage import Store
+from collectors.base import CollectorError, CollectResult, Collector, MetricSpec, NoData, Sample
+
+log = logging.getLogger("rackpulse.scheduler")
+
+SELF_METRICS = {
+    "rackpulse_collector_up": MetricSpec("1 if the collector's last run succeeded (an absent source counts as up)."),
+    "rackpulse_collector_duration_seconds": MetricSpec("Duration of the collector's last run."),
+    "rackpulse_collector_last_success_timestamp_seconds": MetricSpec("Unix time of the last successful run."),
+    "rackpulse_collector_item_errors": MetricSpec("Items (disks, arrays) the last run could not read."),
+}
+
+
+@dataclass
+class CollectorStatus:
+    name: str
+    interval: float
+    timeout: float
+    up: bool | None = None  # None: not run yet
+    no_data: bool = False  # source absent on this host: not a failure
+    last_run: float | None = None
+    last_success: float | None = None
+    duration: float | None = None
+    last_error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    running: bool = False
+    runs: int = 0
+
+    def stale(self, now: float) -> bool:
+        return self.last_success is not None and now - self.last_success > 3 * self.interval
+
+
+@dataclass
+class Snapshot:
+    """The latest of everything, in memory: what pages and /metrics read."""
+
+    host: str
+    statuses: dict[str, CollectorStatus] = field(default_factory=dict)
+    states: dict[str, dict[str, Any]] = field(default_factory=dict)
+    blocks: dict[str, str] = field(default_factory=dict)
+    metrics: bytes = b""
+    metrics_gzip: bytes = b""
+    version: int = 0
+
+    def rebuild_metrics(self) -> None:
+        self_samples = []
+        for st in self.statuses.values():
+            if st.up is None:
+                continue
+            self_samples.append(Sample.of("rackpulse_collector_up", 1 if st.up else 0, collector=st.name))
+            self_samples.append(Sample.of("rackpulse_collector_duration_seconds", st.duration or 0, collector=st.name))
+            self_samples.append(Sample.of("rackpulse_collector_item_errors", len(st.warnings), collector=st.name))
+            if st.last_success is not None:
+                self_samples.append(Sample.of("rackpulse_collector_last_success_timestamp_seconds",
+                                              round(st.last_success, 3), collector=st.name))
+        blocks = [self.blocks[k] for k in sorted(self.blocks)]
+        blocks.append(render_block(self_samples, SELF_METRICS, self.host))
+        self.metrics = join_blocks(blocks)
+        self.metrics_gzip = gzip.compress(self.metrics, compresslevel=5)
+        self.version += 1
+
+
+class Scheduler:
+    def __init__(
+        self,
+        collectors: Mapping[str, Collector],
+        settings: Mapping[str, tuple[float, float]],  # name -> (interval, timeout)
+        snapshot: Snapshot,
+        store: Store | None = None,
+        on_update: Callable[[], None] | None = None,
+    ) -> None:
+        self.collectors = dict(collectors)
+        self.snapshot = snapshot
+        self.store = store
+        self.on_update = on_update
+        self._tasks: list[asyncio.Task[None]] = []
+        self._inflight: dict[str, asyncio.Future[CollectResult]] = {}
+        for name in self.collectors:
+            interval, timeout = settings[name]
+            snapshot.statuses[name] = CollectorStatus(name, interval, timeout)
+
+    def restore(self) -> None:
+        """Give collectors (and the pages) the state stored by the last run before a restart."""
+        if self.store is None:
+            return
+        try:
+            states = self.store.load_states()
+        except Exception:  # noqa: BLE001 - a broken DB must not stop collection
+            log.exception("could not load stored collector state")
+            return
+        for name, state in states.items():
+            coll = self.collectors.get(name)
+            if coll is not None and hasattr(coll, "restore"):
+                coll.restore(state)
+            self.snapshot.states.setdefault(name, state)
+
+    async def run_once(self, name: str) -> CollectorStatus:
+        st = self.snapshot.statuses[name]
+        if name in self._inflight and not self._inflight[name].done():
+            # Telegraf's rule: never overlap a run that is still going (a hung smartctl).
+            log.debug("%s: previous run still in progress; this run skipped", name)
+            return st
+        coll = self.collectors[name]
+        started = time.time()
+        t0 = time.perf_counter()
+        st.running = True
+        fut = asyncio.ensure_future(asyncio.to_thread(coll.collect))
+        self._inflight[name] = fut
+        result: CollectResult | None = None
+        error: str | None = None
+        no_data = False
+        try:
+            result = await asyncio.wait_for(asyncio.shield(fut), timeout=st.timeout)
+        except TimeoutError:
+            error = f"timed out after {st.timeout:g}s"
+        except NoData as exc:
+            no_data, error = True, None
+            result = CollectResult()
+            log.debug("%s: %s", name, exc)
+            st.last_error = str(exc)
+        except CollectorError as exc:
+            error = str(exc) or type(exc).__name__
+        except Exception as exc:  # noqa: BLE001 - a bug in one collector must not stop the others
+            error = f"{type(exc).__name__}: {exc}"
+            log.error("%s: unexpected error\n%s", name, traceback.format_exc())
+        duration = time.perf_counter() - t0
+        ok = error is None
+        self._record(st, started, duration, ok, error, no_data, result)
+        if self.store is not None:
+            try:
+                await asyncio.to_thread(self.store.write_run, name, started, duration, ok, error, result)
+            except Exception:  # noqa: BLE001 - keep collecting; the snapshot still serves pages
+                log.exception("%s: could not store the run", name)
+        return st
+
+    def _record(self, st: CollectorStatus, started: float, duration: float, ok: bool, error: str | None,
+                no_data: bool, result: CollectResult | None) -> None:
+        was_up = st.up
+        st.running = False
+        st.runs += 1
+        st.last_run = started
+        st.duration = duration
+        st.no_data = no_data
+        if ok:
+            st.up = True
+            st.last_success = started
+            if not no_data:
+                st.last_error = None
+            st.warnings = list(result.warnings) if result else []
+            if was_up is False:
+                log.info("%s: recovered", st.name)
+        else:
+            st.up = False
+            st.last_error = error
+            # Log on transitions only: one ERROR when it breaks, DEBUG while it stays broken.
+            (log.error if was_up is not False else log.debug)("%s: %s", st.name, error)
+        if result is not None:
+            coll = self.collectors[st.name]
+            self.snapshot.states[st.name] = result.state
+            try:
+                self.snapshot.blocks[st.name] = render_block(result.samples, coll.metrics, self.snapshot.host)
+            except ValueError as exc:  # an undeclared metric is a bug; keep the old block
+                log.error("%s: %s", st.name, exc)
+        self.snapshot.rebuild_metrics()
+        if self.on_update:
+            self.on_update()
+
+    async def run_all_once(self) -> None:
+        await asyncio.gather(*(self.run_once(n) for n in self.collectors))
+
+    async def _loop(self, name: str, first_delay: float) -> None:
+        st = self.snapshot.statuses[name]
+        await asyncio.sleep(first_delay)
+        while True:
+            t0 = time.monotonic()
+            await self.run_once(name)
+            await asyncio.sleep(max(st.interval - (time.monotonic() - t0), 0.05))
+
+    def start(self, jitter: bool = True) -> None:
+        for name, st in self.snapshot.statuses.items():
+            delay = random.uniform(0, min(st.interval, 5.0)) if jitter else 0.0  # noqa: S311
+            self._tasks.append(asyncio.create_task(self._loop(name, delay), name=f"collector-{name}"))
+
+    def add_task(self, coro_factory: Callable[[], Any], interval: float, name: str) -> None:
+        async def loop() -> None:
+            while True:
+                await asyncio.sleep(interval)
+                try:
+                    await asyncio.to_thread(coro_factory)
+                except Exception:  # noqa: BLE001
+                    log.exception("%s failed", name)
+
+        self._tasks.append(asyncio.create_task(loop(), name=name))
+
+    async def stop(self) -> None:
+        for t in self._tasks:
+            t.cancel()
+        for t in self._tasks:
+            try:
+                await t
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001
+                pass
+        self._tasks.clear()

@@ -1,0 +1,87 @@
+"""Turn collector state into what pages show: tiles, the failed-disk callout, tables."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from app.scheduler import Snapshot
+
+OK, WARN, BAD, UNKNOWN = "ok", "warning", "failing", "unknown"
+RANK = {OK: 0, UNKNOWN: 1, WARN: 2, BAD: 3}
+ICON = {OK: "✔", WARN: "▲", BAD: "✖", UNKNOWN: "?"}
+
+
+def worst(levels: list[str]) -> str:
+    return max(levels, key=lambda x: RANK[x]) if levels else UNKNOWN
+
+
+def arrays(snap: Snapshot) -> list[dict[str, Any]]:
+    return list(snap.states.get("mdraid", {}).get("arrays", []))
+
+
+def disks(snap: Snapshot) -> list[dict[str, Any]]:
+    return sorted(snap.states.get("smart", {}).get("disks", []), key=lambda d: (d.get("bay") or "~", d["device"]))
+
+
+def array_level(a: dict[str, Any]) -> str:
+    if not a["active"] or a["degraded"] or a["failed"] or a["array_state"] in ("inactive", "broken"):
+        return BAD
+    if a["sync_action"] in ("resync", "recovery", "reshape", "repair"):
+        return WARN
+    return OK
+
+
+def array_reason(a: dict[str, Any]) -> str:
+    if not a["active"]:
+        return f"{a['name']} inactive"
+    parts = []
+    if a["degraded"]:
+        parts.append(f"{a['name']} degraded ({a['disks_working']}/{a['disks_total']})")
+    for m in pull_list(a):
+        parts.append(f"{m['state']}: {m.get('bay') or 'bay unknown'}, {m.get('model') or '?'} "
+                     f"serial {m.get('serial') or '?'}, was {m.get('device') or '?'}")
+    if a["sync_action"] != "idle":
+        pct = f" {a['sync_ratio'] * 100:.1f}%" if a["sync_ratio"] is not None else f" {a['sync_waiting'] or ''}"
+        parts.append(f"{a['sync_action']}{pct}")
+    return "; ".join(parts) or f"{a['name']} {a['level']} clean"
+
+
+def pull_list(a: dict[str, Any]) -> list[dict[str, Any]]:
+    """Members the user must act on: failed or missing ones, with their last known bay."""
+    return [m for m in a["members"] if m["state"] in ("failed", "missing")]
+
+
+def overview(snap: Snapshot) -> dict[str, Any]:
+    now = time.time()
+    tiles = []
+    arrs = arrays(snap)
+    if arrs or "mdraid" in snap.statuses:
+        levels = [array_level(a) for a in arrs]
+        bad = [array_reason(a) for a in arrs if array_level(a) != OK]
+        tiles.append({"title": "Arrays", "href": "/disks", "level": worst(levels) if arrs else UNKNOWN,
+                      "reason": "; ".join(bad) or (f"{len(arrs)} arrays clean" if arrs else "no arrays seen")})
+    dsk = disks(snap)
+    if dsk or "smart" in snap.statuses:
+        levels = [{0: OK, 1: WARN, 2: BAD}[d["health"]] for d in dsk]
+        bad = [f"{d.get('bay') or d['device']}: {d['health_name']} ({'; '.join(d['reasons'][:2])})"
+               for d in dsk if d["health"] > 0]
+        tiles.append({"title": "Disks", "href": "/disks", "level": worst(levels) if dsk else UNKNOWN,
+                      "reason": "; ".join(bad) or (f"{len(dsk)} disks healthy" if dsk else "no disks seen")})
+    collectors = []
+    for st in snap.statuses.values():
+        if st.up is None:
+            level, reason = UNKNOWN, "not run yet"
+        elif not st.up:
+            level, reason = BAD, st.last_error or "down"
+        elif st.stale(now):
+            level, reason = WARN, f"stale: last success {int(now - (st.last_success or now))}s ago"
+        elif st.no_data:
+            level, reason = OK, f"source absent: {st.last_error}"
+        elif st.warnings:
+            level, reason = WARN, "; ".join(st.warnings[:3])
+        else:
+            level, reason = OK, f"ok in {st.duration or 0:.2f}s"
+        collectors.append({"name": st.name, "level": level, "reason": reason, "status": st})
+    return {"tiles": tiles, "collectors": collectors,
+            "overall": worst([t["level"] for t in tiles] + [c["level"] for c in collectors])}

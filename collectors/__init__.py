@@ -1,0 +1,51 @@
+"""The collector registry: name -> factory from the validated config.
+
+One name is the module, the config section ([collectors.<name>]) and the metric subsystem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from collectors.base import Collector, Runner, run_command
+
+if TYPE_CHECKING:
+    from app.config import Config
+
+
+def _mdraid(cfg: Config, runner: Runner) -> Collector:
+    from collectors.disklocation import bay_rules
+    from collectors.mdraid import MdraidCollector
+
+    c = cfg.collectors.mdraid
+    return MdraidCollector(Path(cfg.host_root), c.mdadm, c.detail, c.command_timeout,
+                           bay_rules(b.model_dump() for b in cfg.disks.bays), runner)
+
+
+def _smart(cfg: Config, runner: Runner) -> Collector:
+    from collectors.disklocation import bay_rules
+    from collectors.smartdisks import SmartCollector
+
+    c = cfg.collectors.smart
+    accepted: dict[str, dict[str, float]] = {}
+    for a in cfg.disks.accept:
+        accepted.setdefault(a.serial, {})[a.attribute] = a.value
+    return SmartCollector(Path(cfg.host_root), c.smartctl, c.devices, c.nocheck, c.command_timeout,
+                          c.temperature_warning, bay_rules(b.model_dump() for b in cfg.disks.bays), accepted, runner)
+
+
+REGISTRY: dict[str, Callable[[Config, Runner], Collector]] = {
+    "mdraid": _mdraid,
+    "smart": _smart,
+}
+
+
+def build_collectors(cfg: Config, runner: Runner = run_command) -> dict[str, Collector]:
+    """Every enabled collector, by name."""
+    out = {}
+    for name, factory in REGISTRY.items():
+        if getattr(cfg.collectors, name).enabled:
+            out[name] = factory(cfg, runner)
+    return out

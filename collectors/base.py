@@ -1,0 +1,146 @@
+"""The collector contract: samples, entities, errors and the command runner.
+
+A collector reads one kind of source (a file tree under ``host_root`` or an external
+command) and returns a ``CollectResult``. Parsing lives in pure ``parse_*`` functions
+beside it; nothing here touches the network or the database.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+Labels = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One numeric value of one series at collection time."""
+
+    metric: str  # full Prometheus name, e.g. "rackpulse_md_array_degraded"
+    value: float
+    labels: Labels = ()
+
+    @classmethod
+    def of(cls, metric: str, value: float, **labels: object) -> Sample:
+        return cls(metric, float(value), tuple(sorted((k, "" if v is None else str(v)) for k, v in labels.items())))
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    """A thing in the inventory (array, member slot, disk, bay) and its current attributes.
+
+    Storage diffs attributes against the previous run and keeps every change as history:
+    that is how "the disk in bay 7 changed" or "sdh left md0" is remembered.
+    """
+
+    kind: str
+    key: str
+    attrs: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    help: str
+    kind: Literal["gauge", "counter"] = "gauge"
+
+
+@dataclass
+class CollectResult:
+    samples: list[Sample] = field(default_factory=list)
+    entities: list[Entity] = field(default_factory=list)
+    # Domain state for pages (JSON-able): arrays, disks, ...
+    state: dict[str, Any] = field(default_factory=dict)
+    # Problems with single items that did not stop the rest (telegraf's AddError).
+    warnings: list[str] = field(default_factory=list)
+
+
+class CollectorError(Exception):
+    """Expected failure: the source answered badly or not at all."""
+
+
+class ParseError(CollectorError):
+    """The input is not in the expected format; the message quotes the offending line."""
+
+
+class NoData(CollectorError):
+    """The source is absent on this host (no /proc/mdstat, no disks): not a failure."""
+
+
+class Collector:
+    """Base for collectors. Subclasses set ``name`` and ``metrics`` and implement ``collect``."""
+
+    name: ClassVar[str]
+    metrics: ClassVar[Mapping[str, MetricSpec]]
+
+    def collect(self) -> CollectResult:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+
+
+Runner = Callable[[Sequence[str], float], CommandResult]
+
+
+def run_command(argv: Sequence[str], timeout: float) -> CommandResult:
+    """Run ``argv`` (never through a shell) with a hard timeout.
+
+    The child gets its own process group so that a hung command and anything it
+    spawned (``sudo smartctl`` ...) is killed as a whole: TERM, then KILL.
+    """
+    if not argv:
+        raise CollectorError("empty command")
+    try:
+        proc = subprocess.Popen(  # noqa: S603 - argv list from config, no shell
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except FileNotFoundError as exc:
+        raise CollectorError(f"command not found: {argv[0]!r}") from exc
+    except PermissionError as exc:
+        raise CollectorError(f"permission denied running {argv[0]!r}") from exc
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        raise CollectorError(f"command timed out after {timeout:g}s: {' '.join(argv)}") from None
+    return CommandResult(tuple(argv), proc.returncode, out, err)
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            proc.communicate(timeout=2)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def host_path(host_root: Path, path: str) -> Path:
+    """``/proc/mdstat`` under ``host_root`` (``/`` on a real host, a fixture tree in tests)."""
+    return host_root / path.lstrip("/")
+
+
+def read_text(path: Path, limit: int = 4 * 1024 * 1024) -> str:
+    """Read a small kernel/sysfs file; binary garbage is decoded with replacement, never raised."""
+    with open(path, "rb") as fh:
+        data = fh.read(limit)
+    return data.decode("utf-8", errors="replace")

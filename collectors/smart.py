@@ -1,0 +1,246 @@
+"""Pure parsing of ``smartctl --json`` output and the disk health verdict.
+
+Format source: smartmontools' JSON output (``smartctl --json``, json_format_version 1)
+and the exit status bitmask in smartctl(8), section RETURN VALUES.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from collectors.base import ParseError
+
+# smartctl(8) RETURN VALUES
+EXIT_BITS = {
+    0: "command line did not parse",
+    1: "device open failed or device in low-power mode",
+    2: "a SMART or ATA command to the disk failed",
+    3: "SMART status check returned DISK FAILING",
+    4: "prefail attributes at or below threshold",
+    5: "attributes were at or below threshold in the past",
+    6: "device error log contains errors",
+    7: "self-test log contains errors",
+}
+
+# ATA attributes whose raw counts predict failure (Backblaze's and smartmontools' list).
+ATA_PREDICTIVE = {
+    5: "Reallocated_Sector_Ct",
+    187: "Reported_Uncorrect",
+    188: "Command_Timeout",
+    197: "Current_Pending_Sector",
+    198: "Offline_Uncorrectable",
+    199: "UDMA_CRC_Error_Count",
+}
+# NVMe health log fields that matter; percentage_used and available_spare are judged by value.
+NVME_COUNTERS = ("media_errors",)
+OK, WARNING, FAILING = 0, 1, 2
+HEALTH_NAMES = {OK: "ok", WARNING: "warning", FAILING: "failing"}
+
+
+@dataclass(frozen=True, slots=True)
+class SmartDisk:
+    device: str  # "/dev/sda"
+    dev_type: str | None  # smartctl's -d type: "sat", "nvme", "scsi", "sat+megaraid,0", "usbjmicron"
+    protocol: str | None  # "ATA" | "NVMe" | "SCSI"
+    model: str | None
+    serial: str | None  # None: not reported (USB bridges often hide it)
+    wwn: str | None  # "0x5000c500a1b2c3d4"
+    firmware: str | None
+    capacity_bytes: int | None
+    smart_passed: bool | None
+    temperature: float | None
+    power_on_hours: int | None
+    exit_status: int
+    messages: tuple[str, ...]
+    standby: bool = False
+    # Failure-predicting counters: "5", "187", ... for ATA; "media_errors", "critical_warning",
+    # "available_spare", "available_spare_threshold", "percentage_used" for NVMe; "grown_defects" for SCSI.
+    attributes: dict[str, float] = field(default_factory=dict)
+    ata_failing_now: tuple[str, ...] = ()  # attributes with when_failed == "now"
+
+    @property
+    def exit_bits(self) -> tuple[int, ...]:
+        return tuple(b for b in range(8) if self.exit_status & (1 << b))
+
+
+def parse_smartctl_json(data: str | bytes, returncode: int | None = None) -> SmartDisk:
+    """Parse one ``smartctl --json`` document. ``returncode`` overrides the JSON's exit_status."""
+    try:
+        doc = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        head = data[:80] if isinstance(data, str) else data[:80].decode("utf-8", "replace")
+        raise ParseError(f"smartctl output is not JSON ({exc}): {head!r}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("smartctl"), dict):
+        raise ParseError("smartctl JSON has no 'smartctl' object (is this smartctl --json output?)")
+    meta = doc["smartctl"]
+    exit_status = int(meta.get("exit_status", returncode or 0)) if returncode is None else returncode
+    messages = tuple(
+        str(m.get("string", "")) for m in meta.get("messages", []) or [] if isinstance(m, dict)
+    )
+    dev = doc.get("device") or {}
+    device = str(dev.get("name") or _argv_device(meta.get("argv")) or "?")
+    standby = any(("STANDBY" in m or "SLEEP" in m) and "mode" in m for m in messages)
+    if exit_status & 0b11 and not standby and "model_name" not in doc and "serial_number" not in doc:
+        detail = "; ".join(messages) or EXIT_BITS[1 if exit_status & 2 else 0]
+        raise ParseError(f"smartctl {device}: {detail} (exit status {exit_status})")
+    protocol = dev.get("protocol")
+    attributes: dict[str, float] = {}
+    failing_now: list[str] = []
+    table = (doc.get("ata_smart_attributes") or {}).get("table") or []
+    for row in table:
+        if not isinstance(row, dict) or "id" not in row:
+            continue
+        attr_id = int(row["id"])
+        if row.get("when_failed") == "now":
+            failing_now.append(f"{attr_id} {row.get('name', '')}".strip())
+        if attr_id in ATA_PREDICTIVE:
+            raw = (row.get("raw") or {}).get("value")
+            if isinstance(raw, int | float):
+                attributes[str(attr_id)] = float(raw)
+    nvme = doc.get("nvme_smart_health_information_log")
+    if isinstance(nvme, dict):
+        for key in ("critical_warning", "media_errors", "available_spare", "available_spare_threshold",
+                    "percentage_used"):
+            if isinstance(nvme.get(key), int | float):
+                attributes[key] = float(nvme[key])
+    if isinstance(doc.get("scsi_grown_defect_list"), int | float):
+        attributes["grown_defects"] = float(doc["scsi_grown_defect_list"])
+
+    temperature = _num((doc.get("temperature") or {}).get("current")) or None  # 0: not reported
+    if temperature is None and isinstance(nvme, dict):
+        temperature = _num(nvme.get("temperature"))
+    hours = _num((doc.get("power_on_time") or {}).get("hours"))
+    if hours is None and isinstance(nvme, dict):
+        hours = _num(nvme.get("power_on_hours"))
+    passed = (doc.get("smart_status") or {}).get("passed")
+    model = doc.get("model_name") or " ".join(
+        str(doc[k]) for k in ("scsi_vendor", "scsi_product") if doc.get(k)
+    ) or None
+    return SmartDisk(
+        device=device,
+        dev_type=dev.get("type"),
+        protocol=protocol,
+        model=str(model).strip() if model else None,
+        serial=(str(doc["serial_number"]).strip() or None) if doc.get("serial_number") else None,
+        wwn=_wwn(doc.get("wwn")),
+        firmware=doc.get("firmware_version") or doc.get("revision") or doc.get("scsi_revision"),
+        capacity_bytes=_int((doc.get("user_capacity") or {}).get("bytes")),
+        smart_passed=passed if isinstance(passed, bool) else None,
+        temperature=temperature,
+        power_on_hours=int(hours) if hours is not None else None,
+        exit_status=exit_status,
+        messages=messages,
+        standby=standby,
+        attributes=attributes,
+        ata_failing_now=tuple(failing_now),
+    )
+
+
+def parse_smartctl_scan(data: str | bytes) -> list[tuple[str, str]]:
+    """``smartctl --scan --json`` -> [(name, type)], e.g. [("/dev/sda", "sat")]."""
+    try:
+        doc = json.loads(data)
+    except ValueError as exc:
+        raise ParseError(f"smartctl --scan output is not JSON: {exc}") from None
+    devices = doc.get("devices") if isinstance(doc, dict) else None
+    if not isinstance(devices, list):
+        raise ParseError("smartctl --scan JSON has no 'devices' list")
+    return [(str(d["name"]), str(d.get("type", "auto"))) for d in devices if isinstance(d, dict) and d.get("name")]
+
+
+def judge_health(
+    disk: SmartDisk,
+    accepted: Mapping[str, float] | None = None,
+    previous: Mapping[str, float] | None = None,
+    temp_warning: float = 50.0,
+) -> tuple[int, list[str]]:
+    """Return (OK | WARNING | FAILING, reasons).
+
+    1. FAILING: the drive says so (SMART status failed, exit bit 3 or 4, an attribute
+       failing now, NVMe spare under threshold or a critical warning other than temperature).
+    2. WARNING: a failure-predicting counter above the value the user accepted (0 unless
+       set), any such counter that rose since the previous reading, NVMe wear at 100 %,
+       errors in the self-test log, a hot disk.
+    """
+    accepted = accepted or {}
+    previous = previous or {}
+    reasons_fail: list[str] = []
+    reasons_warn: list[str] = []
+    bits = set(disk.exit_bits)
+    if disk.smart_passed is False or 3 in bits:
+        reasons_fail.append("SMART overall health: FAILED")
+    if 4 in bits or disk.ata_failing_now:
+        reasons_fail.append("attribute at or below threshold now: " + (", ".join(disk.ata_failing_now) or "?"))
+    attrs = disk.attributes
+    cw = int(attrs.get("critical_warning", 0))
+    if cw & ~0x02:
+        reasons_fail.append(f"NVMe critical_warning=0x{cw:02x}")
+    elif cw & 0x02:
+        reasons_warn.append("NVMe critical_warning: temperature")
+    if "available_spare" in attrs and "available_spare_threshold" in attrs:
+        if attrs["available_spare"] < attrs["available_spare_threshold"]:
+            reasons_fail.append(
+                f"NVMe available spare {attrs['available_spare']:g}% below threshold "
+                f"{attrs['available_spare_threshold']:g}%"
+            )
+    if attrs.get("percentage_used", 0) >= 100:
+        reasons_warn.append(f"NVMe wear {attrs['percentage_used']:g}% used")
+    for key in counter_keys(attrs):
+        value = attrs[key]
+        label = attribute_label(key)
+        if value > accepted.get(key, 0):
+            reasons_warn.append(f"{label} = {value:g}" + (f" (accepted {accepted[key]:g})" if key in accepted else ""))
+        if key in previous and value > previous[key] and value <= accepted.get(key, 0):
+            reasons_warn.append(f"{label} rose {previous[key]:g} -> {value:g}")
+    if 7 in bits:
+        reasons_warn.append("self-test log contains errors")
+    if disk.temperature is not None and disk.temperature >= temp_warning:
+        reasons_warn.append(f"temperature {disk.temperature:g} °C >= {temp_warning:g} °C")
+    if reasons_fail:
+        return FAILING, reasons_fail + reasons_warn
+    if reasons_warn:
+        return WARNING, reasons_warn
+    return OK, []
+
+
+def counter_keys(attrs: Mapping[str, float]) -> list[str]:
+    """Attributes that are error counters (their increase matters), in a stable order."""
+    keys = [str(k) for k in ATA_PREDICTIVE if str(k) in attrs]
+    keys += [k for k in (*NVME_COUNTERS, "grown_defects") if k in attrs]
+    return keys
+
+
+def attribute_label(key: str) -> str:
+    if key.isdigit() and int(key) in ATA_PREDICTIVE:
+        return f"{key} {ATA_PREDICTIVE[int(key)]}"
+    return key
+
+
+def _argv_device(argv: Any) -> str | None:
+    if isinstance(argv, list):
+        for a in reversed(argv):
+            if isinstance(a, str) and a.startswith("/dev/"):
+                return a
+    return None
+
+
+def _wwn(w: Any) -> str | None:
+    # {"naa": 5, "oui": 5358, "id": 1234567890} -> NAA(4 bits) OUI(24 bits) ID(36 bits)
+    if not isinstance(w, dict):
+        return None
+    try:
+        value = (int(w["naa"]) << 60) | (int(w["oui"]) << 36) | int(w["id"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return f"0x{value:016x}"
+
+
+def _num(v: Any) -> float | None:
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+
+def _int(v: Any) -> int | None:
+    return int(v) if isinstance(v, int) and not isinstance(v, bool) else None

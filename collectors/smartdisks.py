@@ -1,0 +1,194 @@
+"""SMART health of every disk (``smartctl --json``), with its serial, WWN and bay."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from collectors.base import (
+    CollectorError,
+    CollectResult,
+    Collector,
+    Entity,
+    MetricSpec,
+    NoData,
+    ParseError,
+    Runner,
+    Sample,
+    run_command,
+)
+from collectors.disklocation import BayRule, read_locations
+from collectors.smart import HEALTH_NAMES, SmartDisk, judge_health, parse_smartctl_json, parse_smartctl_scan
+
+log = logging.getLogger("collectors.smart")
+
+
+class SmartCollector(Collector):
+    name: ClassVar[str] = "smart"
+    metrics: ClassVar[dict[str, MetricSpec]] = {
+        "rackpulse_disk_info": MetricSpec("Disk identity: device, serial, model, WWN and bay as labels; value 1."),
+        "rackpulse_disk_smart_healthy": MetricSpec("1 if the drive's SMART overall health self-assessment passed."),
+        "rackpulse_disk_health": MetricSpec("rackpulse's verdict: 0 ok, 1 warning, 2 failing."),
+        "rackpulse_disk_temperature_celsius": MetricSpec("Drive temperature."),
+        "rackpulse_disk_power_on_hours": MetricSpec("Power-on hours."),
+        "rackpulse_disk_smart_attribute_raw": MetricSpec("Raw value of failure-predicting SMART attributes."),
+        "rackpulse_disk_standby": MetricSpec("1 if the disk was asleep and was not woken (values are from before)."),
+        "rackpulse_disk_smartctl_exit_status": MetricSpec("smartctl's exit status bitmask (see smartctl(8))."),
+    }
+
+    def __init__(
+        self,
+        host_root: Path,
+        smartctl: Sequence[str] = ("smartctl",),
+        devices: Sequence[str] = (),
+        nocheck: str = "standby",
+        command_timeout: float = 10.0,
+        temperature_warning: float = 50.0,
+        bays: Sequence[BayRule] = (),
+        accepted: Mapping[str, Mapping[str, float]] | None = None,
+        runner: Runner = run_command,
+    ) -> None:
+        self.host_root = host_root
+        self.smartctl = list(smartctl)
+        self.devices = list(devices)
+        self.nocheck = nocheck
+        self.command_timeout = command_timeout
+        self.temperature_warning = temperature_warning
+        self.bays = list(bays)
+        self.accepted = {k: dict(v) for k, v in (accepted or {}).items()}
+        self.runner = runner
+        self._last: dict[str, dict[str, Any]] = {}  # disk key -> last view (for standby and increases)
+
+    def restore(self, state: dict[str, Any]) -> None:
+        for d in state.get("disks", []):
+            self._last[d["key"]] = d
+
+    def collect(self) -> CollectResult:
+        devices = [(d, None) for d in self.devices] if self.devices else self._scan()
+        if not devices:
+            raise NoData("smartctl --scan found no disks")
+        locations = read_locations(self.host_root, self.bays)
+        result = CollectResult()
+        disks: list[dict[str, Any]] = []
+        for dev, dev_type in devices:
+            try:
+                disk = self._query(dev, dev_type)
+            except CollectorError as exc:
+                result.warnings.append(str(exc))
+                continue
+            disks.append(self._view(disk, locations))
+        if not disks and result.warnings:
+            raise CollectorError("; ".join(result.warnings[:5]))
+        for view in disks:
+            result.samples.extend(disk_samples(view))
+            result.entities.extend(disk_entities(view))
+        result.state = {"disks": disks}
+        return result
+
+    def _scan(self) -> list[tuple[str, str | None]]:
+        res = self.runner([*self.smartctl, "--scan", "--json"], self.command_timeout)
+        if res.returncode & 0b11:
+            raise CollectorError(f"smartctl --scan failed: exit {res.returncode}: {res.stderr[:200]!r}")
+        return [(name, t) for name, t in parse_smartctl_scan(res.stdout)]
+
+    def _query(self, device: str, dev_type: str | None) -> SmartDisk:
+        argv = [*self.smartctl, "--json", "--all"]
+        if self.nocheck != "never":
+            argv.append(f"--nocheck={self.nocheck}")
+        # "-d scsi" from an old --scan would hide a SATA disk's ATA attributes: let smartctl probe.
+        if dev_type and dev_type not in ("auto", "scsi"):
+            argv += ["-d", dev_type]
+        argv.append(device)
+        res = self.runner(argv, self.command_timeout)
+        if not res.stdout.strip():
+            err = res.stderr.decode("utf-8", "replace").strip()[:200]
+            raise CollectorError(f"smartctl {device}: no output (exit {res.returncode}) {err}".strip())
+        try:
+            return parse_smartctl_json(res.stdout, res.returncode)
+        except ParseError as exc:
+            raise ParseError(f"{exc}") from None
+
+    def _view(self, disk: SmartDisk, locations: Mapping[str, Any]) -> dict[str, Any]:
+        kernel = disk.device.removeprefix("/dev/")
+        loc = locations.get(kernel)
+        serial = disk.serial or (loc.serial if loc else None)
+        wwn = disk.wwn or (loc.wwn if loc else None)
+        # A USB bridge that hides the serial: key the disk by WWN or port instead, and say so.
+        key = serial or (f"wwn:{wwn}" if wwn else f"path:{loc.by_path}" if loc and loc.by_path else f"dev:{kernel}")
+        last = self._last.get(key)
+        if disk.standby and last:
+            view = dict(last, standby=True, device=kernel)
+            self._last[key] = view
+            return view
+        accepted = self.accepted.get(serial or key, {})
+        previous = (last or {}).get("attributes", {})
+        level, reasons = judge_health(disk, accepted, previous, self.temperature_warning)
+        # A rise is remembered until the user accepts the new value: keep the reason.
+        if last and last.get("health", 0) >= 1 and level == 0:
+            sticky = [r for r in last.get("reasons", []) if " rose " in r]
+            if sticky:
+                level, reasons = 1, sticky
+        view = {
+            "key": key,
+            "device": kernel,
+            "serial": serial,
+            "serial_hidden": serial is None,
+            "model": disk.model or (loc.model if loc else None),
+            "wwn": wwn,
+            "firmware": disk.firmware,
+            "protocol": disk.protocol,
+            "dev_type": disk.dev_type,
+            "capacity_bytes": disk.capacity_bytes,
+            "by_path": loc.by_path if loc else None,
+            "enclosure_slot": loc.enclosure_slot if loc else None,
+            "bay": loc.bay if loc else _bay_for_serial(self.bays, serial),
+            "smart_passed": disk.smart_passed,
+            "temperature": disk.temperature,
+            "power_on_hours": disk.power_on_hours,
+            "attributes": disk.attributes,
+            "accepted": accepted,
+            "exit_status": disk.exit_status,
+            "messages": list(disk.messages),
+            "standby": disk.standby,
+            "health": level,
+            "health_name": HEALTH_NAMES[level],
+            "reasons": reasons,
+        }
+        self._last[key] = view
+        return view
+
+
+def _bay_for_serial(bays: Sequence[BayRule], serial: str | None) -> str | None:
+    return next((b.label for b in bays if serial and b.serial == serial), None)
+
+
+def disk_samples(d: dict[str, Any]) -> list[Sample]:
+    key = d["key"]
+    s = [
+        Sample.of("rackpulse_disk_info", 1, device=d["device"], serial=key, model=d["model"] or "",
+                  wwn=d["wwn"] or "", bay=d["bay"] or ""),
+        Sample.of("rackpulse_disk_health", d["health"], serial=key),
+        Sample.of("rackpulse_disk_standby", 1 if d["standby"] else 0, serial=key),
+        Sample.of("rackpulse_disk_smartctl_exit_status", d["exit_status"], serial=key),
+    ]
+    if d["smart_passed"] is not None:
+        s.append(Sample.of("rackpulse_disk_smart_healthy", 1 if d["smart_passed"] else 0, serial=key))
+    if d["temperature"] is not None:
+        s.append(Sample.of("rackpulse_disk_temperature_celsius", d["temperature"], serial=key))
+    if d["power_on_hours"] is not None:
+        s.append(Sample.of("rackpulse_disk_power_on_hours", d["power_on_hours"], serial=key))
+    for attr, value in d["attributes"].items():
+        s.append(Sample.of("rackpulse_disk_smart_attribute_raw", value, serial=key, attribute=attr))
+    return s
+
+
+def disk_entities(d: dict[str, Any]) -> list[Entity]:
+    ents = [Entity("disk", d["key"], {
+        "device": d["device"], "bay": d["bay"], "model": d["model"], "wwn": d["wwn"],
+        "by_path": d["by_path"], "health": d["health_name"],
+    })]
+    if d["bay"]:
+        ents.append(Entity("bay", d["bay"], {"serial": d["key"], "model": d["model"], "device": d["device"]}))
+    return ents
