@@ -50,8 +50,13 @@ def story_state(t: float) -> dict[str, Any]:
         disks[victim]["passed"] = False
         members[victim]["state"] = "failed"
         members[victim]["slot"] = None
-    if t >= 100:
-        # sdh pulled; a new disk appears as sdm on the same HBA port (bay 7) and rebuilds.
+    if 100 <= t < 115:
+        # sdh pulled, the replacement not in yet: only rackpulse's memory knows what was in bay 7.
+        disks.pop(victim)
+        port_of.pop("sdh")
+        members.pop(victim)
+    elif t >= 115:
+        # A new disk appears as sdm on the same HBA port (bay 7) and the array rebuilds onto it.
         new = _disk(victim, "sdm", "ZR9Q0NEWK")
         new["hours"] = 12
         disks[victim] = new
@@ -59,7 +64,7 @@ def story_state(t: float) -> dict[str, Any]:
         port_of["sdm"] = victim
         members[victim] = {"dev": "sdm1", "num": 12, "slot": victim, "state": "rebuilding" if t < 200 else "active"}
         if t < 200:
-            arr["sync"] = {"action": "recovery", "ratio": (t - 100) / 100}
+            arr["sync"] = {"action": "recovery", "ratio": (t - 115) / 85}
     arrays = [arr, {"name": "md1", "level": "raid1", "slots": 2, "uuid": "77aa01be:5c2d3e4f:60718293:a4b5c6d7",
                     "members": [{"dev": "nvme0n1p2", "num": 0, "slot": 0, "state": "active"},
                                 {"dev": "nvme1n1p2", "num": 1, "slot": 1, "state": "active"}], "sync": None}]

@@ -49,7 +49,7 @@ def array_reason(a: dict[str, Any]) -> str:
 
 def pull_list(a: dict[str, Any]) -> list[dict[str, Any]]:
     """Members the user must act on: failed or missing ones, with their last known bay."""
-    return [m for m in a["members"] if m["state"] in ("failed", "missing")]
+    return [m for m in a["members"] if m["state"] == "failed" or (m["state"] == "missing" and m.get("device"))]
 
 
 def overview(snap: Snapshot) -> dict[str, Any]:

@@ -151,8 +151,15 @@ class MdraidCollector(Collector):
                 state = "rebuilding"
             members.append(self._member(slot, m.device, state, locs, m.write_mostly))
         if detail:
+            # mdadm lists the slot of a failed-but-not-removed disk as "removed" *and* the disk
+            # as "faulty": the failed member accounts for that slot, so no extra placeholder.
+            failed = [m for m in members if m.state == "failed"]
             for d in detail.devices:
                 if d.role == "missing" and d.raid_device is not None:
+                    if failed:
+                        fm = failed.pop(0)
+                        fm.slot = fm.slot if fm.slot is not None else d.raid_device
+                        continue
                     members.append(Member(slot=d.raid_device, device="", state="missing"))
         if arr.active:
             self._remember_vanished(arr, members)
@@ -193,21 +200,29 @@ class MdraidCollector(Collector):
         return m
 
     def _remember_vanished(self, arr: MdArray, members: list[Member]) -> None:
+        """Give empty slots the identity of the disk that last sat there.
+
+        A failed disk that was removed (``mdadm --remove``, or pulled) is gone from mdstat
+        and /dev/disk/by-id; we still know its serial and bay from earlier runs.
+        """
         known = self._known.setdefault(arr.name, {})
         present = {m.device for m in members if m.device}
+        covered = sum(1 for m in members if m.state in ("failed", "rebuilding"))
+        need = max(arr.missing - covered, 0)
         placeholders = [m for m in members if m.state == "missing" and not m.device]
-        if arr.degraded:
-            gone = [k for dev, k in known.items() if dev not in present and k.get("state") != "spare"]
-            for old in gone[: max(arr.missing, len(placeholders))]:
-                target = placeholders.pop(0) if placeholders else None
-                if target is None:
-                    target = Member(slot=old.get("slot"), device="", state="missing")
-                    members.append(target)
-                target.device = old["device"]
-                for key in ("disk", "serial", "model", "wwn", "bay"):
-                    setattr(target, key, old.get(key))
-                target.slot = target.slot if target.slot is not None else old.get("slot")
-        else:
+        gone = [k for dev, k in known.items() if dev not in present and k.get("state") != "spare"]
+        gone.sort(key=lambda k: k.get("state") != "failed")  # the one that failed is the likeliest gap
+        for old in gone[:need]:
+            target = placeholders.pop(0) if placeholders else None
+            if target is None:
+                target = Member(slot=old.get("slot"), device="", state="missing")
+                members.append(target)
+            target.device = old["device"]
+            for key in ("disk", "serial", "model", "wwn", "bay"):
+                setattr(target, key, old.get(key))
+            if target.slot is None:
+                target.slot = old.get("slot")
+        if not arr.degraded:
             known.clear()
         for m in members:
             if m.device and m.state != "missing":
@@ -269,7 +284,8 @@ def array_samples(a: dict[str, Any]) -> list[Sample]:
         if key in counts:
             counts[key] += 1
     # Slots shown as "_" that no member row accounts for are missing disks too.
-    counts["missing"] = max(counts["missing"], a["missing"] - sum(1 for m in a["members"] if m["state"] == "rebuilding"))
+    covered = sum(1 for m in a["members"] if m["state"] in ("rebuilding", "failed"))
+    counts["missing"] = max(counts["missing"], a["missing"] - covered)
     for st, n in counts.items():
         s.append(Sample.of("rackpulse_md_array_disks", n, array=name, state=st))
     if a["disks_total"] is not None:

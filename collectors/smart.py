@@ -73,61 +73,60 @@ def parse_smartctl_json(data: str | bytes, returncode: int | None = None) -> Sma
     except (ValueError, UnicodeDecodeError) as exc:
         head = data[:80] if isinstance(data, str) else data[:80].decode("utf-8", "replace")
         raise ParseError(f"smartctl output is not JSON ({exc}): {head!r}") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("smartctl"), dict):
+    # Every smartctl --json document has a "smartctl" object; trimmed captures may keep
+    # only "device" and the data, which is still usable.
+    if not isinstance(doc, dict) or not (isinstance(doc.get("smartctl"), dict) or isinstance(doc.get("device"), dict)):
         raise ParseError("smartctl JSON has no 'smartctl' object (is this smartctl --json output?)")
-    meta = doc["smartctl"]
-    exit_status = int(meta.get("exit_status", returncode or 0)) if returncode is None else returncode
-    messages = tuple(
-        str(m.get("string", "")) for m in meta.get("messages", []) or [] if isinstance(m, dict)
-    )
-    dev = doc.get("device") or {}
+    meta = _obj(doc, "smartctl")
+    exit_status = _int(meta.get("exit_status")) or 0 if returncode is None else returncode
+    raw_messages = meta.get("messages") if isinstance(meta.get("messages"), list) else []
+    messages = tuple(str(m.get("string", "")) for m in raw_messages if isinstance(m, dict))
+    dev = _obj(doc, "device")
     device = str(dev.get("name") or _argv_device(meta.get("argv")) or "?")
     standby = any(("STANDBY" in m or "SLEEP" in m) and "mode" in m for m in messages)
     if exit_status & 0b11 and not standby and "model_name" not in doc and "serial_number" not in doc:
         detail = "; ".join(messages) or EXIT_BITS[1 if exit_status & 2 else 0]
         raise ParseError(f"smartctl {device}: {detail} (exit status {exit_status})")
-    protocol = dev.get("protocol")
     attributes: dict[str, float] = {}
     failing_now: list[str] = []
-    table = (doc.get("ata_smart_attributes") or {}).get("table") or []
-    for row in table:
-        if not isinstance(row, dict) or "id" not in row:
+    table = _obj(doc, "ata_smart_attributes").get("table")
+    for row in table if isinstance(table, list) else []:
+        if not isinstance(row, dict) or _int(row.get("id")) is None:
             continue
         attr_id = int(row["id"])
         if row.get("when_failed") == "now":
             failing_now.append(f"{attr_id} {row.get('name', '')}".strip())
         if attr_id in ATA_PREDICTIVE:
-            raw = (row.get("raw") or {}).get("value")
-            if isinstance(raw, int | float):
-                attributes[str(attr_id)] = float(raw)
-    nvme = doc.get("nvme_smart_health_information_log")
-    if isinstance(nvme, dict):
-        for key in ("critical_warning", "media_errors", "available_spare", "available_spare_threshold",
-                    "percentage_used"):
-            if isinstance(nvme.get(key), int | float):
-                attributes[key] = float(nvme[key])
-    if isinstance(doc.get("scsi_grown_defect_list"), int | float):
+            raw = _num(_obj(row, "raw").get("value"))
+            if raw is not None:
+                attributes[str(attr_id)] = raw
+    nvme = _obj(doc, "nvme_smart_health_information_log")
+    for key in ("critical_warning", "media_errors", "available_spare", "available_spare_threshold",
+                "percentage_used"):
+        if _num(nvme.get(key)) is not None:
+            attributes[key] = float(nvme[key])
+    if _num(doc.get("scsi_grown_defect_list")) is not None:
         attributes["grown_defects"] = float(doc["scsi_grown_defect_list"])
 
-    temperature = _num((doc.get("temperature") or {}).get("current")) or None  # 0: not reported
-    if temperature is None and isinstance(nvme, dict):
+    temperature = _num(_obj(doc, "temperature").get("current")) or None  # 0: not reported (RAID volumes)
+    if temperature is None:
         temperature = _num(nvme.get("temperature"))
-    hours = _num((doc.get("power_on_time") or {}).get("hours"))
-    if hours is None and isinstance(nvme, dict):
+    hours = _num(_obj(doc, "power_on_time").get("hours"))
+    if hours is None:
         hours = _num(nvme.get("power_on_hours"))
-    passed = (doc.get("smart_status") or {}).get("passed")
-    model = doc.get("model_name") or " ".join(
-        str(doc[k]) for k in ("scsi_vendor", "scsi_product") if doc.get(k)
+    passed = _obj(doc, "smart_status").get("passed")
+    model = _str(doc.get("model_name")) or " ".join(
+        s for k in ("scsi_vendor", "scsi_product") if (s := _str(doc.get(k)))
     ) or None
     return SmartDisk(
         device=device,
-        dev_type=dev.get("type"),
-        protocol=protocol,
-        model=str(model).strip() if model else None,
-        serial=(str(doc["serial_number"]).strip() or None) if doc.get("serial_number") else None,
+        dev_type=_str(dev.get("type")),
+        protocol=_str(dev.get("protocol")),
+        model=model,
+        serial=_str(doc.get("serial_number")),
         wwn=_wwn(doc.get("wwn")),
-        firmware=doc.get("firmware_version") or doc.get("revision") or doc.get("scsi_revision"),
-        capacity_bytes=_int((doc.get("user_capacity") or {}).get("bytes")),
+        firmware=_str(doc.get("firmware_version")) or _str(doc.get("revision")) or _str(doc.get("scsi_revision")),
+        capacity_bytes=_int(_obj(doc, "user_capacity").get("bytes")),
         smart_passed=passed if isinstance(passed, bool) else None,
         temperature=temperature,
         power_on_hours=int(hours) if hours is not None else None,
@@ -137,6 +136,16 @@ def parse_smartctl_json(data: str | bytes, returncode: int | None = None) -> Sma
         attributes=attributes,
         ata_failing_now=tuple(failing_now),
     )
+
+
+def _obj(doc: Any, key: str) -> dict[str, Any]:
+    """doc[key] if it is a JSON object, else {} (a truncated or odd document must not crash us)."""
+    value = doc.get(key) if isinstance(doc, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def _str(v: Any) -> str | None:
+    return v.strip() or None if isinstance(v, str) else None
 
 
 def parse_smartctl_scan(data: str | bytes) -> list[tuple[str, str]]:

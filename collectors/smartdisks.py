@@ -117,6 +117,9 @@ class SmartCollector(Collector):
         wwn = disk.wwn or (loc.wwn if loc else None)
         # A USB bridge that hides the serial: key the disk by WWN or port instead, and say so.
         key = serial or (f"wwn:{wwn}" if wwn else f"path:{loc.by_path}" if loc and loc.by_path else f"dev:{kernel}")
+        if disk.standby:
+            # A sleeping disk answers without identity: find it by its kernel name.
+            key = next((k for k, v in self._last.items() if v.get("device") == kernel), key)
         last = self._last.get(key)
         if disk.standby and last:
             view = dict(last, standby=True, device=kernel)

@@ -1,0 +1,140 @@
+"""The SMART collector with real subprocesses standing in for smartctl."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from collectors.base import CollectorError
+from collectors.disklocation import BayRule
+from collectors.smartdisks import SmartCollector
+
+FIX = Path(__file__).parent.parent / "fixtures" / "smartctl"
+
+FAKE = """
+import json, sys, time
+plan = json.load(open(sys.argv[1]))
+args = sys.argv[2:]
+if "--scan" in args:
+    print(json.dumps({"smartctl": {"exit_status": 0}, "devices": [{"name": d, "type": "sat"} for d in plan]}))
+    sys.exit(0)
+step = plan[args[-1]]
+if isinstance(step, list):  # a sequence of answers, one per call
+    state = step.pop(0) if len(step) > 1 else step[0]
+    json.dump(plan, open(sys.argv[1], "w"))
+    step = state
+if step.get("sleep"):
+    time.sleep(step["sleep"])
+if "file" in step:
+    sys.stdout.write(open(step["file"]).read())
+if "json" in step:
+    print(json.dumps(step["json"]))
+sys.exit(step.get("exit", 0))
+"""
+
+
+def fake_smartctl(tmp_path: Path, plan: dict) -> list[str]:  # type: ignore[type-arg]
+    script = tmp_path / "fake_smartctl.py"
+    script.write_text(FAKE)
+    (tmp_path / "plan.json").write_text(json.dumps(plan))
+    return [sys.executable, str(script), str(tmp_path / "plan.json")]
+
+
+def test_it_reports_each_disk_with_health_and_metrics(tmp_path: Path) -> None:
+    argv = fake_smartctl(tmp_path, {
+        "/dev/sda": {"file": str(FIX / "scrutiny__smart-ata.json")},
+        "/dev/sdb": {"file": str(FIX / "scrutiny__smart-fail2.json"), "exit": 216},
+    })
+    r = SmartCollector(tmp_path, argv, bays=[BayRule("bay 2", serial="MSK423Y20S3HBC")]).collect()
+    disks = {d["serial"]: d for d in r.state["disks"]}
+    assert disks["9RK1XXXX"]["health_name"] == "ok"
+    assert disks["MSK423Y20S3HBC"]["health_name"] == "failing"
+    assert disks["MSK423Y20S3HBC"]["bay"] == "bay 2"
+    got = {(s.metric, dict(s.labels).get("serial"), dict(s.labels).get("attribute")): s.value for s in r.samples}
+    assert got[("rackpulse_disk_health", "MSK423Y20S3HBC", None)] == 2
+    assert got[("rackpulse_disk_smart_healthy", "MSK423Y20S3HBC", None)] == 0
+    assert got[("rackpulse_disk_smart_attribute_raw", "MSK423Y20S3HBC", "5")] == 1975
+    assert got[("rackpulse_disk_temperature_celsius", "9RK1XXXX", None)] == 32
+    assert got[("rackpulse_disk_smartctl_exit_status", "MSK423Y20S3HBC", None)] == 216
+
+
+def test_one_hung_disk_does_not_stop_the_others(tmp_path: Path) -> None:
+    argv = fake_smartctl(tmp_path, {
+        "/dev/sda": {"file": str(FIX / "scrutiny__smart-ata.json")},
+        "/dev/sdb": {"sleep": 60},
+        "/dev/sdc": {"file": str(FIX / "scrutiny__smart-scsi2.json")},
+    })
+    r = SmartCollector(tmp_path, argv, command_timeout=1.0).collect()
+    assert sorted(d["serial"] for d in r.state["disks"]) == ["9RK1XXXX", "Z4028VRY0000C810BZXB"]
+    assert any("timed out" in w and "/dev/sdb" in w for w in r.warnings)
+
+
+def test_an_error_json_for_one_disk_is_a_warning(tmp_path: Path) -> None:
+    argv = fake_smartctl(tmp_path, {
+        "/dev/sda": {"file": str(FIX / "scrutiny__smart-fail.json"), "exit": 2},
+        "/dev/sdb": {"file": str(FIX / "scrutiny__smart-ata.json")},
+    })
+    r = SmartCollector(tmp_path, argv).collect()
+    assert [d["serial"] for d in r.state["disks"]] == ["9RK1XXXX"]
+    assert any("Open failed" in w for w in r.warnings)
+
+
+def test_when_every_disk_fails_the_collector_fails_with_the_reasons(tmp_path: Path) -> None:
+    argv = fake_smartctl(tmp_path, {"/dev/sda": {"exit": 2}, "/dev/sdb": {"json": {"nope": 1}}})
+    with pytest.raises(CollectorError, match=r"/dev/sda: no output \(exit 2\).*no 'smartctl' object"):
+        SmartCollector(tmp_path, argv).collect()
+
+
+def test_a_sleeping_disk_keeps_its_last_values_and_is_not_woken(tmp_path: Path) -> None:
+    standby = {"smartctl": {"exit_status": 2, "messages": [{"string": "Device is in STANDBY mode, exit(2)"}]},
+               "device": {"name": "/dev/sda", "type": "sat", "protocol": "ATA"}}
+    argv = fake_smartctl(tmp_path, {"/dev/sda": [{"file": str(FIX / "scrutiny__smart-ata.json")},
+                                                {"json": standby, "exit": 2}]})
+    c = SmartCollector(tmp_path, argv, devices=["/dev/sda"])
+    first = c.collect().state["disks"][0]
+    second = c.collect().state["disks"][0]
+    assert second["standby"] and second["temperature"] == first["temperature"] == 32
+
+
+def test_the_nocheck_flag_is_passed_so_sleeping_disks_stay_asleep(tmp_path: Path) -> None:
+    seen: list[list[str]] = []
+
+    def runner(argv, timeout):  # type: ignore[no-untyped-def]
+        from collectors.base import CommandResult
+        seen.append(list(argv))
+        return CommandResult(tuple(argv), 0, (FIX / "scrutiny__smart-ata.json").read_bytes(), b"")
+
+    SmartCollector(tmp_path, ["smartctl"], devices=["/dev/sda"], runner=runner).collect()
+    assert seen == [["smartctl", "--json", "--all", "--nocheck=standby", "/dev/sda"]]
+
+
+def test_a_rise_in_reallocated_sectors_warns_until_accepted(tmp_path: Path) -> None:
+    low = json.loads((FIX / "scrutiny__smart-ata.json").read_text())
+    high = json.loads(json.dumps(low))
+    for row in high["ata_smart_attributes"]["table"]:
+        if row["id"] == 5:
+            row["raw"]["value"] = 8
+    argv = fake_smartctl(tmp_path, {"/dev/sda": [{"json": low}, {"json": high}, {"json": high}]})
+    c = SmartCollector(tmp_path, argv, devices=["/dev/sda"])
+    assert c.collect().state["disks"][0]["health_name"] == "ok"
+    d = c.collect().state["disks"][0]
+    assert d["health_name"] == "warning" and "5 Reallocated_Sector_Ct = 8" in d["reasons"]
+    c.accepted = {"9RK1XXXX": {"5": 8}}
+    assert c.collect().state["disks"][0]["health_name"] == "warning"  # the rise is remembered
+    assert c.collect().state["disks"][0]["reasons"] == ["5 Reallocated_Sector_Ct rose 0 -> 8"]
+
+
+def test_a_usb_bridge_that_hides_the_serial_is_keyed_by_port(tmp_path: Path) -> None:
+    doc = json.loads((FIX / "scrutiny__smart-ata.json").read_text())
+    doc.pop("serial_number")
+    doc.pop("wwn")
+    by_path = tmp_path / "dev/disk/by-path"
+    by_path.mkdir(parents=True)
+    (by_path / "pci-0000:00:14.0-usb-0:2:1.0-scsi-0:0:0:0").symlink_to("../../sdb")
+    doc["device"]["name"] = "/dev/sdb"
+    argv = fake_smartctl(tmp_path, {"/dev/sdb": {"json": doc}})
+    d = SmartCollector(tmp_path, argv).collect().state["disks"][0]
+    assert d["serial_hidden"] and d["key"] == "path:pci-0000:00:14.0-usb-0:2:1.0-scsi-0:0:0:0"
