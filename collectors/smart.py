@@ -202,7 +202,7 @@ def judge_health(
         label = attribute_label(key)
         if value > accepted.get(key, 0):
             reasons_warn.append(f"{label} = {value:g}" + (f" (accepted {accepted[key]:g})" if key in accepted else ""))
-        if key in previous and value > previous[key] and value <= accepted.get(key, 0):
+        if key in previous and value > previous[key]:
             reasons_warn.append(f"{label} rose {previous[key]:g} -> {value:g}")
     if 7 in bits:
         reasons_warn.append("self-test log contains errors")

@@ -78,7 +78,7 @@ class SmartCollector(Collector):
             except CollectorError as exc:
                 result.warnings.append(str(exc))
                 continue
-            disks.append(self._view(disk, locations))
+            disks.append(self._view(disk, locations, dev))
         if not disks and result.warnings:
             raise CollectorError("; ".join(result.warnings[:5]))
         for view in disks:
@@ -110,8 +110,8 @@ class SmartCollector(Collector):
         except ParseError as exc:
             raise ParseError(f"{exc}") from None
 
-    def _view(self, disk: SmartDisk, locations: Mapping[str, Any]) -> dict[str, Any]:
-        kernel = disk.device.removeprefix("/dev/")
+    def _view(self, disk: SmartDisk, locations: Mapping[str, Any], queried: str) -> dict[str, Any]:
+        kernel = queried.removeprefix("/dev/")
         loc = locations.get(kernel)
         serial = disk.serial or (loc.serial if loc else None)
         wwn = disk.wwn or (loc.wwn if loc else None)
@@ -128,11 +128,6 @@ class SmartCollector(Collector):
         accepted = self.accepted.get(serial or key, {})
         previous = (last or {}).get("attributes", {})
         level, reasons = judge_health(disk, accepted, previous, self.temperature_warning)
-        # A rise is remembered until the user accepts the new value: keep the reason.
-        if last and last.get("health", 0) >= 1 and level == 0:
-            sticky = [r for r in last.get("reasons", []) if " rose " in r]
-            if sticky:
-                level, reasons = 1, sticky
         view = {
             "key": key,
             "device": kernel,

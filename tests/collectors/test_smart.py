@@ -82,7 +82,7 @@ def test_an_increase_is_a_warning_even_when_below_the_accepted_value() -> None:
     d = load("scrutiny__smart-megaraid1.json")
     level, reasons = judge_health(d, accepted={"5": 1000}, previous={"5": 300})
     assert level == WARNING
-    assert reasons == ["5 Reallocated_Sector_Ct rose 300 -> 387"]
+    assert reasons == ["5 Reallocated_Sector_Ct rose 300 -> 387"]  # below the accepted 1000, but it rose
 
 
 def test_a_hot_disk_is_a_warning() -> None:

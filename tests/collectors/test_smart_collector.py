@@ -111,20 +111,26 @@ def test_the_nocheck_flag_is_passed_so_sleeping_disks_stay_asleep(tmp_path: Path
     assert seen == [["smartctl", "--json", "--all", "--nocheck=standby", "/dev/sda"]]
 
 
-def test_a_rise_in_reallocated_sectors_warns_until_accepted(tmp_path: Path) -> None:
-    low = json.loads((FIX / "scrutiny__smart-ata.json").read_text())
-    high = json.loads(json.dumps(low))
-    for row in high["ata_smart_attributes"]["table"]:
-        if row["id"] == 5:
-            row["raw"]["value"] = 8
-    argv = fake_smartctl(tmp_path, {"/dev/sda": [{"json": low}, {"json": high}, {"json": high}]})
+def test_a_rise_in_reallocated_sectors_warns_until_accepted_and_again_when_it_rises(tmp_path: Path) -> None:
+    def with_realloc(n: int) -> dict:  # type: ignore[type-arg]
+        doc = json.loads((FIX / "scrutiny__smart-ata.json").read_text())
+        for row in doc["ata_smart_attributes"]["table"]:
+            if row["id"] == 5:
+                row["raw"]["value"] = n
+        return doc
+
+    answers = [{"json": with_realloc(n)} for n in (0, 8, 8, 9, 9)]
+    argv = fake_smartctl(tmp_path, {"/dev/sda": answers})
     c = SmartCollector(tmp_path, argv, devices=["/dev/sda"])
     assert c.collect().state["disks"][0]["health_name"] == "ok"
     d = c.collect().state["disks"][0]
-    assert d["health_name"] == "warning" and "5 Reallocated_Sector_Ct = 8" in d["reasons"]
-    c.accepted = {"9RK1XXXX": {"5": 8}}
-    assert c.collect().state["disks"][0]["health_name"] == "warning"  # the rise is remembered
-    assert c.collect().state["disks"][0]["reasons"] == ["5 Reallocated_Sector_Ct rose 0 -> 8"]
+    assert d["health_name"] == "warning"
+    assert d["reasons"] == ["5 Reallocated_Sector_Ct = 8", "5 Reallocated_Sector_Ct rose 0 -> 8"]
+    c.accepted = {"9RK1XXXX": {"5": 8}}  # what [[disks.accept]] in the config does
+    assert c.collect().state["disks"][0]["health_name"] == "ok"
+    d = c.collect().state["disks"][0]
+    assert d["reasons"] == ["5 Reallocated_Sector_Ct = 9 (accepted 8)", "5 Reallocated_Sector_Ct rose 8 -> 9"]
+    assert c.collect().state["disks"][0]["reasons"] == ["5 Reallocated_Sector_Ct = 9 (accepted 8)"]
 
 
 def test_a_usb_bridge_that_hides_the_serial_is_keyed_by_port(tmp_path: Path) -> None:
