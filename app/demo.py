@@ -37,8 +37,8 @@ def story_state(t: float) -> dict[str, Any]:
                "bytes": 1_000_204_886_016, "passed": True, "temp": 41, "hours": 9_100},
               {"dev": "nvme1n1", "serial": "S5GXNF0R123457", "model": "Samsung SSD 980 PRO 1TB",
                "bytes": 1_000_204_886_016, "passed": True, "temp": 43, "hours": 9_100}]
-    for d in disks:  # a little life in the temperature charts
-        d["temp"] = round(d["temp"] + 2 * math.sin(time.time() / 300 + hash(d["serial"]) % 7), 0)
+    for i, d in enumerate(disks):  # a little life in the temperature charts (deterministic in t)
+        d["temp"] = round(d["temp"] + 2 * math.sin(t / 40 + i), 0)
     members = [{"dev": f"{d}1", "num": i, "slot": i, "state": "active"} for i, d in enumerate(devs)]
     arr = {"name": "md0", "level": "raid6", "slots": N_BAYS, "uuid": "3b1f2a7c:9d0e4f11:a2c3b4d5:e6f70819",
            "members": members, "sync": None, "events": 4711}

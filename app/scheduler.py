@@ -19,7 +19,7 @@ from typing import Any
 
 from app.exposition import join_blocks, render_block
 from app.storage import Store
-from collectors.base import CollectorError, CollectResult, Collector, MetricSpec, NoData, Sample
+from collectors.base import Collector, CollectorError, CollectResult, MetricSpec, NoData, Sample
 
 log = logging.getLogger("rackpulse.scheduler")
 

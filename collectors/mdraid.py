@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from collectors.base import (
+    Collector,
     CollectorError,
     CollectResult,
-    Collector,
     Entity,
     MetricSpec,
     NoData,

@@ -1,0 +1,117 @@
+"""The command line and the config file, run as a user would run them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app import demo
+from app.config import ConfigError, load_config
+
+ROOT = Path(__file__).parent.parent
+
+
+def rackpulse(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "app.cli", *args], capture_output=True, text=True, timeout=120,
+                          cwd=cwd or ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+
+
+def test_the_example_config_is_valid_and_equals_the_defaults() -> None:
+    cfg = load_config(ROOT / "rackpulse.example.toml")
+    assert cfg.collectors.smart.nocheck == "standby" and cfg.web.listen == "127.0.0.1"
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ('[collectors.mdraid]\nintervall = 5\n', "unknown key 'collectors.mdraid.intervall'"),
+        ('[collectors.smart]\ninterval = "soon"\n', "key 'collectors.smart.interval': input should be a valid number"),
+        ('[collectors.smart]\nnocheck = "always"\n', "key 'collectors.smart.nocheck'"),
+        ('[collectors.mdraid]\nmdadm = []\n', "key 'collectors.mdraid.mdadm'"),
+        ('[web]\nport = 99999\n', "key 'web.port'"),
+        ('[web\n', "not valid TOML"),
+    ],
+)
+def test_a_wrong_key_or_type_names_the_file_the_key_and_what_was_expected(tmp_path: Path, toml: str,
+                                                                          message: str) -> None:
+    f = tmp_path / "bad.toml"
+    f.write_text(toml)
+    with pytest.raises(ConfigError) as err:
+        load_config(f)
+    assert str(f) in str(err.value) and message in str(err.value)
+
+
+def test_check_config_exits_2_with_the_error(tmp_path: Path) -> None:
+    f = tmp_path / "bad.toml"
+    f.write_text("[collectors.mdraid]\nintervall = 5\n")
+    r = rackpulse("check-config", "--config", str(f))
+    assert r.returncode == 2 and "unknown key 'collectors.mdraid.intervall'" in r.stderr
+
+
+def test_the_config_is_found_through_the_environment(tmp_path: Path) -> None:
+    f = tmp_path / "env.toml"
+    f.write_text('host = "from-env"\n')
+    r = rackpulse("check-config", env={"RACKPULSE_CONFIG": str(f)})
+    assert r.returncode == 0 and "'from-env'" in r.stdout
+
+
+def _demo_toml(tmp_path: Path, t: float) -> Path:
+    demo.write_tree(tmp_path, demo.story_state(t))
+    cfg = demo.demo_config(tmp_path, f"sqlite:///{tmp_path / 'x.db'}", 1, 1)
+    lines = [f'host = "{cfg["host"]}"', f'host_root = "{cfg["host_root"]}"']
+    for name, c in cfg["collectors"].items():
+        lines.append(f"[collectors.{name}]")
+        lines += [f"{k} = {json.dumps(v)}" for k, v in c.items()]
+    for b in cfg["disks"]["bays"]:
+        lines += ["[[disks.bays]]", f'label = "{b["label"]}"', f'path = "{b["path"]}"']
+    f = tmp_path / "rackpulse.toml"
+    f.write_text("\n".join(lines) + "\n")
+    return f
+
+
+def test_collect_once_prints_what_it_saw_as_json(tmp_path: Path) -> None:
+    r = rackpulse("collect", "--once", "--config", str(_demo_toml(tmp_path, 80)))
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    md0 = out["collectors"]["mdraid"]["state"]["arrays"][0]
+    assert md0["degraded"] and [m["bay"] for m in md0["members"] if m["state"] == "failed"] == ["shelf 1, bay 7"]
+
+
+def test_collect_once_prints_prometheus_text(tmp_path: Path) -> None:
+    r = rackpulse("collect", "--once", "--format", "prometheus", "--config", str(_demo_toml(tmp_path, 80)))
+    assert r.returncode == 0
+    assert 'rackpulse_md_array_degraded{host="demo-nas",array="md0"} 1' in r.stdout
+
+
+def test_collect_once_exits_1_when_a_collector_fails(tmp_path: Path) -> None:
+    f = _demo_toml(tmp_path, 0)
+    (tmp_path / "proc" / "mdstat").write_bytes(b"\x00\x01 garbage")
+    r = rackpulse("collect", "--once", "--config", str(f))
+    assert r.returncode == 1
+    assert "collector mdraid failed" in r.stderr and "NUL" in r.stderr
+    assert json.loads(r.stdout)["collectors"]["smart"]["up"] is True
+
+
+def test_db_upgrade_creates_the_schema(tmp_path: Path) -> None:
+    f = tmp_path / "c.toml"
+    f.write_text(f'[storage]\nurl = "sqlite:///{tmp_path / "new.db"}"\n')
+    r = rackpulse("db", "upgrade", "--config", str(f))
+    assert r.returncode == 0 and (tmp_path / "new.db").exists()
+
+
+def test_serve_refuses_to_listen_beyond_loopback_without_a_password(tmp_path: Path) -> None:
+    f = tmp_path / "c.toml"
+    f.write_text('[web]\nlisten = "0.0.0.0"\n')
+    r = rackpulse("serve", "--config", str(f))
+    assert r.returncode == 2 and "login is required" in r.stderr
+
+
+def test_hash_password_reads_stdin_and_never_echoes_it() -> None:
+    r = subprocess.run([sys.executable, "-m", "app.cli", "hash-password"], input="s3cret-pass\n", text=True,
+                       capture_output=True, cwd=ROOT, timeout=60)
+    assert r.returncode == 0 and r.stdout.startswith("scrypt$") and "s3cret-pass" not in r.stdout

@@ -1,0 +1,177 @@
+"""Storage on SQLite and on the real PostgreSQL server: samples, rollups, retention, inventory."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy import func, inspect, select, text
+
+from app.db import make_engine, upgrade
+from app.models import collector_run, rollup, sample
+from app.storage import DAY, RES_1H, RES_5M, Store
+from collectors.base import CollectResult, Entity, Sample
+
+T0 = 1_790_000_000 // 3600 * 3600  # an hour boundary
+
+
+@pytest.fixture
+def store(db_url: str):  # type: ignore[no-untyped-def]
+    upgrade(db_url)
+    engine = make_engine(db_url)
+    yield Store(engine, "nas")
+    engine.dispose()
+
+
+def result(value: float, **labels: str) -> CollectResult:
+    return CollectResult(samples=[Sample.of("rackpulse_disk_temperature_celsius", value, **labels)])
+
+
+def test_a_run_stores_its_samples_its_state_and_a_run_row(store: Store) -> None:
+    res = result(33, serial="Z1")
+    res.state = {"disks": [{"key": "Z1"}]}
+    store.write_run("smart", T0, 0.2, True, None, res)
+    sid = store.find_series("rackpulse_disk_temperature_celsius", serial="Z1")
+    assert sid is not None
+    assert [(p.ts, p.vavg) for p in store.history(sid, T0 - 10, T0 + 10)] == [(T0, 33)]
+    assert store.load_states() == {"smart": {"disks": [{"key": "Z1"}]}}
+    assert store.last_runs("smart")[0]["ok"] is True
+
+
+def test_a_failed_run_is_recorded_and_loses_no_stored_data(store: Store) -> None:
+    store.write_run("smart", T0, 0.1, True, None, result(33, serial="Z1"))
+    store.write_run("smart", T0 + 30, 5.0, False, "timed out after 5s", None)
+    runs = store.last_runs("smart")
+    assert runs[0]["error"] == "timed out after 5s" and runs[0]["ok"] is False
+    assert store.load_states() == {"smart": {}}
+    sid = store.find_series("rackpulse_disk_temperature_celsius", serial="Z1")
+    assert sid is not None and len(store.history(sid, T0 - 1, T0 + 100)) == 1
+
+
+def test_info_series_and_non_finite_values_are_not_stored(store: Store) -> None:
+    res = CollectResult(samples=[Sample.of("rackpulse_disk_info", 1, serial="Z1"),
+                                 Sample.of("rackpulse_disk_temperature_celsius", float("nan"), serial="Z1")])
+    store.write_run("smart", T0, 0.1, True, None, res)
+    with store.engine.connect() as c:
+        assert c.execute(select(func.count()).select_from(sample)).scalar() == 0
+
+
+def test_rollups_keep_min_avg_max_and_hourly_rollups_weight_by_count(store: Store) -> None:
+    with store.engine.begin() as conn:
+        sid = store.series_ids(conn, [("rackpulse_x", "[]")])[0]
+    rows = [(sid, T0 + i * 30, float(i)) for i in range(240)]  # two hours at 30 s
+    store.write_rows(rows)
+    store.make_rollups(now=T0 + 2 * 3600 + 1)
+    with store.engine.connect() as c:
+        five = c.execute(select(rollup.c.ts, rollup.c.vmin, rollup.c.vavg, rollup.c.vmax, rollup.c.n).where(
+            rollup.c.resolution == RES_5M).order_by(rollup.c.ts)).all()
+        hours = c.execute(select(rollup.c.ts, rollup.c.vmin, rollup.c.vavg, rollup.c.vmax, rollup.c.n).where(
+            rollup.c.resolution == RES_1H).order_by(rollup.c.ts)).all()
+    assert len(five) == 24 and tuple(five[0]) == (T0, 0, 4.5, 9, 10)
+    assert [tuple(h) for h in hours] == [(T0, 0, 59.5, 119, 120), (T0 + 3600, 120, 179.5, 239, 120)]
+    # Folding again changes nothing (idempotent watermark).
+    assert store.make_rollups(now=T0 + 2 * 3600 + 1) == 0
+
+
+def test_a_long_chart_reads_rollups_and_the_newest_part_from_raw(store: Store) -> None:
+    with store.engine.begin() as conn:
+        sid = store.series_ids(conn, [("rackpulse_x", "[]")])[0]
+    store.write_rows([(sid, T0 + i * 30, 10.0) for i in range(120)])
+    store.make_rollups(now=T0 + 3600)
+    store.write_rows([(sid, T0 + 3600 + i * 30, 20.0) for i in range(20)])  # after the watermark
+    pts = store.history(sid, T0 - 30 * DAY, T0 + 2 * 3600)
+    assert [p.vavg for p in pts[:12]] == [10.0] * 12
+    assert [p.vavg for p in pts[12:]] == [20.0, 20.0]
+
+
+def test_retention_prunes_raw_after_rollup_and_keeps_hourly_forever(store: Store) -> None:
+    with store.engine.begin() as conn:
+        sid = store.series_ids(conn, [("rackpulse_x", "[]")])[0]
+    store.write_rows([(sid, T0 + i * 300, 1.0) for i in range(12 * 24 * 10)])  # ten days
+    now = T0 + 10 * DAY
+    store.prune(raw_days=7, rollup_5m_days=365, rollup_1h_days=0, now=now)
+    with store.engine.connect() as c:  # nothing rolled up yet: raw must stay
+        assert c.execute(select(func.count()).select_from(sample)).scalar() == 12 * 24 * 10
+    store.make_rollups(now=now)
+    store.prune(raw_days=7, rollup_5m_days=365, rollup_1h_days=0, now=now)
+    with store.engine.connect() as c:
+        assert c.execute(select(func.min(sample.c.ts))).scalar() >= now - 7 * DAY
+        assert c.execute(select(func.count()).select_from(rollup).where(rollup.c.resolution == RES_1H)).scalar() == 240
+    store.prune(raw_days=7, rollup_5m_days=1, rollup_1h_days=0, now=now + 400 * DAY)
+    with store.engine.connect() as c:
+        assert c.execute(select(func.count()).select_from(rollup).where(rollup.c.resolution == RES_5M)).scalar() == 0
+        assert c.execute(select(func.count()).select_from(rollup).where(rollup.c.resolution == RES_1H)).scalar() == 240
+        assert c.execute(select(func.count()).select_from(collector_run)).scalar() == 0
+
+
+def test_inventory_changes_become_history_per_serial_and_per_bay(store: Store) -> None:
+    def run(t: float, *ents: Entity) -> None:
+        store.write_run("smart", t, 0.1, True, None, CollectResult(entities=list(ents)))
+
+    run(T0, Entity("disk", "Z1", {"device": "sdh", "bay": "bay 7"}), Entity("bay", "bay 7", {"serial": "Z1"}))
+    run(T0 + 30, Entity("disk", "Z1", {"device": "sdh", "bay": "bay 7"}), Entity("bay", "bay 7", {"serial": "Z1"}))
+    # Z1 pulled, Z9 inserted into bay 7 and named sdm by the kernel
+    run(T0 + 60, Entity("disk", "Z9", {"device": "sdm", "bay": "bay 7"}), Entity("bay", "bay 7", {"serial": "Z9"}))
+    bay = [(e["field"], e["old"], e["new"]) for e in store.events("bay", "bay 7")]
+    assert bay == [("serial", "Z1", "Z9"), ("present", None, "appeared")]
+    z1 = [(e["field"], e["old"], e["new"]) for e in store.events("disk", "Z1")]
+    assert z1 == [("present", "present", "gone"), ("present", None, "appeared")]
+    assert {e["key"]: e["present"] for e in store.entities("disk")} == {"Z1": False, "Z9": True}
+
+
+def test_the_inventory_diff_survives_a_restart(store: Store) -> None:
+    store.write_run("mdraid", T0, 0.1, True, None, CollectResult(entities=[Entity("md_array", "md0", {"degraded": False})]))
+    fresh = Store(store.engine, "nas")  # a new process: nothing cached
+    fresh.write_run("mdraid", T0 + 30, 0.1, True, None,
+                    CollectResult(entities=[Entity("md_array", "md0", {"degraded": True})]))
+    assert [(e["field"], e["old"], e["new"]) for e in fresh.events("md_array", "md0")][0] == \
+        ("degraded", "false", "true")
+
+
+def test_writing_the_same_second_twice_is_not_an_error(store: Store) -> None:
+    store.write_run("smart", T0, 0.1, True, None, result(33, serial="Z1"))
+    store.write_run("smart", T0 + 0.5, 0.1, True, None, result(34, serial="Z1"))
+    sid = store.find_series("rackpulse_disk_temperature_celsius", serial="Z1")
+    assert sid is not None and len(store.history(sid, T0 - 1, T0 + 2)) == 1
+
+
+def test_migrations_upgrade_an_empty_database_and_match_the_models(db_url: str) -> None:
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from app.models import metadata
+
+    upgrade(db_url)
+    engine = make_engine(db_url)
+    with engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), metadata)
+        assert diff == []
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0002"
+    engine.dispose()
+
+
+def test_migrations_upgrade_from_the_previous_revision_keeping_data(db_url: str) -> None:
+    upgrade(db_url, "0001")
+    engine = make_engine(db_url)
+    with engine.begin() as conn:
+        assert "entity" not in inspect(conn).get_table_names()
+        conn.execute(text("INSERT INTO series (host, metric, labels) VALUES ('nas', 'm', '[]')"))
+        conn.execute(text("INSERT INTO sample (series_id, ts, value) VALUES (1, 10, 2.5)"))
+    upgrade(db_url)
+    with engine.connect() as conn:
+        assert "entity" in inspect(conn).get_table_names()
+        assert conn.execute(text("SELECT value FROM sample")).scalar() == 2.5
+    engine.dispose()
+
+
+def test_sqlite_runs_in_wal_mode(sqlite_url: str) -> None:
+    engine = make_engine(sqlite_url)
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    engine.dispose()
+
+
+def test_state_is_json_and_round_trips(store: Store) -> None:
+    res = CollectResult(state={"arrays": [{"name": "md0", "members": [{"serial": "Z1", "slot": 7}]}]})
+    store.write_run("mdraid", T0, 0.1, True, None, res)
+    assert store.load_states()["mdraid"] == json.loads(json.dumps(res.state))
