@@ -158,3 +158,12 @@ def test_login_is_required_when_a_password_is_set(tmp_path: Path) -> None:
 
     asyncio.run(scenario())
     assert pw_hash not in fetch(app, "/login").text
+
+
+def test_front_end_libraries_are_built_from_the_npm_lockfile_and_served(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, 0)
+    for asset in ("htmx.min.js", "uPlot.iife.min.js", "uPlot.min.css"):
+        r = fetch(app, f"/static/vendor/{asset}")
+        assert r.status_code == 200 and len(r.content) > 1000, asset
+    page = fetch(app, "/").text
+    assert 'src="/static/vendor/htmx.min.js"' in page and 'hx-trigger="every 3s"' in page

@@ -1,0 +1,43 @@
+# rackpulse developer commands. `make demo` and `make test` work on a fresh clone.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PORT   ?= 9842
+
+.PHONY: demo test install install-test assets lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+install: $(BIN)/python assets
+	$(BIN)/pip install --quiet -e .
+
+install-test: $(BIN)/python assets
+	$(BIN)/pip install --quiet -e '.[test]'
+
+# htmx and uPlot come from the npm registry through package-lock.json.
+assets: static/vendor/.built
+static/vendor/.built: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	mkdir -p static/vendor
+	cp node_modules/htmx.org/dist/htmx.min.js node_modules/uplot/dist/uPlot.iife.min.js \
+	   node_modules/uplot/dist/uPlot.min.css static/vendor/
+	touch $@
+
+demo: install
+	$(BIN)/rackpulse demo --port $(PORT)
+
+lint: install-test
+	$(BIN)/ruff check .
+
+test: install-test
+	bash scripts/ensure-postgres.sh
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest
+
+bench: install-test
+	bash bench/run-all.sh
+
+clean:
+	rm -rf $(VENV) node_modules static/vendor .pytest_cache
