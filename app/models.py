@@ -46,19 +46,26 @@ sample = Table(
     sqlite_with_rowid=False,
 )
 
-# min/avg/max per bucket: resolution 300 (kept a year) and 3600 (kept beyond).
-rollup = Table(
-    "rollup",
-    metadata,
-    Column("series_id", Integer, primary_key=True, autoincrement=False),
-    Column("resolution", Integer, primary_key=True, autoincrement=False),
-    Column("ts", BigInteger, primary_key=True, autoincrement=False),
-    Column("vmin", Float, nullable=False),
-    Column("vavg", Float, nullable=False),
-    Column("vmax", Float, nullable=False),
-    Column("n", Integer, nullable=False),
-    sqlite_with_rowid=False,
-)
+
+def _rollup_table(name: str) -> Table:
+    # One table per resolution, keyed by bucket number (ts // resolution): on a year of a
+    # 16-disk host that is 3 bytes a row less than a (resolution, ts) key, ~90 MB of 500.
+    return Table(
+        name,
+        metadata,
+        Column("series_id", Integer, primary_key=True, autoincrement=False),
+        Column("bucket", Integer, primary_key=True, autoincrement=False),
+        Column("vmin", Float, nullable=False),
+        Column("vavg", Float, nullable=False),
+        Column("vmax", Float, nullable=False),
+        Column("n", Integer, nullable=False),
+        sqlite_with_rowid=False,
+    )
+
+
+# min/avg/max per bucket: 5-minute buckets (kept a year) and hourly ones (kept beyond).
+rollup_5m = _rollup_table("rollup_5m")
+rollup_1h = _rollup_table("rollup_1h")
 
 collector_run = Table(
     "collector_run",

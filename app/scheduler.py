@@ -148,7 +148,8 @@ class Scheduler:
         self._record(st, started, duration, ok, error, no_data, result)
         if self.store is not None:
             try:
-                await asyncio.to_thread(self.store.write_run, name, started, duration, ok, error, result)
+                skip = frozenset(m for m, spec in coll.metrics.items() if not spec.store)
+                await asyncio.to_thread(self.store.write_run, name, started, duration, ok, error, result, skip)
             except Exception:  # noqa: BLE001 - keep collecting; the snapshot still serves pages
                 log.exception("%s: could not store the run", name)
         return st

@@ -13,13 +13,24 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, and_, delete, func, select, update
+from sqlalchemy import Engine, delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
-from app.models import collector_run, collector_state, entity, entity_event, meta, rollup, sample, series
+from app.models import (
+    collector_run,
+    collector_state,
+    entity,
+    entity_event,
+    meta,
+    rollup_1h,
+    rollup_5m,
+    sample,
+    series,
+)
 from collectors.base import CollectResult, Entity, Labels, Sample
 
 RES_5M, RES_1H = 300, 3600
+ROLLUPS = {RES_5M: rollup_5m, RES_1H: rollup_1h}
 DAY = 86400
 
 
@@ -71,8 +82,9 @@ class Store:
                 self._ids[(m, lab)] = sid
         return [self._ids[k] for k in keys]
 
-    def write_samples(self, conn, ts: int, samples: Sequence[Sample]) -> int:  # type: ignore[no-untyped-def]
-        keep = [s for s in samples if math.isfinite(s.value) and not s.metric.endswith("_info")]
+    def write_samples(self, conn, ts: int, samples: Sequence[Sample],  # type: ignore[no-untyped-def]
+                      skip: frozenset[str] = frozenset()) -> int:
+        keep = [s for s in samples if math.isfinite(s.value) and s.metric not in skip]
         ids = self.series_ids(conn, ((s.metric, labels_key(s.labels)) for s in keep))
         rows = [(sid, ts, s.value) for sid, s in zip(ids, keep, strict=True)]
         if rows:
@@ -94,7 +106,9 @@ class Store:
         ok: bool,
         error: str | None,
         result: CollectResult | None,
+        skip: frozenset[str] = frozenset(),
     ) -> None:
+        """Store one run atomically: its row, samples (except metrics in ``skip``), state and inventory."""
         ts = int(started)
         with self.engine.begin() as conn:
             conn.execute(collector_run.insert().values(
@@ -103,7 +117,7 @@ class Store:
             ))
             if result is None:
                 return
-            self.write_samples(conn, ts, result.samples)
+            self.write_samples(conn, ts, result.samples, skip)
             state = json.dumps(result.state, default=str)
             stmt = self._insert(collector_state).values(host=self.host, collector=collector, updated=started, state=state)
             conn.execute(stmt.on_conflict_do_update(
@@ -215,10 +229,11 @@ class Store:
         watermark = self._watermark(res)
         points: list[Point] = []
         with self.engine.connect() as conn:
-            q = (select(rollup.c.ts, rollup.c.vmin, rollup.c.vavg, rollup.c.vmax).where(
-                rollup.c.series_id == series_id, rollup.c.resolution == res,
-                rollup.c.ts >= start, rollup.c.ts < min(end, watermark)).order_by(rollup.c.ts))
-            points = [Point(*r) for r in conn.execute(q)]
+            r = ROLLUPS[res]
+            q = (select(r.c.bucket, r.c.vmin, r.c.vavg, r.c.vmax).where(
+                r.c.series_id == series_id, r.c.bucket >= start // res,
+                r.c.bucket < min(end, watermark) // res).order_by(r.c.bucket))
+            points = [Point(b * res, mn, av, mx) for b, mn, av, mx in conn.execute(q)]
             if end > watermark:
                 bucket = sample.c.ts // res * res  # integer division on both SQLite and PostgreSQL
                 q2 = (select(bucket.label("b"), func.min(sample.c.value), func.avg(sample.c.value),
@@ -257,26 +272,26 @@ class Store:
                 h_start = (start // RES_1H) * RES_1H
             h_end = (end // RES_1H) * RES_1H
             if h_end > h_start:
-                made += conn.exec_driver_sql(self._fold_5m_sql(), (h_start, h_end)).rowcount or 0
+                made += conn.exec_driver_sql(self._fold_5m_sql(), (h_start // RES_5M, h_end // RES_5M)).rowcount or 0
                 self._set_watermark(conn, RES_1H, h_end)
         return made
 
     def _fold_raw_sql(self) -> str:
         ph = "?" if self.dialect == "sqlite" else "%s"
-        conflict = "ON CONFLICT DO NOTHING"
         return (
-            "INSERT INTO rollup (series_id, resolution, ts, vmin, vavg, vmax, n) "
-            f"SELECT series_id, {RES_5M}, (ts / {RES_5M}) * {RES_5M} AS b, min(value), avg(value), max(value), count(*) "
-            f"FROM sample WHERE ts >= {ph} AND ts < {ph} GROUP BY series_id, (ts / {RES_5M}) * {RES_5M} {conflict}"
+            "INSERT INTO rollup_5m (series_id, bucket, vmin, vavg, vmax, n) "
+            f"SELECT series_id, ts / {RES_5M}, min(value), avg(value), max(value), count(*) "
+            f"FROM sample WHERE ts >= {ph} AND ts < {ph} GROUP BY series_id, ts / {RES_5M} ON CONFLICT DO NOTHING"
         )
 
     def _fold_5m_sql(self) -> str:
         ph = "?" if self.dialect == "sqlite" else "%s"
+        k = RES_1H // RES_5M
         return (
-            "INSERT INTO rollup (series_id, resolution, ts, vmin, vavg, vmax, n) "
-            f"SELECT series_id, {RES_1H}, (ts / {RES_1H}) * {RES_1H}, min(vmin), sum(vavg * n) / sum(n), max(vmax), sum(n) "
-            f"FROM rollup WHERE resolution = {RES_5M} AND ts >= {ph} AND ts < {ph} "
-            f"GROUP BY series_id, (ts / {RES_1H}) * {RES_1H} ON CONFLICT DO NOTHING"
+            "INSERT INTO rollup_1h (series_id, bucket, vmin, vavg, vmax, n) "
+            f"SELECT series_id, bucket / {k}, min(vmin), sum(vavg * n) / sum(n), max(vmax), sum(n) "
+            f"FROM rollup_5m WHERE bucket >= {ph} AND bucket < {ph} "
+            f"GROUP BY series_id, bucket / {k} ON CONFLICT DO NOTHING"
         )
 
     def prune(self, raw_days: float, rollup_5m_days: float, rollup_1h_days: float, now: float | None = None) -> int:
@@ -287,11 +302,11 @@ class Store:
         n = 0
         with self.engine.begin() as conn:
             n += conn.execute(delete(sample).where(sample.c.ts < raw_cut)).rowcount or 0
-            n += conn.execute(delete(rollup).where(and_(
-                rollup.c.resolution == RES_5M, rollup.c.ts < int(now - rollup_5m_days * DAY)))).rowcount or 0
+            n += conn.execute(delete(rollup_5m).where(
+                rollup_5m.c.bucket < int(now - rollup_5m_days * DAY) // RES_5M)).rowcount or 0
             if rollup_1h_days > 0:
-                n += conn.execute(delete(rollup).where(and_(
-                    rollup.c.resolution == RES_1H, rollup.c.ts < int(now - rollup_1h_days * DAY)))).rowcount or 0
+                n += conn.execute(delete(rollup_1h).where(
+                    rollup_1h.c.bucket < int(now - rollup_1h_days * DAY) // RES_1H)).rowcount or 0
             n += conn.execute(delete(collector_run).where(collector_run.c.started < now - raw_days * DAY)).rowcount or 0
         return n
 

@@ -48,6 +48,10 @@ class Entity:
 class MetricSpec:
     help: str
     kind: Literal["gauge", "counter"] = "gauge"
+    # Whether history is kept in SQL. Identity and state-as-label series (``*_info``,
+    # ``member_state{state=...}``) change by label, and that history is the inventory's
+    # entity events; storing their constant 1 every 30 s would only grow the file.
+    store: bool = True
 
 
 @dataclass

@@ -53,15 +53,16 @@ class MdraidCollector(Collector):
     metrics: ClassVar[dict[str, MetricSpec]] = {
         "rackpulse_md_array_degraded": MetricSpec("1 if the array is missing members (not all slots in sync)."),
         "rackpulse_md_array_active": MetricSpec("1 if the array is active (assembled and running)."),
-        "rackpulse_md_array_info": MetricSpec("Array level, UUID and state as labels; value 1."),
-        "rackpulse_md_array_sync_action": MetricSpec("1 for the array's current sync action (idle when none)."),
+        "rackpulse_md_array_info": MetricSpec("Array level, UUID and state as labels; value 1.", store=False),
+        "rackpulse_md_array_sync_action": MetricSpec("1 for the array's current sync action (idle when none).",
+                                                     store=False),
         "rackpulse_md_array_sync_completed_ratio": MetricSpec("Progress of the running sync action, 0..1 (1 when idle)."),
         "rackpulse_md_array_sync_remaining_seconds": MetricSpec("Kernel's estimate of the time left for the sync action."),
         "rackpulse_md_array_sync_speed_bytes": MetricSpec("Speed of the running sync action in bytes per second."),
         "rackpulse_md_array_disks": MetricSpec("Number of member disks by state (active, failed, spare, missing)."),
         "rackpulse_md_array_disks_required": MetricSpec("Number of slots the array has (raid_disks)."),
         "rackpulse_md_array_size_bytes": MetricSpec("Array size in bytes."),
-        "rackpulse_md_member_state": MetricSpec("1 per member with its state, serial and bay as labels."),
+        "rackpulse_md_member_state": MetricSpec("1 per member with its state, serial and bay as labels.", store=False),
     }
 
     def __init__(

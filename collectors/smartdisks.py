@@ -28,7 +28,8 @@ log = logging.getLogger("collectors.smart")
 class SmartCollector(Collector):
     name: ClassVar[str] = "smart"
     metrics: ClassVar[dict[str, MetricSpec]] = {
-        "rackpulse_disk_info": MetricSpec("Disk identity: device, serial, model, WWN and bay as labels; value 1."),
+        "rackpulse_disk_info": MetricSpec("Disk identity: device, serial, model, WWN and bay as labels; value 1.",
+                                          store=False),
         "rackpulse_disk_smart_healthy": MetricSpec("1 if the drive's SMART overall health self-assessment passed."),
         "rackpulse_disk_health": MetricSpec("rackpulse's verdict: 0 ok, 1 warning, 2 failing."),
         "rackpulse_disk_temperature_celsius": MetricSpec("Drive temperature."),

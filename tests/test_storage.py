@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import func, inspect, select, text
 
 from app.db import make_engine, upgrade
-from app.models import collector_run, rollup, sample
+from app.models import collector_run, rollup_1h, rollup_5m, sample
 from app.storage import DAY, RES_1H, RES_5M, Store
 from collectors.base import CollectResult, Entity, Sample
 
@@ -48,10 +48,10 @@ def test_a_failed_run_is_recorded_and_loses_no_stored_data(store: Store) -> None
     assert sid is not None and len(store.history(sid, T0 - 1, T0 + 100)) == 1
 
 
-def test_info_series_and_non_finite_values_are_not_stored(store: Store) -> None:
+def test_unstored_series_and_non_finite_values_are_not_stored(store: Store) -> None:
     res = CollectResult(samples=[Sample.of("rackpulse_disk_info", 1, serial="Z1"),
                                  Sample.of("rackpulse_disk_temperature_celsius", float("nan"), serial="Z1")])
-    store.write_run("smart", T0, 0.1, True, None, res)
+    store.write_run("smart", T0, 0.1, True, None, res, skip=frozenset({"rackpulse_disk_info"}))
     with store.engine.connect() as c:
         assert c.execute(select(func.count()).select_from(sample)).scalar() == 0
 
@@ -63,10 +63,10 @@ def test_rollups_keep_min_avg_max_and_hourly_rollups_weight_by_count(store: Stor
     store.write_rows(rows)
     store.make_rollups(now=T0 + 2 * 3600 + 1)
     with store.engine.connect() as c:
-        five = c.execute(select(rollup.c.ts, rollup.c.vmin, rollup.c.vavg, rollup.c.vmax, rollup.c.n).where(
-            rollup.c.resolution == RES_5M).order_by(rollup.c.ts)).all()
-        hours = c.execute(select(rollup.c.ts, rollup.c.vmin, rollup.c.vavg, rollup.c.vmax, rollup.c.n).where(
-            rollup.c.resolution == RES_1H).order_by(rollup.c.ts)).all()
+        five = c.execute(select(rollup_5m.c.bucket * RES_5M, rollup_5m.c.vmin, rollup_5m.c.vavg, rollup_5m.c.vmax,
+                                rollup_5m.c.n).order_by(rollup_5m.c.bucket)).all()
+        hours = c.execute(select(rollup_1h.c.bucket * RES_1H, rollup_1h.c.vmin, rollup_1h.c.vavg, rollup_1h.c.vmax,
+                                 rollup_1h.c.n).order_by(rollup_1h.c.bucket)).all()
     assert len(five) == 24 and tuple(five[0]) == (T0, 0, 4.5, 9, 10)
     assert [tuple(h) for h in hours] == [(T0, 0, 59.5, 119, 120), (T0 + 3600, 120, 179.5, 239, 120)]
     # Folding again changes nothing (idempotent watermark).
@@ -96,11 +96,11 @@ def test_retention_prunes_raw_after_rollup_and_keeps_hourly_forever(store: Store
     store.prune(raw_days=7, rollup_5m_days=365, rollup_1h_days=0, now=now)
     with store.engine.connect() as c:
         assert c.execute(select(func.min(sample.c.ts))).scalar() >= now - 7 * DAY
-        assert c.execute(select(func.count()).select_from(rollup).where(rollup.c.resolution == RES_1H)).scalar() == 240
+        assert c.execute(select(func.count()).select_from(rollup_1h)).scalar() == 240
     store.prune(raw_days=7, rollup_5m_days=1, rollup_1h_days=0, now=now + 400 * DAY)
     with store.engine.connect() as c:
-        assert c.execute(select(func.count()).select_from(rollup).where(rollup.c.resolution == RES_5M)).scalar() == 0
-        assert c.execute(select(func.count()).select_from(rollup).where(rollup.c.resolution == RES_1H)).scalar() == 240
+        assert c.execute(select(func.count()).select_from(rollup_5m)).scalar() == 0
+        assert c.execute(select(func.count()).select_from(rollup_1h)).scalar() == 240
         assert c.execute(select(func.count()).select_from(collector_run)).scalar() == 0
 
 

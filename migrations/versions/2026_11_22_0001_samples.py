@@ -32,18 +32,18 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("series_id", "ts", name="pk_sample"),
         sqlite_with_rowid=False,
     )
-    op.create_table(
-        "rollup",
-        sa.Column("series_id", sa.Integer(), nullable=False, autoincrement=False),
-        sa.Column("resolution", sa.Integer(), nullable=False, autoincrement=False),
-        sa.Column("ts", sa.BigInteger(), nullable=False, autoincrement=False),
-        sa.Column("vmin", sa.Float(), nullable=False),
-        sa.Column("vavg", sa.Float(), nullable=False),
-        sa.Column("vmax", sa.Float(), nullable=False),
-        sa.Column("n", sa.Integer(), nullable=False),
-        sa.PrimaryKeyConstraint("series_id", "resolution", "ts", name="pk_rollup"),
-        sqlite_with_rowid=False,
-    )
+    for name in ("rollup_5m", "rollup_1h"):
+        op.create_table(
+            name,
+            sa.Column("series_id", sa.Integer(), nullable=False, autoincrement=False),
+            sa.Column("bucket", sa.Integer(), nullable=False, autoincrement=False),
+            sa.Column("vmin", sa.Float(), nullable=False),
+            sa.Column("vavg", sa.Float(), nullable=False),
+            sa.Column("vmax", sa.Float(), nullable=False),
+            sa.Column("n", sa.Integer(), nullable=False),
+            sa.PrimaryKeyConstraint("series_id", "bucket", name=f"pk_{name}"),
+            sqlite_with_rowid=False,
+        )
     op.create_table(
         "collector_run",
         sa.Column("id", sa.Integer(), primary_key=True),
@@ -68,6 +68,7 @@ def downgrade() -> None:
     op.drop_table("meta")
     op.drop_index("ix_collector_run_host_collector_started", "collector_run")
     op.drop_table("collector_run")
-    op.drop_table("rollup")
+    op.drop_table("rollup_1h")
+    op.drop_table("rollup_5m")
     op.drop_table("sample")
     op.drop_table("series")

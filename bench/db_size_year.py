@@ -1,0 +1,123 @@
+"""(6) Database size after a simulated year of a 16-disk host collected every 30 s.
+
+What retention keeps after a year: raw samples for the last 7 days, 5-minute rollups for
+365 days, hourly rollups for the year. The series are the ones a 16-disk RAID6 host
+stores (per disk: health, standby, exit status, SMART passed, temperature, power-on
+hours, six attribute counters; per array: degraded, active, sync ratio, four disk
+counts, required, size), with realistic values: temperatures that move, counters that
+stay put, hours that climb. Rows go in the order the collectors and the rollup fold
+write them (time order, every series per step), so the b-tree fills as it would live.
+
+usage: python bench/db_size_year.py [--days-raw 7] [--keep FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from app.db import make_engine, upgrade  # noqa: E402
+from app.storage import DAY, RES_1H, RES_5M, ROLLUPS, Store  # noqa: E402
+
+NOW = 1_790_000_000 // 3600 * 3600
+STEP = 30
+
+
+def series() -> list[tuple[str, str, str]]:
+    """(metric, labels, kind) for a 16-disk host; kind picks the value model."""
+    out = []
+    for d in range(16):
+        lab = f'[["serial","ZA{d:04d}"]]'
+        out += [("rackpulse_disk_health", lab, "zero"), ("rackpulse_disk_standby", lab, "zero"),
+                ("rackpulse_disk_smartctl_exit_status", lab, "zero"), ("rackpulse_disk_smart_healthy", lab, "one"),
+                ("rackpulse_disk_temperature_celsius", lab, "temp"), ("rackpulse_disk_power_on_hours", lab, "hours")]
+        for a in ("5", "187", "188", "197", "198", "199"):
+            out.append(("rackpulse_disk_smart_attribute_raw", lab[:-1] + f',["attribute","{a}"]]', "zero"))
+    arr = '[["array","md0"]]'
+    out += [("rackpulse_md_array_degraded", arr, "zero"), ("rackpulse_md_array_active", arr, "one"),
+            ("rackpulse_md_array_sync_completed_ratio", arr, "one"), ("rackpulse_md_array_disks_required", arr, "16"),
+            ("rackpulse_md_array_size_bytes", arr, "size")]
+    for st in ("active", "failed", "spare", "missing"):
+        out.append(("rackpulse_md_array_disks", arr[:-1] + f',["state","{st}"]]', "16" if st == "active" else "zero"))
+    return out
+
+
+def value(kind: str, ts: int, i: int) -> float:
+    if kind == "zero":
+        return 0.0
+    if kind == "one":
+        return 1.0
+    if kind == "16":
+        return 16.0
+    if kind == "size":
+        return 224_010_000_000_000.0
+    if kind == "hours":
+        return float(20_000 + 100 * i + (ts - NOW + 365 * DAY) // 3600)
+    # temperature: integer degrees, daily cycle plus drift, per-disk offset
+    return float(round(34 + (i % 5) + 3 * math.sin(ts / DAY * 2 * math.pi + i) + math.sin(ts / 977)))
+
+
+def bucket(kind: str, start: int, res: int, i: int) -> tuple[float, float, float, int]:
+    vals = [value(kind, t, i) for t in range(start, start + res, STEP * (res // 300 if res > 300 else 1))]
+    return min(vals), sum(vals) / len(vals), max(vals), res // STEP
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--days-raw", type=float, default=7)
+    ap.add_argument("--keep", help="keep the database file here")
+    args = ap.parse_args()
+    d = tempfile.mkdtemp()
+    path = args.keep or f"{d}/year.db"
+    if os.path.exists(path):
+        os.remove(path)
+    url = f"sqlite:///{path}"
+    upgrade(url)
+    store = Store(make_engine(url), "nas")
+    specs = series()
+    with store.engine.begin() as conn:
+        ids = store.series_ids(conn, [(m, lab) for m, lab, _ in specs])
+    ins = "INSERT INTO {} (series_id, bucket, vmin, vavg, vmax, n) VALUES (?,?,?,?,?,?)"
+    t0 = time.perf_counter()
+    counts = {}
+    for res in (RES_5M, RES_1H):
+        rows, n = [], 0
+        for start in range(NOW - 365 * DAY, NOW, res):
+            for i, (sid, (_, _, kind)) in enumerate(zip(ids, specs, strict=True)):
+                mn, av, mx, cnt = bucket(kind, start, res, i // 12)
+                rows.append((sid, start // res, mn, av, mx, cnt))
+            if len(rows) >= 50_000:
+                with store.engine.begin() as conn:
+                    conn.exec_driver_sql(ins.format(ROLLUPS[res].name), rows)
+                n += len(rows)
+                rows = []
+        with store.engine.begin() as conn:
+            conn.exec_driver_sql(ins.format(ROLLUPS[res].name), rows)
+        counts[res] = n + len(rows)
+    raw = []
+    nraw = 0
+    for ts in range(NOW - int(args.days_raw * DAY), NOW, STEP):
+        raw += [(sid, ts, value(kind, ts, i // 12)) for i, (sid, (_, _, kind)) in enumerate(zip(ids, specs, strict=True))]
+        if len(raw) >= 20_000:
+            store.write_rows(raw)
+            nraw += len(raw)
+            raw = []
+    store.write_rows(raw)
+    nraw += len(raw)
+    with store.engine.begin() as conn:
+        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.engine.dispose()
+    size = sum(os.path.getsize(path + s) for s in ("", "-wal") if os.path.exists(path + s))
+    print(f"db_size_year series={len(specs)} raw_rows={nraw:,} rollup_5m_rows={counts[RES_5M]:,} "
+          f"rollup_1h_rows={counts[RES_1H]:,} build_s={time.perf_counter() - t0:.0f} size_MB={size / 1e6:.0f}")
+
+
+if __name__ == "__main__":
+    main()
