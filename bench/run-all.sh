@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Every rackpulse benchmark, printing figures (no pass/fail). Run from the repo root:
+#   make bench        (or: bash bench/run-all.sh with the venv's python on PATH)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PY:-.venv/bin/python}
+if ! command -v wrk >/dev/null || ! command -v prometheus-node-exporter >/dev/null; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk prometheus-node-exporter >/dev/null
+fi
+bash scripts/ensure-postgres.sh
+echo "== $(date -u +%FT%TZ) $(nproc) cores, $(python3 --version), SQLite $($PY -c 'import sqlite3; print(sqlite3.sqlite_version)')"
+$PY bench/ingest.py
+$PY bench/chart_query.py
+$PY bench/web.py
+$PY bench/db_size_year.py
