@@ -19,6 +19,8 @@ install-test: $(BIN)/python assets
 # htmx and uPlot come from the npm registry through package-lock.json.
 assets: static/vendor/.built
 static/vendor/.built: package.json package-lock.json
+	@command -v npm >/dev/null || { echo "installing npm from Debian's packages"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; }
 	npm ci --no-audit --no-fund --loglevel=error
 	mkdir -p static/vendor
 	cp node_modules/htmx.org/dist/htmx.min.js node_modules/uplot/dist/uPlot.iife.min.js \

@@ -17,9 +17,10 @@ _KV_RE = re.compile(r"^\s*(?P<key>[A-Za-z][A-Za-z /]*?)\s*:\s?(?P<value>.*)$")
 #    0       8        1        0      active sync   /dev/sda1
 #    -       0        0        1      removed
 #    -     254        0        -        /dev/vda        (container member)
+#    1       8       17        1      active sync set-B   /dev/sdb1   (raid10 near copies)
 _ROW_RE = re.compile(
     r"^\s*(?P<number>\d+|-)\s+(?P<major>\d+)\s+(?P<minor>\d+)\s+(?P<raid_device>\d+|-)"
-    r"(?:\s+(?P<state>[a-z][a-z ]*?))?(?:\s+(?P<device>/\S+))?\s*$"
+    r"(?:\s+(?P<state>[A-Za-z][\w -]*?))?(?:\s+(?P<device>/\S+))?\s*$"
 )
 
 

@@ -101,3 +101,19 @@ def test_no_text_crashes_the_parser(text: str) -> None:
         parse_mdadm_detail("/dev/md0:\n" + text)
     except ParseError:
         pass
+
+
+def test_raid10_set_names_and_write_mostly_flags_are_part_of_the_state() -> None:
+    text = """/dev/md2:
+        Raid Level : raid10
+             State : clean
+    Number   Major   Minor   RaidDevice State
+       0       8        1        0      active sync set-A   /dev/sda1
+       1       8       17        1      active sync set-B   /dev/sdb1
+       2       8       33        2      active sync writemostly   /dev/sdc1
+       -       0        0        3      removed
+"""
+    d = parse_mdadm_detail(text)
+    assert [x.state for x in d.devices] == [("active", "sync", "set-A"), ("active", "sync", "set-B"),
+                                            ("active", "sync", "writemostly"), ("removed",)]
+    assert [x.role for x in d.devices] == ["active", "active", "active", "missing"]
