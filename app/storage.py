@@ -10,8 +10,7 @@ import json
 import math
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Engine, delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -38,8 +37,7 @@ def labels_key(labels: Labels) -> str:
     return json.dumps([list(p) for p in labels], separators=(",", ":"))
 
 
-@dataclass(frozen=True)
-class Point:
+class Point(NamedTuple):
     ts: int
     vmin: float
     vavg: float
@@ -224,7 +222,7 @@ class Store:
             q = (select(sample.c.ts, sample.c.value).where(
                 sample.c.series_id == series_id, sample.c.ts >= start, sample.c.ts < end).order_by(sample.c.ts))
             with self.engine.connect() as conn:
-                return [Point(t, v, v, v) for t, v in conn.execute(q)]
+                return [Point(t, v, v, v) for t, v in conn.execute(q).all()]
         res = RES_5M if span / RES_5M <= max_points * 6 else RES_1H
         watermark = self._watermark(res)
         points: list[Point] = []
@@ -233,14 +231,15 @@ class Store:
             q = (select(r.c.bucket, r.c.vmin, r.c.vavg, r.c.vmax).where(
                 r.c.series_id == series_id, r.c.bucket >= start // res,
                 r.c.bucket < min(end, watermark) // res).order_by(r.c.bucket))
-            points = [Point(b * res, mn, av, mx) for b, mn, av, mx in conn.execute(q)]
+            # fetch all at once: row-by-row iteration cost more than the query itself
+            points = [Point(b * res, mn, av, mx) for b, mn, av, mx in conn.execute(q).all()]
             if end > watermark:
                 bucket = sample.c.ts // res * res  # integer division on both SQLite and PostgreSQL
                 q2 = (select(bucket.label("b"), func.min(sample.c.value), func.avg(sample.c.value),
                              func.max(sample.c.value))
                       .where(sample.c.series_id == series_id, sample.c.ts >= max(start, watermark), sample.c.ts < end)
                       .group_by("b").order_by("b"))
-                points += [Point(int(b), mn, av, mx) for b, mn, av, mx in conn.execute(q2)]
+                points += [Point(int(b), mn, av, mx) for b, mn, av, mx in conn.execute(q2).all()]
         return points
 
     # -- rollups and retention ----------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -85,6 +86,11 @@ def create_app(
             upgrade(cfg.storage.url)
         if scheduler is not None:
             scheduler.restore()
+        # Move start-up objects (imports, templates, restored state) out of the GC's view:
+        # later collections then scan only what requests and collections allocate.
+        gc.collect()
+        gc.freeze()
+        if scheduler is not None:
             scheduler.start()
             st = cfg.storage
             scheduler.add_task(lambda: (store.make_rollups(), store.prune(st.raw_days, st.rollup_5m_days,
