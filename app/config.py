@@ -62,9 +62,24 @@ class SmartConfig(CollectorBase):
         return v
 
 
+class FrrConfig(CollectorBase):
+    # Off unless asked for: a host with FRR installed but not routing would otherwise show an error.
+    enabled: bool = False
+    # e.g. ["vtysh", "--vty_socket", "/var/run/frr/ns1"] or ["vtysh", "-N", "ns1"] or ["sudo", "-n", "vtysh"]
+    vtysh: Argv = ["vtysh"]
+
+
+class BondingConfig(CollectorBase):
+    interval: Seconds = 10.0
+    # Bonds to read from /proc/net/bonding; empty means all of them.
+    bonds: list[str] = []
+
+
 class CollectorsConfig(_Strict):
     mdraid: MdraidConfig = MdraidConfig()
     smart: SmartConfig = SmartConfig()
+    frr: FrrConfig = FrrConfig()
+    bonding: BondingConfig = BondingConfig()
 
 
 class BayConfig(_Strict):

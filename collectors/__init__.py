@@ -36,9 +36,23 @@ def _smart(cfg: Config, runner: Runner) -> Collector:
                           c.temperature_warning, bay_rules(b.model_dump() for b in cfg.disks.bays), accepted, runner)
 
 
+def _frr(cfg: Config, runner: Runner) -> Collector:
+    from collectors.frr import FrrCollector
+
+    return FrrCollector(cfg.collectors.frr.vtysh, cfg.collectors.frr.command_timeout, runner)
+
+
+def _bonding(cfg: Config, runner: Runner) -> Collector:
+    from collectors.bonding import BondingCollector
+
+    return BondingCollector(Path(cfg.host_root), cfg.collectors.bonding.bonds)
+
+
 REGISTRY: dict[str, Callable[[Config, Runner], Collector]] = {
     "mdraid": _mdraid,
     "smart": _smart,
+    "frr": _frr,
+    "bonding": _bonding,
 }
 
 

@@ -72,6 +72,10 @@ class ParseError(CollectorError):
     """The input is not in the expected format; the message quotes the offending line."""
 
 
+class CommandNotFound(CollectorError):
+    """The configured command is not installed."""
+
+
 class NoData(CollectorError):
     """The source is absent on this host (no /proc/mdstat, no disks): not a failure."""
 
@@ -114,7 +118,7 @@ def run_command(argv: Sequence[str], timeout: float) -> CommandResult:
             start_new_session=True,
         )
     except FileNotFoundError as exc:
-        raise CollectorError(f"command not found: {argv[0]!r}") from exc
+        raise CommandNotFound(f"command not found: {argv[0]!r}") from exc
     except PermissionError as exc:
         raise CollectorError(f"permission denied running {argv[0]!r}") from exc
     try:

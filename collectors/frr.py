@@ -1,0 +1,226 @@
+"""FRR BGP sessions from ``vtysh -c 'show bgp vrf all summary json'`` (and neighbors json).
+
+Format source: FRR bgpd/bgp_vty.c (``bgp_show_summary``, ``bgp_show_peer``). The summary
+is keyed VRF -> AFI/SAFI ("ipv4Unicast", "ipv6Unicast", "l2VpnEvpn" ...) -> "peers" ->
+peer (an address, or an interface name for unnumbered peers).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from collectors.base import (
+    Collector,
+    CollectorError,
+    CollectResult,
+    CommandNotFound,
+    CommandResult,
+    Entity,
+    MetricSpec,
+    NoData,
+    ParseError,
+    Runner,
+    Sample,
+    run_command,
+)
+
+STATES = ("Established", "Active", "Connect", "Idle", "OpenSent", "OpenConfirm", "Clearing", "Deleted")
+_AFI_RE = re.compile(r"^(ipv4|ipv6|l2Vpn|vpnv4|vpnv6|flowspec)[A-Za-z0-9]*$", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class BgpPeer:
+    vrf: str
+    afi: str  # "ipv4Unicast", "ipv6Unicast", ...
+    peer: str  # address, or interface name for an unnumbered peer
+    interface: bool
+    remote_as: str
+    state: str  # "Established", "Active", "Connect", "Idle", "Idle (Admin)", ...
+    admin_down: bool
+    uptime_seconds: float | None  # only when Established (a down peer's timer counts time since it went down)
+    prefixes_received: int | None
+    prefixes_sent: int | None
+    established: int | None  # connectionsEstablished
+    dropped: int | None  # connectionsDropped: the flap count
+    description: str | None
+    hostname: str | None
+
+    @property
+    def up(self) -> bool:
+        return self.state == "Established"
+
+    @property
+    def base_state(self) -> str:
+        return self.state.split(" ")[0]
+
+
+def parse_bgp_summary(data: str | bytes) -> list[BgpPeer]:
+    """Parse `show bgp [vrf all] [afi safi] summary json` in any of its three shapes."""
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    stripped = text.strip()
+    if not stripped:
+        raise ParseError("vtysh printed nothing")
+    if not stripped.startswith("{"):
+        raise ParseError(f"vtysh did not print JSON: {stripped.splitlines()[0][:160]!r}")
+    try:
+        doc = json.loads(stripped)
+    except ValueError as exc:
+        raise ParseError(f"vtysh JSON is malformed ({exc}): {stripped[:80]!r}") from None
+    if not isinstance(doc, dict):
+        raise ParseError("vtysh JSON is not an object")
+    if not doc:
+        raise CollectorError("bgpd has no BGP instance (`router bgp` is not configured): vtysh printed {}")
+    peers: list[BgpPeer] = []
+    if "peers" in doc:  # flat: `show bgp ipv4 unicast summary json`
+        peers += _afi_peers(str(doc.get("vrfName", "default")), "ipv4Unicast", doc)
+    elif any(_AFI_RE.match(k) for k in doc):  # keyed by AFI: `show bgp summary json`
+        for afi, body in doc.items():
+            if _AFI_RE.match(afi) and isinstance(body, dict):
+                peers += _afi_peers(str(body.get("vrfName", "default")), afi, body)
+    else:  # keyed by VRF, then AFI: `show bgp vrf all summary json`
+        for vrf, afis in doc.items():
+            if not isinstance(afis, dict):
+                raise ParseError(f"VRF {vrf!r}: expected an object, got {type(afis).__name__}")
+            for afi, body in afis.items():
+                if _AFI_RE.match(afi) and isinstance(body, dict):
+                    peers += _afi_peers(str(body.get("vrfName", vrf)), afi, body)
+    return peers
+
+
+def _afi_peers(vrf: str, afi: str, body: dict[str, Any]) -> list[BgpPeer]:
+    raw = body.get("peers", {})
+    if not isinstance(raw, dict):
+        raise ParseError(f"{vrf}/{afi}: 'peers' is not an object")
+    out = []
+    for name, p in raw.items():
+        if not isinstance(p, dict):
+            raise ParseError(f"{vrf}/{afi}/{name}: peer is not an object")
+        state = str(p.get("state", "Unknown"))
+        up = state == "Established"
+        msec = p.get("peerUptimeMsec")
+        pfx = p.get("pfxRcd", p.get("prefixReceivedCount"))
+        out.append(BgpPeer(
+            vrf=vrf, afi=afi, peer=str(name), interface=p.get("idType") == "interface",
+            remote_as=str(p.get("remoteAs", "")),
+            state=state,
+            admin_down=p.get("peerState") == "Admin" or "(Admin)" in state,
+            uptime_seconds=msec / 1000 if up and isinstance(msec, int | float) else None,
+            prefixes_received=pfx if isinstance(pfx, int) else None,
+            prefixes_sent=p.get("pfxSnt") if isinstance(p.get("pfxSnt"), int) else None,
+            established=p.get("connectionsEstablished") if isinstance(p.get("connectionsEstablished"), int) else None,
+            dropped=p.get("connectionsDropped") if isinstance(p.get("connectionsDropped"), int) else None,
+            description=p.get("desc") if isinstance(p.get("desc"), str) else None,
+            hostname=p.get("hostname") if isinstance(p.get("hostname"), str) else None,
+        ))
+    return out
+
+
+def parse_bgp_neighbors(data: str | bytes) -> dict[tuple[str, str], dict[str, Any]]:
+    """`show bgp vrf all neighbors json` -> {(vrf, peer): {reset reason, description, ...}}."""
+    try:
+        doc = json.loads(data)
+    except ValueError as exc:
+        raise ParseError(f"neighbors JSON is malformed: {exc}") from None
+    if not isinstance(doc, dict):
+        raise ParseError("neighbors JSON is not an object")
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    # Without "vrf all" the peers sit at the top level; with it, under each VRF name.
+    groups = doc.items() if all(isinstance(v, dict) and ("vrfName" in v or "vrfId" in v) for v in doc.values()) \
+        else [("default", doc)]
+    for vrf, peers in groups:
+        if not isinstance(peers, dict):
+            continue
+        vrf_name = str(peers.get("vrfName", vrf))
+        for peer, info in peers.items():
+            if isinstance(info, dict):
+                out[(vrf_name, peer)] = {
+                    "last_reset": info.get("lastResetDueTo"),
+                    "description": info.get("nbrDesc"),
+                    "hostname": info.get("hostname"),
+                }
+    return out
+
+
+def check_vtysh(res: CommandResult, what: str) -> str:
+    """Turn vtysh's ways of failing into one clear error; return stdout on success."""
+    out = res.stdout.decode("utf-8", "replace")
+    err = res.stderr.decode("utf-8", "replace").strip()
+    if "is not running" in err or "failed to connect to any daemons" in err:
+        raise CollectorError(f"vtysh {what}: {err.splitlines()[-1]} (is bgpd running, and is the vty socket "
+                             "directory in the vtysh argv right?)")
+    if "Permission denied" in err and not out.strip():
+        raise CollectorError(f"vtysh {what}: permission denied: {err.splitlines()[-1]} (add the user to group "
+                             "frrvty, or run vtysh with sudo)")
+    if res.returncode != 0:
+        raise CollectorError(f"vtysh {what} exited {res.returncode}: {(err or out).strip()[:300]}")
+    return out
+
+
+class FrrCollector(Collector):
+    name: ClassVar[str] = "frr"
+    metrics: ClassVar[dict[str, MetricSpec]] = {
+        "rackpulse_bgp_peer_up": MetricSpec("1 if the BGP session is Established."),
+        "rackpulse_bgp_peer_admin_down": MetricSpec("1 if the peer is shut down on purpose (neighbor shutdown)."),
+        "rackpulse_bgp_peer_state": MetricSpec("1 for the session's current FSM state.", store=False),
+        "rackpulse_bgp_peer_uptime_seconds": MetricSpec("Time since the session was Established (only while up)."),
+        "rackpulse_bgp_peer_prefixes_received": MetricSpec("Prefixes received from the peer."),
+        "rackpulse_bgp_peer_prefixes_sent": MetricSpec("Prefixes sent to the peer."),
+        "rackpulse_bgp_peer_flaps_total": MetricSpec("Times the session dropped (connectionsDropped).", "counter"),
+    }
+
+    def __init__(self, vtysh: Sequence[str] = ("vtysh",), timeout: float = 10.0, runner: Runner = run_command) -> None:
+        self.vtysh = list(vtysh)
+        self.timeout = timeout
+        self.runner = runner
+
+    def _run(self, command: str) -> CommandResult:
+        try:
+            return self.runner([*self.vtysh, "-c", command], self.timeout)
+        except CommandNotFound as exc:
+            # No FRR on this host: nothing to watch, not a failure.
+            raise NoData(f"{exc} (FRR not installed)") from None
+
+    def collect(self) -> CollectResult:
+        res = self._run("show bgp vrf all summary json")
+        out = check_vtysh(res, "show bgp vrf all summary json")
+        if out.lstrip().startswith("%"):  # very old FRR without "vrf all" JSON
+            out = check_vtysh(self._run("show bgp summary json"), "show bgp summary json")
+        peers = parse_bgp_summary(out)
+        result = CollectResult()
+        details: dict[tuple[str, str], dict[str, Any]] = {}
+        try:
+            details = parse_bgp_neighbors(check_vtysh(self._run("show bgp vrf all neighbors json"),
+                                                      "show bgp vrf all neighbors json"))
+        except CollectorError as exc:
+            result.warnings.append(f"reset reasons unavailable: {exc}")
+        views = []
+        for p in peers:
+            extra = details.get((p.vrf, p.peer), {})
+            labels = {"vrf": p.vrf, "afi": p.afi, "peer": p.peer, "peer_as": p.remote_as}
+            s = result.samples
+            s.append(Sample.of("rackpulse_bgp_peer_up", 1 if p.up else 0, **labels))
+            s.append(Sample.of("rackpulse_bgp_peer_admin_down", 1 if p.admin_down else 0, **labels))
+            for st in STATES:
+                s.append(Sample.of("rackpulse_bgp_peer_state", 1 if p.base_state == st else 0, **labels, state=st))
+            if p.uptime_seconds is not None:
+                s.append(Sample.of("rackpulse_bgp_peer_uptime_seconds", p.uptime_seconds, **labels))
+            if p.prefixes_received is not None:
+                s.append(Sample.of("rackpulse_bgp_peer_prefixes_received", p.prefixes_received, **labels))
+            if p.prefixes_sent is not None:
+                s.append(Sample.of("rackpulse_bgp_peer_prefixes_sent", p.prefixes_sent, **labels))
+            if p.dropped is not None:
+                s.append(Sample.of("rackpulse_bgp_peer_flaps_total", p.dropped, **labels))
+            view = {"vrf": p.vrf, "afi": p.afi, "peer": p.peer, "interface": p.interface, "remote_as": p.remote_as,
+                    "state": p.state, "up": p.up, "admin_down": p.admin_down, "uptime_seconds": p.uptime_seconds,
+                    "prefixes_received": p.prefixes_received, "prefixes_sent": p.prefixes_sent,
+                    "flaps": p.dropped, "description": p.description or extra.get("description"),
+                    "hostname": p.hostname or extra.get("hostname"), "last_reset": extra.get("last_reset")}
+            views.append(view)
+            result.entities.append(Entity("bgp_peer", f"{p.vrf}/{p.afi}/{p.peer}", {
+                "state": p.state, "remote_as": p.remote_as, "last_reset": extra.get("last_reset")}))
+        result.state = {"peers": views}
+        return result

@@ -1,0 +1,112 @@
+"""Two real FRR routers (zebra + bgpd each) in two network namespaces joined by a veth pair.
+
+Router A (AS65001) has an IPv4 and an IPv6 eBGP session to router B (AS65002) and a third
+neighbour, 10.199.0.3, that never comes up (B holds the address but its bgpd does not
+listen on it). The daemons run in the foreground as this process's children and are
+stopped by it. Namespace and veth names are unique per run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+FRR = Path("/usr/lib/frr")
+
+
+def _ip(*args: str) -> None:
+    subprocess.run(["ip", *args], check=True, capture_output=True)
+
+
+class FrrPair:
+    def __init__(self, base: Path) -> None:
+        tag = uuid.uuid4().hex[:6]
+        self.base = base
+        self.ns = {"A": f"rpA{tag}", "B": f"rpB{tag}"}
+        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+
+    def vtysh(self, router: str = "A") -> list[str]:
+        return ["vtysh", "--vty_socket", str(self.base / router)]
+
+    def _conf(self, r: str, asn: int, rid: str, neighbours: list[tuple[str, int, str]], v6peer: str,
+              nets4: list[str], net6: str) -> None:
+        d = self.base / r
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "zebra.conf").write_text(f"hostname rtr{r}\n")
+        lines = [f"hostname rtr{r}", f"router bgp {asn}", f" bgp router-id {rid}", " no bgp ebgp-requires-policy",
+                 " no bgp network import-check", " timers bgp 3 9"]
+        for addr, ras, desc in neighbours:
+            lines += [f" neighbor {addr} remote-as {ras}", f" neighbor {addr} description {desc}",
+                      f" neighbor {addr} timers connect 2"]
+        lines += [" address-family ipv4 unicast", f"  no neighbor {v6peer} activate"]
+        lines += [f"  network {n}" for n in nets4]
+        lines += [" exit-address-family", " address-family ipv6 unicast", f"  network {net6}",
+                  f"  neighbor {v6peer} activate", " exit-address-family"]
+        (d / "bgpd.conf").write_text("\n".join(lines) + "\n")
+
+    def _daemon(self, r: str, name: str, *extra: str) -> subprocess.Popen[bytes]:
+        d = self.base / r
+        argv = ["ip", "netns", "exec", self.ns[r], str(FRR / name), "-P", "0", "-f", str(d / f"{name}.conf"),
+                "--vty_socket", str(d), "-i", str(d / f"{name}.pid"), "-z", str(d / "zserv.api"), *extra]
+        return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def up(self) -> None:
+        a, b = self.ns["A"], self.ns["B"]
+        _ip("netns", "add", a)
+        _ip("netns", "add", b)
+        _ip("link", "add", "bgpA0", "netns", a, "type", "veth", "peer", "name", "bgpB0", "netns", b)
+        for ns, dev, addrs in ((a, "bgpA0", ["10.199.0.1/29"]), (b, "bgpB0", ["10.199.0.2/29", "10.199.0.3/29"])):
+            _ip("-n", ns, "link", "set", "lo", "up")
+            for addr in addrs:
+                _ip("-n", ns, "addr", "add", addr, "dev", dev)
+        _ip("-n", a, "addr", "add", "fd00:199::1/64", "dev", "bgpA0", "nodad")
+        _ip("-n", b, "addr", "add", "fd00:199::2/64", "dev", "bgpB0", "nodad")
+        _ip("-n", a, "link", "set", "bgpA0", "up")
+        _ip("-n", b, "link", "set", "bgpB0", "up")
+        self._conf("A", 65001, "10.199.0.1", [("10.199.0.2", 65002, "rtrB-v4"), ("fd00:199::2", 65002, "rtrB-v6"),
+                                              ("10.199.0.3", 65003, "never-up")], "fd00:199::2",
+                   ["198.51.100.0/24", "198.51.101.0/24"], "2001:db8:a::/48")
+        self._conf("B", 65002, "10.199.0.2", [("10.199.0.1", 65001, "rtrA-v4"), ("fd00:199::1", 65001, "rtrA-v6")],
+                   "fd00:199::1", ["203.0.113.0/24", "203.0.113.128/25", "10.200.0.0/16"], "2001:db8:b::/48")
+        shutil.chown(self.base, "frr", "frr")
+        for r in ("A", "B"):
+            for p in (self.base / r).rglob("*"):
+                shutil.chown(p, "frr", "frr")
+            shutil.chown(self.base / r, "frr", "frr")
+            os.chmod(self.base / r, 0o755)
+        os.chmod(self.base, 0o755)
+        self.procs["zebraA"] = self._daemon("A", "zebra")
+        self.procs["zebraB"] = self._daemon("B", "zebra")
+        time.sleep(0.3)
+        self.procs["bgpdA"] = self._daemon("A", "bgpd")
+        self.start_b()
+
+    def start_b(self) -> None:
+        # B listens only on its session addresses, so A's connection to 10.199.0.3 is refused.
+        self.procs["bgpdB"] = self._daemon("B", "bgpd", "-l", "10.199.0.2", "-l", "fd00:199::2")
+
+    def stop_b(self) -> None:
+        p = self.procs.pop("bgpdB")
+        p.terminate()
+        p.wait(10)
+
+    def vty(self, *commands: str, router: str = "A") -> str:
+        argv = self.vtysh(router)
+        for c in commands:
+            argv += ["-c", c]
+        return subprocess.run(argv, capture_output=True, text=True, timeout=20).stdout
+
+    def down(self) -> None:
+        for p in self.procs.values():
+            p.terminate()
+        for p in self.procs.values():
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        for ns in self.ns.values():
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
