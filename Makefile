@@ -35,6 +35,7 @@ lint: install-test
 
 test: install-test
 	bash scripts/ensure-postgres.sh
+	bash scripts/install-test-peers.sh
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 

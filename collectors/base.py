@@ -89,6 +89,9 @@ class Collector:
     def collect(self) -> CollectResult:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def restore(self, state: dict[str, Any]) -> None:
+        """Seed memory from the state stored by the last run before a restart (optional)."""
+
 
 @dataclass(frozen=True)
 class CommandResult:

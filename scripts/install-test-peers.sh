@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The real peers the tests start as their own child processes: FRR (bgpd, zebra, vtysh).
+# Installed from Debian's packages; nothing is started as a service.
+set -euo pipefail
+missing=()
+[ -x /usr/lib/frr/bgpd ] && command -v vtysh >/dev/null || missing+=(frr)
+command -v ip >/dev/null || missing+=(iproute2)
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+  echo "install-test-peers: need root to install ${missing[*]}" >&2
+  exit 1
+fi
+# Never let a package start its daemon on this machine (the tests run their own).
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+  printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+  chmod +x /usr/sbin/policy-rc.d
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-test-peers: installed ${missing[*]}"
