@@ -48,11 +48,20 @@ def _bonding(cfg: Config, runner: Runner) -> Collector:
     return BondingCollector(Path(cfg.host_root), cfg.collectors.bonding.bonds)
 
 
+def _openvpn(cfg: Config, runner: Runner) -> Collector:
+    from collectors.openvpn import Instance, OpenvpnCollector
+
+    c = cfg.collectors.openvpn
+    return OpenvpnCollector(Path(cfg.host_root), [Instance(**i.model_dump()) for i in c.instances],
+                            c.command_timeout, c.max_status_age)
+
+
 REGISTRY: dict[str, Callable[[Config, Runner], Collector]] = {
     "mdraid": _mdraid,
     "smart": _smart,
     "frr": _frr,
     "bonding": _bonding,
+    "openvpn": _openvpn,
 }
 
 
