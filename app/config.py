@@ -10,7 +10,7 @@ import os
 import socket
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -97,12 +97,46 @@ class OpenvpnConfig(CollectorBase):
     instances: list[OpenvpnInstanceConfig] = []
 
 
+class SnmpTargetConfig(_Strict):
+    name: str
+    host: str
+    port: Annotated[int, Field(ge=1, le=65535)] = 161
+    version: Literal["2c", "3"] = "2c"
+    # Secrets: inline, or (better) in a file readable only by rackpulse.
+    community: str | None = None
+    community_file: Path | None = None
+    user: str | None = None
+    auth_protocol: Literal["MD5", "SHA", "SHA-224", "SHA-256", "SHA-384", "SHA-512", "none"] = "SHA"
+    auth_password: str | None = None
+    auth_password_file: Path | None = None
+    priv_protocol: Literal["AES", "AES-192", "AES-256", "DES", "none"] = "AES"
+    priv_password: str | None = None
+    priv_password_file: Path | None = None
+    timeout: Seconds = 2.0
+    retries: Annotated[int, Field(ge=0, le=5)] = 1
+
+    def secret(self, key: str) -> str | None:
+        inline = getattr(self, key)
+        path = getattr(self, f"{key}_file")
+        if inline:
+            return str(inline)
+        if path:
+            return Path(path).read_text().strip() or None
+        return None
+
+
+class SnmpConfig(CollectorBase):
+    interval: Seconds = 30.0
+    targets: list[SnmpTargetConfig] = []
+
+
 class CollectorsConfig(_Strict):
     mdraid: MdraidConfig = MdraidConfig()
     smart: SmartConfig = SmartConfig()
     frr: FrrConfig = FrrConfig()
     bonding: BondingConfig = BondingConfig()
     openvpn: OpenvpnConfig = OpenvpnConfig()
+    snmp: SnmpConfig = SnmpConfig()
 
 
 class BayConfig(_Strict):

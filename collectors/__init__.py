@@ -56,12 +56,23 @@ def _openvpn(cfg: Config, runner: Runner) -> Collector:
                             c.command_timeout, c.max_status_age)
 
 
+def _snmp(cfg: Config, runner: Runner) -> Collector:
+    from collectors.snmp import SnmpCollector, Target
+
+    targets = [Target(name=t.name, host=t.host, port=t.port, version=t.version, community=t.secret("community"),
+                      user=t.user, auth_protocol=t.auth_protocol, auth_password=t.secret("auth_password"),
+                      priv_protocol=t.priv_protocol, priv_password=t.secret("priv_password"), timeout=t.timeout,
+                      retries=t.retries) for t in cfg.collectors.snmp.targets]
+    return SnmpCollector(targets)
+
+
 REGISTRY: dict[str, Callable[[Config, Runner], Collector]] = {
     "mdraid": _mdraid,
     "smart": _smart,
     "frr": _frr,
     "bonding": _bonding,
     "openvpn": _openvpn,
+    "snmp": _snmp,
 }
 
 

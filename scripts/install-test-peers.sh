@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The real peers the tests start as their own child processes: FRR (bgpd, zebra, vtysh),
-# OpenVPN with an openssl-made PKI, and nsenter/mount for a namespace's sysfs.
+# OpenVPN with an openssl-made PKI, nsenter/mount for a namespace's sysfs, net-snmp snmpd.
 # Installed from Debian's packages; nothing is started as a service.
 set -euo pipefail
 missing=()
@@ -9,6 +9,8 @@ command -v ip >/dev/null || missing+=(iproute2)
 command -v openvpn >/dev/null || missing+=(openvpn)
 command -v openssl >/dev/null || missing+=(openssl)
 command -v nsenter >/dev/null || missing+=(util-linux)
+command -v snmpd >/dev/null || missing+=(snmpd)
+command -v snmpget >/dev/null || missing+=(snmp)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
   echo "install-test-peers: need root to install ${missing[*]}" >&2

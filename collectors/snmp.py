@@ -1,0 +1,283 @@
+"""Switch ports over SNMP (IF-MIB ifTable + ifXTable by numeric OID), read-only.
+
+OIDs from RFC 2863 (IF-MIB); no MIB files are needed. Counters: ifHC*Octets (64-bit)
+when the agent has them, ifIn/OutOctets (32-bit) otherwise. Flaps: an oper-status
+change between polls, or an ifLastChange that moved while the status looks the same
+(the port went down and up between two polls).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from collectors.base import Collector, CollectorError, CollectResult, Entity, MetricSpec, NoData, Sample
+
+IF_TABLE = "1.3.6.1.2.1.2.2.1"
+IF_X_TABLE = "1.3.6.1.2.1.31.1.1.1"
+SYS_UPTIME = "1.3.6.1.2.1.1.3.0"
+COLUMNS = {
+    f"{IF_TABLE}.2": "descr", f"{IF_TABLE}.3": "type", f"{IF_TABLE}.5": "speed", f"{IF_TABLE}.7": "admin",
+    f"{IF_TABLE}.8": "oper", f"{IF_TABLE}.9": "last_change", f"{IF_TABLE}.10": "in_octets",
+    f"{IF_TABLE}.13": "in_discards", f"{IF_TABLE}.14": "in_errors", f"{IF_TABLE}.16": "out_octets",
+    f"{IF_TABLE}.19": "out_discards", f"{IF_TABLE}.20": "out_errors",
+    f"{IF_X_TABLE}.1": "name", f"{IF_X_TABLE}.6": "hc_in_octets", f"{IF_X_TABLE}.10": "hc_out_octets",
+    f"{IF_X_TABLE}.15": "high_speed", f"{IF_X_TABLE}.18": "alias",
+}
+OPER = {1: "up", 2: "down", 3: "testing", 4: "unknown", 5: "dormant", 6: "notPresent", 7: "lowerLayerDown"}
+
+
+@dataclass(frozen=True, slots=True)
+class Port:
+    index: int
+    name: str
+    alias: str
+    admin_up: bool
+    oper: str
+    speed_bps: int | None
+    last_change: int | None  # sysUpTime ticks (1/100 s) at the last status change
+    in_octets: int | None
+    out_octets: int | None
+    counters_64bit: bool
+    in_errors: int | None
+    out_errors: int | None
+    in_discards: int | None
+    out_discards: int | None
+
+
+def parse_if_walk(varbinds: Iterable[tuple[str, Any]]) -> list[Port]:
+    """Varbinds (numeric OID, value as int or str) of ifTable and ifXTable -> ports by ifIndex."""
+    rows: dict[int, dict[str, Any]] = {}
+    for oid, value in varbinds:
+        oid = oid.lstrip(".")
+        col, _, idx = oid.rpartition(".")
+        name = COLUMNS.get(col)
+        if name is None or not idx.isdigit():
+            continue
+        rows.setdefault(int(idx), {})[name] = value
+    ports = []
+    for idx, r in sorted(rows.items()):
+        if "oper" not in r:
+            raise CollectorError(f"ifIndex {idx}: the agent returned no ifOperStatus (a partial walk?)")
+        hc = "hc_in_octets" in r and "hc_out_octets" in r
+        high = _int(r.get("high_speed"))
+        speed = high * 1_000_000 if high else _int(r.get("speed"))
+        ports.append(Port(
+            index=idx,
+            name=str(r.get("name") or r.get("descr") or idx),
+            alias=str(r.get("alias") or ""),
+            admin_up=_int(r.get("admin")) == 1,
+            oper=OPER.get(_int(r.get("oper")) or 0, "unknown"),
+            speed_bps=speed or None,
+            last_change=_int(r.get("last_change")),
+            in_octets=_int(r.get("hc_in_octets" if hc else "in_octets")),
+            out_octets=_int(r.get("hc_out_octets" if hc else "out_octets")),
+            counters_64bit=hc,
+            in_errors=_int(r.get("in_errors")), out_errors=_int(r.get("out_errors")),
+            in_discards=_int(r.get("in_discards")), out_discards=_int(r.get("out_discards")),
+        ))
+    return ports
+
+
+def _int(v: Any) -> int | None:
+    try:
+        return int(v) if v is not None and str(v) != "" else None
+    except (TypeError, ValueError):
+        return None
+
+
+def count_flaps(prev: dict[str, Any] | None, port: Port) -> int:
+    """Status changes since the previous poll, at least one if ifLastChange moved."""
+    if prev is None:
+        return 0
+    changed_status = prev["oper"] != port.oper
+    moved = port.last_change is not None and prev.get("last_change") is not None and \
+        port.last_change != prev["last_change"]
+    if changed_status:
+        return 1
+    # Same status but a newer last-change time: it went away and came back in between.
+    return 2 if moved else 0
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    host: str
+    port: int = 161
+    version: str = "2c"  # "2c" or "3"
+    community: str | None = None
+    user: str | None = None
+    auth_protocol: str = "SHA"
+    auth_password: str | None = None
+    priv_protocol: str = "AES"
+    priv_password: str | None = None
+    timeout: float = 2.0
+    retries: int = 1
+
+    def __repr__(self) -> str:  # never show secrets in logs or errors
+        return f"Target({self.name!r}, {self.host}:{self.port}, v{self.version})"
+
+
+def _auth(target: Target):  # type: ignore[no-untyped-def]
+    from pysnmp.hlapi.v3arch import asyncio as h
+
+    if target.version == "2c":
+        if not target.community:
+            raise CollectorError(f"{target.name}: SNMP v2c needs a community")
+        return h.CommunityData(target.community, mpModel=1)
+    auth = {"MD5": h.usmHMACMD5AuthProtocol, "SHA": h.usmHMACSHAAuthProtocol,
+            "SHA-224": h.usmHMAC128SHA224AuthProtocol, "SHA-256": h.usmHMAC192SHA256AuthProtocol,
+            "SHA-384": h.usmHMAC256SHA384AuthProtocol, "SHA-512": h.usmHMAC384SHA512AuthProtocol,
+            "none": h.usmNoAuthProtocol}[target.auth_protocol]
+    priv = {"AES": h.usmAesCfb128Protocol, "AES-192": h.usmAesCfb192Protocol, "AES-256": h.usmAesCfb256Protocol,
+            "DES": h.usmDESPrivProtocol, "none": h.usmNoPrivProtocol}[target.priv_protocol]
+    if not target.user:
+        raise CollectorError(f"{target.name}: SNMP v3 needs a user")
+    return h.UsmUserData(target.user, target.auth_password if target.auth_password else None,
+                         target.priv_password if target.priv_password else None, authProtocol=auth, privProtocol=priv)
+
+
+def explain(target: Target, indication: object) -> str:
+    """pysnmp's error indications in words a user can act on."""
+    name = type(indication).__name__ if not isinstance(indication, str) else indication
+    text = str(indication)
+    where = f"{target.name} ({target.host}:{target.port})"
+    if "RequestTimedOut" in name or "timed out" in text.lower():
+        hint = "wrong community, " if target.version == "2c" else ""
+        return f"{where}: no response within {target.timeout:g}s x {target.retries + 1} ({hint}wrong address, or agent down)"
+    if "WrongDigest" in name or "digest" in text.lower():
+        return f"{where}: SNMPv3 authentication failed (wrong auth password or protocol for user {target.user!r})"
+    if "UnknownUserName" in name or "unknown user" in text.lower():
+        return f"{where}: unknown SNMPv3 user {target.user!r}"
+    if "UnsupportedSecLevel" in name or "security level" in text.lower():
+        return f"{where}: user {target.user!r} does not support this security level (auth/priv settings)"
+    if "Ciphering services not available" in text:
+        return f"{where}: SNMPv3 privacy needs the 'cryptography' package"
+    return f"{where}: {text}"
+
+
+async def walk(target: Target) -> tuple[int | None, list[tuple[str, Any]]]:
+    """sysUpTime and the varbinds of ifTable and ifXTable. Only GET and GETBULK are ever sent."""
+    from pysnmp.hlapi.v3arch import asyncio as h
+
+    engine = h.SnmpEngine()
+    try:
+        transport = await h.UdpTransportTarget.create((target.host, target.port), timeout=target.timeout,
+                                                      retries=target.retries)
+        auth = _auth(target)
+        err, status, _, vbs = await h.get_cmd(engine, auth, transport, h.ContextData(),
+                                              h.ObjectType(h.ObjectIdentity(SYS_UPTIME)))
+        if err:
+            raise CollectorError(explain(target, err))
+        if status:
+            raise CollectorError(f"{target.name}: agent error {status} reading sysUpTime")
+        uptime = _int(vbs[0][1]) if vbs else None
+        out: list[tuple[str, Any]] = []
+        for table in (IF_TABLE, IF_X_TABLE):
+            async for err, status, _, rows in h.bulk_walk_cmd(engine, auth, transport, h.ContextData(), 0, 25,
+                                                              h.ObjectType(h.ObjectIdentity(table)),
+                                                              lexicographicMode=False):
+                if err:
+                    raise CollectorError(explain(target, err))
+                if status:
+                    break  # an agent without ifXTable ends the walk with an error status
+                for oid, value in rows:
+                    out.append((str(oid), _value(value)))
+        return uptime, out
+    except OSError as exc:
+        raise CollectorError(f"{target.name} ({target.host}:{target.port}): {exc}") from None
+    finally:
+        engine.close_dispatcher()
+
+
+def _value(v: Any) -> Any:
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return v.prettyPrint() if hasattr(v, "prettyPrint") else str(v)
+
+
+class SnmpCollector(Collector):
+    name: ClassVar[str] = "snmp"
+    metrics: ClassVar[dict[str, MetricSpec]] = {
+        "rackpulse_snmp_interface_oper_up": MetricSpec("1 if the port's operational status is up."),
+        "rackpulse_snmp_interface_admin_up": MetricSpec("1 if the port is administratively enabled."),
+        "rackpulse_snmp_interface_receive_bytes_total": MetricSpec("Octets received (64-bit when available).",
+                                                                   "counter"),
+        "rackpulse_snmp_interface_transmit_bytes_total": MetricSpec("Octets sent (64-bit when available).", "counter"),
+        "rackpulse_snmp_interface_errors_total": MetricSpec("Errors by direction.", "counter"),
+        "rackpulse_snmp_interface_discards_total": MetricSpec("Discards by direction.", "counter"),
+        "rackpulse_snmp_interface_speed_bytes": MetricSpec("Port speed in bytes per second."),
+        "rackpulse_snmp_interface_flaps_total": MetricSpec("Link flaps rackpulse has seen.", "counter"),
+    }
+
+    def __init__(self, targets: Sequence[Target]) -> None:
+        self.targets = list(targets)
+        self._prev: dict[tuple[str, str], dict[str, Any]] = {}
+        self._flaps: dict[tuple[str, str], int] = {}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        for t in state.get("targets", []):
+            for p in t.get("ports", []):
+                self._flaps[(t["name"], p["name"])] = p.get("flaps", 0)
+
+    def collect(self) -> CollectResult:
+        if not self.targets:
+            raise NoData("no SNMP targets configured")
+        result = CollectResult()
+
+        async def all_targets() -> list[Any]:
+            return await asyncio.gather(*(walk(t) for t in self.targets), return_exceptions=True)
+
+        answers = asyncio.run(all_targets())
+        views = []
+        for target, answer in zip(self.targets, answers, strict=True):
+            if isinstance(answer, BaseException):
+                msg = str(answer) if isinstance(answer, CollectorError) else f"{target.name}: {answer!r}"
+                result.warnings.append(msg)
+                views.append({"name": target.name, "host": target.host, "up": False, "error": msg, "ports": []})
+                continue
+            _, varbinds = answer
+            try:
+                ports = parse_if_walk(varbinds)
+            except CollectorError as exc:
+                result.warnings.append(f"{target.name}: {exc}")
+                continue
+            views.append(self._target_view(target, ports, result))
+        if all(not v["up"] for v in views):
+            raise CollectorError("; ".join(result.warnings))
+        result.state = {"targets": views}
+        return result
+
+    def _target_view(self, target: Target, ports: list[Port], result: CollectResult) -> dict[str, Any]:
+        out = []
+        s = result.samples
+        for p in ports:
+            key = (target.name, p.name)
+            flaps = self._flaps.get(key, 0) + count_flaps(self._prev.get(key), p)
+            self._flaps[key] = flaps
+            self._prev[key] = {"oper": p.oper, "last_change": p.last_change}
+            lab = {"target": target.name, "interface": p.name}
+            s.append(Sample.of("rackpulse_snmp_interface_oper_up", 1 if p.oper == "up" else 0, **lab))
+            s.append(Sample.of("rackpulse_snmp_interface_admin_up", 1 if p.admin_up else 0, **lab))
+            if p.in_octets is not None:
+                s.append(Sample.of("rackpulse_snmp_interface_receive_bytes_total", p.in_octets, **lab))
+            if p.out_octets is not None:
+                s.append(Sample.of("rackpulse_snmp_interface_transmit_bytes_total", p.out_octets, **lab))
+            for direction, err, disc in (("in", p.in_errors, p.in_discards), ("out", p.out_errors, p.out_discards)):
+                if err is not None:
+                    s.append(Sample.of("rackpulse_snmp_interface_errors_total", err, direction=direction, **lab))
+                if disc is not None:
+                    s.append(Sample.of("rackpulse_snmp_interface_discards_total", disc, direction=direction, **lab))
+            if p.speed_bps:
+                s.append(Sample.of("rackpulse_snmp_interface_speed_bytes", p.speed_bps / 8, **lab))
+            s.append(Sample.of("rackpulse_snmp_interface_flaps_total", flaps, **lab))
+            result.entities.append(Entity("switch_port", f"{target.name}/{p.name}", {"oper": p.oper,
+                                                                                     "admin_up": p.admin_up}))
+            out.append({"index": p.index, "name": p.name, "alias": p.alias, "admin_up": p.admin_up, "oper": p.oper,
+                        "speed_bps": p.speed_bps, "in_octets": p.in_octets, "out_octets": p.out_octets,
+                        "counters_64bit": p.counters_64bit, "in_errors": p.in_errors, "out_errors": p.out_errors,
+                        "flaps": flaps})
+        return {"name": target.name, "host": target.host, "up": True, "ports": out}
