@@ -116,9 +116,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
     engine.dispose()
     driver.start()
     print(f"rackpulse demo: http://127.0.0.1:{args.port}/  (fixture host in {root}, {n} series with history)")
+
+    def simulated_switch(app) -> None:  # type: ignore[no-untyped-def]
+        if app.state.scheduler is not None:
+            demo.attach_simulations(app.state.scheduler.collectors, root)
+
     print("The RAID6 md0 degrades (bay 7 fails) and rebuilds every "
           f"{demo.CYCLE / args.speed:.0f}s. Ctrl-C stops it.", flush=True)
-    return _serve(cfg)
+    return _serve(cfg, simulated_switch)
 
 
 def cmd_hash_password(args: argparse.Namespace) -> int:

@@ -68,7 +68,7 @@ def story_state(t: float) -> dict[str, Any]:
     arrays = [arr, {"name": "md1", "level": "raid1", "slots": 2, "uuid": "77aa01be:5c2d3e4f:60718293:a4b5c6d7",
                     "members": [{"dev": "nvme0n1p2", "num": 0, "slot": 0, "state": "active"},
                                 {"dev": "nvme1n1p2", "num": 1, "slot": 1, "state": "active"}], "sync": None}]
-    return {"disks": disks, "arrays": arrays, "ports": port_of}
+    return {"disks": disks, "arrays": arrays, "ports": port_of, "t": t}
 
 
 def render_mdstat(state: dict[str, Any]) -> str:
@@ -155,6 +155,9 @@ def write_tree(root: Path, state: dict[str, Any]) -> None:
                 for f in os.listdir(md / old):
                     os.unlink(md / old / f)
                 os.rmdir(md / old)
+    from app.demo_network import write_network
+
+    write_network(root, state.get("t", 0.0))
     _atomic_write(root / "demo-state.json", json.dumps(state))
 
 
@@ -171,6 +174,15 @@ def demo_config(root: Path, db_url: str, port: int, interval: float) -> dict[str
         "collectors": {
             "mdraid": {"interval": interval, "mdadm": [*tool, "mdadm", str(root / "demo-state.json")]},
             "smart": {"interval": interval, "timeout": 30, "smartctl": [*tool, "smartctl", str(root / "demo-state.json")]},
+            "frr": {"enabled": True, "interval": interval, "vtysh": [*tool, "vtysh", str(root / "demo-state.json")]},
+            "bonding": {"interval": interval},
+            "openvpn": {"interval": interval, "instances": [{
+                "name": "site-b", "status_file": "/run/openvpn/site-b.status", "interface": "tun0",
+                "config_file": "/etc/openvpn/server/site-b.conf", "path_mtu": 1420, "link_mbps": 100}]},
+            # Answered by a simulated switch (attach_simulations); the address is loopback so that
+            # nothing leaves the machine even if the simulation is not attached.
+            "snmp": {"interval": interval, "targets": [{"name": "rack-sw", "host": "127.0.0.1", "port": 1,
+                                                        "community": "demo", "timeout": 0.5, "retries": 0}]},
         },
         "disks": {"bays": bays},
     }
@@ -222,3 +234,11 @@ def seed_history(store: Any, now: float | None = None, days: int = 30) -> int:
         store._set_watermark(conn, RES_5M, now // RES_5M * RES_5M)
         store._set_watermark(conn, RES_1H, now // RES_1H * RES_1H)
     return len(ids)
+
+
+def attach_simulations(collectors: dict[str, Any], root: Path) -> None:
+    """Plug the simulated switch into the SNMP collector (the only source not faked by files or commands)."""
+    from app.demo_network import make_walker
+
+    if "snmp" in collectors:
+        collectors["snmp"].walker = make_walker(root)

@@ -97,10 +97,24 @@ def mdadm(state: dict[str, Any], args: list[str]) -> int:
     return 1 if "degraded" in words else 0
 
 
+def vtysh(state: dict[str, Any], args: list[str]) -> int:
+    from app.demo_network import bgp_neighbors, bgp_summary
+
+    command = args[args.index("-c") + 1] if "-c" in args else ""
+    t = state.get("t", 0.0)
+    if "neighbors" in command:
+        print(json.dumps(bgp_neighbors(t)))
+    elif "summary" in command:
+        print(json.dumps(bgp_summary(t)))
+    else:
+        print(f"% Unknown command: {command}")
+    return 0
+
+
 def main() -> int:
     tool, state_path, *args = sys.argv[1:]
     state = json.loads(Path(state_path).read_text())
-    return {"smartctl": smartctl, "mdadm": mdadm}[tool](state, args)
+    return {"smartctl": smartctl, "mdadm": mdadm, "vtysh": vtysh}[tool](state, args)
 
 
 if __name__ == "__main__":

@@ -68,6 +68,7 @@ def overview(snap: Snapshot) -> dict[str, Any]:
                for d in dsk if d["health"] > 0]
         tiles.append({"title": "Disks", "href": "/disks", "level": worst(levels) if dsk else UNKNOWN,
                       "reason": "; ".join(bad) or (f"{len(dsk)} disks healthy" if dsk else "no disks seen")})
+    tiles += network_tiles(snap)
     collectors = []
     for st in snap.statuses.values():
         if st.up is None:
@@ -85,3 +86,69 @@ def overview(snap: Snapshot) -> dict[str, Any]:
         collectors.append({"name": st.name, "level": level, "reason": reason, "status": st})
     return {"tiles": tiles, "collectors": collectors,
             "overall": worst([t["level"] for t in tiles] + [c["level"] for c in collectors])}
+
+
+def bgp_peers(snap: Snapshot) -> list[dict[str, Any]]:
+    return list(snap.states.get("frr", {}).get("peers", []))
+
+
+def vpn_instances(snap: Snapshot) -> list[dict[str, Any]]:
+    return list(snap.states.get("openvpn", {}).get("instances", []))
+
+
+def bonds(snap: Snapshot) -> list[dict[str, Any]]:
+    return list(snap.states.get("bonding", {}).get("bonds", []))
+
+
+def switches(snap: Snapshot) -> list[dict[str, Any]]:
+    return list(snap.states.get("snmp", {}).get("targets", []))
+
+
+def peer_level(p: dict[str, Any]) -> str:
+    if p["admin_down"]:
+        return OK  # shut down on purpose: shown, not alarming
+    return OK if p["up"] else BAD
+
+
+def network_tiles(snap: Snapshot) -> list[dict[str, Any]]:
+    """Overview tiles for the network domain, one per kind that has something to show."""
+    tiles = []
+    peers = bgp_peers(snap)
+    if peers:
+        down = [p for p in peers if peer_level(p) == BAD]
+        flapping = [p for p in peers if p["up"] and (p.get("uptime_seconds") or 1e9) < 600 and (p.get("flaps") or 0)]
+        level = BAD if down and len(down) == len([p for p in peers if not p["admin_down"]]) else (
+            WARN if down or flapping else OK)
+        reason = "; ".join([f"{p['peer']} ({p['vrf']}) {p['state']}" for p in down][:3]
+                           + [f"{p['peer']} flapped {p['flaps']}x" for p in flapping][:2])
+        tiles.append({"title": "BGP", "href": "/network#bgp", "level": level,
+                      "reason": reason or f"{len(peers)} sessions Established"})
+    vpns = vpn_instances(snap)
+    if vpns:
+        bad = [v for v in vpns if not v["up"]]
+        drops = [v for v in vpns if v.get("drops_delta")]
+        level = BAD if bad else (WARN if drops else OK)
+        reason = "; ".join([f"{v['name']} down" for v in bad]
+                           + [f"{v['name']}: {v['drops_delta']} tun drops" for v in drops])
+        tiles.append({"title": "VPN", "href": "/network#vpn", "level": level,
+                      "reason": reason or f"{sum(len(v['clients']) for v in vpns)} clients connected"})
+    bs = bonds(snap)
+    if bs:
+        parts, level = [], OK
+        for b in bs:
+            down = [s for s in b["slaves"] if not s["up"]]
+            if down:
+                level = BAD if len(down) == len(b["slaves"]) else (WARN if level == OK else level)
+                parts.append(f"{b['name']}: {len(down)}/{len(b['slaves'])} slaves down")
+        tiles.append({"title": "Bonds", "href": "/network#bonds", "level": level,
+                      "reason": "; ".join(parts) or f"{len(bs)} bonds, all slaves up"})
+    sw = switches(snap)
+    if sw:
+        bad = [t for t in sw if not t["up"]]
+        flappy = [(t, p) for t in sw for p in t["ports"] if p["flaps"] >= 4]
+        level = BAD if bad else (WARN if flappy else OK)
+        reason = "; ".join([f"{t['name']} unreachable" for t in bad]
+                           + [f"{t['name']} {p['name']} flapped {p['flaps']}x" for t, p in flappy][:3])
+        tiles.append({"title": "Switch ports", "href": "/network#switches", "level": level,
+                      "reason": reason or f"{sum(len(t['ports']) for t in sw)} ports"})
+    return tiles

@@ -150,6 +150,11 @@ def create_app(
         return render(request, "disk.html", disk=disk, stored=stored, key=key, events=events[:100],
                       range=range if range in RANGES else "24h", ranges=list(RANGES))
 
+    @app.get("/network", response_class=HTMLResponse, name="network")
+    async def network_page(request: Request) -> HTMLResponse:
+        return render(request, "network.html", peers=views.bgp_peers(snap), vpns=views.vpn_instances(snap),
+                      bonds=views.bonds(snap), switches=views.switches(snap), peer_level=views.peer_level)
+
     @app.get("/collectors", response_class=HTMLResponse, name="collectors")
     async def collectors_page(request: Request) -> HTMLResponse:
         return render(request, "collectors.html", ov=views.overview(snap))
@@ -161,6 +166,8 @@ def create_app(
     @app.get("/api/state")
     async def api_state() -> dict[str, Any]:
         return {"host": cfg.host, "version": snap.version, "arrays": views.arrays(snap), "disks": views.disks(snap),
+                "bgp_peers": views.bgp_peers(snap), "vpn_instances": views.vpn_instances(snap),
+                "bonds": views.bonds(snap), "switches": views.switches(snap),
                 "collectors": [{"name": s.name, "up": s.up, "no_data": s.no_data, "last_error": s.last_error,
                                 "duration": s.duration, "last_success": s.last_success, "warnings": s.warnings}
                                for s in snap.statuses.values()]}

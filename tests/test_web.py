@@ -32,6 +32,7 @@ def demo_app(tmp_path: Path, t: float, extra: dict | None = None, runs: int = 1)
     upgrade(url)
     snap = Snapshot(host=cfg.host)
     colls = build_collectors(cfg)
+    demo.attach_simulations(colls, tmp_path)
     sched = Scheduler(colls, {n: (60, 30) for n in colls}, snap)
     app = create_app(cfg, collect=False, snapshot=snap, migrate=False)
     sched.store = app.state.store
@@ -51,7 +52,7 @@ def fetch(app, path: str, **kw) -> httpx.Response:  # type: ignore[no-untyped-de
     return asyncio.run(get(app, path, **kw))
 
 
-PAGES = ["/", "/disks", "/collectors", "/events", "/disks/ZA1049HK"]
+PAGES = ["/", "/disks", "/network", "/collectors", "/events", "/disks/ZA1049HK"]
 
 
 @pytest.mark.parametrize("htmx", [False, True], ids=["full", "fragment"])
@@ -80,6 +81,7 @@ def test_a_pulled_disk_is_still_named_on_the_disks_page(tmp_path: Path) -> None:
     sched_app = app  # same snapshot; run collectors again through a scheduler bound to it
     cfg = sched_app.state.config
     colls = build_collectors(cfg)
+    demo.attach_simulations(colls, tmp_path)
     for c in colls.values():
         c.restore(sched_app.state.snapshot.states.get(c.name, {}))  # type: ignore[attr-defined]
     s = Scheduler(colls, {n: (60, 30) for n in colls}, sched_app.state.snapshot, sched_app.state.store)
@@ -167,3 +169,17 @@ def test_front_end_libraries_are_built_from_the_npm_lockfile_and_served(tmp_path
         assert r.status_code == 200 and len(r.content) > 1000, asset
     page = fetch(app, "/").text
     assert 'src="/static/vendor/htmx.min.js"' in page and 'hx-trigger="every 3s"' in page
+
+
+def test_the_network_page_shows_peers_vpn_drops_bond_slaves_and_a_bouncing_port(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, 35, runs=2)  # at t=35 the edge-router session is down and bond slave eoip4 is down
+    text = fetch(app, "/network").text
+    assert "swp1" in text and "(unnumbered)" in text and "shut down on purpose" in text
+    assert "10.0.250.1" in text and "Active" in text
+    assert "site-b" in text and "txqueuelen 1000" in text and "mssfix 1420 mtu" in text
+    assert "eoip4" in text and "5/6 slaves up" in text
+    assert "ge-0/0/7" in text and "fibre to nas" in text
+    overview = fetch(app, "/").text
+    for tile in ("BGP", "VPN", "Bonds", "Switch ports"):
+        assert f"<strong>{tile}</strong>" in overview
+    assert "bond0: 1/6 slaves down" in overview and "10.0.250.1 (default) Active" in overview

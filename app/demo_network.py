@@ -1,0 +1,111 @@
+"""The network half of `rackpulse demo`: BGP peers (one flapping), a VPN whose tun drops
+rise, a six-link bond with a flapping slave, and a switch with a bouncing port.
+
+Everything is derived from the story time ``t`` so the pages move while you watch.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from collectors.snmp import IF_TABLE, IF_X_TABLE, Target
+
+
+def bgp_summary(t: float) -> dict[str, Any]:
+    """What `show bgp vrf all summary json` prints on a Ceph node with two unnumbered uplinks."""
+    flap_up = int(t // 30) % 2 == 0  # the third session bounces every 30 s
+    flaps = int(t // 60)
+
+    def peer(asn: int, up: bool, uptime: float, pfx: int, desc: str, iface: bool, dropped: int) -> dict[str, Any]:
+        p = {"remoteAs": asn, "state": "Established" if up else "Active", "peerState": "OK",
+             "peerUptimeMsec": int(uptime * 1000), "pfxRcd": pfx if up else 0, "pfxSnt": 4 if up else 0,
+             "connectionsEstablished": dropped + (1 if up else 0), "connectionsDropped": dropped,
+             "desc": desc, "idType": "interface" if iface else "ipv4"}
+        if up:
+            p["hostname"] = desc.split()[0]
+        return p
+
+    v6 = {
+        "swp1": peer(65100, True, 86400 * 12 + t, 42, "tor-a uplink", True, 0),
+        "swp2": peer(65100, True, 86400 * 12 + t, 42, "tor-b uplink", True, 0),
+    }
+    v4 = {
+        "10.0.250.1": peer(65200, flap_up, t % 30, 12, "edge-router 3G failover", False, flaps),
+        "10.0.250.9": {**peer(65300, False, 0, 0, "old-isp (shut down)", False, 0), "state": "Idle (Admin)",
+                       "peerState": "Admin"},
+    }
+    return {"default": {"ipv4Unicast": {"vrfName": "default", "peers": v4},
+                        "ipv6Unicast": {"vrfName": "default", "peers": v6}}}
+
+
+def bgp_neighbors(t: float) -> dict[str, Any]:
+    reason = "Peer closed the session" if int(t // 30) % 2 else "Waiting for NHT"
+    return {"default": {"vrfName": "default", "10.0.250.1": {"lastResetDueTo": reason},
+                        "swp1": {"lastResetDueTo": "Waiting for peer OPEN"}}}
+
+
+def write_network(root: Path, t: float) -> None:
+    from app.demo import _atomic_write
+
+    now = 1_795_000_000 + int(t)
+    clients = [("laptop-anna", "198.51.100.23:51123", "10.8.0.2", 4_000_000 + int(t) * 9000),
+               ("phone-ben", "203.0.113.77:40311", "10.8.0.3", 800_000 + int(t) * 1500),
+               ("site-b-gw", "192.0.2.10:1194", "10.8.0.4", 90_000_000 + int(t) * 250_000)]
+    lines = ["TITLE,OpenVPN 2.6.14 x86_64-pc-linux-gnu [SSL (OpenSSL)] [LZO] [LZ4] [EPOLL] [MH/PKTINFO] [AEAD] [DCO]",
+             f"TIME,2026-11-22 12:00:00,{now}",
+             "HEADER,CLIENT_LIST,Common Name,Real Address,Virtual Address,Virtual IPv6 Address,Bytes Received,"
+             "Bytes Sent,Connected Since,Connected Since (time_t),Username,Client ID,Peer ID,Data Channel Cipher"]
+    for i, (cn, real, virt, b) in enumerate(clients):
+        lines.append(f"CLIENT_LIST,{cn},{real},{virt},,{b},{b * 3},2026-11-22 08:00:00,{now - 14400},UNDEF,{i},{i},"
+                     "AES-256-GCM")
+    lines += ["HEADER,ROUTING_TABLE,Virtual Address,Common Name,Real Address,Last Ref,Last Ref (time_t)",
+              "GLOBAL_STATS,Max bcast/mcast queue length,0", "END"]
+    _atomic_write(root / "run/openvpn/site-b.status", "\n".join(lines) + "\n")
+    tun = root / "sys/class/net/tun0"
+    _atomic_write(tun / "statistics/tx_dropped", f"{int(t * 3.5)}\n")  # the tunnel that silently drops
+    _atomic_write(tun / "statistics/rx_dropped", "0\n")
+    _atomic_write(tun / "statistics/tx_bytes", f"{int(t) * 2_500_000}\n")
+    _atomic_write(tun / "statistics/rx_bytes", f"{int(t) * 900_000}\n")
+    _atomic_write(tun / "tx_queue_len", "500\n")
+    _atomic_write(tun / "mtu", "1500\n")
+    _atomic_write(root / "etc/openvpn/server/site-b.conf",
+                  "dev tun0\nproto udp\nport 1194\nserver 10.8.0.0 255.255.255.0\nkeepalive 10 60\n")
+    # bond0: six 3G links through EoIP tunnels, one of them flapping
+    flapping_up = int(t // 20) % 2 == 0
+    slaves = []
+    for i in range(1, 7):
+        up = flapping_up if i == 4 else True
+        failures = int(t // 40) + 3 if i == 4 else 1
+        slaves.append(f"Slave Interface: eoip{i}\nMII Status: {'up' if up else 'down'}\nSpeed: "
+                      f"{'Unknown' if not up else '21 Mbps'}\nDuplex: {'full' if up else 'Unknown'}\n"
+                      f"Link Failure Count: {failures}\nPermanent HW addr: 02:00:00:00:00:0{i}\nSlave queue ID: 0\n")
+    _atomic_write(root / "proc/net/bonding/bond0",
+                  "Ethernet Channel Bonding Driver: v6.1.0\n\nBonding Mode: load balancing (xor)\n"
+                  "Transmit Hash Policy: layer3+4 (1)\nMII Status: up\nMII Polling Interval (ms): 100\n"
+                  "Up Delay (ms): 0\nDown Delay (ms): 0\nPeer Notification Delay (ms): 0\n\n" + "\n".join(slaves))
+    _atomic_write(root / "demo-network.json", json.dumps({"t": t}))
+
+
+def make_walker(root: Path):  # type: ignore[no-untyped-def]
+    """A simulated 10-port switch answering the SNMP collector; port 7 bounces (autoneg mismatch)."""
+
+    async def walk(target: Target) -> tuple[int, list[tuple[str, Any]]]:
+        t = json.loads((root / "demo-network.json").read_text())["t"]
+        uptime = int(t * 100) + 8_640_000
+        out: list[tuple[str, Any]] = []
+        for i in range(1, 11):
+            bouncing = i == 7
+            oper = (1 if int(t // 7) % 2 == 0 else 2) if bouncing else (2 if i == 10 else 1)
+            last_change = int((t // 7) * 700) if bouncing else 100
+            rx = (i * 10**9 + int(t) * i * 1_000_000) % 2**64
+            out += [(f"{IF_TABLE}.2.{i}", f"port{i}"), (f"{IF_TABLE}.7.{i}", 1 if i != 10 else 2),
+                    (f"{IF_TABLE}.8.{i}", oper), (f"{IF_TABLE}.9.{i}", last_change),
+                    (f"{IF_TABLE}.14.{i}", int(t // 3) if bouncing else 0), (f"{IF_TABLE}.20.{i}", 0),
+                    (f"{IF_X_TABLE}.1.{i}", f"ge-0/0/{i}"), (f"{IF_X_TABLE}.6.{i}", rx),
+                    (f"{IF_X_TABLE}.10.{i}", rx // 2), (f"{IF_X_TABLE}.15.{i}", 1000),
+                    (f"{IF_X_TABLE}.18.{i}", "fibre to nas" if bouncing else "")]
+        return uptime, out
+
+    return walk
