@@ -164,9 +164,10 @@ class Store:
                     events.append({**base, "field": f, "old": _text(old["attrs"].get(f)), "new": _text(attrs.get(f))})
                 if not old["present"]:
                     events.append({**base, "field": "present", "old": "gone", "new": "back"})
-                conn.execute(update(entity).where(
-                    entity.c.host == self.host, entity.c.kind == e.kind, entity.c.key == e.key
-                ).values(attrs=json.dumps(attrs), last_seen=now, present=True))
+                if changed or not old["present"]:
+                    conn.execute(update(entity).where(
+                        entity.c.host == self.host, entity.c.kind == e.kind, entity.c.key == e.key
+                    ).values(attrs=json.dumps(attrs), last_seen=now, present=True))
             known[k] = {"collector": collector, "attrs": attrs, "present": True}
         for k, v in known.items():
             if v["collector"] == collector and v["present"] and k not in seen:
@@ -176,6 +177,9 @@ class Store:
                 ).values(present=False))
                 events.append({"host": self.host, "kind": k[0], "key": k[1], "ts": now,
                                "field": "present", "old": "present", "new": "gone"})
+        # One statement for "still here" instead of one per unchanged entity.
+        conn.execute(update(entity).where(entity.c.host == self.host, entity.c.collector == collector,
+                                          entity.c.present.is_(True)).values(last_seen=now))
         if events:
             conn.execute(entity_event.insert(), events)
 

@@ -13,3 +13,4 @@ $PY bench/ingest.py
 $PY bench/chart_query.py
 $PY bench/web.py
 $PY bench/db_size_year.py
+$PY bench/network_cycle.py
