@@ -9,7 +9,6 @@ usage: python bench/network_cycle.py [--cycles 50]
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import statistics
 import sys

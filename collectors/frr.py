@@ -149,12 +149,15 @@ def check_vtysh(res: CommandResult, what: str) -> str:
     """Turn vtysh's ways of failing into one clear error; return stdout on success."""
     out = res.stdout.decode("utf-8", "replace")
     err = res.stderr.decode("utf-8", "replace").strip()
+    lines = err.splitlines()
+    denied = next((ln for ln in lines if "Permission denied" in ln), None)
+    if denied and not out.strip():
+        raise CollectorError(f"vtysh {what}: permission denied on the vty sockets ({denied.strip()[:160]}); add the "
+                             "user to group frrvty, or run vtysh with sudo")
     if "is not running" in err or "failed to connect to any daemons" in err:
-        raise CollectorError(f"vtysh {what}: {err.splitlines()[-1]} (is bgpd running, and is the vty socket "
-                             "directory in the vtysh argv right?)")
-    if "Permission denied" in err and not out.strip():
-        raise CollectorError(f"vtysh {what}: permission denied: {err.splitlines()[-1]} (add the user to group "
-                             "frrvty, or run vtysh with sudo)")
+        reason = next((ln for ln in lines if "is not running" in ln or "failed to connect" in ln), lines[-1])
+        raise CollectorError(f"vtysh {what}: {reason.strip()} (is bgpd running, and is the vty socket directory in "
+                             "the vtysh argv right?)")
     if res.returncode != 0:
         raise CollectorError(f"vtysh {what} exited {res.returncode}: {(err or out).strip()[:300]}")
     return out

@@ -157,3 +157,10 @@ def test_a_router_without_bgp_config_is_a_clear_error(routers: FrrPair) -> None:
     routers.vty("configure terminal", "no router bgp 65002", "end", router="B")
     with pytest.raises(CollectorError, match="no BGP instance"):
         FrrCollector(routers.vtysh("B")).collect()
+
+
+def test_a_user_without_access_to_the_vty_sockets_gets_permission_denied(routers: FrrPair) -> None:
+    # Runs as "nobody", outside group frrvty, against router A's sockets.
+    argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *routers.vtysh("A")]
+    with pytest.raises(CollectorError, match="(?i)permission denied|failed to connect"):
+        FrrCollector(argv).collect()

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import collectors.snmp as snmp_module
 from collectors.base import CollectorError
@@ -145,3 +147,13 @@ def test_a_bouncing_port_counts_flaps(agent: Snmpd) -> None:
     assert down["oper"] in ("down", "lowerLayerDown") and down["flaps"] == 1
     agent.set_link(True)
     assert poll_until(True)["flaps"] == 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(list(snmp_module.COLUMNS)), st.integers(1, 5),
+                          st.one_of(st.integers(-5, 2**64), st.text(max_size=6), st.none())), max_size=40))
+def test_no_walk_crashes_the_parser(rows: list[tuple[str, int, object]]) -> None:
+    try:
+        parse_if_walk([(f"{col}.{idx}", value) for col, idx, value in rows])
+    except CollectorError:
+        pass
