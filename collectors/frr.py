@@ -189,9 +189,12 @@ class FrrCollector(Collector):
 
     def collect(self) -> CollectResult:
         res = self._run("show bgp vrf all summary json")
-        out = check_vtysh(res, "show bgp vrf all summary json")
-        if out.lstrip().startswith("%"):  # very old FRR without "vrf all" JSON
+        text = (res.stdout + res.stderr).decode("utf-8", "replace")
+        if text.lstrip().startswith("%") or "Unknown command" in text:
+            # An FRR (or Quagga-era vtysh) without "vrf all" JSON: ask for the default VRF only.
             out = check_vtysh(self._run("show bgp summary json"), "show bgp summary json")
+        else:
+            out = check_vtysh(res, "show bgp vrf all summary json")
         peers = parse_bgp_summary(out)
         result = CollectResult()
         details: dict[tuple[str, str], dict[str, Any]] = {}

@@ -260,7 +260,7 @@ class OpenvpnCollector(Collector):
         s.append(Sample.of("rackpulse_openvpn_sent_bytes_total", bytes_out, **labels))
         iface: dict[str, int] = {}
         iface_error = None
-        drops_delta = seconds = rate = None
+        drops_delta = seconds = rate = rx_rate = None
         if inst.interface:
             sys_root = Path(inst.sys_root) if inst.sys_root else host_path(self.host_root, "/sys")
             try:
@@ -283,6 +283,7 @@ class OpenvpnCollector(Collector):
                     drops_delta = iface.get("tx_dropped", 0) - prev[1].get("tx_dropped", 0)
                     if seconds > 0:
                         rate = (iface.get("tx_bytes", 0) - prev[1].get("tx_bytes", 0)) / seconds
+                        rx_rate = (iface.get("rx_bytes", 0) - prev[1].get("rx_bytes", 0)) / seconds
                 self._last[inst.name] = (now, iface)
         conf = None
         if inst.config_file:
@@ -300,4 +301,6 @@ class OpenvpnCollector(Collector):
             "undef_clients": status.undef_clients, "bytes_in": bytes_in, "bytes_out": bytes_out,
             "interface": inst.interface, "iface": iface, "iface_error": iface_error,
             "drops_delta": drops_delta, "hints": hints,
+            "tx_rate_bytes": rate if rate is not None and rate >= 0 else None,
+            "rx_rate_bytes": rx_rate if rx_rate is not None and rx_rate >= 0 else None,
         }

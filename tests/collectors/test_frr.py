@@ -39,6 +39,30 @@ def test_afi_keyed_and_flat_summaries_parse_too() -> None:
     assert {p.vrf for p in vrf} == {"Vnet_90"}
 
 
+def test_unnumbered_peers_are_named_by_their_interface() -> None:
+    doc = ('{"default": {"ipv6Unicast": {"vrfName": "default", "peers": {"swp1": {"remoteAs": 65100, '
+           '"state": "Established", "peerUptimeMsec": 5000, "pfxRcd": 42, "pfxSnt": 4, "idType": "interface", '
+           '"hostname": "tor-a", "connectionsDropped": 3}}}}}')
+    (p,) = parse_bgp_summary(doc)
+    assert (p.peer, p.interface, p.hostname, p.dropped, p.prefixes_received) == ("swp1", True, "tor-a", 3, 42)
+
+
+def test_an_old_vtysh_without_vrf_all_json_falls_back_to_the_default_vrf() -> None:
+    from collectors.base import CommandResult
+
+    calls = []
+
+    def runner(argv, timeout):  # type: ignore[no-untyped-def]
+        calls.append(argv[-1])
+        if "vrf all" in argv[-1]:
+            return CommandResult(tuple(argv), 0, b"% Unknown command: show bgp vrf all summary json\n", b"")
+        return CommandResult(tuple(argv), 0, (DIR / "sonic-utilities__ipv4_bgp_summary.json").read_bytes(), b"")
+
+    r = FrrCollector(["vtysh"], runner=runner).collect()
+    assert calls[:2] == ["show bgp vrf all summary json", "show bgp summary json"]
+    assert len(r.state["peers"]) == 24
+
+
 def test_neighbors_json_gives_descriptions_per_vrf() -> None:
     n = parse_bgp_neighbors((DIR / "frr_exporter__show_bgp_vrf_all_neighbors.json").read_text())
     assert set(n) == {("default", "swp2"), ("default", "10.1.1.10"), ("vrf1", "10.2.0.1")}
