@@ -9,6 +9,7 @@ import json
 import logging
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from app.config import Config, ConfigError, load_config, resolve_config_path
@@ -109,7 +110,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     db_url = f"sqlite:///{root / 'rackpulse-demo.db'}"
     driver = demo.Driver(root, speed=args.speed)
     driver.tick()
-    cfg = load_config(None, demo.demo_config(root, db_url, args.port, args.interval))
+    from app.demo_power import start_upsd
+
+    upsd_port = start_upsd(lambda: (time.time() - driver.t0) * args.speed)
+    cfg = load_config(None, demo.demo_config(root, db_url, args.port, args.interval, upsd_port))
     upgrade(db_url)
     engine = make_engine(db_url)
     n = demo.seed_history(Store(engine, cfg.host))

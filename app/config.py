@@ -130,6 +130,46 @@ class SnmpConfig(CollectorBase):
     targets: list[SnmpTargetConfig] = []
 
 
+class UpsdConfig(_Strict):
+    host: str = "127.0.0.1"
+    port: Annotated[int, Field(ge=1, le=65535)] = 3493
+    username: str | None = None
+    password_file: Path | None = None
+    # UPS names on that upsd; empty means all of them (LIST UPS).
+    ups: list[str] = []
+
+
+class NutConfig(CollectorBase):
+    interval: Seconds = 10.0
+    command_timeout: Seconds = 5.0
+    upsd: list[UpsdConfig] = []
+
+
+class RailConfig(_Strict):
+    name: str
+    chip: str
+    sensor: str
+    multiplier: float = 1.0
+    offset: float = 0.0
+    min: float | None = None
+    max: float | None = None
+
+
+class FanConfig(_Strict):
+    name: str
+    chip: str | None = None
+    sensor: str | None = None
+    min_rpm: float | None = None
+    holds: str | None = None
+    max_celsius: float | None = None
+
+
+class HwmonConfig(CollectorBase):
+    interval: Seconds = 10.0
+    rails: list[RailConfig] = []
+    fans: list[FanConfig] = []
+
+
 class CollectorsConfig(_Strict):
     mdraid: MdraidConfig = MdraidConfig()
     smart: SmartConfig = SmartConfig()
@@ -137,6 +177,8 @@ class CollectorsConfig(_Strict):
     bonding: BondingConfig = BondingConfig()
     openvpn: OpenvpnConfig = OpenvpnConfig()
     snmp: SnmpConfig = SnmpConfig()
+    nut: NutConfig = NutConfig()
+    hwmon: HwmonConfig = HwmonConfig()
 
 
 class BayConfig(_Strict):

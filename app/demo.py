@@ -156,12 +156,16 @@ def write_tree(root: Path, state: dict[str, Any]) -> None:
                     os.unlink(md / old / f)
                 os.rmdir(md / old)
     from app.demo_network import write_network
+    from app.demo_power import write_hwmon
 
     write_network(root, state.get("t", 0.0))
+    write_hwmon(root, state.get("t", 0.0))
     _atomic_write(root / "demo-state.json", json.dumps(state))
 
 
-def demo_config(root: Path, db_url: str, port: int, interval: float) -> dict[str, Any]:
+def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: int | None = None) -> dict[str, Any]:
+    from app.demo_power import DEMO_HWMON
+
     tool = [sys.executable, "-m", "app.demo_tools"]
     bays = [{"label": f"shelf 1, bay {i}", "path": f"pci-0000:03:00.0-sas-phy{i}-lun-0"} for i in range(N_BAYS)]
     bays += [{"label": "NVMe slot M2_1", "path": "pci-0000:00:00.0-nvme-1"},
@@ -183,6 +187,8 @@ def demo_config(root: Path, db_url: str, port: int, interval: float) -> dict[str
             # nothing leaves the machine even if the simulation is not attached.
             "snmp": {"interval": interval, "targets": [{"name": "rack-sw", "host": "127.0.0.1", "port": 1,
                                                         "community": "demo", "timeout": 0.5, "retries": 0}]},
+            "hwmon": {"interval": interval, **DEMO_HWMON},
+            "nut": {"interval": interval, "upsd": [{"port": upsd_port}] if upsd_port else []},
         },
         "disks": {"bays": bays},
     }

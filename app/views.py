@@ -69,6 +69,7 @@ def overview(snap: Snapshot) -> dict[str, Any]:
         tiles.append({"title": "Disks", "href": "/disks", "level": worst(levels) if dsk else UNKNOWN,
                       "reason": "; ".join(bad) or (f"{len(dsk)} disks healthy" if dsk else "no disks seen")})
     tiles += network_tiles(snap)
+    tiles += power_tiles(snap)
     collectors = []
     for st in snap.statuses.values():
         if st.up is None:
@@ -152,3 +153,39 @@ def network_tiles(snap: Snapshot) -> list[dict[str, Any]]:
         tiles.append({"title": "Switch ports", "href": "/network#switches", "level": level,
                       "reason": reason or f"{sum(len(t['ports']) for t in sw)} ports"})
     return tiles
+
+
+def ups_list(snap: Snapshot) -> list[dict[str, Any]]:
+    return list(snap.states.get("nut", {}).get("ups", []))
+
+
+def power(snap: Snapshot) -> dict[str, Any]:
+    return snap.states.get("hwmon", {}) or {"rails": [], "fans": [], "sensors": []}
+
+
+def power_tiles(snap: Snapshot) -> list[dict[str, Any]]:
+    ups = ups_list(snap)
+    hw = power(snap)
+    if not ups and not hw["rails"] and not hw["fans"]:
+        return []
+    parts, level = [], OK
+    for u in ups:
+        if not u["up"]:
+            level = BAD
+            parts.append(f"{u['name']}: {u['error']}")
+        elif u["low_battery"]:
+            level = BAD
+            parts.append(f"{u['name']} on battery, LOW ({u['charge']:.0f}%)")
+        elif u["on_battery"]:
+            level = WARN if level == OK else level
+            parts.append(f"{u['name']} on battery for {int(u['on_battery_seconds'])}s ({u['charge']:.0f}%)")
+    for r in hw["rails"]:
+        if r["ok"] is False:
+            level = BAD
+            parts.append(f"{r['name']} at {r['volts']:.2f} V, outside {r['min']}-{r['max']} V")
+    for f in hw["fans"]:
+        if f["stalled"]:
+            level = BAD
+            parts.append(f"{f['name']} stalled: {f['why']}")
+    return [{"title": "Power", "href": "/power", "level": level,
+             "reason": "; ".join(parts) or "on mains, rails in range, fans turning"}]

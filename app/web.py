@@ -155,6 +155,10 @@ def create_app(
         return render(request, "network.html", peers=views.bgp_peers(snap), vpns=views.vpn_instances(snap),
                       bonds=views.bonds(snap), switches=views.switches(snap), peer_level=views.peer_level)
 
+    @app.get("/power", response_class=HTMLResponse, name="power")
+    async def power_page(request: Request) -> HTMLResponse:
+        return render(request, "power.html", ups=views.ups_list(snap), hw=views.power(snap))
+
     @app.get("/collectors", response_class=HTMLResponse, name="collectors")
     async def collectors_page(request: Request) -> HTMLResponse:
         return render(request, "collectors.html", ov=views.overview(snap))
@@ -167,7 +171,8 @@ def create_app(
     async def api_state() -> dict[str, Any]:
         return {"host": cfg.host, "version": snap.version, "arrays": views.arrays(snap), "disks": views.disks(snap),
                 "bgp_peers": views.bgp_peers(snap), "vpn_instances": views.vpn_instances(snap),
-                "bonds": views.bonds(snap), "switches": views.switches(snap),
+                "bonds": views.bonds(snap), "switches": views.switches(snap), "ups": views.ups_list(snap),
+                "power": views.power(snap),
                 "collectors": [{"name": s.name, "up": s.up, "no_data": s.no_data, "last_error": s.last_error,
                                 "duration": s.duration, "last_success": s.last_success, "warnings": s.warnings}
                                for s in snap.statuses.values()]}

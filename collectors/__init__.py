@@ -66,6 +66,23 @@ def _snmp(cfg: Config, runner: Runner) -> Collector:
     return SnmpCollector(targets)
 
 
+def _nut(cfg: Config, runner: Runner) -> Collector:
+    from collectors.nut import NutCollector, UpsdTarget
+
+    targets = [UpsdTarget(u.host, u.port, u.username,
+                          u.password_file.read_text().strip() if u.password_file else None, tuple(u.ups))
+               for u in cfg.collectors.nut.upsd]
+    return NutCollector(targets, cfg.collectors.nut.command_timeout)
+
+
+def _hwmon(cfg: Config, runner: Runner) -> Collector:
+    from collectors.hwmon import Fan, HwmonCollector, Rail
+
+    c = cfg.collectors.hwmon
+    return HwmonCollector(Path(cfg.host_root), [Rail(**r.model_dump()) for r in c.rails],
+                          [Fan(**f.model_dump()) for f in c.fans])
+
+
 REGISTRY: dict[str, Callable[[Config, Runner], Collector]] = {
     "mdraid": _mdraid,
     "smart": _smart,
@@ -73,6 +90,8 @@ REGISTRY: dict[str, Callable[[Config, Runner], Collector]] = {
     "bonding": _bonding,
     "openvpn": _openvpn,
     "snmp": _snmp,
+    "nut": _nut,
+    "hwmon": _hwmon,
 }
 
 

@@ -65,8 +65,8 @@ def _demo_toml(tmp_path: Path, t: float) -> Path:
     cfg = demo.demo_config(tmp_path, f"sqlite:///{tmp_path / 'x.db'}", 1, 1)
     lines = [f'host = "{cfg["host"]}"', f'host_root = "{cfg["host_root"]}"']
     for name, c in cfg["collectors"].items():
-        if name in ("snmp", "openvpn"):
-            continue  # the simulated switch plugs in only inside `rackpulse demo`; lists of tables need TOML arrays
+        if name not in ("mdraid", "smart", "frr", "bonding"):
+            continue  # simulated peers plug in only inside `rackpulse demo`; lists of tables need TOML arrays
         lines.append(f"[collectors.{name}]")
         lines += [f"{k} = {json.dumps(v)}" for k, v in c.items()]
     for b in cfg["disks"]["bays"]:

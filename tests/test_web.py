@@ -25,7 +25,9 @@ GOLDEN = Path(__file__).parent / "golden" / "metrics.prom"
 def demo_app(tmp_path: Path, t: float, extra: dict | None = None, runs: int = 1):  # type: ignore[no-untyped-def,type-arg]
     """An app over the demo host at story time t, collected `runs` times (no background tasks)."""
     url = f"sqlite:///{tmp_path / 'db.sqlite'}"
-    raw = demo.demo_config(tmp_path, url, 1, 1)
+    from app.demo_power import start_upsd
+
+    raw = demo.demo_config(tmp_path, url, 1, 1, start_upsd(lambda: t))
     if extra:
         raw.update(extra)
     cfg = load_config(None, raw)
@@ -52,7 +54,7 @@ def fetch(app, path: str, **kw) -> httpx.Response:  # type: ignore[no-untyped-de
     return asyncio.run(get(app, path, **kw))
 
 
-PAGES = ["/", "/disks", "/network", "/collectors", "/events", "/disks/ZA1049HK"]
+PAGES = ["/", "/disks", "/network", "/power", "/collectors", "/events", "/disks/ZA1049HK"]
 
 
 @pytest.mark.parametrize("htmx", [False, True], ids=["full", "fragment"])
@@ -183,3 +185,17 @@ def test_the_network_page_shows_peers_vpn_drops_bond_slaves_and_a_bouncing_port(
     for tile in ("BGP", "VPN", "Bonds", "Switch ports"):
         assert f"<strong>{tile}</strong>" in overview
     assert "bond0: 1/6 slaves down" in overview and "10.0.250.1 (default) Active" in overview
+
+
+def test_the_power_page_shows_the_ups_on_low_battery_a_sagging_rail_and_a_stalled_fan(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, 185)  # on battery since t=150, low since 180; HBA fan stopped at 160
+    text = fetch(app, "/power").text
+    assert "on battery for" in text and "LOW BATTERY" in text
+    assert re.search(r"12V battery bus</td>\s*<td>11\.\d\d V", text) and "OUT OF RANGE" in text
+    assert "HBA fan" in text and "STALLED" in text and "0 RPM" in text
+    overview = fetch(app, "/").text
+    assert "<strong>Power</strong>" in overview and "ups12v on battery, LOW" in overview
+    metrics = fetch(app, "/metrics").text
+    assert 'rackpulse_ups_low_battery{host="demo-nas",ups="ups12v"} 1' in metrics
+    assert 'rackpulse_fan_stalled{host="demo-nas",fan="HBA fan"} 1' in metrics
+    assert 'rackpulse_rail_in_range{host="demo-nas",rail="12V battery bus"} 0' in metrics

@@ -1,0 +1,83 @@
+"""The power half of `rackpulse demo`: a 12 V battery UPS behind a simulated upsd that goes
+on battery (and then low) for a while, and an hwmon tree with a 12 V rail and an HBA fan
+that stalls."""
+
+from __future__ import annotations
+
+import socketserver
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from app.demo import _atomic_write
+
+
+def ups_vars(t: float) -> dict[str, str]:
+    t = t % 240
+    if 150 <= t < 190:
+        low = t >= 180
+        charge = max(100 - (t - 150) * 2.3, 5)
+        return {"ups.status": "OB DISCHRG LB" if low else "OB DISCHRG", "battery.charge": f"{charge:.0f}",
+                "battery.voltage": f"{12.7 - (t - 150) * 0.04:.2f}", "battery.runtime": f"{int(charge * 15)}",
+                "input.voltage": "0.0", "output.voltage": "230.0", "ups.load": "31"}
+    charging = 190 <= t < 230
+    return {"ups.status": "OL CHRG" if charging else "OL", "battery.charge": "80" if charging else "100",
+            "battery.voltage": "13.9" if charging else "13.6", "battery.runtime": "1500", "input.voltage": "231.0",
+            "output.voltage": "230.0", "ups.load": "23"}
+
+
+class _Handler(socketserver.StreamRequestHandler):
+    clock: Callable[[], float]
+
+    def handle(self) -> None:
+        for raw in self.rfile:
+            cmd = raw.decode(errors="replace").strip()
+            if cmd == "LIST UPS":
+                out = ["BEGIN LIST UPS", 'UPS ups12v "12 V battery UPS (demo)"', "END LIST UPS"]
+            elif cmd == "LIST VAR ups12v":
+                variables = {"device.model": "Back-UPS ES 700G (demo)", "battery.voltage.nominal": "12.0",
+                             **ups_vars(self.clock())}
+                out = ["BEGIN LIST VAR ups12v", *[f'VAR ups12v {k} "{v}"' for k, v in variables.items()],
+                       "END LIST VAR ups12v"]
+            elif cmd.startswith(("USERNAME", "PASSWORD")):
+                out = ["OK"]
+            elif cmd == "LOGOUT":
+                self.wfile.write(b"OK Goodbye\n")
+                return
+            else:
+                out = ["ERR UNKNOWN-COMMAND"]
+            self.wfile.write(("\n".join(out) + "\n").encode())
+
+
+def start_upsd(clock: Callable[[], float]) -> int:
+    """A tiny upsd speaking NUT's protocol on a free loopback port; returns the port."""
+    handler = type("DemoUpsd", (_Handler,), {"clock": staticmethod(clock)})
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True, name="demo-upsd").start()
+    return int(server.server_address[1])
+
+
+def write_hwmon(root: Path, t: float) -> None:
+    t = t % 240
+    hba_rpm = 0 if 160 <= t < 220 else 2400 + int(40 * ((t * 7) % 5))
+    files = {
+        "hwmon1": {"name": "nct6798", "in0_input": "1016", "in0_label": "Vcore",
+                   # 12 V bus through a 1:12 divider: 13.6 V on mains, sagging while on battery
+                   "in4_input": str(int((13.6 if not 150 <= t < 190 else 12.7 - (t - 150) * 0.04) / 12 * 1000)),
+                   "fan1_input": "1180", "fan1_min": "300", "fan2_input": str(hba_rpm), "fan2_min": "600",
+                   "fan2_alarm": "1" if hba_rpm == 0 else "0", "temp1_input": "38000", "temp1_label": "SYSTIN"},
+        "hwmon2": {"name": "k10temp", "temp1_input": "52000", "temp1_label": "Tctl"},
+    }
+    for d, entries in files.items():
+        for f, v in entries.items():
+            _atomic_write(root / "sys/class/hwmon" / d / f, v + "\n")
+
+
+DEMO_HWMON = {
+    "rails": [{"name": "12V battery bus", "chip": "nct6798", "sensor": "in4", "multiplier": 12.0, "min": 11.4,
+               "max": 14.6}],
+    "fans": [{"name": "HBA fan", "chip": "nct6798", "sensor": "fan2"},
+             {"name": "case fan", "chip": "nct6798", "sensor": "fan1"},
+             {"name": "PSU fan (no tach)", "holds": "k10temp/temp1", "max_celsius": 70}],
+}

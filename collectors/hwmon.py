@@ -1,0 +1,230 @@
+"""hwmon sensors (host_root/sys/class/hwmon/hwmon*): voltages, fans, temperatures, alarms;
+with the user's names for rails and fans, divider scaling and limits.
+
+Format source: the kernel's Documentation/hwmon/sysfs-interface.rst: ``in*_input`` in
+millivolts, ``fan*_input`` in RPM, ``temp*_input`` in millidegrees Celsius, ``*_label``,
+``*_min``, ``*_max``, ``*_crit``, ``*_alarm``; the chip's name in ``name``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from collectors.base import (
+    Collector,
+    CollectorError,
+    CollectResult,
+    Entity,
+    MetricSpec,
+    NoData,
+    Sample,
+    host_path,
+)
+
+_FILE_RE = re.compile(r"^(in|fan|temp|pwm|curr|power)(\d+)(?:_(\w+))?$")
+SCALE = {"in": 0.001, "temp": 0.001, "fan": 1.0, "curr": 0.001, "power": 1e-6, "pwm": 1.0}
+
+
+@dataclass
+class Sensor:
+    chip: str
+    kind: str  # in, fan, temp, pwm, curr, power
+    index: int
+    label: str | None
+    value: float | None  # base units: V, RPM, °C, A, W; pwm 0..255
+    attrs: dict[str, float] = field(default_factory=dict)  # min, max, crit, alarm ... in base units
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind}{self.index}"
+
+
+def parse_hwmon_dir(chip: str, files: dict[str, str]) -> list[Sensor]:
+    """Pure: {file name: content} of one hwmon directory -> sensors in base units."""
+    sensors: dict[tuple[str, int], Sensor] = {}
+    for fname, raw in sorted(files.items()):
+        m = _FILE_RE.match(fname)
+        if not m:
+            continue
+        kind, idx, prop = m[1], int(m[2]), m[3] or "input" if m[1] != "pwm" else (m[3] or "value")
+        s = sensors.setdefault((kind, idx), Sensor(chip, kind, idx, None, None))
+        text = raw.strip()
+        if prop == "label":
+            s.label = text
+            continue
+        try:
+            num = float(text)
+        except ValueError:
+            continue  # "enable"-style text attributes and broken reads are skipped
+        scaled = num if prop in ("alarm", "beep", "pulses", "type", "enable", "mode") else num * SCALE[kind]
+        if prop in ("input", "value"):
+            s.value = scaled
+        else:
+            s.attrs[prop] = scaled
+    return [s for s in sensors.values() if s.value is not None]
+
+
+def read_hwmon(host_root: Path) -> list[Sensor]:
+    base = host_path(host_root, "/sys/class/hwmon")
+    try:
+        entries = sorted(os.listdir(base), key=lambda n: (len(n), n))
+    except FileNotFoundError:
+        raise NoData(f"{base} does not exist (no hwmon drivers)") from None
+    names: dict[str, int] = {}
+    out = []
+    for entry in entries:
+        d = base / entry
+        files: dict[str, str] = {}
+        try:
+            listing = os.listdir(d)
+        except OSError:
+            continue
+        for f in listing:
+            if _FILE_RE.match(f) or f == "name":
+                try:
+                    # One raw read per file: some drivers answer EAGAIN forever to buffered reads.
+                    fd = os.open(d / f, os.O_RDONLY | os.O_NONBLOCK)
+                    try:
+                        files[f] = os.read(fd, 4096).decode("utf-8", "replace")
+                    finally:
+                        os.close(fd)
+                except OSError:
+                    continue
+        chip = files.pop("name", entry).strip() or entry
+        names[chip] = names.get(chip, 0) + 1
+        if names[chip] > 1:  # two chips of one kind: nct6779, nct6779-2
+            chip = f"{chip}-{names[chip]}"
+        out += parse_hwmon_dir(chip, files)
+    if not out and not entries:
+        raise NoData("no hwmon chips")
+    return out
+
+
+@dataclass(frozen=True)
+class Rail:
+    name: str  # "12V battery bus"
+    chip: str
+    sensor: str  # "in4"
+    multiplier: float = 1.0  # divider scaling, like lm-sensors `compute in4 @*12, @/12`
+    offset: float = 0.0
+    min: float | None = None
+    max: float | None = None
+
+
+@dataclass(frozen=True)
+class Fan:
+    name: str  # "HBA fan"
+    chip: str | None = None
+    sensor: str | None = None  # "fan2"; None for a fan without a tach line
+    min_rpm: float | None = None
+    # For a fan without tach: the temperature it should hold ("chip/temp3") and its ceiling.
+    holds: str | None = None
+    max_celsius: float | None = None
+
+
+def judge_rail(rail: Rail, raw_volts: float | None) -> tuple[float | None, bool | None]:
+    if raw_volts is None:
+        return None, None
+    v = raw_volts * rail.multiplier + rail.offset
+    ok = (rail.min is None or v >= rail.min) and (rail.max is None or v <= rail.max)
+    return v, ok
+
+
+def judge_fan(fan: Fan, rpm: float | None, fan_min: float | None, held_temp: float | None) -> tuple[bool, str]:
+    """(stalled, why). A tach fan is stalled at 0 RPM or under its minimum; a fan without a
+    tach is judged by the temperature it should hold."""
+    if fan.sensor:
+        if rpm is None:
+            return True, "no reading"
+        floor = fan.min_rpm if fan.min_rpm is not None else fan_min
+        if rpm <= 0:
+            return True, "0 RPM"
+        if floor and rpm < floor:
+            return True, f"{rpm:.0f} RPM under its minimum {floor:.0f}"
+        return False, f"{rpm:.0f} RPM"
+    if held_temp is None or fan.max_celsius is None:
+        return False, "no tach and no temperature to judge by"
+    if held_temp > fan.max_celsius:
+        return True, f"no tach; {fan.holds} is {held_temp:.1f} °C, over the {fan.max_celsius:.0f} °C it should hold"
+    return False, f"no tach; {fan.holds} at {held_temp:.1f} °C"
+
+
+class HwmonCollector(Collector):
+    name: ClassVar[str] = "hwmon"
+    metrics: ClassVar[dict[str, MetricSpec]] = {
+        "rackpulse_rail_voltage_volts": MetricSpec("Named rail voltage after divider scaling."),
+        "rackpulse_rail_in_range": MetricSpec("1 if the rail is within its configured limits."),
+        "rackpulse_fan_speed_rpm": MetricSpec("Named fan speed."),
+        "rackpulse_fan_stalled": MetricSpec("1 if the fan is stopped, too slow, or (no tach) its temperature is too high."),
+        "rackpulse_hwmon_temperature_celsius": MetricSpec("Every hwmon temperature sensor."),
+        "rackpulse_hwmon_voltage_volts": MetricSpec("Every hwmon voltage input, unscaled."),
+        "rackpulse_hwmon_fan_rpm": MetricSpec("Every hwmon fan input."),
+        "rackpulse_hwmon_alarm": MetricSpec("1 if the chip raises the sensor's alarm flag."),
+    }
+
+    def __init__(self, host_root: Path, rails: Sequence[Rail] = (), fans: Sequence[Fan] = ()) -> None:
+        self.host_root = host_root
+        self.rails = list(rails)
+        self.fans = list(fans)
+
+    def collect(self) -> CollectResult:
+        sensors = read_hwmon(self.host_root)
+        by_key = {(s.chip, s.name): s for s in sensors}
+        result = CollectResult()
+        out = result.samples
+        for s in sensors:
+            lab = {"chip": s.chip, "sensor": s.label or s.name}
+            metric = {"temp": "rackpulse_hwmon_temperature_celsius", "in": "rackpulse_hwmon_voltage_volts",
+                      "fan": "rackpulse_hwmon_fan_rpm"}.get(s.kind)
+            if metric and s.value is not None:
+                out.append(Sample.of(metric, round(s.value, 4), **lab))
+            if "alarm" in s.attrs and s.kind in ("temp", "in", "fan"):
+                out.append(Sample.of("rackpulse_hwmon_alarm", s.attrs["alarm"], kind=s.kind, **lab))
+        rails, fans = [], []
+        for r in self.rails:
+            s = by_key.get((r.chip, r.sensor))
+            if s is None:
+                result.warnings.append(f"rail {r.name!r}: no sensor {r.sensor} on chip {r.chip}")
+                continue
+            v, ok = judge_rail(r, s.value)
+            if v is not None:
+                out.append(Sample.of("rackpulse_rail_voltage_volts", round(v, 4), rail=r.name))
+                out.append(Sample.of("rackpulse_rail_in_range", 1 if ok else 0, rail=r.name))
+            rails.append({"name": r.name, "volts": v, "ok": ok, "min": r.min, "max": r.max,
+                          "source": f"{r.chip}/{r.sensor}"})
+            result.entities.append(Entity("rail", r.name, {"in_range": ok}))
+        for f in self.fans:
+            s = by_key.get((f.chip, f.sensor)) if f.sensor else None
+            if f.sensor and s is None:
+                result.warnings.append(f"fan {f.name!r}: no sensor {f.sensor} on chip {f.chip}")
+                continue
+            held = None
+            if f.holds:
+                chip, _, sensor = f.holds.rpartition("/")
+                t = by_key.get((chip, sensor))
+                held = t.value if t else None
+            stalled, why = judge_fan(f, s.value if s else None, s.attrs.get("min") if s else None, held)
+            if s is not None and s.value is not None:
+                out.append(Sample.of("rackpulse_fan_speed_rpm", s.value, fan=f.name))
+            out.append(Sample.of("rackpulse_fan_stalled", 1 if stalled else 0, fan=f.name))
+            fans.append({"name": f.name, "rpm": s.value if s else None, "stalled": stalled, "why": why})
+            result.entities.append(Entity("fan", f.name, {"stalled": stalled}))
+        if not sensors and (self.rails or self.fans):
+            raise CollectorError("hwmon has no sensors, but rails or fans are configured")
+        result.state = {"rails": rails, "fans": fans,
+                        "sensors": [{"chip": s.chip, "name": s.name, "label": s.label, "kind": s.kind,
+                                     "value": s.value, "attrs": s.attrs} for s in sensors]}
+        return result
+
+
+def rails_from(raw: Sequence[dict[str, Any]]) -> list[Rail]:
+    return [Rail(**r) for r in raw]
+
+
+def fans_from(raw: Sequence[dict[str, Any]]) -> list[Fan]:
+    return [Fan(**f) for f in raw]

@@ -1,0 +1,249 @@
+"""UPSes through NUT's network protocol (upsd, TCP 3493): LIST UPS, LIST VAR.
+
+Format source: NUT's docs/net-protocol.txt. Replies are lines; a list is framed by
+"BEGIN LIST VAR <ups>" ... "END LIST VAR <ups>"; values are double-quoted with
+backslash escapes; errors are "ERR <CODE>" (DRIVER-NOT-CONNECTED, DATA-STALE, ...).
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from collectors.base import (
+    Collector,
+    CollectorError,
+    CollectResult,
+    Entity,
+    MetricSpec,
+    NoData,
+    ParseError,
+    Sample,
+)
+
+FLAGS = ("OL", "OB", "LB", "HB", "RB", "CHRG", "DISCHRG", "BYPASS", "CAL", "OFF", "OVER", "TRIM", "BOOST", "FSD",
+         "ALARM", "WAIT")
+ERRORS = {
+    "DRIVER-NOT-CONNECTED": "Driver not connected (the UPS driver is not running or lost the UPS)",
+    "DATA-STALE": "Data stale (the driver stopped updating; cable or UPS problem)",
+    "UNKNOWN-UPS": "unknown UPS name",
+    "ACCESS-DENIED": "access denied (check upsd.users and the login in the config)",
+    "PASSWORD-REQUIRED": "password required",
+    "INVALID-PASSWORD": "invalid password",
+    "USERNAME-REQUIRED": "username required",
+}
+# VAR ups12v battery.charge "100"
+_VAR_RE = re.compile(r'^VAR (\S+) (\S+) "((?:[^"\\]|\\.)*)"$')
+_UPS_RE = re.compile(r'^UPS (\S+) "((?:[^"\\]|\\.)*)"$')
+
+
+def _unescape(v: str) -> str:
+    return re.sub(r"\\(.)", r"\1", v)
+
+
+def parse_list_var(lines: Sequence[str], ups: str) -> dict[str, str]:
+    """Lines of a LIST VAR reply (BEGIN ... END) -> {variable: value}."""
+    if not lines:
+        raise ParseError("empty reply to LIST VAR")
+    if lines[0].startswith("ERR "):
+        code = lines[0][4:].strip()
+        raise CollectorError(f"{ups}: {ERRORS.get(code, code)}")
+    if lines[0] != f"BEGIN LIST VAR {ups}" or lines[-1] != f"END LIST VAR {ups}":
+        raise ParseError(f"{ups}: LIST VAR reply not framed by BEGIN/END: {lines[0][:80]!r} ... {lines[-1][:80]!r}")
+    out = {}
+    for line in lines[1:-1]:
+        m = _VAR_RE.match(line)
+        if not m or m[1] != ups:
+            raise ParseError(f"{ups}: unexpected line in LIST VAR: {line[:120]!r}")
+        out[m[2]] = _unescape(m[3])
+    return out
+
+
+def parse_list_ups(lines: Sequence[str]) -> dict[str, str]:
+    if lines and lines[0].startswith("ERR "):
+        raise CollectorError(ERRORS.get(lines[0][4:].strip(), lines[0]))
+    if not lines or lines[0] != "BEGIN LIST UPS" or lines[-1] != "END LIST UPS":
+        raise ParseError(f"LIST UPS reply not framed by BEGIN/END: {lines[:1]!r}")
+    out = {}
+    for line in lines[1:-1]:
+        m = _UPS_RE.match(line)
+        if not m:
+            raise ParseError(f"unexpected line in LIST UPS: {line[:120]!r}")
+        out[m[1]] = _unescape(m[2])
+    return out
+
+
+@dataclass(frozen=True)
+class UpsState:
+    name: str
+    flags: frozenset[str]
+    vars: dict[str, str]
+
+    def num(self, key: str) -> float | None:
+        try:
+            return float(self.vars[key])
+        except (KeyError, ValueError):
+            return None
+
+
+def ups_state(name: str, variables: dict[str, str]) -> UpsState:
+    status = variables.get("ups.status", "")
+    flags = frozenset(status.split())
+    if flags == {"WAIT"}:
+        raise CollectorError(f"{name}: upsd is still waiting for the driver's first data (ups.status WAIT)")
+    return UpsState(name, flags, variables)
+
+
+class NutClient:
+    def __init__(self, host: str, port: int, timeout: float, username: str | None = None,
+                 password: str | None = None) -> None:
+        self.host, self.port, self.timeout = host, port, timeout
+        self.username, self.password = username, password
+        self.sock: socket.socket | None = None
+        self.buf = b""
+
+    def __enter__(self) -> NutClient:
+        try:
+            self.sock = socket.create_connection((self.host, self.port), timeout=self.timeout)
+        except OSError as exc:
+            raise CollectorError(f"upsd {self.host}:{self.port}: cannot connect: {exc}") from None
+        if self.username:
+            self._expect_ok(f"USERNAME {self.username}")
+            self._expect_ok(f"PASSWORD {self.password or ''}")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.sock:
+            try:
+                self.sock.sendall(b"LOGOUT\n")
+            except OSError:
+                pass
+            self.sock.close()
+
+    def _line(self) -> str:
+        assert self.sock is not None
+        while b"\n" not in self.buf:
+            try:
+                chunk = self.sock.recv(65536)
+            except TimeoutError:
+                raise CollectorError(f"upsd {self.host}:{self.port}: no answer within {self.timeout:g}s") from None
+            except OSError as exc:
+                raise CollectorError(f"upsd {self.host}:{self.port}: {exc}") from None
+            if not chunk:
+                raise CollectorError(f"upsd {self.host}:{self.port}: connection closed")
+            self.buf += chunk
+        line, _, self.buf = self.buf.partition(b"\n")
+        return line.decode("utf-8", "replace").rstrip("\r")
+
+    def _expect_ok(self, cmd: str) -> None:
+        assert self.sock is not None
+        self.sock.sendall(cmd.encode() + b"\n")
+        answer = self._line()
+        if not answer.startswith("OK"):
+            code = answer[4:].strip() if answer.startswith("ERR ") else answer
+            raise CollectorError(f"upsd {self.host}:{self.port}: login refused: {ERRORS.get(code, code)}")
+
+    def list(self, what: str) -> list[str]:
+        """Send LIST <what>; return the reply lines (one ERR line, or BEGIN ... END)."""
+        assert self.sock is not None
+        self.sock.sendall(f"LIST {what}\n".encode())
+        first = self._line()
+        lines = [first]
+        if first.startswith("ERR "):
+            return lines
+        while True:
+            line = self._line()
+            lines.append(line)
+            if line.startswith("END LIST"):
+                return lines
+
+
+@dataclass(frozen=True)
+class UpsdTarget:
+    host: str = "127.0.0.1"
+    port: int = 3493
+    username: str | None = None
+    password: str | None = None
+    ups: tuple[str, ...] = ()  # empty: every UPS upsd knows
+
+
+class NutCollector(Collector):
+    name: ClassVar[str] = "nut"
+    metrics: ClassVar[dict[str, MetricSpec]] = {
+        "rackpulse_ups_on_battery": MetricSpec("1 while the UPS runs on battery (OB)."),
+        "rackpulse_ups_low_battery": MetricSpec("1 when the UPS reports low battery (LB)."),
+        "rackpulse_ups_status": MetricSpec("1 for each status flag the UPS reports (OL, OB, LB, RB, CHRG ...)."),
+        "rackpulse_ups_battery_voltage_volts": MetricSpec("Battery voltage."),
+        "rackpulse_ups_battery_charge_ratio": MetricSpec("Battery charge, 0..1."),
+        "rackpulse_ups_runtime_seconds": MetricSpec("Estimated runtime on battery."),
+        "rackpulse_ups_load_ratio": MetricSpec("Load, 0..1 of the UPS's capacity."),
+        "rackpulse_ups_input_voltage_volts": MetricSpec("Input (mains) voltage."),
+        "rackpulse_ups_output_voltage_volts": MetricSpec("Output voltage."),
+        "rackpulse_ups_on_battery_seconds": MetricSpec("How long the UPS has been on battery (0 on mains)."),
+    }
+
+    def __init__(self, targets: Sequence[UpsdTarget], timeout: float = 5.0) -> None:
+        self.targets = list(targets)
+        self.timeout = timeout
+        self._ob_since: dict[str, float] = {}
+
+    def collect(self) -> CollectResult:
+        if not self.targets:
+            raise NoData("no upsd configured")
+        result = CollectResult()
+        views: list[dict[str, Any]] = []
+        for t in self.targets:
+            try:
+                with NutClient(t.host, t.port, self.timeout, t.username, t.password) as c:
+                    names = list(t.ups) or list(parse_list_ups(c.list("UPS")))
+                    for name in names:
+                        try:
+                            st = ups_state(name, parse_list_var(c.list(f"VAR {name}"), name))
+                        except CollectorError as exc:
+                            result.warnings.append(f"{t.host}:{t.port}: {exc}")
+                            views.append({"name": name, "up": False, "error": str(exc)})
+                            continue
+                        views.append(self._ups(st, result))
+            except CollectorError as exc:
+                result.warnings.append(str(exc))
+                views.append({"name": f"{t.host}:{t.port}", "up": False, "error": str(exc)})
+        if not any(v["up"] for v in views):
+            raise CollectorError("; ".join(result.warnings) or "no UPS found")
+        result.state = {"ups": views}
+        return result
+
+    def _ups(self, st: UpsState, result: CollectResult) -> dict[str, Any]:
+        now = time.time()
+        on_battery = "OB" in st.flags
+        if on_battery:
+            self._ob_since.setdefault(st.name, now)
+        else:
+            self._ob_since.pop(st.name, None)
+        ob_seconds = now - self._ob_since[st.name] if on_battery else 0.0
+        lab = {"ups": st.name}
+        s = result.samples
+        s.append(Sample.of("rackpulse_ups_on_battery", 1 if on_battery else 0, **lab))
+        s.append(Sample.of("rackpulse_ups_low_battery", 1 if "LB" in st.flags else 0, **lab))
+        s.append(Sample.of("rackpulse_ups_on_battery_seconds", round(ob_seconds, 1), **lab))
+        for flag in sorted(set(FLAGS) | st.flags):
+            s.append(Sample.of("rackpulse_ups_status", 1 if flag in st.flags else 0, flag=flag, **lab))
+        for metric, key, scale in (("rackpulse_ups_battery_voltage_volts", "battery.voltage", 1),
+                                   ("rackpulse_ups_battery_charge_ratio", "battery.charge", 0.01),
+                                   ("rackpulse_ups_runtime_seconds", "battery.runtime", 1),
+                                   ("rackpulse_ups_load_ratio", "ups.load", 0.01),
+                                   ("rackpulse_ups_input_voltage_volts", "input.voltage", 1),
+                                   ("rackpulse_ups_output_voltage_volts", "output.voltage", 1)):
+            v = st.num(key)
+            if v is not None:
+                s.append(Sample.of(metric, round(v * scale, 4), **lab))
+        result.entities.append(Entity("ups", st.name, {"status": " ".join(sorted(st.flags))}))
+        return {"name": st.name, "up": True, "flags": sorted(st.flags), "on_battery": on_battery,
+                "on_battery_seconds": ob_seconds, "low_battery": "LB" in st.flags,
+                "model": st.vars.get("ups.model") or st.vars.get("device.model"),
+                "battery_voltage": st.num("battery.voltage"), "charge": st.num("battery.charge"),
+                "runtime": st.num("battery.runtime"), "load": st.num("ups.load"),
+                "input_voltage": st.num("input.voltage"), "output_voltage": st.num("output.voltage")}
