@@ -110,10 +110,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
     db_url = f"sqlite:///{root / 'rackpulse-demo.db'}"
     driver = demo.Driver(root, speed=args.speed)
     driver.tick()
+    from app.demo_heatpump import start_isg
     from app.demo_power import start_upsd
 
-    upsd_port = start_upsd(lambda: (time.time() - driver.t0) * args.speed)
-    cfg = load_config(None, demo.demo_config(root, db_url, args.port, args.interval, upsd_port))
+    story_clock = lambda: (time.time() - driver.t0) * args.speed  # noqa: E731
+    upsd_port = start_upsd(story_clock)
+    isg_port = start_isg(story_clock)
+    cfg = load_config(None, demo.demo_config(root, db_url, args.port, args.interval, upsd_port, isg_port))
     upgrade(db_url)
     engine = make_engine(db_url)
     n = demo.seed_history(Store(engine, cfg.host))

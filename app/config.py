@@ -170,6 +170,16 @@ class HwmonConfig(CollectorBase):
     fans: list[FanConfig] = []
 
 
+class HeatpumpConfig(CollectorBase):
+    # The ISG's address; empty means no heat pump ("no data").
+    host: str = ""
+    port: Annotated[int, Field(ge=1, le=65535)] = 502
+    unit: Annotated[int, Field(ge=0, le=247)] = 1
+    # One full poll every 30 s is what the ISG tolerates well; do not go much lower.
+    interval: Seconds = 30.0
+    command_timeout: Seconds = 3.0
+
+
 class CollectorsConfig(_Strict):
     mdraid: MdraidConfig = MdraidConfig()
     smart: SmartConfig = SmartConfig()
@@ -179,6 +189,7 @@ class CollectorsConfig(_Strict):
     snmp: SnmpConfig = SnmpConfig()
     nut: NutConfig = NutConfig()
     hwmon: HwmonConfig = HwmonConfig()
+    heatpump: HeatpumpConfig = HeatpumpConfig()
 
 
 class BayConfig(_Strict):

@@ -163,7 +163,8 @@ def write_tree(root: Path, state: dict[str, Any]) -> None:
     _atomic_write(root / "demo-state.json", json.dumps(state))
 
 
-def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: int | None = None) -> dict[str, Any]:
+def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: int | None = None,
+                isg_port: int | None = None) -> dict[str, Any]:
     from app.demo_power import DEMO_HWMON
 
     tool = [sys.executable, "-m", "app.demo_tools"]
@@ -189,6 +190,7 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
                                                         "community": "demo", "timeout": 0.5, "retries": 0}]},
             "hwmon": {"interval": interval, **DEMO_HWMON},
             "nut": {"interval": interval, "upsd": [{"port": upsd_port}] if upsd_port else []},
+            "heatpump": {"interval": interval, "host": "127.0.0.1" if isg_port else "", "port": isg_port or 502},
         },
         "disks": {"bays": bays},
     }

@@ -70,6 +70,7 @@ def overview(snap: Snapshot) -> dict[str, Any]:
                       "reason": "; ".join(bad) or (f"{len(dsk)} disks healthy" if dsk else "no disks seen")})
     tiles += network_tiles(snap)
     tiles += power_tiles(snap)
+    tiles += heatpump_tiles(snap)
     collectors = []
     for st in snap.statuses.values():
         if st.up is None:
@@ -189,3 +190,25 @@ def power_tiles(snap: Snapshot) -> list[dict[str, Any]]:
             parts.append(f"{f['name']} stalled: {f['why']}")
     return [{"title": "Power", "href": "/power", "level": level,
              "reason": "; ".join(parts) or "on mains, rails in range, fans turning"}]
+
+
+def heatpump(snap: Snapshot) -> dict[str, Any] | None:
+    return snap.states.get("heatpump") or None
+
+
+def heatpump_tiles(snap: Snapshot) -> list[dict[str, Any]]:
+    hp = heatpump(snap)
+    st = snap.statuses.get("heatpump")
+    if hp is None and (st is None or st.no_data or st.up is None):
+        return []
+    if st is not None and st.up is False:
+        return [{"title": "Heat pump", "href": "/heatpump", "level": BAD, "reason": f"unreachable: {st.last_error}"}]
+    assert hp is not None
+    if hp["fault"]:
+        return [{"title": "Heat pump", "href": "/heatpump", "level": BAD,
+                 "reason": f"fault, active error {hp['active_error']}"}]
+    t = hp["temperatures"]
+    running = [f for f in ("heating", "hot_water", "defrost") if hp["flags"].get(f)]
+    reason = (f"outside {t.get('outside', '?')} °C, flow {t.get('flow', '?')} °C, hot water "
+              f"{t.get('hot_water_actual', '?')} °C; " + (", ".join(running) or "idle"))
+    return [{"title": "Heat pump", "href": "/heatpump", "level": OK, "reason": reason}]

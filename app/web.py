@@ -159,6 +159,11 @@ def create_app(
     async def power_page(request: Request) -> HTMLResponse:
         return render(request, "power.html", ups=views.ups_list(snap), hw=views.power(snap))
 
+    @app.get("/heatpump", response_class=HTMLResponse, name="heatpump")
+    async def heatpump_page(request: Request, range: str = "24h") -> HTMLResponse:  # noqa: A002
+        return render(request, "heatpump.html", hp=views.heatpump(snap), status=snap.statuses.get("heatpump"),
+                      range=range if range in RANGES else "24h", ranges=list(RANGES))
+
     @app.get("/collectors", response_class=HTMLResponse, name="collectors")
     async def collectors_page(request: Request) -> HTMLResponse:
         return render(request, "collectors.html", ov=views.overview(snap))
@@ -172,7 +177,7 @@ def create_app(
         return {"host": cfg.host, "version": snap.version, "arrays": views.arrays(snap), "disks": views.disks(snap),
                 "bgp_peers": views.bgp_peers(snap), "vpn_instances": views.vpn_instances(snap),
                 "bonds": views.bonds(snap), "switches": views.switches(snap), "ups": views.ups_list(snap),
-                "power": views.power(snap),
+                "power": views.power(snap), "heatpump": views.heatpump(snap),
                 "collectors": [{"name": s.name, "up": s.up, "no_data": s.no_data, "last_error": s.last_error,
                                 "duration": s.duration, "last_success": s.last_success, "warnings": s.warnings}
                                for s in snap.statuses.values()]}

@@ -14,3 +14,4 @@ $PY bench/chart_query.py
 $PY bench/web.py
 $PY bench/db_size_year.py
 $PY bench/network_cycle.py
+$PY bench/heatpump_poll.py

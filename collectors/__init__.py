@@ -83,6 +83,13 @@ def _hwmon(cfg: Config, runner: Runner) -> Collector:
                           [Fan(**f.model_dump()) for f in c.fans])
 
 
+def _heatpump(cfg: Config, runner: Runner) -> Collector:
+    from collectors.heatpump import HeatpumpCollector
+
+    c = cfg.collectors.heatpump
+    return HeatpumpCollector(c.host, c.port, c.unit, c.command_timeout)
+
+
 REGISTRY: dict[str, Callable[[Config, Runner], Collector]] = {
     "mdraid": _mdraid,
     "smart": _smart,
@@ -92,6 +99,7 @@ REGISTRY: dict[str, Callable[[Config, Runner], Collector]] = {
     "snmp": _snmp,
     "nut": _nut,
     "hwmon": _hwmon,
+    "heatpump": _heatpump,
 }
 
 

@@ -25,9 +25,10 @@ GOLDEN = Path(__file__).parent / "golden" / "metrics.prom"
 def demo_app(tmp_path: Path, t: float, extra: dict | None = None, runs: int = 1):  # type: ignore[no-untyped-def,type-arg]
     """An app over the demo host at story time t, collected `runs` times (no background tasks)."""
     url = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    from app.demo_heatpump import start_isg
     from app.demo_power import start_upsd
 
-    raw = demo.demo_config(tmp_path, url, 1, 1, start_upsd(lambda: t))
+    raw = demo.demo_config(tmp_path, url, 1, 1, start_upsd(lambda: t), start_isg(lambda: t))
     if extra:
         raw.update(extra)
     cfg = load_config(None, raw)
@@ -54,7 +55,7 @@ def fetch(app, path: str, **kw) -> httpx.Response:  # type: ignore[no-untyped-de
     return asyncio.run(get(app, path, **kw))
 
 
-PAGES = ["/", "/disks", "/network", "/power", "/collectors", "/events", "/disks/ZA1049HK"]
+PAGES = ["/", "/disks", "/network", "/power", "/heatpump", "/collectors", "/events", "/disks/ZA1049HK"]
 
 
 @pytest.mark.parametrize("htmx", [False, True], ids=["full", "fragment"])
@@ -199,3 +200,16 @@ def test_the_power_page_shows_the_ups_on_low_battery_a_sagging_rail_and_a_stalle
     assert 'rackpulse_ups_low_battery{host="demo-nas",ups="ups12v"} 1' in metrics
     assert 'rackpulse_fan_stalled{host="demo-nas",fan="HBA fan"} 1' in metrics
     assert 'rackpulse_rail_in_range{host="demo-nas",rail="12V battery bus"} 0' in metrics
+
+
+def test_the_heat_pump_page_shows_the_water_path_status_lights_and_energy(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, 65)  # demo hour 6.5: a hot-water cycle
+    text = fetch(app, "/heatpump").text
+    assert "WPM 3 through the ISG" in text and "Heat pump running" in text
+    assert "hot water: on" in text and "compressor: on" in text and "efficiency" in text
+    assert "rackpulse_heatpump_temperature_celsius" in text  # the charts' data URLs
+    overview = fetch(app, "/").text
+    assert "<strong>Heat pump</strong>" in overview and "hot_water" in overview
+    metrics = fetch(app, "/metrics").text
+    assert 'rackpulse_heatpump_compressor_running{host="demo-nas"} 1' in metrics
+    assert 'rackpulse_heatpump_info{host="demo-nas",controller="WPM 3"} 1' in metrics

@@ -1,0 +1,215 @@
+"""A Stiebel Eltron heat pump through the ISG's Modbus TCP interface. Read-only.
+
+One persistent connection, strictly sequential requests, block by block (a block the
+controller refuses with exception 2 is dropped for good, once, with a warning); only
+function codes 3 and 4 are ever sent.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any, ClassVar
+
+from collectors.base import Collector, CollectorError, CollectResult, Entity, MetricSpec, Sample
+from collectors.isg_map import (
+    BLOCKS,
+    CONTROLLERS,
+    HOLDING,
+    IDENT_WIRE,
+    INPUT,
+    decode,
+    fields_for,
+    status_bits_for,
+)
+
+log = logging.getLogger("collectors.heatpump")
+ENERGY_USES = ("heating", "hot_water")
+
+
+class HeatpumpCollector(Collector):
+    name: ClassVar[str] = "heatpump"
+    metrics: ClassVar[dict[str, MetricSpec]] = {
+        "rackpulse_heatpump_up": MetricSpec("1 if the ISG answered this poll."),
+        "rackpulse_heatpump_info": MetricSpec("The controller type as a label; value 1.", store=False),
+        "rackpulse_heatpump_temperature_celsius": MetricSpec("Temperatures the controller reports."),
+        "rackpulse_heatpump_pressure_bar": MetricSpec("Heating-circuit and refrigerant pressures."),
+        "rackpulse_heatpump_compressor_running": MetricSpec("1 while the compressor runs."),
+        "rackpulse_heatpump_fault": MetricSpec("1 if the controller reports a fault."),
+        "rackpulse_heatpump_active_error": MetricSpec("The controller's active error number (0: none)."),
+        "rackpulse_heatpump_status": MetricSpec("1 for each operating-status flag that is set."),
+        "rackpulse_heatpump_heat_kwh_total": MetricSpec("Heat produced (total + today), kept monotonic.", "counter"),
+        "rackpulse_heatpump_electricity_kwh_total": MetricSpec("Electricity used (total + today), kept monotonic.",
+                                                               "counter"),
+        "rackpulse_heatpump_efficiency_today": MetricSpec("Heat produced today / electricity used today."),
+        "rackpulse_heatpump_compressor_hours": MetricSpec("Compressor run hours by use."),
+        "rackpulse_heatpump_sg_ready_state": MetricSpec("SG Ready operating state (1 blocked .. 4 maximum)."),
+        "rackpulse_heatpump_operating_mode": MetricSpec("Operating mode number (holding register)."),
+    }
+
+    def __init__(self, host: str, port: int = 502, unit: int = 1, timeout: float = 3.0) -> None:
+        self.host, self.port, self.unit, self.timeout = host, port, unit, timeout
+        self.client: Any = None
+        self.controller: int | None = None
+        self.refused: set[tuple[int, int]] = set()
+        self.requests = 0  # read requests sent by the last poll (for the bench)
+        self._energy: dict[str, float] = {}
+        self._connected_logged: bool | None = None
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self._energy.update(state.get("energy_counters", {}))
+
+    # -- connection ---------------------------------------------------------------------
+
+    def _connect(self) -> Any:
+        from pymodbus.client import ModbusTcpClient
+
+        if self.client is not None and self.client.connected:
+            return self.client
+        if self.client is None:
+            self.client = ModbusTcpClient(self.host, port=self.port, timeout=self.timeout, retries=1)
+        if not self.client.connect():
+            self._transition(False)
+            raise CollectorError(
+                f"cannot connect to the ISG at {self.host}:{self.port}: the Modbus TCP extension must be enabled on "
+                "the ISG (SERVICEWELT: Einstellungen > Energiemanagement; older ISGs need the extension from "
+                "Stiebel Eltron), and nothing may block port 502")
+        self._transition(True)
+        return self.client
+
+    def _transition(self, up: bool) -> None:
+        # Log connection changes once per transition, not every poll.
+        if self._connected_logged is not up:
+            (log.info if up else log.warning)("ISG %s:%d %s", self.host, self.port,
+                                              "connected" if up else "not reachable")
+            self._connected_logged = up
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+
+    def _read(self, fc: int, start: int, count: int) -> list[int] | None:
+        """Registers, or None when the controller refuses the block (exception 2)."""
+        from pymodbus.exceptions import ModbusException
+
+        client = self._connect()
+        self.requests += 1
+        try:
+            if fc == INPUT:
+                rr = client.read_input_registers(start, count=count, device_id=self.unit)
+            elif fc == HOLDING:
+                rr = client.read_holding_registers(start, count=count, device_id=self.unit)
+            else:  # pragma: no cover - the map has only 3 and 4
+                raise ValueError(f"refusing function code {fc}: rackpulse only reads")
+        except ModbusException as exc:
+            # The gateway dropped the connection or stopped answering: start afresh next poll.
+            self.close()
+            self._transition(False)
+            raise CollectorError(f"ISG {self.host}:{self.port}: {exc}") from None
+        if rr.isError():
+            if getattr(rr, "exception_code", None) == 2:
+                return None
+            raise CollectorError(f"ISG {self.host}:{self.port}: exception {getattr(rr, 'exception_code', '?')} "
+                                 f"reading {'input' if fc == INPUT else 'holding'} {start}+{count}")
+        return list(rr.registers)
+
+    # -- poll ---------------------------------------------------------------------------
+
+    def collect(self) -> CollectResult:
+        if not self.host:
+            from collectors.base import NoData
+
+            raise NoData("no ISG host configured")
+        self.requests = 0
+        result = CollectResult()
+        if self.controller is None:
+            ident = self._read(INPUT, IDENT_WIRE, 1)
+            if not ident:
+                raise CollectorError(f"ISG {self.host}:{self.port}: no controller identification at input 5001")
+            if ident[0] not in BLOCKS:
+                raise CollectorError(f"ISG {self.host}:{self.port}: unknown controller id {ident[0]}")
+            self.controller = ident[0]
+        words: dict[tuple[int, int], int] = {}
+        for fc, start, count in BLOCKS[self.controller]:
+            if (fc, start) in self.refused:
+                continue
+            regs = self._read(fc, start, count)
+            if regs is None:
+                self.refused.add((fc, start))
+                result.warnings.append(f"controller refuses {'input' if fc == INPUT else 'holding'} block "
+                                       f"{start}+{count} (exception 2); not read again")
+                continue
+            for i, v in enumerate(regs):
+                words[(fc, start + i)] = v
+        values: dict[str, float | None] = {}
+        for f in fields_for(self.controller):
+            n = 2 if f.dtype == "total" else 1
+            raw = [words[(f.fc, f.wire + i)] for i in range(n) if (f.fc, f.wire + i) in words]
+            values[f.name] = decode(f.dtype, raw) if len(raw) == n else None
+        result.state = self._state(values, result)
+        return result
+
+    def _state(self, v: dict[str, float | None], result: CollectResult) -> dict[str, Any]:
+        assert self.controller is not None
+        s = result.samples
+        controller = CONTROLLERS.get(self.controller, str(self.controller))
+        s.append(Sample.of("rackpulse_heatpump_up", 1))
+        s.append(Sample.of("rackpulse_heatpump_info", 1, controller=controller))
+        temps = {}
+        for name, value in v.items():
+            if value is None:
+                continue
+            field = next(f for f in fields_for(self.controller) if f.name == name)
+            if field.kind == "temperature":
+                temps[name] = value
+                s.append(Sample.of("rackpulse_heatpump_temperature_celsius", value, sensor=name))
+            elif field.kind == "pressure":
+                s.append(Sample.of("rackpulse_heatpump_pressure_bar", value, sensor=name.removesuffix("_bar")))
+        status = int(v.get("operating_status") or 0)
+        flags = {flag: bool(status >> bit & 1) for bit, flag in status_bits_for(self.controller).items()}
+        if v.get("defrost"):
+            flags["defrost"] = True
+        if v.get("utility_block"):
+            flags["utility_block"] = True
+        for flag, on in sorted(flags.items()):
+            s.append(Sample.of("rackpulse_heatpump_status", 1 if on else 0, flag=flag))
+        s.append(Sample.of("rackpulse_heatpump_compressor_running", 1 if flags.get("compressor") else 0))
+        error = int(v.get("active_error") or 0)
+        fault = bool(v.get("fault_status")) or error not in (0,)
+        s.append(Sample.of("rackpulse_heatpump_fault", 1 if fault else 0))
+        s.append(Sample.of("rackpulse_heatpump_active_error", error))
+        energy: dict[str, dict[str, float | None]] = {"heat": {}, "electricity": {}}
+        for kind in ("heat", "electricity"):
+            for use in ENERGY_USES:
+                day, total = v.get(f"{kind}_{use}_day"), v.get(f"{kind}_{use}_total")
+                if day is None or total is None:
+                    continue
+                # total excludes today; at midnight the ISG moves whole kWh from day to total.
+                key = f"{kind}_{use}"
+                running = max(self._energy.get(key, 0.0), total + day)
+                self._energy[key] = running
+                energy[kind][use] = day
+                metric = "rackpulse_heatpump_heat_kwh_total" if kind == "heat" else \
+                    "rackpulse_heatpump_electricity_kwh_total"
+                s.append(Sample.of(metric, running, use=use))
+        heat_today = sum(x for x in energy["heat"].values() if x is not None)
+        elec_today = sum(x for x in energy["electricity"].values() if x is not None)
+        efficiency = round(heat_today / elec_today, 2) if elec_today > 0 and energy["heat"] else None
+        if efficiency is not None:
+            s.append(Sample.of("rackpulse_heatpump_efficiency_today", efficiency))
+        for use in ENERGY_USES:
+            h = v.get(f"compressor_hours_{use}")
+            if h is not None:
+                s.append(Sample.of("rackpulse_heatpump_compressor_hours", h, use=use))
+        if v.get("sg_ready_state") is not None:
+            s.append(Sample.of("rackpulse_heatpump_sg_ready_state", v["sg_ready_state"]))
+        if v.get("operating_mode") is not None:
+            s.append(Sample.of("rackpulse_heatpump_operating_mode", v["operating_mode"]))
+        result.entities.append(Entity("heatpump", f"{self.host}:{self.port}", {
+            "fault": fault, "active_error": error, "compressor": flags.get("compressor", False)}))
+        return {"controller": controller, "controller_id": self.controller, "temperatures": temps,
+                "flags": flags, "fault": fault, "active_error": error, "values": v,
+                "energy_counters": dict(self._energy), "heat_today": heat_today, "electricity_today": elec_today,
+                "efficiency_today": efficiency, "refused_blocks": sorted(f"{fc}:{st}" for fc, st in self.refused),
+                "polled_at": time.time(), "requests": self.requests}

@@ -1,0 +1,141 @@
+"""The heat pump over ISG Modbus TCP, against a pymodbus server holding an ISG register map."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from collectors.base import CollectorError
+from collectors.heatpump import HeatpumpCollector
+from collectors.isg_map import decode
+from tests.peers.isg import IsgSim, lwz_registers, wpm3_registers
+
+
+@pytest.mark.parametrize(("dtype", "words", "value"), [
+    ("t10", [0xFFAB], -8.5),  # negative outside temperature, int16 x0.1
+    ("t10", [485], 48.5),
+    ("t100", [185], 1.85),
+    ("u16", [65535], 65535.0),
+    ("i16", [0xFFFD], -3.0),  # CAN bus status -3 (bus-off)
+    ("t10", [0x8000], None),  # "not available", checked before scaling
+    ("t10", [0x9000], None),
+    ("total", [345, 6], 6345.0),  # LOW kWh, HIGH MWh
+    ("total", [345, 0x8000], None),
+])
+def test_register_words_decode_to_values(dtype: str, words: list[int], value: float | None) -> None:
+    assert decode(dtype, words) == value
+
+
+@given(st.sampled_from(["t10", "t100", "u16", "i16", "total"]), st.lists(st.integers(0, 0xFFFF), max_size=2))
+def test_no_word_crashes_the_decoder(dtype: str, words: list[int]) -> None:
+    decode(dtype, words)
+
+
+@pytest.fixture
+def wpm3() -> Iterator[IsgSim]:
+    sim = IsgSim(wpm3_registers())
+    sim.start()
+    yield sim
+    sim.stop()
+
+
+def test_a_wpm3_is_detected_and_read_block_by_block(wpm3: IsgSim) -> None:
+    c = HeatpumpCollector("127.0.0.1", wpm3.port, timeout=2)
+    r = c.collect()
+    s = r.state
+    assert s["controller"] == "WPM 3"
+    assert s["temperatures"]["outside"] == -5.3 and s["temperatures"]["hot_water_actual"] == 48.5
+    assert "room" not in s["temperatures"]  # 0x8000: no room sensor fitted
+    assert s["flags"]["compressor"] and s["flags"]["heating"] and not s["flags"]["hot_water"]
+    assert s["energy_counters"]["heat_heating"] == 6000 + 345 + 12
+    assert s["efficiency_today"] == 3.0
+    assert r.warnings == ["controller refuses input block 3538+7 (exception 2); not read again"]
+    metrics = {(m.metric, tuple(sorted(dict(m.labels).items()))): m.value for m in r.samples}
+    assert metrics[("rackpulse_heatpump_temperature_celsius", (("sensor", "outside"),))] == -5.3
+    assert metrics[("rackpulse_heatpump_compressor_running", ())] == 1
+    assert metrics[("rackpulse_heatpump_info", (("controller", "WPM 3"),))] == 1
+    r2 = c.collect()
+    assert r2.warnings == [] and c.requests == 7  # the refused block is not asked for again
+
+
+def test_it_never_sends_a_write(wpm3: IsgSim) -> None:
+    c = HeatpumpCollector("127.0.0.1", wpm3.port, timeout=2)
+    for _ in range(3):
+        c.collect()
+    assert wpm3.function_codes and set(wpm3.function_codes) <= {3, 4}
+
+
+def test_values_changed_on_the_gateway_are_seen(wpm3: IsgSim) -> None:
+    c = HeatpumpCollector("127.0.0.1", wpm3.port, timeout=2)
+    c.collect()
+    wpm3.set_input(506, [(-120) & 0xFFFF])
+    wpm3.set_input(2503, [1])  # fault status
+    wpm3.set_input(2506, [59])  # active error number
+    s = c.collect().state
+    assert s["temperatures"]["outside"] == -12.0 and s["fault"] and s["active_error"] == 59
+
+
+def test_energy_counters_stay_monotonic_across_midnight(wpm3: IsgSim) -> None:
+    c = HeatpumpCollector("127.0.0.1", wpm3.port, timeout=2)
+    before = c.collect().state["energy_counters"]["heat_heating"]  # 6345 total + 12 today
+    # Midnight: the ISG moves 11 whole kWh into the total and keeps 0.x in the day register (shown as 0).
+    wpm3.set_input(3500, [0, 356, 6])
+    after = c.collect().state["energy_counters"]["heat_heating"]
+    assert (before, after) == (6357, 6357)  # 6356 + 0 would go backwards: the counter holds
+    wpm3.set_input(3500, [2, 356, 6])
+    assert c.collect().state["energy_counters"]["heat_heating"] == 6358
+
+
+def test_the_gateway_restarting_is_an_error_then_a_reconnect(wpm3: IsgSim) -> None:
+    c = HeatpumpCollector("127.0.0.1", wpm3.port, timeout=1)
+    c.collect()
+    wpm3.stop()
+    with pytest.raises(CollectorError):
+        c.collect()
+    with pytest.raises(CollectorError, match="Modbus TCP extension must be enabled"):
+        c.collect()
+    wpm3.start()
+    assert c.collect().state["temperatures"]["outside"] == -5.3
+
+
+def test_a_closed_port_says_to_enable_the_modbus_extension() -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(CollectorError, match="Modbus TCP extension must be enabled on the ISG"):
+        HeatpumpCollector("127.0.0.1", port, timeout=1).collect()
+
+
+def test_a_gateway_that_accepts_but_never_answers_times_out_quickly() -> None:
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen()
+    conns: list[socket.socket] = []
+    threading.Thread(target=lambda: conns.append(srv.accept()[0]), daemon=True).start()
+    start = time.monotonic()
+    try:
+        with pytest.raises(CollectorError):
+            HeatpumpCollector("127.0.0.1", srv.getsockname()[1], timeout=0.5).collect()
+        assert time.monotonic() - start < 10
+    finally:
+        srv.close()
+        for c in conns:
+            c.close()
+
+
+def test_an_lwz_uses_its_own_map() -> None:
+    sim = IsgSim(lwz_registers())
+    sim.start()
+    try:
+        s = HeatpumpCollector("127.0.0.1", sim.port, timeout=2).collect().state
+    finally:
+        sim.stop()
+    assert s["controller"] == "LWZ/LWA" and s["temperatures"]["outside"] == 2.5
+    assert s["flags"]["compressor"] and s["flags"]["heating"]
+    assert s["energy_counters"]["heat_heating"] == 3000 + 120 + 8
