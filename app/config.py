@@ -143,6 +143,8 @@ class NutConfig(CollectorBase):
     interval: Seconds = 10.0
     command_timeout: Seconds = 5.0
     upsd: list[UpsdConfig] = []
+    # UPSes with a network card, read through UPS-MIB (RFC 1628); same keys as an SNMP target.
+    snmp: list[SnmpTargetConfig] = []
 
 
 class RailConfig(_Strict):

@@ -56,14 +56,19 @@ def _openvpn(cfg: Config, runner: Runner) -> Collector:
                             c.command_timeout, c.max_status_age)
 
 
-def _snmp(cfg: Config, runner: Runner) -> Collector:
-    from collectors.snmp import SnmpCollector, Target
+def _snmp_targets(raw):  # type: ignore[no-untyped-def]
+    from collectors.snmp import Target
 
-    targets = [Target(name=t.name, host=t.host, port=t.port, version=t.version, community=t.secret("community"),
-                      user=t.user, auth_protocol=t.auth_protocol, auth_password=t.secret("auth_password"),
-                      priv_protocol=t.priv_protocol, priv_password=t.secret("priv_password"), timeout=t.timeout,
-                      retries=t.retries) for t in cfg.collectors.snmp.targets]
-    return SnmpCollector(targets)
+    return [Target(name=t.name, host=t.host, port=t.port, version=t.version, community=t.secret("community"),
+                   user=t.user, auth_protocol=t.auth_protocol, auth_password=t.secret("auth_password"),
+                   priv_protocol=t.priv_protocol, priv_password=t.secret("priv_password"), timeout=t.timeout,
+                   retries=t.retries) for t in raw]
+
+
+def _snmp(cfg: Config, runner: Runner) -> Collector:
+    from collectors.snmp import SnmpCollector
+
+    return SnmpCollector(_snmp_targets(cfg.collectors.snmp.targets))
 
 
 def _nut(cfg: Config, runner: Runner) -> Collector:
@@ -72,7 +77,7 @@ def _nut(cfg: Config, runner: Runner) -> Collector:
     targets = [UpsdTarget(u.host, u.port, u.username,
                           u.password_file.read_text().strip() if u.password_file else None, tuple(u.ups))
                for u in cfg.collectors.nut.upsd]
-    return NutCollector(targets, cfg.collectors.nut.command_timeout)
+    return NutCollector(targets, cfg.collectors.nut.command_timeout, _snmp_targets(cfg.collectors.nut.snmp))
 
 
 def _hwmon(cfg: Config, runner: Runner) -> Collector:

@@ -186,16 +186,23 @@ class NutCollector(Collector):
         "rackpulse_ups_on_battery_seconds": MetricSpec("How long the UPS has been on battery (0 on mains)."),
     }
 
-    def __init__(self, targets: Sequence[UpsdTarget], timeout: float = 5.0) -> None:
+    def __init__(self, targets: Sequence[UpsdTarget], timeout: float = 5.0, snmp_targets: Sequence[Any] = ()) -> None:
         self.targets = list(targets)
+        self.snmp_targets = list(snmp_targets)  # UPSes with a network card: UPS-MIB over SNMP
         self.timeout = timeout
         self._ob_since: dict[str, float] = {}
 
     def collect(self) -> CollectResult:
-        if not self.targets:
-            raise NoData("no upsd configured")
+        if not self.targets and not self.snmp_targets:
+            raise NoData("no upsd or UPS-MIB agent configured")
         result = CollectResult()
         views: list[dict[str, Any]] = []
+        for st in self.snmp_targets:
+            try:
+                views.append(self._ups(ups_state(st.name, self._snmp_vars(st)), result))
+            except CollectorError as exc:
+                result.warnings.append(str(exc))
+                views.append({"name": st.name, "up": False, "error": str(exc)})
         for t in self.targets:
             try:
                 with NutClient(t.host, t.port, self.timeout, t.username, t.password) as c:
@@ -215,6 +222,13 @@ class NutCollector(Collector):
             raise CollectorError("; ".join(result.warnings) or "no UPS found")
         result.state = {"ups": views}
         return result
+
+    def _snmp_vars(self, target: Any) -> dict[str, str]:
+        import asyncio
+
+        from collectors.upsmib import read_ups_mib, ups_mib_to_nut
+
+        return ups_mib_to_nut(asyncio.run(read_ups_mib(target)))
 
     def _ups(self, st: UpsState, result: CollectResult) -> dict[str, Any]:
         now = time.time()

@@ -204,3 +204,36 @@ def test_the_node_exporter_capture_parses() -> None:
                        st.text(max_size=12), max_size=8))
 def test_no_sysfs_content_crashes_the_parser(files: dict[str, str]) -> None:
     parse_hwmon_dir("x", files)
+
+
+# --- UPS-MIB over SNMP -------------------------------------------------------------------
+
+def test_ups_mib_values_map_to_nut_variables() -> None:
+    from collectors.upsmib import ups_mib_to_nut
+
+    assert ups_mib_to_nut({"output_source": 5, "battery_status": 3, "charge_remaining": 42, "battery_voltage": 121,
+                           "minutes_remaining": 7, "output_load": 30}) == {
+        "ups.status": "OB DISCHRG LB", "battery.charge": "42", "battery.voltage": "12.1", "ups.load": "30",
+        "battery.runtime": "420"}
+    with pytest.raises(CollectorError, match="upsOutputSource"):
+        ups_mib_to_nut({"output_source": None})
+
+
+def test_a_ups_with_a_network_card_is_read_through_ups_mib_from_a_real_snmpd() -> None:
+    from collectors.snmp import Target
+    from tests.peers.snmpd import Snmpd
+
+    mib = "\n".join(f"override .1.3.6.1.2.1.33.1.{oid} integer {v}" for oid, v in (
+        ("2.1.0", 3), ("2.2.0", 125), ("2.3.0", 4), ("2.4.0", 18), ("2.5.0", 117), ("4.1.0", 5)))
+    base = Path(tempfile.mkdtemp(prefix="rackpulse-upsmib-"))
+    agent = Snmpd(base, extra=mib)
+    try:
+        agent.up()
+        target = Target("rack-ups", "127.0.0.1", agent.port, community=agent.community, timeout=1, retries=0)
+        r = NutCollector([], snmp_targets=[target]).collect()
+    finally:
+        agent.down()
+        shutil.rmtree(base, ignore_errors=True)
+    u = r.state["ups"][0]
+    assert (u["name"], u["on_battery"], u["low_battery"], u["charge"], u["battery_voltage"], u["runtime"]) == (
+        "rack-ups", True, True, 18, 11.7, 240)

@@ -22,8 +22,9 @@ class Snmpd:
     user, auth_pw, priv_pw = "monitor", "monitor-authpass", "monitor-privpass"
     user256, auth256_pw = "monauth", "monauth-authpass"
 
-    def __init__(self, base: Path) -> None:
+    def __init__(self, base: Path, extra: str = "") -> None:
         self.base = base
+        self.extra = extra  # more snmpd.conf lines, e.g. `override` values for UPS-MIB
         self.port = free_udp_port()
         tag = uuid.uuid4().hex[:5]
         self.veth = (f"rpfa{tag}", f"rpfb{tag}")
@@ -40,6 +41,7 @@ createUser {self.user256} SHA-256 "{self.auth256_pw}"
 rouser {self.user} priv
 rouser {self.user256} auth
 sysName rackpulse-test-switch
+{self.extra}
 """)
         subprocess.run(["ip", "link", "add", self.veth[0], "type", "veth", "peer", "name", self.veth[1]], check=True)
         subprocess.run(["ip", "link", "set", self.veth[0], "up"], check=True)
