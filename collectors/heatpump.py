@@ -24,6 +24,8 @@ from collectors.isg_map import (
 )
 
 log = logging.getLogger("collectors.heatpump")
+# pymodbus logs every failed connect and read at ERROR, every poll; we log transitions ourselves.
+logging.getLogger("pymodbus").setLevel(logging.CRITICAL)
 ENERGY_USES = ("heating", "hot_water")
 
 

@@ -104,6 +104,24 @@ def test_the_gateway_restarting_is_an_error_then_a_reconnect(wpm3: IsgSim) -> No
     assert c.collect().state["temperatures"]["outside"] == -5.3
 
 
+def test_connection_changes_are_logged_once_per_transition(wpm3: IsgSim, caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    caplog.set_level(logging.INFO, logger="collectors.heatpump")
+    c = HeatpumpCollector("127.0.0.1", wpm3.port, timeout=1)
+    c.collect()
+    c.collect()
+    wpm3.stop()
+    for _ in range(3):
+        with pytest.raises(CollectorError):
+            c.collect()
+    wpm3.start()
+    c.collect()
+    where = f"ISG 127.0.0.1:{wpm3.port}"
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.INFO] == [
+        f"{where} connected", f"{where} not reachable", f"{where} connected"]
+
+
 def test_a_closed_port_says_to_enable_the_modbus_extension() -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
