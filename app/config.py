@@ -231,6 +231,62 @@ class StorageConfig(_Strict):
     maintenance_interval: Seconds = 300.0
 
 
+class RuleOverride(_Strict):
+    enabled: bool = True
+    severity: Literal["critical", "warning", "info"] | None = None
+    # seconds the condition must hold before it fires
+    for_seconds: Annotated[float, Field(ge=0)] | None = None
+    reminder_hours: Annotated[float, Field(ge=0)] | None = None
+
+
+class UserRuleConfig(_Strict):
+    name: str
+    metric: str
+    labels: dict[str, str] = {}
+    op: Literal[">", "<", ">=", "<=", "==", "!="] = ">"
+    threshold: float
+    # Hysteresis: once firing, it clears only when the value passes this one.
+    clear_threshold: float | None = None
+    for_seconds: Annotated[float, Field(ge=0)] = 0.0
+    severity: Literal["critical", "warning", "info"] = "warning"
+    reminder_hours: Annotated[float, Field(ge=0)] = 0.0
+    # {metric}, {value}, {labels} and {label_<name>} are filled in.
+    message: str = "{metric}{labels} is {value}"
+
+
+class ChannelConfig(_Strict):
+    name: str
+    url: str
+    format: Literal["rackpulse", "alertmanager", "ntfy", "gotify", "discord", "slack", "template"] = "rackpulse"
+    severities: list[str] = []
+    rules: list[str] = []
+    timeout: Seconds = 10.0
+    headers: dict[str, str] = {}
+    template: str | None = None
+    max_age_hours: Annotated[float, Field(gt=0)] = 72.0
+
+
+class WindowConfig(_Strict):
+    days: list[str]
+    start: str
+    hours: Annotated[float, Field(gt=0)]
+    first_of_month: bool = False
+    rules: list[str] = []
+
+
+class AlertsConfig(_Strict):
+    enabled: bool = True
+    interval: Seconds = 15.0
+    # Link back to this rackpulse in notifications, e.g. "https://rackpulse.lan".
+    base_url: str = ""
+    flap_count: Annotated[int, Field(ge=1)] = 3
+    disk_hot_celsius: float = 50.0
+    rules: dict[str, RuleOverride] = {}
+    user_rules: list[UserRuleConfig] = []
+    channels: list[ChannelConfig] = []
+    maintenance: list[WindowConfig] = []
+
+
 class Config(_Strict):
     host: str = Field(default_factory=socket.gethostname)
     host_root: Path = Path("/")
@@ -238,6 +294,7 @@ class Config(_Strict):
     storage: StorageConfig = StorageConfig()
     collectors: CollectorsConfig = CollectorsConfig()
     disks: DisksConfig = DisksConfig()
+    alerts: AlertsConfig = AlertsConfig()
     # Where the file came from, for relative paths and error messages (not a TOML key).
     source: Path | None = Field(default=None, exclude=True)
 

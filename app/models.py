@@ -128,3 +128,67 @@ meta = Table(
     Column("key", String(64), primary_key=True),
     Column("value", Text, nullable=False),
 )
+
+# Alerts: one row per (rule, subject) with its current state; every transition is an
+# alert_event; notifications wait in the outbox until a channel accepted them.
+alert = Table(
+    "alert",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("host", String(255), nullable=False),
+    Column("rule", String(64), nullable=False),
+    Column("subject", String(255), nullable=False),
+    Column("state", String(16), nullable=False),  # pending | firing | resolved
+    Column("severity", String(16), nullable=False),
+    Column("summary", Text, nullable=False),
+    Column("labels", Text, nullable=False),
+    Column("since", Float, nullable=False),
+    Column("fired_at", Float),
+    Column("resolved_at", Float),
+    Column("last_notified", Float),
+    Column("acked_at", Float),
+    UniqueConstraint("host", "rule", "subject", name="uq_alert_host_rule_subject"),
+)
+
+alert_event = Table(
+    "alert_event",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("host", String(255), nullable=False),
+    Column("rule", String(64), nullable=False),
+    Column("subject", String(255), nullable=False),
+    Column("ts", Float, nullable=False),
+    Column("kind", String(16), nullable=False),  # firing | resolved | reminder | ack | silence
+    Column("severity", String(16), nullable=False),
+    Column("summary", Text, nullable=False),
+    Column("labels", Text, nullable=False),
+    Column("duration", Float),
+    Index("ix_alert_event_ts", "ts"),
+)
+
+outbox = Table(
+    "outbox",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("event_id", Integer, nullable=False),
+    Column("channel", String(64), nullable=False),
+    Column("created", Float, nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("next_attempt", Float, nullable=False),
+    Column("delivered_at", Float),
+    Column("gave_up_at", Float),
+    Column("last_error", Text),
+    Index("ix_outbox_pending", "delivered_at", "gave_up_at", "next_attempt"),
+)
+
+silence = Table(
+    "silence",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("host", String(255), nullable=False),
+    Column("rule", String(64)),  # None: any rule
+    Column("subject", String(255)),  # None: any subject
+    Column("until", Float, nullable=False),
+    Column("reason", Text),
+    Column("created", Float, nullable=False),
+)

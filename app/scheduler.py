@@ -58,6 +58,7 @@ class Snapshot:
     statuses: dict[str, CollectorStatus] = field(default_factory=dict)
     states: dict[str, dict[str, Any]] = field(default_factory=dict)
     blocks: dict[str, str] = field(default_factory=dict)
+    samples: dict[str, list[Sample]] = field(default_factory=dict)  # the last samples, for user alert rules
     metrics: bytes = b""
     metrics_gzip: bytes = b""
     version: int = 0
@@ -178,6 +179,7 @@ class Scheduler:
         if result is not None:
             coll = self.collectors[st.name]
             self.snapshot.states[st.name] = result.state
+            self.snapshot.samples[st.name] = result.samples
             try:
                 self.snapshot.blocks[st.name] = render_block(result.samples, coll.metrics, self.snapshot.host)
             except ValueError as exc:  # an undeclared metric is a bug; keep the old block

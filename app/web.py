@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import hashlib
+import hmac
 import logging
+import os
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -79,6 +82,20 @@ def create_app(
         scheduler = Scheduler(colls, settings, snap, store)
     password_hash = cfg.password_hash()
     env = _templates()
+    csrf_secret = os.urandom(32)
+    alerting_box: dict[str, Any] = {}
+
+    def get_alerting():  # type: ignore[no-untyped-def]
+        """Built on first use: its tables exist only after the migrations ran."""
+        if "a" not in alerting_box:
+            from app.alerting import from_config
+
+            alerting_box["a"] = from_config(cfg, engine) if cfg.alerts.enabled else None
+        return alerting_box["a"]
+
+    def csrf_token(request: Request) -> str:
+        session = request.cookies.get(auth.COOKIE, "anonymous")
+        return hmac.new(csrf_secret, session.encode(), hashlib.sha256).hexdigest()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -96,6 +113,8 @@ def create_app(
             scheduler.add_task(lambda: (store.make_rollups(), store.prune(st.raw_days, st.rollup_5m_days,
                                                                           st.rollup_1h_days)),
                                st.maintenance_interval, "maintenance")
+            if get_alerting() is not None:
+                scheduler.add_task(lambda: get_alerting().tick(snap), cfg.alerts.interval, "alerts")
         yield
         if scheduler is not None:
             await scheduler.stop()
@@ -103,6 +122,7 @@ def create_app(
 
     app = FastAPI(title="rackpulse", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.snapshot, app.state.store, app.state.scheduler, app.state.config = snap, store, scheduler, cfg
+    app.state.get_alerting = get_alerting
     static = ROOT / "static"
     app.mount("/static", StaticFiles(directory=static), name="static")
 
@@ -130,7 +150,9 @@ def create_app(
 
     @app.get("/", response_class=HTMLResponse, name="overview")
     async def overview(request: Request) -> HTMLResponse:
-        return render(request, "overview.html", ov=views.overview(snap), arrays=views.arrays(snap))
+        a = get_alerting()
+        firing = [x for x in a.view()["active"] if x["state"] == "firing"] if a else []
+        return render(request, "overview.html", ov=views.overview(snap), arrays=views.arrays(snap), firing=firing)
 
     @app.get("/disks", response_class=HTMLResponse, name="disks")
     async def disks_page(request: Request) -> HTMLResponse:
@@ -163,6 +185,37 @@ def create_app(
     async def heatpump_page(request: Request, range: str = "24h") -> HTMLResponse:  # noqa: A002
         return render(request, "heatpump.html", hp=views.heatpump(snap), status=snap.statuses.get("heatpump"),
                       range=range if range in RANGES else "24h", ranges=list(RANGES))
+
+    @app.get("/alerts", response_class=HTMLResponse, name="alerts")
+    async def alerts_page(request: Request) -> HTMLResponse:
+        a = get_alerting()
+        return render(request, "alerts.html", al=a.view() if a else None, csrf=csrf_token(request))
+
+    @app.post("/alerts/ack")
+    async def alerts_ack(request: Request, rule: str = Form(...), subject: str = Form(...),
+                         csrf: str = Form(...)) -> Response:
+        if not hmac.compare_digest(csrf, csrf_token(request)):
+            raise HTTPException(403, "bad or missing CSRF token")
+        a = get_alerting()
+        if a is None or not a.ack(rule, subject):
+            raise HTTPException(404, "no such firing alert")
+        return RedirectResponse("/alerts", status_code=303)
+
+    @app.post("/alerts/silence")
+    async def alerts_silence(request: Request, csrf: str = Form(...), rule: str = Form(""), subject: str = Form(""),
+                             hours: float = Form(4.0), reason: str = Form("")) -> Response:
+        if not hmac.compare_digest(csrf, csrf_token(request)):
+            raise HTTPException(403, "bad or missing CSRF token")
+        a = get_alerting()
+        if a is None or not (0 < hours <= 24 * 90):
+            raise HTTPException(400, "alerts disabled, or hours out of range")
+        a.silence(rule or None, subject or None, hours, reason)
+        return RedirectResponse("/alerts", status_code=303)
+
+    @app.get("/api/alerts")
+    async def api_alerts() -> dict[str, Any]:
+        a = get_alerting()
+        return a.view() if a else {"active": [], "history": [], "outbox": [], "silences": []}
 
     @app.get("/collectors", response_class=HTMLResponse, name="collectors")
     async def collectors_page(request: Request) -> HTMLResponse:

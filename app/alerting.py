@@ -1,0 +1,220 @@
+"""Alerts, I/O side: load states, evaluate, store transitions, fill the outbox, deliver.
+
+Every notification is written to the outbox in the same transaction as the transition
+that caused it, and leaves the outbox only once a channel answered 2xx: a restart or an
+endpoint that is down loses nothing. Each payload carries the event id, so a receiver can
+drop the rare duplicate of a delivery that succeeded just before a crash.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import random
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Engine, and_, select, update
+
+from app.alert_rules import BUILTIN, Conditions, MetricRule
+from app.alerts import AlertState, Rule, Window, evaluate
+from app.models import alert, alert_event, outbox, silence
+from app.notify import Channel, DeliveryError, render, send
+from app.scheduler import Snapshot
+
+log = logging.getLogger("rackpulse.alerts")
+
+
+class Alerting:
+    def __init__(self, engine: Engine, host: str, rules: dict[str, Rule] | None = None,
+                 user_rules: Sequence[MetricRule] = (), channels: Sequence[Channel] = (),
+                 windows: Sequence[Window] = (), base_url: str = "", conditions: Conditions | None = None) -> None:
+        self.engine, self.host = engine, host
+        self.rules = dict(rules if rules is not None else BUILTIN)
+        self.user_rules = list(user_rules)
+        for ur in self.user_rules:
+            self.rules[ur.rule.name] = ur.rule
+        self.channels = {c.name: c for c in channels}
+        self.windows = list(windows)
+        self.base_url = base_url
+        self.conditions = conditions or Conditions()
+        self.states: dict[tuple[str, str], AlertState] = self._load()
+
+    # -- state ----------------------------------------------------------------------------
+
+    def _load(self) -> dict[tuple[str, str], AlertState]:
+        with self.engine.connect() as c:
+            rows = c.execute(select(alert).where(alert.c.host == self.host)).all()
+        return {(r.rule, r.subject): AlertState(r.rule, r.subject, r.state, r.severity, r.summary,
+                                                json.loads(r.labels), r.since, r.fired_at, r.resolved_at,
+                                                r.last_notified, r.acked_at) for r in rows}
+
+    def muted(self, now: float, keys: set[tuple[str, str]]) -> set[tuple[str, str]]:
+        """Keys whose notifications are held back: silenced, or in a maintenance window."""
+        with self.engine.connect() as c:
+            sil = c.execute(select(silence.c.rule, silence.c.subject).where(
+                silence.c.host == self.host, silence.c.until > now)).all()
+        when = dt.datetime.fromtimestamp(now).astimezone()
+        out = set()
+        for key in keys:
+            if any((r is None or r == key[0]) and (s is None or s == key[1]) for r, s in sil):
+                out.add(key)
+            elif any(w.covers(key[0], when) for w in self.windows):
+                out.add(key)
+        return out
+
+    def tick(self, snap: Snapshot, now: float | None = None) -> list[dict[str, Any]]:
+        """One evaluation: returns the events it recorded (and queued for delivery)."""
+        now = now or time.time()
+        conds = self.conditions.build(snap, self.user_rules, self.states, now)
+        keys = set(self.states) | {(c.rule, c.subject) for c in conds}
+        new_states, events = evaluate(conds, self.rules, self.states, now, self.muted(now, keys))
+        recorded = self._store(new_states, events, now)
+        self.states = new_states
+        self.deliver(now)
+        return recorded
+
+    def _store(self, states: dict[tuple[str, str], AlertState], events: list[Any], now: float) -> list[dict[str, Any]]:
+        recorded = []
+        with self.engine.begin() as c:
+            for key, st in states.items():
+                values = {"state": st.state, "severity": st.severity, "summary": st.summary,
+                          "labels": json.dumps(dict(st.labels)), "since": st.since, "fired_at": st.fired_at,
+                          "resolved_at": st.resolved_at, "last_notified": st.last_notified, "acked_at": st.acked_at}
+                old = self.states.get(key)
+                if old is None:
+                    c.execute(alert.insert().values(host=self.host, rule=st.rule, subject=st.subject, **values))
+                elif old != st:
+                    c.execute(update(alert).where(alert.c.host == self.host, alert.c.rule == st.rule,
+                                                  alert.c.subject == st.subject).values(**values))
+            gone = set(self.states) - set(states)  # pending alerts that cleared before `for`
+            for rule, subject in gone:
+                c.execute(alert.delete().where(alert.c.host == self.host, alert.c.rule == rule,
+                                               alert.c.subject == subject))
+            for ev in events:
+                st = ev.alert
+                res = c.execute(alert_event.insert().values(
+                    host=self.host, rule=st.rule, subject=st.subject, ts=now, kind=ev.kind, severity=st.severity,
+                    summary=st.summary, labels=json.dumps(dict(st.labels)), duration=ev.duration))
+                event_id = int(res.inserted_primary_key[0])
+                for ch in self.channels.values():
+                    if ch.wants(st.rule, st.severity):
+                        c.execute(outbox.insert().values(event_id=event_id, channel=ch.name, created=now, attempts=0,
+                                                         next_attempt=now))
+                recorded.append({"id": event_id, "kind": ev.kind, "rule": st.rule, "subject": st.subject,
+                                 "summary": st.summary})
+                log.info("alert %s %s: %s", ev.kind, st.rule, st.summary)
+        return recorded
+
+    # -- delivery -------------------------------------------------------------------------
+
+    def deliver(self, now: float | None = None) -> int:
+        """Send what is due, oldest first; a channel that fails is not tried again this round."""
+        now = now or time.time()
+        with self.engine.connect() as c:
+            due = c.execute(select(outbox, alert_event).join(alert_event, alert_event.c.id == outbox.c.event_id)
+                            .where(outbox.c.delivered_at.is_(None), outbox.c.gave_up_at.is_(None),
+                                   outbox.c.next_attempt <= now).order_by(outbox.c.id).limit(200)).all()
+        failed: set[str] = set()
+        sent = 0
+        for row in due:
+            ch = self.channels.get(row.channel)
+            if ch is None or row.channel in failed:
+                continue
+            ev = {"id": row.event_id, "kind": row.kind, "rule": row.rule, "subject": row.subject,
+                  "severity": row.severity, "summary": row.summary, "labels": json.loads(row.labels), "ts": row.ts,
+                  "duration": row.duration, "since": self.states.get((row.rule, row.subject)) and
+                  self.states[(row.rule, row.subject)].since}
+            try:
+                body, headers = render(ch, ev, self.base_url)
+                send(ch, body, headers)
+            except (DeliveryError, ValueError) as exc:
+                failed.add(row.channel)
+                attempts = row.attempts + 1
+                # Exponential backoff with jitter, capped at 5 minutes: an endpoint back after an hour
+                # gets everything within minutes, in order.
+                delay = min(300.0, 5.0 * 2 ** min(attempts, 10)) * random.uniform(0.8, 1.2)  # noqa: S311
+                give_up = now - row.created > ch.max_age_hours * 3600
+                with self.engine.begin() as c:
+                    c.execute(update(outbox).where(outbox.c.id == row.id).values(
+                        attempts=attempts, next_attempt=now + delay, last_error=str(exc)[:500],
+                        gave_up_at=now if give_up else None))
+                if attempts == 1:
+                    log.warning("channel %s: delivery failed (%s); will retry", ch.name, exc)
+                continue
+            with self.engine.begin() as c:
+                c.execute(update(outbox).where(outbox.c.id == row.id).values(
+                    delivered_at=time.time(), attempts=row.attempts + 1, last_error=None))
+            sent += 1
+        return sent
+
+    # -- people ---------------------------------------------------------------------------
+
+    def ack(self, rule: str, subject: str, now: float | None = None) -> bool:
+        """Acknowledge a firing alert: no more reminders until it resolves."""
+        now = now or time.time()
+        st = self.states.get((rule, subject))
+        if st is None or st.state != "firing":
+            return False
+        from dataclasses import replace
+
+        self.states[(rule, subject)] = replace(st, acked_at=now)
+        with self.engine.begin() as c:
+            c.execute(update(alert).where(and_(alert.c.host == self.host, alert.c.rule == rule,
+                                               alert.c.subject == subject)).values(acked_at=now))
+            c.execute(alert_event.insert().values(host=self.host, rule=rule, subject=subject, ts=now, kind="ack",
+                                                  severity=st.severity, summary=st.summary,
+                                                  labels=json.dumps(dict(st.labels))))
+        return True
+
+    def silence(self, rule: str | None, subject: str | None, hours: float, reason: str = "",
+                now: float | None = None) -> None:
+        now = now or time.time()
+        with self.engine.begin() as c:
+            c.execute(silence.insert().values(host=self.host, rule=rule or None, subject=subject or None,
+                                              until=now + hours * 3600, reason=reason, created=now))
+
+    def view(self, now: float | None = None) -> dict[str, Any]:
+        now = now or time.time()
+        muted = self.muted(now, set(self.states))
+        with self.engine.connect() as c:
+            history = c.execute(select(alert_event).where(alert_event.c.host == self.host)
+                                .order_by(alert_event.c.id.desc()).limit(100)).all()
+            box = c.execute(select(outbox, alert_event.c.rule, alert_event.c.subject, alert_event.c.kind)
+                            .join(alert_event, alert_event.c.id == outbox.c.event_id)
+                            .order_by(outbox.c.id.desc()).limit(50)).all()
+            silences = c.execute(select(silence).where(silence.c.host == self.host, silence.c.until > now)).all()
+        active = [s for s in self.states.values() if s.state in ("pending", "firing")]
+        active.sort(key=lambda s: (s.state != "firing", s.severity != "critical", -(s.fired_at or s.since)))
+        return {"active": [{**s.__dict__, "muted": s.key in muted} for s in active],
+                "history": [dict(r._mapping) for r in history], "outbox": [dict(r._mapping) for r in box],
+                "silences": [dict(r._mapping) for r in silences]}
+
+
+def from_config(cfg: Any, engine: Engine) -> Alerting:
+    """Build the alerting from the validated config: built-in rules with overrides, user rules,
+    channels and maintenance windows. Unknown rule names in overrides are config errors."""
+    from dataclasses import replace
+
+    from app.alerts import parse_window
+    from app.config import ConfigError
+
+    a = cfg.alerts
+    rules = dict(BUILTIN)
+    for name, o in a.rules.items():
+        if name not in rules:
+            raise ConfigError(f"{cfg.source or 'config'}: alerts.rules.{name}: no such built-in rule "
+                              f"(known: {', '.join(sorted(rules))})")
+        base = rules[name]
+        rules[name] = replace(base, enabled=o.enabled, severity=o.severity or base.severity,
+                              for_seconds=base.for_seconds if o.for_seconds is None else o.for_seconds,
+                              reminder_hours=base.reminder_hours if o.reminder_hours is None else o.reminder_hours)
+    user = [MetricRule(Rule(u.name, u.severity, u.for_seconds, u.reminder_hours), u.metric, u.op, u.threshold,
+                       u.clear_threshold, tuple(sorted(u.labels.items())), u.message) for u in a.user_rules]
+    channels = [Channel(c.name, c.url, c.format, tuple(c.severities), tuple(c.rules), c.timeout, dict(c.headers),
+                        c.template, c.max_age_hours) for c in a.channels]
+    windows = [parse_window(w.days, w.start, w.hours, w.first_of_month, w.rules) for w in a.maintenance]
+    return Alerting(engine, cfg.host, rules, user, channels, windows, a.base_url,
+                    Conditions(a.flap_count, disk_hot_celsius=a.disk_hot_celsius))

@@ -1,0 +1,144 @@
+"""The alert engine: pure state transitions, testable as a table.
+
+``evaluate(conditions, rules, previous, now)`` takes what is wrong right now (one
+``Condition`` per rule and subject) and the stored states, and returns the new states
+and the events to notify: pending -> firing after ``for``, firing -> resolved when the
+condition clears (with how long it lasted), and reminders every N hours while firing
+and not acknowledged. Silences and maintenance windows keep the state but hold the
+notifications back.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    severity: str = "critical"  # critical | warning | info
+    for_seconds: float = 0.0
+    reminder_hours: float = 0.0  # 0: no reminders
+    enabled: bool = True
+
+
+@dataclass(frozen=True)
+class Condition:
+    """Something wrong right now: the rule, what it is about, and what to tell a human."""
+
+    rule: str
+    subject: str
+    summary: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AlertState:
+    rule: str
+    subject: str
+    state: str  # pending | firing | resolved
+    severity: str
+    summary: str
+    labels: Mapping[str, str]
+    since: float
+    fired_at: float | None = None
+    resolved_at: float | None = None
+    last_notified: float | None = None
+    acked_at: float | None = None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.rule, self.subject)
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: str  # firing | resolved | reminder
+    alert: AlertState
+    duration: float | None = None  # for resolved: how long it was firing
+
+
+def evaluate(
+    conditions: Iterable[Condition],
+    rules: Mapping[str, Rule],
+    previous: Mapping[tuple[str, str], AlertState],
+    now: float,
+    muted: set[tuple[str, str]] | None = None,
+) -> tuple[dict[tuple[str, str], AlertState], list[Event]]:
+    """Next states and the events to send. ``muted`` keys change state but send nothing."""
+    muted = muted or set()
+    states: dict[tuple[str, str], AlertState] = {}
+    events: list[Event] = []
+    seen: set[tuple[str, str]] = set()
+    for c in conditions:
+        rule = rules.get(c.rule)
+        if rule is None or not rule.enabled:
+            continue
+        key = (c.rule, c.subject)
+        seen.add(key)
+        old = previous.get(key)
+        if old is None or old.state == "resolved":
+            old = AlertState(c.rule, c.subject, "pending", rule.severity, c.summary, dict(c.labels), since=now)
+        st = replace(old, summary=c.summary, labels=dict(c.labels), severity=rule.severity)
+        if st.state == "pending" and now - st.since >= rule.for_seconds:
+            st = replace(st, state="firing", fired_at=now)
+            if key not in muted:
+                st = replace(st, last_notified=now)
+                events.append(Event("firing", st))
+        elif st.state == "firing" and rule.reminder_hours > 0 and st.acked_at is None and key not in muted:
+            last = st.last_notified or st.fired_at or now
+            if now - last >= rule.reminder_hours * 3600:
+                st = replace(st, last_notified=now)
+                events.append(Event("reminder", st))
+        states[key] = st
+    for key, old in previous.items():
+        if key in seen or old.state == "resolved":
+            if old.state == "resolved":
+                states[key] = old
+            continue
+        if old.state == "firing":
+            st = replace(old, state="resolved", resolved_at=now)
+            # Tell only if the firing was told: a muted alert resolves quietly.
+            if old.last_notified is not None and key not in muted:
+                events.append(Event("resolved", st, duration=now - (old.fired_at or old.since)))
+            states[key] = st
+        # a pending alert whose condition cleared before `for` simply disappears
+    return states, events
+
+
+@dataclass(frozen=True)
+class Window:
+    """A recurring maintenance window: weekdays, a start time and a length; optionally only the
+    first such weekday of the month (Debian's monthly RAID check runs the first Sunday)."""
+
+    days: tuple[int, ...]  # 0 = Monday
+    start: dt.time
+    hours: float
+    first_of_month: bool = False
+    rules: tuple[str, ...] = ()  # empty: every rule
+
+    def covers(self, rule: str, when: dt.datetime) -> bool:
+        if self.rules and rule not in self.rules:
+            return False
+        for back in range(0, 8):
+            day = when.date() - dt.timedelta(days=back)
+            if day.weekday() not in self.days or (self.first_of_month and day.day > 7):
+                continue
+            begin = dt.datetime.combine(day, self.start, tzinfo=when.tzinfo)
+            if begin <= when < begin + dt.timedelta(hours=self.hours):
+                return True
+        return False
+
+
+def parse_window(days: list[str], start: str, hours: float, first_of_month: bool = False,
+                 rules: list[str] | None = None) -> Window:
+    names = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+    try:
+        idx = tuple(names.index(d.strip().lower()[:3]) for d in days)
+        hh, mm = (int(x) for x in start.split(":"))
+    except ValueError:
+        raise ValueError(f"maintenance window: days {days!r} / start {start!r} not understood "
+                         "(use days like \"Sun\" and start like \"01:00\")") from None
+    return Window(idx, dt.time(hh, mm), hours, first_of_month, tuple(rules or ()))

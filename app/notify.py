@@ -1,0 +1,112 @@
+"""Webhook payloads (rackpulse JSON, Alertmanager v4, ntfy, Gotify, Discord, Slack, or a
+Jinja2 template) and their delivery over HTTP."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any
+
+from jinja2 import Environment, StrictUndefined
+
+FORMATS = ("rackpulse", "alertmanager", "ntfy", "gotify", "discord", "slack", "template")
+
+
+@dataclass(frozen=True)
+class Channel:
+    name: str
+    url: str
+    format: str = "rackpulse"
+    severities: tuple[str, ...] = ()  # empty: all
+    rules: tuple[str, ...] = ()  # empty: all
+    timeout: float = 10.0
+    headers: dict[str, str] = field(default_factory=dict)
+    template: str | None = None  # Jinja2 body for format "template"
+    max_age_hours: float = 72.0  # keep retrying this long, then give up (shown on the alerts page)
+
+    def wants(self, rule: str, severity: str) -> bool:
+        return (not self.severities or severity in self.severities) and (not self.rules or rule in self.rules)
+
+    def __repr__(self) -> str:  # URLs may carry tokens: never print them
+        return f"Channel({self.name!r}, format={self.format!r})"
+
+
+def _iso(ts: float | None) -> str:
+    return dt.datetime.fromtimestamp(ts or 0, dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
+
+
+def human(ev: dict[str, Any]) -> str:
+    """One line a person reads on a phone."""
+    if ev["kind"] == "resolved":
+        mins = int((ev.get("duration") or 0) // 60)
+        return f"RESOLVED after {mins // 60}h {mins % 60}m: {ev['summary']}"
+    prefix = {"reminder": "STILL FIRING", "firing": ev["severity"].upper()}.get(ev["kind"], ev["kind"].upper())
+    return f"{prefix}: {ev['summary']}"
+
+
+def render(channel: Channel, ev: dict[str, Any], base_url: str = "") -> tuple[bytes, dict[str, str]]:
+    """(body, headers) for one event on one channel."""
+    labels = dict(ev["labels"])
+    status = "resolved" if ev["kind"] == "resolved" else "firing"
+    text = human(ev)
+    if channel.format == "rackpulse":
+        doc: Any = {"version": "rackpulse/1", "event_id": ev["id"], "kind": ev["kind"], "state": status,
+                    "rule": ev["rule"], "severity": ev["severity"], "subject": ev["subject"],
+                    "host": labels.get("host"), "labels": labels, "summary": ev["summary"], "text": text,
+                    "at": _iso(ev["ts"]), "duration_seconds": ev.get("duration")}
+    elif channel.format == "alertmanager":
+        am_labels = {"alertname": ev["rule"], "severity": ev["severity"], "subject": ev["subject"], **labels}
+        fp = hashlib.sha256(json.dumps(sorted(am_labels.items())).encode()).hexdigest()[:16]
+        alert = {"status": status, "labels": am_labels, "annotations": {"summary": ev["summary"]},
+                 "startsAt": _iso(ev.get("since") or ev["ts"]),
+                 "endsAt": _iso(ev["ts"]) if status == "resolved" else "0001-01-01T00:00:00Z",
+                 "generatorURL": f"{base_url}/alerts", "fingerprint": fp}
+        doc = {"version": "4", "groupKey": f"{{}}:{{alertname=\"{ev['rule']}\"}}", "truncatedAlerts": 0,
+               "status": status, "receiver": channel.name, "groupLabels": {"alertname": ev["rule"]},
+               "commonLabels": am_labels, "commonAnnotations": {"summary": ev["summary"]},
+               "externalURL": base_url, "alerts": [alert]}
+    elif channel.format == "ntfy":
+        prio = {"critical": "urgent", "warning": "high"}.get(ev["severity"], "default")
+        if status == "resolved":
+            prio = "default"
+        return text.encode(), {"Title": f"rackpulse {labels.get('host', '')}: {ev['rule']}", "Priority": prio,
+                               "Tags": "white_check_mark" if status == "resolved" else "rotating_light",
+                               **channel.headers}
+    elif channel.format == "gotify":
+        doc = {"title": f"rackpulse: {ev['rule']}", "message": text,
+               "priority": 8 if ev["severity"] == "critical" and status == "firing" else 4}
+    elif channel.format == "discord":
+        doc = {"content": text[:2000]}
+    elif channel.format == "slack":
+        doc = {"text": text}
+    elif channel.format == "template":
+        env = Environment(undefined=StrictUndefined, autoescape=False)  # noqa: S701 - not HTML
+        body = env.from_string(channel.template or "{{ text }}").render(event=ev, text=text, labels=labels,
+                                                                        status=status)
+        return body.encode(), {"Content-Type": "text/plain; charset=utf-8", **channel.headers}
+    else:
+        raise ValueError(f"unknown webhook format {channel.format!r}")
+    return json.dumps(doc).encode(), {"Content-Type": "application/json", **channel.headers}
+
+
+class DeliveryError(Exception):
+    pass
+
+
+def send(channel: Channel, body: bytes, headers: dict[str, str]) -> None:
+    """POST; raises DeliveryError (with the status or the network error) unless 2xx."""
+    req = urllib.request.Request(channel.url, data=body, method="POST",  # noqa: S310 - http(s) URL from config
+                                 headers={"User-Agent": "rackpulse", **headers})
+    try:
+        with urllib.request.urlopen(req, timeout=channel.timeout) as resp:  # noqa: S310
+            if not 200 <= resp.status < 300:
+                raise DeliveryError(f"HTTP {resp.status}")
+    except urllib.error.HTTPError as exc:
+        raise DeliveryError(f"HTTP {exc.code}") from None
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise DeliveryError(f"{type(reason).__name__}: {reason}") from None
