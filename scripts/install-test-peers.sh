@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The real peers the tests start as their own child processes: FRR (bgpd, zebra, vtysh),
 # OpenVPN with an openssl-made PKI, nsenter/mount for a namespace's sysfs, net-snmp snmpd,
-# NUT upsd with the dummy-ups driver.
+# NUT upsd with the dummy-ups driver, Prometheus (promtool) and Alertmanager.
 # Installed from Debian's packages; nothing is started as a service.
 set -euo pipefail
 missing=()
@@ -13,6 +13,8 @@ command -v nsenter >/dev/null || missing+=(util-linux)
 command -v snmpd >/dev/null || missing+=(snmpd)
 command -v snmpget >/dev/null || missing+=(snmp)
 [ -x /lib/nut/upsd ] && [ -x /lib/nut/dummy-ups ] || missing+=(nut-server)
+command -v promtool >/dev/null && command -v prometheus >/dev/null || missing+=(prometheus)
+command -v prometheus-alertmanager >/dev/null && command -v amtool >/dev/null || missing+=(prometheus-alertmanager)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
   echo "install-test-peers: need root to install ${missing[*]}" >&2
