@@ -163,26 +163,34 @@ class Conditions:
     def _user(self, snap: Snapshot, rules: Iterable[MetricRule], previous: dict[tuple[str, str], AlertState]
               ) -> list[Condition]:
         out = []
+        rules = list(rules)
+        if not rules:
+            return out
+        wanted = {mr.metric for mr in rules}
+        by_metric: dict[str, list[Any]] = {}
+        for samples in snap.samples.values():
+            for smp in samples:
+                if smp.metric in wanted:
+                    by_metric.setdefault(smp.metric, []).append(smp)
         for mr in rules:
-            for samples in snap.samples.values():
-                for s in samples:
-                    if s.metric != mr.metric:
-                        continue
-                    labels = dict(s.labels)
-                    if any(labels.get(k) != v for k, v in mr.labels):
-                        continue
-                    subject = ",".join(f"{k}={v}" for k, v in s.labels) or mr.metric
-                    firing = previous.get((mr.rule.name, subject))
-                    # Hysteresis: once firing, it clears only past the clear threshold.
-                    if firing is not None and firing.state == "firing" and mr.clear_threshold is not None:
-                        bad = OPS[mr.op](s.value, mr.clear_threshold)
-                    else:
-                        bad = OPS[mr.op](s.value, mr.threshold)
-                    if bad:
-                        text = mr.message.format(metric=mr.metric, value=f"{s.value:g}", labels=labels and
-                                                 "{" + ", ".join(f"{k}={v}" for k, v in s.labels) + "}" or "",
-                                                 **{f"label_{k}": v for k, v in labels.items()})
-                        out.append(Condition(mr.rule.name, subject, text, {"host": snap.host, **labels}))
+            for smp in by_metric.get(mr.metric, ()):
+                labels = dict(smp.labels)
+                if any(labels.get(k) != v for k, v in mr.labels):
+                    continue
+                # Cheap test first; the subject and the message only for samples that matter.
+                hot = OPS[mr.op](smp.value, mr.threshold)
+                cold_side = mr.clear_threshold is not None and OPS[mr.op](smp.value, mr.clear_threshold)
+                if not hot and not cold_side:
+                    continue
+                subject = ",".join(f"{k}={v}" for k, v in smp.labels) or mr.metric
+                firing = previous.get((mr.rule.name, subject))
+                # Hysteresis: once firing, it clears only past the clear threshold.
+                held = firing is not None and firing.state == "firing" and mr.clear_threshold is not None
+                if hot or (held and cold_side):
+                    shown = "{" + ", ".join(f"{k}={v}" for k, v in smp.labels) + "}" if labels else ""
+                    text = mr.message.format(metric=mr.metric, value=f"{smp.value:g}", labels=shown,
+                                             **{f"label_{k}": v for k, v in labels.items()})
+                    out.append(Condition(mr.rule.name, subject, text, {"host": snap.host, **labels}))
         return out
 
 

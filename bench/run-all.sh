@@ -15,3 +15,4 @@ $PY bench/web.py
 $PY bench/db_size_year.py
 $PY bench/network_cycle.py
 $PY bench/heatpump_poll.py
+$PY bench/alerts.py
