@@ -151,7 +151,8 @@ def create_app(
     @app.get("/", response_class=HTMLResponse, name="overview")
     async def overview(request: Request) -> HTMLResponse:
         a = get_alerting()
-        firing = [x for x in a.view()["active"] if x["state"] == "firing"] if a else []
+        # From memory, not the database: the overview is the page people leave open.
+        firing = [x.__dict__ for x in a.states.values() if x.state == "firing"] if a else []
         return render(request, "overview.html", ov=views.overview(snap), arrays=views.arrays(snap), firing=firing)
 
     @app.get("/disks", response_class=HTMLResponse, name="disks")

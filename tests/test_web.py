@@ -213,3 +213,13 @@ def test_the_heat_pump_page_shows_the_water_path_status_lights_and_energy(tmp_pa
     metrics = fetch(app, "/metrics").text
     assert 'rackpulse_heatpump_compressor_running{host="demo-nas"} 1' in metrics
     assert 'rackpulse_heatpump_info{host="demo-nas",controller="WPM 3"} 1' in metrics
+
+
+def test_firing_alerts_are_on_top_of_the_overview(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, 80, runs=2)
+    app.state.get_alerting().tick(app.state.snapshot)
+    text = fetch(app, "/").text
+    first_tile = text.index('class="tiles"')
+    callout = text.index("md0 degraded: shelf 1, bay 7, WDC WD80EFZZ-68BTXN0 serial ZA1049HK, was sdh1")
+    assert callout < first_tile
+    assert "Acknowledge" in fetch(app, "/alerts").text
