@@ -54,3 +54,20 @@ def check_session(token: str | None, password_hash: str, now: float | None = Non
 
 def is_loopback(listen: str) -> bool:
     return listen in ("127.0.0.1", "::1", "localhost") or listen.startswith("127.")
+
+
+def make_token() -> tuple[str, str]:
+    """A random API token and the hash to put in the config."""
+    token = base64.urlsafe_b64encode(os.urandom(24)).decode().rstrip("=")
+    return token, token_hash(token)
+
+
+def token_hash(token: str) -> str:
+    # A long random token needs no slow hash: sha256 keeps API calls fast.
+    return "sha256$" + hashlib.sha256(token.encode()).hexdigest()
+
+
+def check_token(header: str | None, expected_hash: str | None) -> bool:
+    if not header or not expected_hash or not header.startswith("Bearer "):
+        return False
+    return hmac.compare_digest(token_hash(header[7:].strip()), expected_hash)

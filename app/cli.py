@@ -144,6 +144,15 @@ def cmd_hash_password(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_make_token(args: argparse.Namespace) -> int:
+    from app.auth import make_token
+
+    token, hashed = make_token()
+    print(f"token (give it to your script): {token}")
+    print(f'config (web.api_token_hash):     "{hashed}"')
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rackpulse", description=__doc__)
     p.add_argument("--log-level", default="INFO")
@@ -169,6 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--interval", type=float, default=5.0, help="collection interval in seconds")
     d.add_argument("--dir", help="where to build the fixture host (default: a new temporary folder)")
     add("hash-password", cmd_hash_password, "print a password hash for web.password_hash (reads stdin)")
+    add("make-token", cmd_make_token, "print a new read-only API token and its hash for web.api_token_hash")
     return p
 
 

@@ -220,6 +220,9 @@ class WebConfig(_Strict):
     password_hash: str | None = None
     password_hash_file: Path | None = None
     refresh_seconds: Annotated[float, Field(ge=1)] = 5.0
+    # A read-only token for scripts (GET /api/... with "Authorization: Bearer <token>"): its
+    # "sha256$<hex>" hash, printed by `rackpulse make-token`.
+    api_token_hash: str | None = None
 
 
 class StorageConfig(_Strict):

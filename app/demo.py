@@ -193,6 +193,7 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
             "heatpump": {"interval": interval, "host": "127.0.0.1" if isg_port else "", "port": isg_port or 502},
         },
         "disks": {"bays": bays},
+        "alerts": {"interval": max(interval, 2.0)},
     }
 
 

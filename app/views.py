@@ -212,3 +212,25 @@ def heatpump_tiles(snap: Snapshot) -> list[dict[str, Any]]:
     reason = (f"outside {t.get('outside', '?')} °C, flow {t.get('flow', '?')} °C, hot water "
               f"{t.get('hot_water_actual', '?')} °C; " + (", ".join(running) or "idle"))
     return [{"title": "Heat pump", "href": "/heatpump", "level": OK, "reason": reason}]
+
+
+def bay_map(snap: Snapshot, labels: list[str]) -> list[dict[str, Any]]:
+    """The user's shelves and bays, in the order configured, each with its disk and state.
+    A shelf is the part of the label before its last comma ("shelf 2, bay 7" -> "shelf 2")."""
+    by_bay = {d["bay"]: d for d in disks(snap) if d.get("bay")}
+    pulls = {m["bay"]: m for a in arrays(snap) for m in pull_list(a) if m.get("bay")}
+    shelves: dict[str, list[dict[str, Any]]] = {}
+    for label in labels:
+        shelf, _, short = label.rpartition(",")
+        d = by_bay.get(label)
+        pull = pulls.get(label)
+        if pull is not None and (d is None or d.get("serial") == pull.get("serial")):
+            level, state = BAD, f"PULL: {pull['state']}"
+        elif d is None:
+            level, state = UNKNOWN, "empty"
+        else:
+            level = {0: OK, 1: WARN, 2: BAD}[d["health"]]
+            state = d["health_name"]
+        shelves.setdefault(shelf.strip() or "bays", []).append({
+            "label": label, "short": short.strip() or label, "disk": d, "pull": pull, "level": level, "state": state})
+    return [{"name": name, "bays": bays} for name, bays in shelves.items()]

@@ -131,7 +131,9 @@ def create_app(
         async def require_login(request: Request, call_next):  # type: ignore[no-untyped-def]
             path = request.url.path
             if not any(path == p or path.startswith(p) for p in PUBLIC):
-                if not auth.check_session(request.cookies.get(auth.COOKIE), password_hash):
+                read_only_api = (request.method == "GET" and path.startswith("/api/")
+                                 and auth.check_token(request.headers.get("authorization"), cfg.web.api_token_hash))
+                if not read_only_api and not auth.check_session(request.cookies.get(auth.COOKIE), password_hash):
                     if path.startswith("/api/"):
                         return JSONResponse({"detail": "login required"}, status_code=401)
                     return RedirectResponse(f"/login?next={path}", status_code=303)
@@ -159,8 +161,9 @@ def create_app(
     async def disks_page(request: Request) -> HTMLResponse:
         arrs = views.arrays(snap)
         pulls = [(a, m) for a in arrs for m in views.pull_list(a)]
+        shelves = views.bay_map(snap, [b.label for b in cfg.disks.bays])
         return render(request, "disks.html", arrays=arrs, disks=views.disks(snap), pulls=pulls,
-                      array_level=views.array_level)
+                      array_level=views.array_level, shelves=shelves)
 
     @app.get("/disks/{key:path}", response_class=HTMLResponse, name="disk")
     async def disk_page(request: Request, key: str, range: str = "24h") -> HTMLResponse:  # noqa: A002
@@ -220,7 +223,17 @@ def create_app(
 
     @app.get("/collectors", response_class=HTMLResponse, name="collectors")
     async def collectors_page(request: Request) -> HTMLResponse:
-        return render(request, "collectors.html", ov=views.overview(snap))
+        return render(request, "collectors.html", ov=views.overview(snap), csrf=csrf_token(request),
+                      can_run=scheduler is not None)
+
+    @app.post("/collectors/{name}/run")
+    async def collector_run_now(request: Request, name: str, csrf: str = Form(...)) -> Response:
+        if not hmac.compare_digest(csrf, csrf_token(request)):
+            raise HTTPException(403, "bad or missing CSRF token")
+        if scheduler is None or name not in scheduler.collectors:
+            raise HTTPException(404, f"no collector {name!r}")
+        await scheduler.run_once(name)
+        return RedirectResponse(f"/collectors#{name}", status_code=303)
 
     @app.get("/events", response_class=HTMLResponse, name="events")
     async def events_page(request: Request) -> HTMLResponse:

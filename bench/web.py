@@ -141,6 +141,11 @@ def main() -> None:
         print(f"    first page load, gzip: {first_load_kb(demo_port):.1f} KB (HTML, CSS, JS)")
         print(f"(5) idle RSS of `rackpulse demo` (serve + collectors + demo driver): {idle:.1f} MB; after load "
               f"{after:.1f} MB")
+        for path in ("/disks", "/network", "/power", "/heatpump", "/alerts", "/collectors", "/events",
+                     "/disks/ZA1049HK"):
+            rps, _, p99w = wrk(f"http://127.0.0.1:{demo_port}{path}", max(3, args.duration // 2))
+            lat = paced(demo_port, path, 20, 5)
+            print(f"    page {path:18s} wrk {rps:7.0f} req/s (p99 {p99w}); steady 20 req/s p99 {pct(lat, 0.99):.1f} ms")
     finally:
         stop(demo)
     ms = start([py, "bench/metrics_server.py", str(metrics_port), "5000"])

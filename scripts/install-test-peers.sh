@@ -2,7 +2,7 @@
 # The real peers the tests start as their own child processes: FRR (bgpd, zebra, vtysh),
 # OpenVPN with an openssl-made PKI, nsenter/mount for a namespace's sysfs, net-snmp snmpd,
 # NUT upsd with the dummy-ups driver, Prometheus (promtool) and Alertmanager,
-# and docker-compose to validate the compose file (no engine runs).
+# docker-compose to validate the compose file (no engine runs), Chromium for the browser tests.
 # Installed from Debian's packages; nothing is started as a service.
 set -euo pipefail
 missing=()
@@ -17,6 +17,7 @@ command -v snmpget >/dev/null || missing+=(snmp)
 command -v promtool >/dev/null && command -v prometheus >/dev/null || missing+=(prometheus)
 command -v prometheus-alertmanager >/dev/null && command -v amtool >/dev/null || missing+=(prometheus-alertmanager)
 command -v docker-compose >/dev/null || missing+=(docker-compose)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
   echo "install-test-peers: need root to install ${missing[*]}" >&2

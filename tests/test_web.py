@@ -223,3 +223,30 @@ def test_firing_alerts_are_on_top_of_the_overview(tmp_path: Path) -> None:
     callout = text.index("md0 degraded: shelf 1, bay 7, WDC WD80EFZZ-68BTXN0 serial ZA1049HK, was sdh1")
     assert callout < first_tile
     assert "Acknowledge" in fetch(app, "/alerts").text
+
+
+def test_the_bay_map_marks_the_bay_to_pull(tmp_path: Path) -> None:
+    text = fetch(demo_app(tmp_path, 80, runs=2), "/disks").text
+    bays = text[text.index('class="baymap"'):text.index("</section>", text.index('class="baymap"'))]
+    assert bays.count('<li class="bay') == 14
+    failing = bays[bays.index('<li class="bay failing"'):]
+    assert "bay 7" in failing[:200] and "PULL: failed" in failing[:300] and "ZA1049HK" in failing[:500]
+
+
+def test_a_read_only_api_token_opens_the_api_but_not_the_pages(tmp_path: Path) -> None:
+    from app.auth import make_token
+
+    token, hashed = make_token()
+    pw_hash = hash_password("correct horse", n=2**10)
+    app = demo_app(tmp_path, 0, extra={"web": {"listen": "0.0.0.0", "password_hash": pw_hash,
+                                               "api_token_hash": hashed}})
+    auth_header = {"Authorization": f"Bearer {token}"}
+    assert fetch(app, "/api/state", headers=auth_header).status_code == 200
+    assert fetch(app, "/api/state", headers={"Authorization": "Bearer wrong"}).status_code == 401
+    assert fetch(app, "/disks", headers=auth_header).status_code == 303
+
+
+def test_run_now_needs_the_csrf_token(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, 0)
+    page = fetch(app, "/collectors").text
+    assert "Run now" not in page  # this app was built without a scheduler

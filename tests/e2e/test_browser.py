@@ -1,0 +1,133 @@
+"""End-to-end in a real browser: Debian's Chromium driven by Playwright against a running
+`rackpulse demo` (login required: a password hash comes from the environment).
+Screenshots go to test-artifacts/ for a person to look at."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from app.auth import hash_password
+
+ROOT = Path(__file__).parent.parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+PASSWORD = "correct horse battery"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
+                 "--disable-background-networking", "--disable-component-update"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "RACKPULSE_PASSWORD_HASH": hash_password(PASSWORD, n=2**12)}
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "demo", "--port", str(port), "--speed", "4",
+                             "--interval", "1", "--dir", tempfile.mkdtemp(prefix="rackpulse-e2e-")],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(base + "/healthz", timeout=2)  # noqa: S310 - loopback
+            break
+        except OSError:
+            time.sleep(0.2)
+    try:
+        yield base
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(15)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: Browser, server: str) -> Iterator[Page]:
+    ctx = browser.new_context(base_url=server)
+    pg = ctx.new_page()
+    pg.goto("/login")
+    pg.fill("input[name=password]", PASSWORD)
+    pg.click("button[type=submit]")
+    pg.wait_for_url(server + "/")
+    yield pg
+    ctx.close()
+
+
+def test_login_is_required_and_a_wrong_password_is_refused(browser: Browser, server: str) -> None:
+    ctx = browser.new_context(base_url=server)
+    pg = ctx.new_page()
+    pg.goto("/disks")
+    assert "/login" in pg.url
+    pg.fill("input[name=password]", "wrong")
+    pg.click("button[type=submit]")
+    expect(pg.locator(".callout.failing")).to_contain_text("Wrong password")
+    ctx.close()
+
+
+def test_the_overview_updates_live_to_show_the_degraded_array_and_its_bay(page: Page) -> None:
+    page.evaluate("window.__noReload = 'still here'")
+    # The story degrades md0 at t=70 s (about 18 s at --speed 4); htmx swaps it in without a reload.
+    expect(page.locator("main")).to_contain_text("md0 degraded", timeout=60_000)
+    expect(page.locator("main")).to_contain_text("shelf 1, bay 7")
+    assert page.evaluate("window.__noReload") == "still here"
+    page.screenshot(path=str(ARTIFACTS / "overview-degraded.png"), full_page=True)
+
+
+def test_the_alert_can_be_acknowledged(page: Page) -> None:
+    page.goto("/alerts")
+    deadline = time.monotonic() + 60
+    while not page.locator("button:has-text('Acknowledge')").count() and time.monotonic() < deadline:
+        time.sleep(1)
+        page.reload()
+    page.locator("button:has-text('Acknowledge')").first.click()
+    expect(page.locator("main")).to_contain_text("acknowledged")
+    page.screenshot(path=str(ARTIFACTS / "alerts.png"), full_page=True)
+
+
+@pytest.mark.parametrize("range_", ["1h", "30d"])
+def test_the_history_chart_renders(page: Page, range_: str) -> None:
+    page.goto(f"/disks/ZA1049HK?range={range_}")
+    chart = page.locator("figure.chart").first
+    expect(chart.locator("canvas")).to_have_count(1, timeout=20_000)
+    box = chart.bounding_box()
+    assert box is not None and box["height"] > 100
+    page.screenshot(path=str(ARTIFACTS / f"disk-history-{range_}.png"), full_page=True)
+
+
+@pytest.mark.parametrize("path", ["/", "/disks", "/network", "/power", "/heatpump", "/alerts"])
+def test_a_360px_phone_has_no_horizontal_scroll(browser: Browser, server: str, page: Page, path: str) -> None:
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto(path)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 360, f"{path} is {width}px wide on a 360px phone"
+    page.screenshot(path=str(ARTIFACTS / f"phone{path.replace('/', '-') or '-overview'}.png"), full_page=True)
+
+
+def test_run_now_runs_a_collector(page: Page) -> None:
+    page.goto("/collectors")
+    page.locator("#mdraid button:has-text('Run now')").click()
+    expect(page.locator("#mdraid")).to_contain_text("up")
