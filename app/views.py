@@ -234,3 +234,38 @@ def bay_map(snap: Snapshot, labels: list[str]) -> list[dict[str, Any]]:
         shelves.setdefault(shelf.strip() or "bays", []).append({
             "label": label, "short": short.strip() or label, "disk": d, "pull": pull, "level": level, "state": state})
     return [{"name": name, "bays": bays} for name, bays in shelves.items()]
+
+
+# Which stored series make each entity's charts: (title, metric, {label: part of the key}).
+ENTITY_CHARTS: dict[str, tuple[tuple[str, ...], list[tuple[str, str, dict[str, int]]]]] = {
+    "md_array": (("array",), [("Degraded (1 = yes)", "rackpulse_md_array_degraded", {"array": 0}),
+                              ("Sync progress", "rackpulse_md_array_sync_completed_ratio", {"array": 0})]),
+    "bgp_peer": (("vrf", "afi", "peer"), [("Established (1 = up)", "rackpulse_bgp_peer_up",
+                                           {"vrf": 0, "afi": 1, "peer": 2}),
+                                          ("Prefixes received", "rackpulse_bgp_peer_prefixes_received",
+                                           {"vrf": 0, "afi": 1, "peer": 2})]),
+    "vpn_instance": (("instance",), [("Clients", "rackpulse_openvpn_clients", {"instance": 0})]),
+    "bond_slave": (("bond", "slave"), [("Link up (1 = up)", "rackpulse_bond_slave_up", {"bond": 0, "slave": 1}),
+                                       ("Link failures", "rackpulse_bond_slave_link_failures_total",
+                                        {"bond": 0, "slave": 1})]),
+    "switch_port": (("target", "interface"), [("Oper up (1 = up)", "rackpulse_snmp_interface_oper_up",
+                                               {"target": 0, "interface": 1}),
+                                              ("Flaps", "rackpulse_snmp_interface_flaps_total",
+                                               {"target": 0, "interface": 1})]),
+    "ups": (("ups",), [("Battery charge", "rackpulse_ups_battery_charge_ratio", {"ups": 0}),
+                       ("Battery voltage", "rackpulse_ups_battery_voltage_volts", {"ups": 0})]),
+    "rail": (("rail",), [("Voltage", "rackpulse_rail_voltage_volts", {"rail": 0})]),
+    "fan": (("fan",), [("Speed (RPM)", "rackpulse_fan_speed_rpm", {"fan": 0})]),
+}
+
+
+def entity_charts(kind: str, key: str) -> list[dict[str, Any]]:
+    spec = ENTITY_CHARTS.get(kind)
+    if spec is None:
+        return []
+    names, charts = spec
+    parts = key.split("/", len(names) - 1) if len(names) > 1 else [key]
+    if len(parts) != len(names):
+        return []
+    return [{"title": title, "metric": metric, "labels": {label: parts[i] for label, i in pick.items()}}
+            for title, metric, pick in charts]

@@ -221,6 +221,15 @@ def create_app(
         a = get_alerting()
         return a.view() if a else {"active": [], "history": [], "outbox": [], "silences": []}
 
+    @app.get("/entity/{kind}/{key:path}", response_class=HTMLResponse, name="entity")
+    async def entity_page(request: Request, kind: str, key: str, range: str = "24h") -> HTMLResponse:  # noqa: A002
+        stored = next((e for e in store.entities(kind) if e["key"] == key), None)
+        if stored is None:
+            raise HTTPException(404, f"no {kind} {key!r}")
+        return render(request, "entity.html", kind=kind, key=key, stored=stored, events=store.events(kind, key),
+                      charts=views.entity_charts(kind, key), range=range if range in RANGES else "24h",
+                      ranges=list(RANGES))
+
     @app.get("/collectors", response_class=HTMLResponse, name="collectors")
     async def collectors_page(request: Request) -> HTMLResponse:
         return render(request, "collectors.html", ov=views.overview(snap), csrf=csrf_token(request),

@@ -55,7 +55,9 @@ def fetch(app, path: str, **kw) -> httpx.Response:  # type: ignore[no-untyped-de
     return asyncio.run(get(app, path, **kw))
 
 
-PAGES = ["/", "/disks", "/network", "/power", "/heatpump", "/collectors", "/events", "/disks/ZA1049HK"]
+PAGES = ["/", "/disks", "/network", "/power", "/heatpump", "/collectors", "/events", "/disks/ZA1049HK",
+         "/entity/bgp_peer/default/ipv4Unicast/10.0.250.1", "/entity/md_array/md0", "/entity/bond_slave/bond0/eoip4",
+         "/entity/switch_port/rack-sw/ge-0/0/7", "/entity/fan/HBA fan"]
 
 
 @pytest.mark.parametrize("htmx", [False, True], ids=["full", "fragment"])
@@ -192,7 +194,7 @@ def test_the_power_page_shows_the_ups_on_low_battery_a_sagging_rail_and_a_stalle
     app = demo_app(tmp_path, 185)  # on battery since t=150, low since 180; HBA fan stopped at 160
     text = fetch(app, "/power").text
     assert "on battery for" in text and "LOW BATTERY" in text
-    assert re.search(r"12V battery bus</td>\s*<td>11\.\d\d V", text) and "OUT OF RANGE" in text
+    assert re.search(r"12V battery bus</a></td>\s*<td>11\.\d\d V", text) and "OUT OF RANGE" in text
     assert "HBA fan" in text and "STALLED" in text and "0 RPM" in text
     overview = fetch(app, "/").text
     assert "<strong>Power</strong>" in overview and "ups12v on battery, LOW" in overview
@@ -250,3 +252,14 @@ def test_run_now_needs_the_csrf_token(tmp_path: Path) -> None:
     app = demo_app(tmp_path, 0)
     page = fetch(app, "/collectors").text
     assert "Run now" not in page  # this app was built without a scheduler
+
+
+def test_entity_pages_have_charts_from_stored_series_and_their_events(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, 80, runs=2)
+    text = fetch(app, "/entity/md_array/md0").text
+    assert "rackpulse_md_array_degraded" in text and "label=array%3Dmd0" in text
+    assert "degraded: false → true" in text
+    series = fetch(app, "/api/series", params={"metric": "rackpulse_bond_slave_up", "label": ["bond=bond0",
+                                                                                            "slave=eoip4"]}).json()
+    assert len(series["ts"]) >= 1
+    assert fetch(app, "/entity/md_array/md9").status_code == 404
