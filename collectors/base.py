@@ -155,3 +155,27 @@ def read_text(path: Path, limit: int = 4 * 1024 * 1024) -> str:
     with open(path, "rb") as fh:
         data = fh.read(limit)
     return data.decode("utf-8", errors="replace")
+
+
+def read_line(sock: Any, buf: bytearray, where: str, timeout: float, prompt: bytes | None = None) -> str:
+    """One line from a line-based protocol (NUT, OpenVPN management), CR stripped.
+
+    ``buf`` keeps what was read past the line. ``prompt`` returns a prompt that is not
+    followed by a newline ("ENTER PASSWORD:") as soon as it is complete.
+    """
+    while b"\n" not in buf:
+        if prompt and buf.startswith(prompt):
+            del buf[: len(prompt)]
+            return prompt.decode()
+        try:
+            chunk = sock.recv(65536)
+        except TimeoutError:
+            raise CollectorError(f"{where}: no answer within {timeout:g}s") from None
+        except OSError as exc:
+            raise CollectorError(f"{where}: {exc}") from None
+        if not chunk:
+            raise CollectorError(f"{where}: connection closed")
+        buf += chunk
+    line, _, rest = bytes(buf).partition(b"\n")
+    buf[:] = rest
+    return line.decode("utf-8", "replace").rstrip("\r")

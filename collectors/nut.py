@@ -23,6 +23,7 @@ from collectors.base import (
     NoData,
     ParseError,
     Sample,
+    read_line,
 )
 
 FLAGS = ("OL", "OB", "LB", "HB", "RB", "CHRG", "DISCHRG", "BYPASS", "CAL", "OFF", "OVER", "TRIM", "BOOST", "FSD",
@@ -104,7 +105,7 @@ class NutClient:
         self.host, self.port, self.timeout = host, port, timeout
         self.username, self.password = username, password
         self.sock: socket.socket | None = None
-        self.buf = b""
+        self.buf = bytearray()
 
     def __enter__(self) -> NutClient:
         try:
@@ -126,18 +127,7 @@ class NutClient:
 
     def _line(self) -> str:
         assert self.sock is not None
-        while b"\n" not in self.buf:
-            try:
-                chunk = self.sock.recv(65536)
-            except TimeoutError:
-                raise CollectorError(f"upsd {self.host}:{self.port}: no answer within {self.timeout:g}s") from None
-            except OSError as exc:
-                raise CollectorError(f"upsd {self.host}:{self.port}: {exc}") from None
-            if not chunk:
-                raise CollectorError(f"upsd {self.host}:{self.port}: connection closed")
-            self.buf += chunk
-        line, _, self.buf = self.buf.partition(b"\n")
-        return line.decode("utf-8", "replace").rstrip("\r")
+        return read_line(self.sock, self.buf, f"upsd {self.host}:{self.port}", self.timeout)
 
     def _expect_ok(self, cmd: str) -> None:
         assert self.sock is not None

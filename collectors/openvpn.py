@@ -20,6 +20,7 @@ from collectors.base import (
     ParseError,
     Sample,
     host_path,
+    read_line,
     read_text,
 )
 from collectors.openvpn_status import (
@@ -50,7 +51,7 @@ class Management:
     def __init__(self, address: str, password: str | None, timeout: float) -> None:
         self.address, self.password, self.timeout = address, password, timeout
         self.sock: socket.socket | None = None
-        self.buf = b""
+        self.buf = bytearray()
 
     def __enter__(self) -> Management:
         try:
@@ -93,21 +94,7 @@ class Management:
 
     def _line(self, prompt: bytes | None = None) -> str:
         assert self.sock is not None
-        while b"\n" not in self.buf:
-            if prompt and self.buf.startswith(prompt):
-                line, self.buf = self.buf[: len(prompt)], self.buf[len(prompt):]
-                return line.decode()
-            try:
-                chunk = self.sock.recv(65536)
-            except TimeoutError:
-                raise CollectorError(f"management {self.address}: no answer within {self.timeout:g}s") from None
-            except OSError as exc:
-                raise CollectorError(f"management {self.address}: {exc}") from None
-            if not chunk:
-                raise CollectorError(f"management {self.address}: connection closed")
-            self.buf += chunk
-        line, _, self.buf = self.buf.partition(b"\n")
-        return line.decode("utf-8", "replace").rstrip("\r")
+        return read_line(self.sock, self.buf, f"management {self.address}", self.timeout, prompt)
 
     def command(self, cmd: str, multiline: bool) -> str:
         """Send a command; return its reply (up to END for multi-line ones), skipping >notifications."""
