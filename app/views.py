@@ -237,14 +237,17 @@ def bay_map(snap: Snapshot, labels: list[str]) -> list[dict[str, Any]]:
 
 
 # Which stored series make each entity's charts: (title, metric, {label: part of the key}).
-ENTITY_CHARTS: dict[str, tuple[tuple[str, ...], list[tuple[str, str, dict[str, int]]]]] = {
+ENTITY_CHARTS: dict[str, tuple[tuple[str, ...], list[tuple[str, str, dict[str, int | str]]]]] = {
     "md_array": (("array",), [("Degraded (1 = yes)", "rackpulse_md_array_degraded", {"array": 0}),
                               ("Sync progress", "rackpulse_md_array_sync_completed_ratio", {"array": 0})]),
     "bgp_peer": (("vrf", "afi", "peer"), [("Established (1 = up)", "rackpulse_bgp_peer_up",
                                            {"vrf": 0, "afi": 1, "peer": 2}),
                                           ("Prefixes received", "rackpulse_bgp_peer_prefixes_received",
                                            {"vrf": 0, "afi": 1, "peer": 2})]),
-    "vpn_instance": (("instance",), [("Clients", "rackpulse_openvpn_clients", {"instance": 0})]),
+    "vpn_instance": (("instance",), [("Clients", "rackpulse_openvpn_clients", {"instance": 0}),
+                                     ("Tun packets dropped on transmit", "rackpulse_interface_transmit_dropped_total",
+                                      {"interface": "attr:interface"})]),
+    "sensor": (("chip", "sensor"), [("Reading", "attr:metric", {"chip": 0, "sensor": 1})]),
     "bond_slave": (("bond", "slave"), [("Link up (1 = up)", "rackpulse_bond_slave_up", {"bond": 0, "slave": 1}),
                                        ("Link failures", "rackpulse_bond_slave_link_failures_total",
                                         {"bond": 0, "slave": 1})]),
@@ -259,13 +262,27 @@ ENTITY_CHARTS: dict[str, tuple[tuple[str, ...], list[tuple[str, str, dict[str, i
 }
 
 
-def entity_charts(kind: str, key: str) -> list[dict[str, Any]]:
+def entity_charts(kind: str, key: str, attrs: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Charts for an entity page; label values come from the key's parts or ("attr:x") its attributes."""
     spec = ENTITY_CHARTS.get(kind)
     if spec is None:
         return []
+    attrs = attrs or {}
     names, charts = spec
     parts = key.split("/", len(names) - 1) if len(names) > 1 else [key]
     if len(parts) != len(names):
         return []
-    return [{"title": title, "metric": metric, "labels": {label: parts[i] for label, i in pick.items()}}
-            for title, metric, pick in charts]
+
+    def value(ref: int | str) -> str | None:
+        if isinstance(ref, int):
+            return parts[ref]
+        v = attrs.get(ref.removeprefix("attr:"))
+        return str(v) if v is not None else None
+
+    out = []
+    for title, metric, pick in charts:
+        labels = {label: value(ref) for label, ref in pick.items()}
+        name = value(metric) if metric.startswith("attr:") else metric
+        if name and all(v is not None for v in labels.values()):
+            out.append({"title": title, "metric": name, "labels": labels})
+    return out

@@ -227,7 +227,7 @@ def create_app(
         if stored is None:
             raise HTTPException(404, f"no {kind} {key!r}")
         return render(request, "entity.html", kind=kind, key=key, stored=stored, events=store.events(kind, key),
-                      charts=views.entity_charts(kind, key), range=range if range in RANGES else "24h",
+                      charts=views.entity_charts(kind, key, stored["attrs"]), range=range if range in RANGES else "24h",
                       ranges=list(RANGES))
 
     @app.get("/collectors", response_class=HTMLResponse, name="collectors")

@@ -183,6 +183,8 @@ class HwmonCollector(Collector):
                       "fan": "rackpulse_hwmon_fan_rpm"}.get(s.kind)
             if metric and s.value is not None:
                 out.append(Sample.of(metric, round(s.value, 4), **lab))
+                # An entity per sensor gives it a page with its history (attributes that never change).
+                result.entities.append(Entity("sensor", f"{s.chip}/{s.label or s.name}", {"metric": metric}))
             if "alarm" in s.attrs and s.kind in ("temp", "in", "fan"):
                 out.append(Sample.of("rackpulse_hwmon_alarm", s.attrs["alarm"], kind=s.kind, **lab))
         rails, fans = [], []

@@ -279,7 +279,8 @@ class OpenvpnCollector(Collector):
             except OSError as exc:
                 result.warnings.append(f"{inst.name}: config file: {exc}")
         hints = tuning_hints(inst, iface, drops_delta, seconds, conf, rate)
-        result.entities.append(Entity("vpn_instance", inst.name, {"mode": status.mode, "state": state}))
+        result.entities.append(Entity("vpn_instance", inst.name, {"mode": status.mode, "state": state,
+                                                                  "interface": inst.interface}))
         return {
             "name": inst.name, "up": True, "mode": status.mode, "state": state, "title": status.title,
             "clients": [{"common_name": c.common_name, "real_address": c.real_address,

@@ -57,7 +57,8 @@ def fetch(app, path: str, **kw) -> httpx.Response:  # type: ignore[no-untyped-de
 
 PAGES = ["/", "/disks", "/network", "/power", "/heatpump", "/collectors", "/events", "/disks/ZA1049HK",
          "/entity/bgp_peer/default/ipv4Unicast/10.0.250.1", "/entity/md_array/md0", "/entity/bond_slave/bond0/eoip4",
-         "/entity/switch_port/rack-sw/ge-0/0/7", "/entity/fan/HBA fan"]
+         "/entity/switch_port/rack-sw/ge-0/0/7", "/entity/fan/HBA fan", "/entity/sensor/k10temp/Tctl",
+         "/entity/vpn_instance/site-b"]
 
 
 @pytest.mark.parametrize("htmx", [False, True], ids=["full", "fragment"])
@@ -263,3 +264,7 @@ def test_entity_pages_have_charts_from_stored_series_and_their_events(tmp_path: 
                                                                                             "slave=eoip4"]}).json()
     assert len(series["ts"]) >= 1
     assert fetch(app, "/entity/md_array/md9").status_code == 404
+    sensor = fetch(app, "/entity/sensor/k10temp/Tctl").text
+    assert "metric=rackpulse_hwmon_temperature_celsius" in sensor and "label=sensor%3DTctl" in sensor
+    vpn = fetch(app, "/entity/vpn_instance/site-b").text
+    assert "rackpulse_interface_transmit_dropped_total" in vpn and "label=interface%3Dtun0" in vpn

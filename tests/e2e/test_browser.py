@@ -131,3 +131,12 @@ def test_run_now_runs_a_collector(page: Page) -> None:
     page.goto("/collectors")
     page.locator("#mdraid button:has-text('Run now')").click()
     expect(page.locator("#mdraid")).to_contain_text("up")
+
+
+def test_a_lost_connection_shows_a_banner_that_goes_away_by_itself(page: Page) -> None:
+    banner = page.locator("#offline")
+    expect(banner).to_be_hidden()
+    page.route("**/", lambda route: route.abort())  # the server "goes away" for the live updates
+    expect(banner).to_be_visible(timeout=15_000)
+    page.unroute("**/")
+    expect(banner).to_be_hidden(timeout=15_000)
