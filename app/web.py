@@ -216,6 +216,16 @@ def create_app(
         a.silence(rule or None, subject or None, hours, reason)
         return RedirectResponse("/alerts", status_code=303)
 
+    @app.get("/api/entities/{kind}")
+    async def api_entities(kind: str) -> list[dict[str, Any]]:
+        """The inventory of one kind (disk, bay, md_array, md_member, bgp_peer, bond_slave, ...)."""
+        return store.entities(kind)
+
+    @app.get("/api/events")
+    async def api_events(kind: str | None = None, key: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
+        """Inventory changes, newest first, optionally for one entity."""
+        return store.events(kind, key, limit=max(1, min(limit, 1000)))
+
     @app.get("/api/alerts")
     async def api_alerts() -> dict[str, Any]:
         a = get_alerting()

@@ -268,3 +268,12 @@ def test_entity_pages_have_charts_from_stored_series_and_their_events(tmp_path: 
     assert "metric=rackpulse_hwmon_temperature_celsius" in sensor and "label=sensor%3DTctl" in sensor
     vpn = fetch(app, "/entity/vpn_instance/site-b").text
     assert "rackpulse_interface_transmit_dropped_total" in vpn and "label=interface%3Dtun0" in vpn
+
+
+def test_the_api_lists_entities_and_their_changes(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, 80, runs=2)
+    arrays = fetch(app, "/api/entities/md_array").json()
+    assert [a["key"] for a in arrays] == ["md0", "md1"] and arrays[0]["attrs"]["degraded"] is True
+    events = fetch(app, "/api/events", params={"kind": "md_array", "key": "md0"}).json()
+    assert any(e["field"] == "degraded" and e["new"] == "true" for e in events)
+    assert "/api/events" in fetch(app, "/openapi.json").text
