@@ -15,6 +15,8 @@ import time
 import uuid
 from pathlib import Path
 
+from tests.peers import stop_all
+
 FRR = Path("/usr/lib/frr")
 
 
@@ -101,12 +103,6 @@ class FrrPair:
         return subprocess.run(argv, capture_output=True, text=True, timeout=20).stdout
 
     def down(self) -> None:
-        for p in self.procs.values():
-            p.terminate()
-        for p in self.procs.values():
-            try:
-                p.wait(10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop_all(self.procs.values())
         for ns in self.ns.values():
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)

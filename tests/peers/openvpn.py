@@ -16,6 +16,8 @@ import time
 import uuid
 from pathlib import Path
 
+from tests.peers import stop_all
+
 UDP_BLAST = """
 import socket, sys
 dev, dst, n, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
@@ -136,12 +138,6 @@ verb 3
         return self.procs[f"client{client}"].pid
 
     def down(self) -> None:
-        for p in self.procs.values():
-            p.terminate()
-        for p in self.procs.values():
-            try:
-                p.wait(10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop_all(self.procs.values())
         subprocess.run(["umount", str(self.sys_root)], capture_output=True)
         subprocess.run(["ip", "netns", "del", self.ns], capture_output=True)
