@@ -34,6 +34,8 @@ BUILTIN: dict[str, Rule] = {r.name: r for r in (
     Rule("rail_out_of_range", "critical", 30),
     Rule("fan_stalled", "critical", 30),
     Rule("collector_down", "warning", 300),
+    Rule("agent_silent", "critical", 0, 12),
+    Rule("agent_clock_skew", "warning", 300),
 )}
 
 OPS = {">": operator.gt, "<": operator.lt, ">=": operator.ge, "<=": operator.le, "==": operator.eq,

@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import Engine, and_, select, update
 
 from app.alert_rules import BUILTIN, Conditions, MetricRule
-from app.alerts import AlertState, Rule, Window, evaluate
+from app.alerts import AlertState, Condition, Rule, Window, evaluate
 from app.models import alert, alert_event, outbox, silence
 from app.notify import Channel, DeliveryError, render, send
 from app.scheduler import Snapshot
@@ -65,15 +65,18 @@ class Alerting:
                 out.add(key)
         return out
 
-    def tick(self, snap: Snapshot, now: float | None = None) -> list[dict[str, Any]]:
-        """One evaluation: returns the events it recorded (and queued for delivery)."""
+    def tick(self, snap: Snapshot, now: float | None = None, extra: Sequence[Condition] = (),
+             deliver: bool = True) -> list[dict[str, Any]]:
+        """One evaluation: returns the events it recorded (and queued for delivery).
+        ``extra``: conditions from elsewhere (agents that went silent)."""
         now = now or time.time()
-        conds = self.conditions.build(snap, self.user_rules, self.states, now)
+        conds = self.conditions.build(snap, self.user_rules, self.states, now) + list(extra)
         keys = set(self.states) | {(c.rule, c.subject) for c in conds}
         new_states, events = evaluate(conds, self.rules, self.states, now, self.muted(now, keys))
         recorded = self._store(new_states, events, now)
         self.states = new_states
-        self.deliver(now)
+        if deliver:
+            self.deliver(now)
         return recorded
 
     def _store(self, states: dict[tuple[str, str], AlertState], events: list[Any], now: float) -> list[dict[str, Any]]:
@@ -193,7 +196,7 @@ class Alerting:
                 "silences": [dict(r._mapping) for r in silences]}
 
 
-def from_config(cfg: Any, engine: Engine) -> Alerting:
+def from_config(cfg: Any, engine: Engine, host: str | None = None) -> Alerting:
     """Build the alerting from the validated config: built-in rules with overrides, user rules,
     channels and maintenance windows. Unknown rule names in overrides are config errors."""
     from dataclasses import replace
@@ -216,5 +219,5 @@ def from_config(cfg: Any, engine: Engine) -> Alerting:
     channels = [Channel(c.name, c.url, c.format, tuple(c.severities), tuple(c.rules), c.timeout, dict(c.headers),
                         c.template, c.max_age_hours) for c in a.channels]
     windows = [parse_window(w.days, w.start, w.hours, w.first_of_month, w.rules) for w in a.maintenance]
-    return Alerting(engine, cfg.host, rules, user, channels, windows, a.base_url,
+    return Alerting(engine, host or cfg.host, rules, user, channels, windows, a.base_url,
                     Conditions(a.flap_count, disk_hot_celsius=a.disk_hot_celsius))

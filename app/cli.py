@@ -1,4 +1,4 @@
-"""rackpulse command line: serve, collect --once, check-config, db upgrade, demo, hash-password."""
+"""rackpulse command line: serve, agent, agents, collect --once, check-config, db upgrade|copy, demo, hash-password."""
 
 from __future__ import annotations
 
@@ -91,8 +91,17 @@ def _serve(cfg: Config, extra_setup=None) -> int:  # type: ignore[no-untyped-def
     app = create_app(cfg)
     if extra_setup:
         extra_setup(app)
-    log.info("rackpulse for host %s on http://%s:%d/", cfg.host, cfg.web.listen, cfg.web.port)
-    uvicorn.run(app, host=cfg.web.listen, port=cfg.web.port, log_level="warning", access_log=False)
+    log.info("rackpulse for host %s on http%s://%s:%d/", cfg.host, "s" if cfg.web.tls_cert_file else "",
+             cfg.web.listen, cfg.web.port)
+    tls = {}
+    if bool(cfg.web.tls_cert_file) != bool(cfg.web.tls_key_file):
+        raise ConfigError(f"{cfg.source or 'config'}: set both web.tls_cert_file and web.tls_key_file, or neither")
+    if cfg.web.tls_cert_file:
+        tls = {"ssl_certfile": str(cfg.web.tls_cert_file), "ssl_keyfile": str(cfg.web.tls_key_file)}
+    # Agents keep one connection each: keep it across their send interval (uvicorn's default is 5 s),
+    # and do not let a stop wait for them.
+    uvicorn.run(app, host=cfg.web.listen, port=cfg.web.port, log_level="warning", access_log=False,
+                timeout_graceful_shutdown=5, timeout_keep_alive=75, **tls)
     return 0
 
 
@@ -122,7 +131,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     n = demo.seed_history(Store(engine, cfg.host))
     engine.dispose()
     driver.start()
-    print(f"rackpulse demo: http://127.0.0.1:{args.port}/  (fixture host in {root}, {n} series with history)")
+    from app.demo_agent import AGENT_HOST, start_demo_agent
+
+    start_demo_agent(root, db_url, args.port, args.interval)
+    print(f"rackpulse demo: http://127.0.0.1:{args.port}/  (fixture host in {root}, {n} series with history; "
+          f"a second host, {AGENT_HOST}, pushes through a real agent: /hosts)")
 
     def simulated_switch(app) -> None:  # type: ignore[no-untyped-def]
         if app.state.scheduler is not None:
@@ -131,6 +144,77 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print("The RAID6 md0 degrades (bay 7 fails) and rebuilds every "
           f"{demo.CYCLE / args.speed:.0f}s. Ctrl-C stops it.", flush=True)
     return _serve(cfg, simulated_switch)
+
+
+def cmd_agent(args: argparse.Namespace) -> int:
+    from app.agent import run_agent
+
+    cfg = _load(args)
+    if args.token_file:
+        cfg = cfg.model_copy(update={"agent": cfg.agent.model_copy(update={"token_file": Path(args.token_file)})})
+    if args.outbox:
+        cfg = cfg.model_copy(update={"agent": cfg.agent.model_copy(update={"outbox": Path(args.outbox)})})
+    server = args.server or cfg.agent.server
+    try:
+        token = cfg.agent.token() if server else None
+    except OSError as exc:
+        raise ConfigError(f"agent.token_file: {exc}") from None
+    asyncio.run(run_agent(cfg, server, token))
+    return 0
+
+
+def cmd_agents(args: argparse.Namespace) -> int:
+    """Tokens for agents, on the server: issue (or re-issue), revoke, list."""
+    from app import agents
+    from app.db import make_engine, upgrade
+
+    cfg = _load(args)
+    upgrade(cfg.storage.url)
+    engine = make_engine(cfg.storage.url)
+    try:
+        if args.action == "list":
+            for a in agents.list_agents(engine):
+                state = "revoked" if a["revoked_at"] else ("never reported" if not a["last_contact"] else
+                                                           f"last contact {time.time() - a['last_contact']:.0f}s ago")
+                print(f"{a['host']}\t{a['version'] or '-'}\t{state}\tskew {a['clock_skew'] or 0:+.1f}s\t"
+                      f"{a['batches']} batches, {a['samples']} samples")
+            return 0
+        if not args.host:
+            print(f"rackpulse agents {args.action}: name the host", file=sys.stderr)
+            return 2
+        if args.action == "issue":
+            token = agents.issue(engine, args.host)
+            print(f"token for agent {args.host} (shown once; only its hash is stored):\n{token}")
+            print(f"on {args.host}: put it in /etc/rackpulse/agent.token (mode 0600) and run "
+                  f"`rackpulse agent --server URL`", file=sys.stderr)
+            return 0
+        if not agents.revoke(engine, args.host):
+            print(f"no live token for host {args.host!r}", file=sys.stderr)
+            return 1
+        print(f"token of {args.host} revoked: its batches are refused from now on")
+        return 0
+    finally:
+        engine.dispose()
+
+
+def cmd_db(args: argparse.Namespace) -> int:
+    if args.action == "upgrade":
+        return cmd_db_upgrade(args)
+    from app.dbcopy import copy_database
+
+    if not args.to:
+        print("rackpulse db copy: give --to URL (and --from URL, default: storage.url)", file=sys.stderr)
+        return 2
+    src = args.source or _load(args).storage.url
+    from app.dbcopy import CopyError
+
+    try:
+        counts = copy_database(src, args.to, progress=lambda t, n: print(f"  {t}: {n} rows", flush=True))
+    except CopyError as exc:
+        print(f"rackpulse db copy: {exc}", file=sys.stderr)
+        return 2
+    print(f"copied {sum(counts.values())} rows from {_safe_url(src)} to {_safe_url(args.to)}")
+    return 0
 
 
 def cmd_hash_password(args: argparse.Namespace) -> int:
@@ -170,8 +254,17 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--format", choices=("json", "prometheus"), default="json")
     add("check-config", cmd_check_config, "validate the config file")
     db = add("db", None, "database commands")  # type: ignore[arg-type]
-    db.add_argument("action", choices=("upgrade",))
-    db.set_defaults(fn=cmd_db_upgrade)
+    db.add_argument("action", choices=("upgrade", "copy"))
+    db.add_argument("--from", dest="source", help="copy: source URL (default: storage.url of the config)")
+    db.add_argument("--to", help="copy: destination URL, e.g. postgresql://rackpulse@localhost/rackpulse")
+    db.set_defaults(fn=cmd_db)
+    ag = add("agent", cmd_agent, "run the collectors and push to a server (and/or serve this host's /metrics)")
+    ag.add_argument("--server", help="server URL, e.g. https://rackpulse.lan:9842 (default: agent.server)")
+    ag.add_argument("--token-file", help="file holding this agent's token (default: agent.token_file)")
+    ag.add_argument("--outbox", help="outbox file (default: agent.outbox)")
+    ags = add("agents", cmd_agents, "on the server: issue, revoke or list agent tokens")
+    ags.add_argument("action", choices=("issue", "revoke", "list"))
+    ags.add_argument("host", nargs="?")
     d = add("demo", cmd_demo, "a populated dashboard with no hardware")
     d.add_argument("--port", type=int, default=9842)
     d.add_argument("--speed", type=float, default=1.0, help="story speed (2 = twice as fast)")

@@ -223,6 +223,9 @@ class WebConfig(_Strict):
     # A read-only token for scripts (GET /api/... with "Authorization: Bearer <token>"): its
     # "sha256$<hex>" hash, printed by `rackpulse make-token`.
     api_token_hash: str | None = None
+    # Serve HTTPS (agents then use https://...; agent.ca_file for a private CA).
+    tls_cert_file: Path | None = None
+    tls_key_file: Path | None = None
 
 
 class StorageConfig(_Strict):
@@ -290,6 +293,43 @@ class AlertsConfig(_Strict):
     maintenance: list[WindowConfig] = []
 
 
+class AgentsConfig(_Strict):
+    """The server side: what it accepts from agents (`rackpulse agents issue HOST` makes tokens)."""
+
+    # A host that sent nothing for this long is an alert (agent_silent).
+    silent_after: Seconds = 120.0
+    # A bigger request body, or one that inflates beyond this, is refused (413) before parsing.
+    max_batch_bytes: Annotated[int, Field(ge=1024)] = 16 * 1024 * 1024
+    # |server clock - agent clock| above this is a warning (agent_clock_skew).
+    clock_skew_warning: Seconds = 30.0
+
+
+class AgentConfig(_Strict):
+    """The agent side: `rackpulse agent --server URL` pushes this host's collections to a server."""
+
+    server: str | None = None
+    # The token `rackpulse agents issue HOST` printed; or $RACKPULSE_AGENT_TOKEN.
+    token_file: Path | None = None
+    # Batches wait here (SQLite) until the server took them: nothing is lost while it is down.
+    outbox: Path = Path("/var/lib/rackpulse/agent-outbox.db")
+    # Past this size the oldest raw batches are folded into 5-minute, then hourly rollups;
+    # only when those fill it too are the oldest hours dropped.
+    outbox_max_mb: Annotated[float, Field(gt=0)] = 256.0
+    batch_max_bytes: Annotated[int, Field(ge=1024)] = 4 * 1024 * 1024
+    send_interval: Seconds = 5.0
+    timeout: Seconds = 15.0
+    # A private CA for an https:// server (else the system's store).
+    ca_file: Path | None = None
+    # Serve this host's /metrics too (for a Prometheus that scrapes every host); off when unset.
+    listen: str | None = None
+    port: Annotated[int, Field(ge=1, le=65535)] = 9843
+
+    def token(self) -> str | None:
+        if self.token_file:
+            return self.token_file.read_text().strip() or None
+        return os.environ.get("RACKPULSE_AGENT_TOKEN") or None
+
+
 class Config(_Strict):
     host: str = Field(default_factory=socket.gethostname)
     host_root: Path = Path("/")
@@ -298,6 +338,8 @@ class Config(_Strict):
     collectors: CollectorsConfig = CollectorsConfig()
     disks: DisksConfig = DisksConfig()
     alerts: AlertsConfig = AlertsConfig()
+    agents: AgentsConfig = AgentsConfig()
+    agent: AgentConfig = AgentConfig()
     # Where the file came from, for relative paths and error messages (not a TOML key).
     source: Path | None = Field(default=None, exclude=True)
 

@@ -192,3 +192,27 @@ silence = Table(
     Column("reason", Text),
     Column("created", Float, nullable=False),
 )
+
+# Remote agents: one per host. The token is stored as its sha256 hash only. ``last_seq``
+# is the highest outbox record accepted from ``instance``: records at or below it are
+# duplicates (a re-sent batch), which makes ingest idempotent.
+agent = Table(
+    "agent",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("host", String(255), nullable=False),
+    Column("token_hash", String(80), nullable=False),
+    Column("created", Float, nullable=False),
+    Column("revoked_at", Float),
+    Column("instance", String(64)),
+    Column("last_seq", BigInteger, nullable=False),
+    Column("version", String(64)),
+    Column("last_contact", Float),
+    Column("clock_skew", Float),
+    Column("remote", String(255)),
+    Column("batches", BigInteger, nullable=False),
+    Column("samples", BigInteger, nullable=False),
+    Column("statuses", Text),  # JSON: each collector's last run as the agent reported it
+    UniqueConstraint("host", name="uq_agent_host"),
+    UniqueConstraint("token_hash", name="uq_agent_token_hash"),
+)

@@ -214,6 +214,13 @@ def heatpump_tiles(snap: Snapshot) -> list[dict[str, Any]]:
     return [{"title": "Heat pump", "href": "/heatpump", "level": OK, "reason": reason}]
 
 
+def bays_seen(snap: Snapshot) -> list[str]:
+    """An agent host's bays: the labels its disks and array members carry (its config is not here)."""
+    seen = {d["bay"] for d in disks(snap) if d.get("bay")}
+    seen |= {m["bay"] for a in arrays(snap) for m in a["members"] if m.get("bay")}
+    return sorted(seen)
+
+
 def bay_map(snap: Snapshot, labels: list[str]) -> list[dict[str, Any]]:
     """The user's shelves and bays, in the order configured, each with its disk and state.
     A shelf is the part of the label before its last comma ("shelf 2, bay 7" -> "shelf 2")."""

@@ -12,16 +12,21 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, unquote
 
 from fastapi import FastAPI, Form, HTTPException, Query, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from sqlalchemy.exc import SQLAlchemyError
 
 from app import auth, views
+from app.agents import Agents, agent_conditions, authenticate, list_agents, revoke
+from app.batch import BatchError, decode_body, parse_batch
 from app.config import Config
 from app.db import make_engine, upgrade
-from app.exposition import CONTENT_TYPE
+from app.exposition import CONTENT_TYPE, join_blocks
 from app.scheduler import Scheduler, Snapshot
 from app.storage import Store
 from collectors import build_collectors
@@ -30,7 +35,8 @@ from collectors.base import Runner, run_command
 log = logging.getLogger("rackpulse.web")
 ROOT = Path(__file__).resolve().parent.parent
 RANGES = {"1h": 3600, "6h": 6 * 3600, "24h": 86400, "7d": 7 * 86400, "30d": 30 * 86400, "1y": 365 * 86400}
-PUBLIC = ("/login", "/static/", "/healthz", "/metrics")
+SLOW_INGEST = 0.5  # seconds: a batch slower than this is logged with where the time went
+PUBLIC = ("/login", "/static/", "/healthz", "/metrics", "/api/v1/ingest")  # ingest: agent tokens
 
 
 def _templates() -> Environment:
@@ -76,6 +82,7 @@ def create_app(
     engine = make_engine(cfg.storage.url)
     store = Store(engine, cfg.host)
     snap = snapshot or Snapshot(host=cfg.host)
+    agents = Agents(engine, cfg.host)
     if scheduler is None and collect:
         colls = build_collectors(cfg, runner)
         settings = {n: (getattr(cfg.collectors, n).interval, getattr(cfg.collectors, n).timeout) for n in colls}
@@ -84,6 +91,8 @@ def create_app(
     env = _templates()
     csrf_secret = os.urandom(32)
     alerting_box: dict[str, Any] = {}
+    host_alerting: dict[str, Any] = {}  # agent host -> its Alerting
+    failed_hosts: set[str] = set()
 
     def get_alerting():  # type: ignore[no-untyped-def]
         """Built on first use: its tables exist only after the migrations ran."""
@@ -93,6 +102,37 @@ def create_app(
             alerting_box["a"] = from_config(cfg, engine) if cfg.alerts.enabled else None
         return alerting_box["a"]
 
+    def alerting_for(host: str):  # type: ignore[no-untyped-def]
+        """One Alerting per agent host (its own states, flaps and silences); None when disabled."""
+        if host == cfg.host or get_alerting() is None:
+            return get_alerting()
+        if host not in host_alerting:
+            from app.alerting import from_config
+
+            host_alerting[host] = from_config(cfg, engine, host=host)
+        return host_alerting[host]
+
+    def alert_tick() -> None:
+        """Agent hosts first (they only queue), then this host, whose tick also delivers for all."""
+        now = time.time()
+        for host, hsnap in list(agents.snapshots.items()):
+            try:  # one agent host's odd state must not stop alerts for the others
+                alerting_for(host).tick(hsnap, now, deliver=False)
+            except Exception:  # noqa: BLE001
+                if host not in failed_hosts:
+                    log.exception("alerts for agent host %s failed", host)
+                    failed_hosts.add(host)
+        get_alerting().tick(snap, now, extra=agent_conditions(agents, cfg, now))
+
+    def view(request: Request) -> tuple[Snapshot, Store]:
+        """The host a page shows: this one, or an agent's under /h/<host>/..."""
+        host = request.scope.get("rackpulse_host")
+        if host is None or host == cfg.host:
+            return snap, store
+        if host not in agents.snapshots:
+            raise HTTPException(404, f"no host {host!r} (hosts: see /hosts)")
+        return agents.snapshots[host], agents.store(host)
+
     def csrf_token(request: Request) -> str:
         session = request.cookies.get(auth.COOKIE, "anonymous")
         return hmac.new(csrf_secret, session.encode(), hashlib.sha256).hexdigest()
@@ -101,6 +141,7 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if migrate:
             upgrade(cfg.storage.url)
+        agents.restore()
         if scheduler is not None:
             scheduler.restore()
         # Move start-up objects (imports, templates, restored state) out of the GC's view:
@@ -114,7 +155,7 @@ def create_app(
                                                                           st.rollup_1h_days)),
                                st.maintenance_interval, "maintenance")
             if get_alerting() is not None:
-                scheduler.add_task(lambda: get_alerting().tick(snap), cfg.alerts.interval, "alerts")
+                scheduler.add_task(alert_tick, cfg.alerts.interval, "alerts")
         yield
         if scheduler is not None:
             await scheduler.stop()
@@ -123,6 +164,8 @@ def create_app(
     app = FastAPI(title="rackpulse", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.snapshot, app.state.store, app.state.scheduler, app.state.config = snap, store, scheduler, cfg
     app.state.get_alerting = get_alerting
+    app.state.alert_tick = alert_tick
+    app.state.agents = agents
     static = ROOT / "static"
     app.mount("/static", StaticFiles(directory=static), name="static")
 
@@ -136,14 +179,16 @@ def create_app(
                 if not read_only_api and not auth.check_session(request.cookies.get(auth.COOKIE), password_hash):
                     if path.startswith("/api/"):
                         return JSONResponse({"detail": "login required"}, status_code=401)
-                    return RedirectResponse(f"/login?next={path}", status_code=303)
+                    return RedirectResponse(f"/login?next={request.scope.get('rackpulse_base', '')}{path}", status_code=303)
             return await call_next(request)
 
     def render(request: Request, name: str, **ctx: Any) -> HTMLResponse:
         """One template per page: the whole page, or only its content block for htmx."""
         tmpl = env.get_template(name)
-        ctx = {"request": request, "snap": snap, "refresh": cfg.web.refresh_seconds, "host": cfg.host,
-               "auth": bool(password_hash), "path": request.url.path, **ctx}
+        hsnap, _ = view(request)
+        ctx = {"request": request, "snap": hsnap, "refresh": cfg.web.refresh_seconds, "host": hsnap.host,
+               "auth": bool(password_hash), "path": request.url.path, "base": request.scope.get("rackpulse_base", ""),
+               **ctx}
         if request.headers.get("HX-Request") and "content" in tmpl.blocks:
             body = "".join(tmpl.blocks["content"](tmpl.new_context(ctx)))
         else:
@@ -152,21 +197,32 @@ def create_app(
 
     @app.get("/", response_class=HTMLResponse, name="overview")
     async def overview(request: Request) -> HTMLResponse:
-        a = get_alerting()
+        snap, store = view(request)
+        a = alerting_for(snap.host)
         # From memory, not the database: the overview is the page people leave open.
-        firing = [x.__dict__ for x in a.states.values() if x.state == "firing"] if a else []
-        return render(request, "overview.html", ov=views.overview(snap), arrays=views.arrays(snap), firing=firing)
+        firing = [{**x.__dict__, "href": None} for x in a.states.values() if x.state == "firing"] if a else []
+        hosts = []
+        if snap.host == cfg.host:  # the server's overview: every agent host, and what fires there
+            for host, ha in list(host_alerting.items()):
+                firing += [{**x.__dict__, "href": f"/h/{quote(host, safe='')}/alerts"} for x in ha.states.values()
+                           if x.state == "firing"]
+            hosts = [h for h in hosts_view() if h["agent"]]
+        return render(request, "overview.html", ov=views.overview(snap), arrays=views.arrays(snap), firing=firing,
+                      hosts=hosts)
 
     @app.get("/disks", response_class=HTMLResponse, name="disks")
     async def disks_page(request: Request) -> HTMLResponse:
+        snap, store = view(request)
         arrs = views.arrays(snap)
         pulls = [(a, m) for a in arrs for m in views.pull_list(a)]
-        shelves = views.bay_map(snap, [b.label for b in cfg.disks.bays])
+        bays = [b.label for b in cfg.disks.bays] if snap.host == cfg.host else views.bays_seen(snap)
+        shelves = views.bay_map(snap, bays)
         return render(request, "disks.html", arrays=arrs, disks=views.disks(snap), pulls=pulls,
                       array_level=views.array_level, shelves=shelves)
 
     @app.get("/disks/{key:path}", response_class=HTMLResponse, name="disk")
     async def disk_page(request: Request, key: str, range: str = "24h") -> HTMLResponse:  # noqa: A002
+        snap, store = view(request)
         disk = next((d for d in views.disks(snap) if d["key"] == key), None)
         stored = next((e for e in store.entities("disk") if e["key"] == key), None)
         if disk is None and stored is None:
@@ -178,11 +234,13 @@ def create_app(
 
     @app.get("/network", response_class=HTMLResponse, name="network")
     async def network_page(request: Request) -> HTMLResponse:
+        snap, store = view(request)
         return render(request, "network.html", peers=views.bgp_peers(snap), vpns=views.vpn_instances(snap),
                       bonds=views.bonds(snap), switches=views.switches(snap), peer_level=views.peer_level)
 
     @app.get("/power", response_class=HTMLResponse, name="power")
     async def power_page(request: Request) -> HTMLResponse:
+        snap, store = view(request)
         return render(request, "power.html", ups=views.ups_list(snap), hw=views.power(snap))
 
     @app.get("/heatpump", response_class=HTMLResponse, name="heatpump")
@@ -192,15 +250,17 @@ def create_app(
 
     @app.get("/alerts", response_class=HTMLResponse, name="alerts")
     async def alerts_page(request: Request) -> HTMLResponse:
-        a = get_alerting()
+        snap, store = view(request)
+        a = alerting_for(snap.host)
         return render(request, "alerts.html", al=a.view() if a else None, csrf=csrf_token(request))
 
     @app.post("/alerts/ack")
     async def alerts_ack(request: Request, rule: str = Form(...), subject: str = Form(...),
                          csrf: str = Form(...)) -> Response:
+        snap, store = view(request)
         if not hmac.compare_digest(csrf, csrf_token(request)):
             raise HTTPException(403, "bad or missing CSRF token")
-        a = get_alerting()
+        a = alerting_for(snap.host)
         if a is None or not a.ack(rule, subject):
             raise HTTPException(404, "no such firing alert")
         return RedirectResponse("/alerts", status_code=303)
@@ -208,31 +268,36 @@ def create_app(
     @app.post("/alerts/silence")
     async def alerts_silence(request: Request, csrf: str = Form(...), rule: str = Form(""), subject: str = Form(""),
                              hours: float = Form(4.0), reason: str = Form("")) -> Response:
+        snap, store = view(request)
         if not hmac.compare_digest(csrf, csrf_token(request)):
             raise HTTPException(403, "bad or missing CSRF token")
-        a = get_alerting()
+        a = alerting_for(snap.host)
         if a is None or not (0 < hours <= 24 * 90):
             raise HTTPException(400, "alerts disabled, or hours out of range")
         a.silence(rule or None, subject or None, hours, reason)
         return RedirectResponse("/alerts", status_code=303)
 
     @app.get("/api/entities/{kind}")
-    async def api_entities(kind: str) -> list[dict[str, Any]]:
+    async def api_entities(request: Request, kind: str) -> list[dict[str, Any]]:
         """The inventory of one kind (disk, bay, md_array, md_member, bgp_peer, bond_slave, ...)."""
+        snap, store = view(request)
         return store.entities(kind)
 
     @app.get("/api/events")
-    async def api_events(kind: str | None = None, key: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
+    async def api_events(request: Request, kind: str | None = None, key: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
         """Inventory changes, newest first, optionally for one entity."""
+        snap, store = view(request)
         return store.events(kind, key, limit=max(1, min(limit, 1000)))
 
     @app.get("/api/alerts")
-    async def api_alerts() -> dict[str, Any]:
-        a = get_alerting()
+    async def api_alerts(request: Request) -> dict[str, Any]:
+        snap, store = view(request)
+        a = alerting_for(snap.host)
         return a.view() if a else {"active": [], "history": [], "outbox": [], "silences": []}
 
     @app.get("/entity/{kind}/{key:path}", response_class=HTMLResponse, name="entity")
     async def entity_page(request: Request, kind: str, key: str, range: str = "24h") -> HTMLResponse:  # noqa: A002
+        snap, store = view(request)
         stored = next((e for e in store.entities(kind) if e["key"] == key), None)
         if stored is None:
             raise HTTPException(404, f"no {kind} {key!r}")
@@ -242,11 +307,13 @@ def create_app(
 
     @app.get("/collectors", response_class=HTMLResponse, name="collectors")
     async def collectors_page(request: Request) -> HTMLResponse:
+        snap, store = view(request)
         return render(request, "collectors.html", ov=views.overview(snap), csrf=csrf_token(request),
-                      can_run=scheduler is not None)
+                      can_run=scheduler is not None and snap.host == cfg.host)
 
     @app.post("/collectors/{name}/run")
     async def collector_run_now(request: Request, name: str, csrf: str = Form(...)) -> Response:
+        snap, store = view(request)
         if not hmac.compare_digest(csrf, csrf_token(request)):
             raise HTTPException(403, "bad or missing CSRF token")
         if scheduler is None or name not in scheduler.collectors:
@@ -256,11 +323,13 @@ def create_app(
 
     @app.get("/events", response_class=HTMLResponse, name="events")
     async def events_page(request: Request) -> HTMLResponse:
+        snap, store = view(request)
         return render(request, "events.html", events=store.events(limit=200))
 
     @app.get("/api/state")
-    async def api_state() -> dict[str, Any]:
-        return {"host": cfg.host, "version": snap.version, "arrays": views.arrays(snap), "disks": views.disks(snap),
+    async def api_state(request: Request) -> dict[str, Any]:
+        snap, store = view(request)
+        return {"host": snap.host, "version": snap.version, "arrays": views.arrays(snap), "disks": views.disks(snap),
                 "bgp_peers": views.bgp_peers(snap), "vpn_instances": views.vpn_instances(snap),
                 "bonds": views.bonds(snap), "switches": views.switches(snap), "ups": views.ups_list(snap),
                 "power": views.power(snap), "heatpump": views.heatpump(snap),
@@ -269,7 +338,9 @@ def create_app(
                                for s in snap.statuses.values()]}
 
     @app.get("/api/series")
-    async def api_series(metric: str, range: str = "24h", label: list[str] = Query(default=[])) -> dict[str, Any]:  # noqa: A002, B008
+    async def api_series(request: Request, metric: str, range: str = "24h",  # noqa: A002
+                         label: list[str] = Query(default=[])) -> dict[str, Any]:  # noqa: B008
+        snap, store = view(request)
         labels = dict(item.split("=", 1) for item in label if "=" in item)
         sid = store.find_series(metric, **labels)
         if sid is None:
@@ -282,9 +353,97 @@ def create_app(
     @app.get("/metrics")
     async def metrics(request: Request) -> Response:
         # Served from the snapshot rendered after the last collection: a scrape never touches a device.
+        if agents.snapshots:  # agents (all of them since start-up), and their hosts' samples
+            body = snap.metrics + join_blocks(await run_in_threadpool(agents.metrics_blocks))
+            return Response(body, media_type=CONTENT_TYPE)
         if "gzip" in request.headers.get("accept-encoding", ""):
             return Response(snap.metrics_gzip, media_type=CONTENT_TYPE, headers={"Content-Encoding": "gzip"})
         return Response(snap.metrics, media_type=CONTENT_TYPE)
+
+    @app.post("/api/v1/ingest")
+    async def ingest(request: Request) -> JSONResponse:
+        """Batches from `rackpulse agent` (format in app/batch.py), authenticated by the agent's token."""
+        limit = cfg.agents.max_batch_bytes
+        marks = [time.perf_counter()]
+        try:
+            agent_id, host = await run_in_threadpool(authenticate, engine, request.headers.get("authorization"))
+            marks.append(time.perf_counter())
+            declared = request.headers.get("content-length")
+            if declared and declared.isdigit() and int(declared) > limit:
+                raise BatchError(413, f"batch of {declared} bytes is larger than the server's limit of {limit}")
+            body = bytearray()
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > limit:
+                    raise BatchError(413, f"batch is larger than the server's limit of {limit} bytes")
+            remote = request.client.host if request.client else ""
+
+            marks.append(time.perf_counter())
+
+            def work() -> dict[str, Any]:
+                marks.append(time.perf_counter())
+                batch = parse_batch(decode_body(bytes(body), request.headers.get("content-encoding"), limit))
+                marks.append(time.perf_counter())
+                return agents.accept(agent_id, host, batch, remote).as_dict()
+
+            result = await run_in_threadpool(work)
+            marks.append(time.perf_counter())
+            if marks[-1] - marks[0] > SLOW_INGEST:
+                steps = ("auth", "body", "queue", "parse", "store")
+                log.info("slow ingest from %s: %.0f ms (%s)", host, (marks[-1] - marks[0]) * 1000,
+                         ", ".join(f"{n} {(b - a) * 1000:.0f}" for n, a, b in zip(steps, marks, marks[1:],
+                                                                                   strict=False)))
+        except BatchError as exc:
+            if exc.status >= 500 or exc.status in (401, 403):
+                log.warning("ingest from %s refused: %s", request.client.host if request.client else "?", exc)
+            return JSONResponse({"error": str(exc)}, status_code=exc.status)
+        except SQLAlchemyError as exc:
+            log.error("ingest: storage failed: %s", exc.__class__.__name__)
+            return JSONResponse({"error": "storage unavailable; keep the batch and retry"}, status_code=503)
+        return JSONResponse({"status": "ok", **result})
+
+    @app.get("/hosts", response_class=HTMLResponse, name="hosts")
+    async def hosts_page(request: Request) -> HTMLResponse:
+        return render(request, "hosts.html", hosts=hosts_view(), csrf=csrf_token(request))
+
+    @app.get("/api/hosts")
+    async def api_hosts() -> list[dict[str, Any]]:
+        """This host and every agent: version, last contact, clock skew, worst state."""
+        return [{k: v for k, v in h.items() if k != "tiles"} for h in hosts_view()]
+
+    @app.post("/hosts/{host}/revoke")
+    async def hosts_revoke(request: Request, host: str, csrf: str = Form(...)) -> Response:
+        if not hmac.compare_digest(csrf, csrf_token(request)):
+            raise HTTPException(403, "bad or missing CSRF token")
+        if not await run_in_threadpool(revoke, engine, host):
+            raise HTTPException(404, f"no live token for {host!r}")
+        return RedirectResponse("/hosts", status_code=303)
+
+    def hosts_view() -> list[dict[str, Any]]:
+        now = time.time()
+        tiles = views.overview(snap)["tiles"]
+        out = [{"host": cfg.host, "agent": False, "href": "/", "status": "this server", "level": known_worst(tiles),
+                "version": None, "last_contact": now, "clock_skew": 0.0, "batches": None, "samples": None,
+                "tiles": tiles}]
+        for row in list_agents(engine):
+            hsnap = agents.snapshots.get(row["host"])
+            last = row["last_contact"]
+            if row["revoked_at"]:
+                status, level = "token revoked", views.UNKNOWN
+            elif last is None:
+                status, level = "never reported", views.UNKNOWN
+            elif now - last > cfg.agents.silent_after:
+                status, level = "silent", views.BAD
+            else:
+                status, level = "reporting", views.OK
+            tiles = views.overview(hsnap)["tiles"] if hsnap else []
+            if level == views.OK:
+                level = known_worst(tiles)
+            out.append({"host": row["host"], "agent": True, "href": f"/h/{quote(row['host'], safe='')}/",
+                        "status": status, "level": level, "version": row["version"], "last_contact": last,
+                        "clock_skew": row["clock_skew"], "batches": row["batches"], "samples": row["samples"],
+                        "remote": row["remote"], "tiles": tiles})
+        return out
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:
@@ -303,4 +462,28 @@ def create_app(
                         max_age=auth.SESSION_SECONDS, secure=request.url.scheme == "https")
         return resp
 
-    return app
+    return HostPrefix(app)  # type: ignore[return-value]
+
+
+def known_worst(tiles: list[dict[str, Any]]) -> str:
+    """A host's level: its worst tile, not counting tiles with nothing known yet."""
+    return views.worst([t["level"] for t in tiles if t["level"] != views.UNKNOWN] or [views.OK])
+
+
+class HostPrefix:
+    """``/h/<host>/disks`` shows agent host <host>'s disks page: the prefix is taken off the
+    path (so every route serves every host) and kept in the scope for the handlers and links."""
+
+    def __init__(self, app: FastAPI) -> None:
+        self.app = app
+        self.state = app.state
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.app, name)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/h/"):
+            host, _, rest = scope["path"][3:].partition("/")
+            scope = {**scope, "rackpulse_host": unquote(host), "rackpulse_base": f"/h/{quote(unquote(host), safe='')}",
+                     "path": "/" + rest, "raw_path": ("/" + rest).encode()}
+        await self.app(scope, receive, send)

@@ -16,3 +16,4 @@ $PY bench/db_size_year.py
 $PY bench/network_cycle.py
 $PY bench/heatpump_poll.py
 $PY bench/alerts.py
+$PY bench/agents.py

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from collectors.base import Collector, Runner, run_command
+from collectors.base import Collector, MetricSpec, Runner, run_command
 
 if TYPE_CHECKING:
     from app.config import Config
@@ -115,3 +115,29 @@ def build_collectors(cfg: Config, runner: Runner = run_command) -> dict[str, Col
         if getattr(cfg.collectors, name).enabled:
             out[name] = factory(cfg, runner)
     return out
+
+
+# Where each collector's class lives, for a server that stores what remote agents collected:
+# it needs their metric specs (HELP, TYPE, whether to store) without building the collectors.
+CLASSES = {
+    "mdraid": "collectors.mdraid:MdraidCollector",
+    "smart": "collectors.smartdisks:SmartCollector",
+    "frr": "collectors.frr:FrrCollector",
+    "bonding": "collectors.bonding:BondingCollector",
+    "openvpn": "collectors.openvpn:OpenvpnCollector",
+    "snmp": "collectors.snmp:SnmpCollector",
+    "nut": "collectors.nut:NutCollector",
+    "hwmon": "collectors.hwmon:HwmonCollector",
+    "heatpump": "collectors.heatpump:HeatpumpCollector",
+}
+
+
+def metric_specs(name: str) -> dict[str, MetricSpec]:
+    """The declared metrics of collector ``name``; empty for a name this version does not know."""
+    import importlib
+
+    where = CLASSES.get(name)
+    if where is None:
+        return {}
+    module, cls = where.split(":")
+    return dict(getattr(importlib.import_module(module), cls).metrics)

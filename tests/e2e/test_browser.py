@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -19,18 +18,13 @@ import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from app.auth import hash_password
+from tests.agent_hosts import free_port
 
 ROOT = Path(__file__).parent.parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
 PASSWORD = "correct horse battery"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
                  "--disable-background-networking", "--disable-component-update"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -118,13 +112,29 @@ def test_the_history_chart_renders(page: Page, range_: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"disk-history-{range_}.png"), full_page=True)
 
 
-@pytest.mark.parametrize("path", ["/", "/disks", "/network", "/power", "/heatpump", "/alerts"])
+@pytest.mark.parametrize("path", ["/", "/disks", "/network", "/power", "/heatpump", "/alerts", "/hosts",
+                                  "/h/ceph-node1/disks"])
 def test_a_360px_phone_has_no_horizontal_scroll(browser: Browser, server: str, page: Page, path: str) -> None:
     page.set_viewport_size({"width": 360, "height": 740})
     page.goto(path)
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 360, f"{path} is {width}px wide on a 360px phone"
     page.screenshot(path=str(ARTIFACTS / f"phone{path.replace('/', '-') or '-overview'}.png"), full_page=True)
+
+
+def test_the_agent_host_is_listed_and_its_pages_stay_under_its_prefix(page: Page) -> None:
+    # `rackpulse demo` runs a real agent for a second host, ceph-node1, pushing to the demo server
+    page.goto("/hosts")
+    row = page.locator("tr", has_text="ceph-node1")
+    expect(row).to_contain_text("reporting", timeout=30_000)
+    page.screenshot(path=str(ARTIFACTS / "hosts.png"), full_page=True)
+    row.locator("a").first.click()
+    page.wait_for_url("**/h/ceph-node1/")
+    expect(page.locator("header .host")).to_have_text("ceph-node1")
+    page.locator("nav a:has-text('Disks')").click()
+    page.wait_for_url("**/h/ceph-node1/disks")
+    expect(page.locator("main")).to_contain_text("shelf 1, bay 7")
+    page.screenshot(path=str(ARTIFACTS / "agent-host-disks.png"), full_page=True)
 
 
 def test_run_now_runs_a_collector(page: Page) -> None:

@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 from collections.abc import Iterable
+
+
+def free_port() -> int:
+    """A loopback port free right now, for a peer or server the test is about to start."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def stop_all(procs: Iterable[subprocess.Popen[bytes]], grace: float = 10) -> None:

@@ -11,6 +11,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from tests.peers import free_port
+
 DEV = """device.mfr: APC
 device.model: Back-UPS ES 700G (simulated)
 ups.mfr: APC
@@ -32,12 +34,6 @@ STATES = {
     "OBLB": dict(status="OB DISCHRG LB", charge=8, volts=11.1, runtime=95, input_v=0.0, load=31),
     "OLCHRG": dict(status="OL CHRG", charge=47, volts=13.9, runtime=700, input_v=231.0, load=23),
 }
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class NutPeer:

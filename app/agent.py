@@ -1,0 +1,283 @@
+"""`rackpulse agent`: run this host's collectors and push every run to a rackpulse server.
+
+Each run goes to the outbox (SQLite) first; a sender thread drains it in order, in
+batches, and deletes records only once the server answered 2xx. A server that is down,
+slow or restarting costs nothing but delay. Optionally the agent also serves this host's
+own /metrics, for a Prometheus that scrapes every host.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import http.client
+import json
+import logging
+import random
+import ssl
+import threading
+import time
+from importlib import metadata
+from typing import Any
+from urllib.parse import urlsplit
+
+from app.batch import CONTENT_TYPE, FORMAT
+from app.config import Config, ConfigError
+from app.outbox import Outbox, Pending
+from collectors.base import CollectResult, MetricSpec, Sample
+
+log = logging.getLogger("rackpulse.agent")
+
+
+AGENT_METRICS = {
+    "rackpulse_agent_outbox_records": MetricSpec("Collector runs waiting in the outbox for the server."),
+    "rackpulse_agent_outbox_bytes": MetricSpec("Compressed bytes waiting in the outbox."),
+    "rackpulse_agent_outbox_dropped_points_total": MetricSpec(
+        "Rolled-up points dropped because the outbox was full even with hourly rollups.", "counter"),
+    "rackpulse_agent_delivering": MetricSpec("1 while the server takes batches, 0 while it cannot be reached."),
+}
+
+
+def agent_version() -> str:
+    try:
+        return metadata.version("rackpulse")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+class OutboxWriter:
+    """Stands where the Scheduler's Store would: each finished run becomes an outbox record."""
+
+    def __init__(self, outbox: Outbox, intervals: dict[str, float], snap: Any) -> None:
+        self.outbox, self.intervals, self.snap = outbox, intervals, snap
+
+    def write_run(self, collector: str, started: float, duration: float, ok: bool, error: str | None,
+                  result: CollectResult | None, skip: frozenset[str] = frozenset()) -> None:
+        result = result or CollectResult()
+        samples = [[s.metric, dict(s.labels), s.value] for s in result.samples if s.value == s.value
+                   and abs(s.value) != float("inf")]
+        self.outbox.put({
+            "kind": "run", "collector": collector, "started": started, "duration": duration, "ok": ok,
+            "error": error, "no_data": bool(getattr(self.snap.statuses.get(collector), "no_data", False)),
+            "interval": self.intervals.get(collector, 30.0), "warnings": list(result.warnings),
+            "samples": samples, "state": json.loads(json.dumps(result.state, default=str)),
+            "entities": [[e.kind, e.key, json.loads(json.dumps(dict(e.attrs), default=str))]
+                         for e in result.entities],
+        })
+
+    def load_states(self) -> dict[str, dict[str, Any]]:
+        return self.outbox.states()
+
+
+STALE_CONNECTION = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError)
+
+
+class SendError(Exception):
+    def __init__(self, status: int | None, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class Sender:
+    """Drains the outbox to the server: oldest first, a batch at a time, ack after 2xx."""
+
+    def __init__(self, outbox: Outbox, server: str, token: str, host: str, batch_max_bytes: int,
+                 timeout: float, ca_file: str | None = None, send_interval: float = 5.0) -> None:
+        u = urlsplit(server.rstrip("/"))
+        if u.scheme not in ("http", "https") or not u.hostname:
+            raise ConfigError(f"agent.server {server!r}: use http://host:port or https://host:port")
+        self.outbox, self.token, self.host = outbox, token, host
+        self.scheme, self.netloc, self.path = u.scheme, u.netloc, (u.path or "") + "/api/v1/ingest"
+        self.batch_max_bytes, self.timeout, self.send_interval = batch_max_bytes, timeout, send_interval
+        self.ssl = ssl.create_default_context(cafile=ca_file) if u.scheme == "https" else None
+        self.version = agent_version()
+        self._conn: http.client.HTTPConnection | None = None
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self.failing_since: float | None = None
+        self.last_error: str | None = None
+        self.sent_batches = 0
+        self.max_records = 10_000
+
+    # -- one batch ------------------------------------------------------------------------
+
+    def _connection(self) -> http.client.HTTPConnection:
+        if self._conn is None:
+            if self.scheme == "https":
+                self._conn = http.client.HTTPSConnection(self.netloc, timeout=self.timeout, context=self.ssl)
+            else:
+                self._conn = http.client.HTTPConnection(self.netloc, timeout=self.timeout)
+        return self._conn
+
+    def post(self, records: list[Pending]) -> dict[str, Any]:
+        head = json.dumps({"format": FORMAT, "host": self.host, "agent_version": self.version,
+                           "instance": self.outbox.instance, "sent_at": time.time()}, separators=(",", ":"))
+        raw = head[:-1].encode() + b',"records":[' + b",".join(r.with_seq() for r in records) + b"]}"
+        body = gzip.compress(raw, compresslevel=5)
+        headers = {"Content-Type": CONTENT_TYPE, "Content-Encoding": "gzip", "Authorization": f"Bearer {self.token}",
+                   "User-Agent": f"rackpulse-agent/{self.version}"}
+        for attempt in (1, 2):
+            reused = self._conn is not None
+            try:
+                conn = self._connection()
+                conn.request("POST", self.path, body=body, headers=headers)
+                resp = conn.getresponse()
+                data = resp.read()
+                break
+            except (OSError, http.client.HTTPException) as exc:
+                self.close()
+                if attempt == 1 and reused and isinstance(exc, STALE_CONNECTION):
+                    continue  # the server closed an idle keep-alive connection; re-sending is safe (seq)
+                raise SendError(None, f"server unreachable: {exc.__class__.__name__}: {exc}") from None
+        try:
+            answer = json.loads(data or b"{}")
+        except json.JSONDecodeError:
+            answer = {"error": data[:200].decode(errors="replace")}
+        if resp.status // 100 != 2:
+            raise SendError(resp.status, f"HTTP {resp.status}: {answer.get('error') or answer}")
+        return dict(answer)
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def send_once(self) -> int:
+        """Send one batch; returns the records the server took (0: nothing pending). Raises SendError."""
+        records = self.outbox.take(self.batch_max_bytes, self.max_records)
+        if not records:
+            return 0
+        try:
+            self.post(records)
+        except SendError as exc:
+            if exc.status == 413 and len(records) > 1:
+                self.max_records = max(1, len(records) // 2)  # the server's limit is lower than ours
+                raise
+            if exc.status in (400, 413, 415, 422):
+                if len(records) > 1:
+                    self.max_records = 1  # find the one record it refuses
+                    raise
+                log.error("server refused outbox record %d for good (%s); set aside in the outbox's "
+                          "'rejected' table", records[0].seq, exc)
+                self.outbox.reject(records[0], str(exc))
+                self.max_records = 10_000
+                return 1
+            raise
+        self.outbox.ack(records[-1].seq)
+        self.sent_batches += 1
+        if self.max_records < 10_000:
+            self.max_records = min(10_000, self.max_records * 2)
+        return len(records)
+
+    # -- the loop -------------------------------------------------------------------------
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+
+    def run(self) -> None:
+        backoff = 1.0
+        while not self._stop.is_set():
+            try:
+                while not self._stop.is_set() and self.send_once():
+                    pass  # drain: the next batch right away
+            except SendError as exc:
+                if self.failing_since is None:
+                    self.failing_since = time.time()
+                    log.error("cannot deliver to %s://%s: %s; runs wait in the outbox", self.scheme, self.netloc, exc)
+                elif str(exc) != self.last_error:
+                    log.warning("still cannot deliver: %s", exc)
+                self.last_error = str(exc)
+                if exc.status == 413 or (exc.status in (400, 415, 422) and self.max_records == 1):
+                    continue  # retry at once with a smaller batch
+                self._stop.wait(backoff * random.uniform(0.8, 1.2))  # noqa: S311
+                backoff = min(backoff * 2, 60.0)
+                continue
+            except Exception:  # noqa: BLE001 - the sender must outlive a bug
+                log.exception("sender failed; retrying")
+                self._stop.wait(backoff)
+                continue
+            if self.failing_since is not None:
+                log.info("delivering again after %.0fs; outbox %s", time.time() - self.failing_since,
+                         self.outbox.stats())
+                self.failing_since, self.last_error = None, None
+            backoff = 1.0
+            self._wake.wait(self.send_interval)
+            self._wake.clear()
+        self.close()
+
+
+async def run_agent(cfg: Config, server: str | None, token: str | None) -> None:
+    """Collect on schedule into the outbox; send from a thread; serve /metrics when asked to."""
+    from app.scheduler import Scheduler, Snapshot
+    from collectors import build_collectors
+
+    colls = build_collectors(cfg)
+    settings = {n: (getattr(cfg.collectors, n).interval, getattr(cfg.collectors, n).timeout) for n in colls}
+    unstored = {n: frozenset(m for m, s in c.metrics.items() if not s.store) for n, c in colls.items()}
+    outbox = Outbox(cfg.agent.outbox, int(cfg.agent.outbox_max_mb * 1024 * 1024), unstored)
+    snap = Snapshot(host=cfg.host)
+    sender = None
+    if not server and not cfg.agent.listen:
+        raise ConfigError("agent: nothing to do: give --server URL (push) or agent.listen (serve /metrics), or both")
+    if server:
+        if not token:
+            raise ConfigError("agent: no token: set agent.token_file or $RACKPULSE_AGENT_TOKEN "
+                              "(`rackpulse agents issue HOST` on the server prints one)")
+        sender = Sender(outbox, server, token, cfg.host, cfg.agent.batch_max_bytes, cfg.agent.timeout,
+                        str(cfg.agent.ca_file) if cfg.agent.ca_file else None, cfg.agent.send_interval)
+    writer = OutboxWriter(outbox, {n: s[0] for n, s in settings.items()}, snap) if sender else None
+    sched = Scheduler(colls, settings, snap, writer, on_update=sender.wake if sender else None)  # type: ignore[arg-type]
+    sched.restore() if writer else None
+    thread = threading.Thread(target=sender.run, name="sender", daemon=True) if sender else None
+    if thread:
+        thread.start()
+    sched.start()
+    log.info("agent for host %s: %d collectors%s%s", cfg.host, len(colls),
+             f", pushing to {server}" if server else "",
+             f", /metrics on http://{cfg.agent.listen}:{cfg.agent.port}/metrics" if cfg.agent.listen else "")
+    try:
+        if cfg.agent.listen:
+            await _serve_metrics(cfg, snap, outbox, sender)
+        else:
+            await asyncio.Event().wait()
+    finally:
+        await sched.stop()
+        if sender and thread:
+            sender.stop()
+            await asyncio.to_thread(thread.join, 10)
+        outbox.close()
+
+
+async def _serve_metrics(cfg: Config, snap: Any, outbox: Outbox, sender: Sender | None) -> None:
+    import uvicorn
+    from fastapi import FastAPI
+    from fastapi.responses import Response
+
+    from app.exposition import CONTENT_TYPE as PROM
+    from app.exposition import render_block
+
+    app = FastAPI(title="rackpulse agent", docs_url=None, redoc_url=None, openapi_url=None)
+
+    @app.get("/metrics")
+    async def metrics() -> Response:
+        if sender is None:
+            return Response(snap.metrics, media_type=PROM)
+        st = outbox.stats()
+        own = [Sample.of("rackpulse_agent_outbox_records", st["records"]),
+               Sample.of("rackpulse_agent_outbox_bytes", st["bytes"]),
+               Sample.of("rackpulse_agent_outbox_dropped_points_total", st["dropped_points"]),
+               Sample.of("rackpulse_agent_delivering", 1 if sender.failing_since is None else 0)]
+        return Response(snap.metrics + render_block(own, AGENT_METRICS, cfg.host).encode(), media_type=PROM)
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, Any]:
+        return {"status": "ok", "outbox": outbox.stats(),
+                "delivering": sender is None or sender.failing_since is None}
+
+    server = uvicorn.Server(uvicorn.Config(app, host=cfg.agent.listen or "127.0.0.1", port=cfg.agent.port,
+                                           log_level="warning", access_log=False, lifespan="off"))
+    await server.serve()

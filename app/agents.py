@@ -1,0 +1,294 @@
+"""The server side of agents: tokens, idempotent batch ingest, and each host's live view.
+
+Each agent host gets its own Snapshot (what its pages show) and Store (its rows, by host)
+on the server's one database. A batch is stored in one transaction together with the
+agent's new sequence high-water mark, so a batch that was stored but whose answer was lost
+is recognised when it comes again and stored only once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, select, update
+
+from app import views
+from app.alerts import Condition
+from app.auth import make_token, token_hash
+from app.batch import Batch, BatchError, RollupRecord, RunRecord
+from app.exposition import render_block
+from app.models import agent
+from app.scheduler import CollectorStatus, Snapshot
+from app.storage import Late, Store
+from collectors import metric_specs
+from collectors.base import CollectResult, Entity, MetricSpec, Sample
+
+log = logging.getLogger("rackpulse.agents")
+
+
+class AuthError(BatchError):
+    pass
+
+
+# What the server's own /metrics says about each agent (label ``agent``; ``host`` is the server).
+SERVER_METRICS = {
+    "rackpulse_agent_last_contact_timestamp_seconds": MetricSpec("Unix time of the agent's last accepted batch."),
+    "rackpulse_agent_clock_skew_seconds": MetricSpec("Server clock minus the agent's at its last batch."),
+    "rackpulse_agent_batches_total": MetricSpec("Batches accepted from the agent.", "counter"),
+    "rackpulse_agent_samples_total": MetricSpec("Samples accepted from the agent.", "counter"),
+    "rackpulse_agent_token_revoked": MetricSpec("1 if the agent's token is revoked."),
+    "rackpulse_agent_info": MetricSpec("1, with the agent's version.", store=False),
+}
+
+
+# -- tokens (CLI and web) -------------------------------------------------------------------
+
+def issue(engine: Engine, host: str, now: float | None = None) -> str:
+    """A new token for ``host``; an existing host's old token stops working. Only the hash is kept."""
+    now = now or time.time()
+    token = "rpa_" + make_token()[0]  # the prefix tells agent tokens from API tokens in a config
+    hashed = token_hash(token)
+    with engine.begin() as c:
+        if c.execute(select(agent.c.id).where(agent.c.host == host)).first():
+            c.execute(update(agent).where(agent.c.host == host).values(token_hash=hashed, revoked_at=None))
+        else:
+            c.execute(agent.insert().values(host=host, token_hash=hashed, created=now, last_seq=0, batches=0,
+                                            samples=0))
+    return token
+
+
+def revoke(engine: Engine, host: str, now: float | None = None) -> bool:
+    with engine.begin() as c:
+        res = c.execute(update(agent).where(agent.c.host == host, agent.c.revoked_at.is_(None))
+                        .values(revoked_at=now or time.time()))
+    return bool(res.rowcount)
+
+
+def list_agents(engine: Engine) -> list[dict[str, Any]]:
+    with engine.connect() as c:
+        rows = c.execute(select(agent).order_by(agent.c.host)).all()
+    return [{k: v for k, v in r._mapping.items() if k != "token_hash"} for r in rows]
+
+
+def authenticate(engine: Engine, header: str | None) -> tuple[int, str]:
+    """(agent id, host) for an ``Authorization: Bearer`` header, or AuthError 401."""
+    if not header or not header.startswith("Bearer "):
+        raise AuthError(401, "missing 'Authorization: Bearer <token>' (make one with `rackpulse agents issue HOST`)")
+    with engine.connect() as c:
+        row = c.execute(select(agent.c.id, agent.c.host, agent.c.revoked_at)
+                        .where(agent.c.token_hash == token_hash(header[7:].strip()))).first()
+    if row is None:
+        raise AuthError(401, "unknown agent token")
+    if row.revoked_at is not None:
+        raise AuthError(401, f"the token of host {row.host!r} was revoked")
+    return int(row.id), str(row.host)
+
+
+# -- ingest ---------------------------------------------------------------------------------
+
+@dataclass
+class Accepted:
+    records: int
+    duplicates: int
+    samples: int
+    last_seq: int
+
+    def as_dict(self) -> dict[str, int]:
+        return self.__dict__.copy()
+
+
+class Agents:
+    """Everything the server holds about agent hosts, in memory and in SQL."""
+
+    def __init__(self, engine: Engine, local_host: str) -> None:
+        self.engine = engine
+        self.local_host = local_host
+        self.snapshots: dict[str, Snapshot] = {}
+        self._stores: dict[str, Store] = {}
+        self._specs: dict[str, dict[str, MetricSpec]] = {}
+        self._blocks: dict[tuple[str, str], tuple[int, str]] = {}
+        self._lock = threading.Lock()
+        self._bad_state: set[str] = set()
+        # SQLite has one writer: queueing here is cheaper than its busy-wait.
+        self._write_lock = threading.Lock() if engine.dialect.name == "sqlite" else contextlib.nullcontext()
+
+    def store(self, host: str) -> Store:
+        with self._lock:
+            if host not in self._stores:
+                self._stores[host] = Store(self.engine, host)
+            return self._stores[host]
+
+    def restore(self) -> None:
+        """After a restart: every agent host's last state and collector statuses, from SQL."""
+        for row in list_agents(self.engine):
+            snap = self.snapshots.setdefault(row["host"], Snapshot(host=row["host"]))
+            snap.states.update(self.store(row["host"]).load_states())
+            for name, st in json.loads(row["statuses"] or "{}").items():
+                snap.statuses[name] = CollectorStatus(**st)
+
+    def specs(self, collector: str) -> dict[str, MetricSpec]:
+        if collector not in self._specs:
+            self._specs[collector] = metric_specs(collector)
+        return self._specs[collector]
+
+    def accept(self, agent_id: int, host: str, batch: Batch, remote: str = "", now: float | None = None) -> Accepted:
+        """Store a validated batch exactly once. Raises BatchError/AuthError; stores nothing then."""
+        now = now or time.time()
+        if batch.host != host:
+            raise AuthError(403, f"this token belongs to host {host!r}, but the batch says it is from {batch.host!r}")
+        store = self.store(host)
+        with store.lock.shared(), self._write_lock:
+            try:
+                with self.engine.begin() as conn:
+                    # The UPDATE first: it takes the agent's row lock (PostgreSQL) or the write lock
+                    # (SQLite), so two copies of one batch arriving together are serialised here.
+                    conn.execute(update(agent).where(agent.c.id == agent_id).values(last_contact=now))
+                    row = conn.execute(select(agent.c.instance, agent.c.last_seq, agent.c.revoked_at,
+                                              agent.c.statuses).where(agent.c.id == agent_id)).one()
+                    if row.revoked_at is not None:
+                        raise AuthError(401, f"the token of host {host!r} was revoked")
+                    last_seq = row.last_seq if row.instance == batch.instance else 0
+                    fresh = [r for r in batch.records if r.seq > last_seq]
+                    stored = 0
+                    late = Late(store.watermarks(conn)[0])  # a spooled backlog is refolded once per batch
+                    built: dict[int, list[Sample]] = {}  # seq -> its samples, built once for store and snapshot
+                    for r in fresh:
+                        if isinstance(r, RunRecord):
+                            stored += self._write_run(conn, store, r, built, late)
+                        else:
+                            stored += store.write_rollup_points(conn, r.res, [(m, _labels(lab), pts)
+                                                                              for m, lab, pts in r.series])
+                    store.refold(conn, late)
+                    statuses = json.loads(row.statuses or "{}")
+                    for r in fresh:
+                        if isinstance(r, RunRecord):
+                            statuses[r.collector] = _status(statuses.get(r.collector), r)
+                    new_seq = fresh[-1].seq if fresh else last_seq
+                    conn.execute(update(agent).where(agent.c.id == agent_id).values(
+                        instance=batch.instance, last_seq=new_seq, version=batch.agent_version,
+                        clock_skew=round(now - batch.sent_at, 3), remote=remote[:255],
+                        batches=agent.c.batches + 1, samples=agent.c.samples + stored,
+                        statuses=json.dumps(statuses)))
+            except BaseException:
+                store.forget()  # its caches may name rows the rollback took away
+                raise
+        self._update_snapshot(host, fresh, statuses, built)
+        return Accepted(len(fresh), len(batch.records) - len(fresh), stored, new_seq)
+
+    def _write_run(self, conn, store: Store, r: RunRecord,  # type: ignore[no-untyped-def]
+                   built: dict[int, list[Sample]], late: Late) -> int:
+        specs = self.specs(r.collector)
+        skip = frozenset(m for m, s in specs.items() if not s.store)
+        built[r.seq] = [Sample(m, v, _labels(lab)) for m, lab, v in r.samples]
+        result = CollectResult(samples=built[r.seq],
+                               entities=[Entity(k, key, attrs) for k, key, attrs in r.entities],
+                               state=r.state, warnings=list(r.warnings))
+        return store.write_run_in(conn, r.collector, r.started, r.duration, r.ok, r.error, result, skip, late)
+
+    def _update_snapshot(self, host: str, fresh: list[RunRecord | RollupRecord], statuses: dict[str, Any],
+                         built: dict[int, list[Sample]]) -> None:
+        with self._lock:
+            snap = self.snapshots.setdefault(host, Snapshot(host=host))
+            before = dict(snap.states)
+            for r in fresh:
+                if isinstance(r, RunRecord):
+                    snap.states[r.collector] = r.state
+                    snap.samples[r.collector] = built[r.seq]
+            for name, st in statuses.items():
+                snap.statuses[name] = CollectorStatus(**st)
+            try:
+                # The state is the agent's; an agent of another version may shape it differently.
+                # Pages and alerts must not break on it: try it here, keep the last good one if not.
+                views.overview(snap)
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                bad = sorted({r.collector for r in fresh if isinstance(r, RunRecord)})
+                for name in bad:
+                    if name in before:
+                        snap.states[name] = before[name]
+                    else:
+                        snap.states.pop(name, None)
+                    if name in snap.statuses:
+                        snap.statuses[name].warnings = [f"state from agent not understood by this server "
+                                                        f"({type(exc).__name__}: {exc}); pages show the last good one"]
+                if host not in self._bad_state:
+                    self._bad_state.add(host)
+                    log.warning("agent %s: state of %s not understood (%s: %s); is the agent another version?",
+                                host, ", ".join(bad), type(exc).__name__, exc)
+            snap.version += 1
+
+    def metrics_blocks(self) -> list[str]:
+        """Every agent host's samples in the exposition format, re-rendered only when they changed;
+        first what the server knows of each agent."""
+        own = []
+        for a in list_agents(self.engine):
+            lab = {"agent": a["host"]}
+            own.append(Sample.of("rackpulse_agent_token_revoked", 1 if a["revoked_at"] else 0, **lab))
+            own.append(Sample.of("rackpulse_agent_batches_total", a["batches"], **lab))
+            own.append(Sample.of("rackpulse_agent_samples_total", a["samples"], **lab))
+            own.append(Sample.of("rackpulse_agent_info", 1, version=a["version"] or "", **lab))
+            if a["last_contact"]:
+                own.append(Sample.of("rackpulse_agent_last_contact_timestamp_seconds", round(a["last_contact"], 3),
+                                     **lab))
+                own.append(Sample.of("rackpulse_agent_clock_skew_seconds", a["clock_skew"] or 0.0, **lab))
+        out = [render_block(own, SERVER_METRICS, self.local_host)] if own else []
+        with self._lock:
+            for host, snap in sorted(self.snapshots.items()):
+                for coll, samples in sorted(snap.samples.items()):
+                    key = (host, coll)
+                    cached = self._blocks.get(key)
+                    if cached is None or cached[0] != snap.version:
+                        cached = (snap.version, render_block(samples, self.specs(coll), host, only_declared=False))
+                        self._blocks[key] = cached
+                    out.append(cached[1])
+        return out
+
+
+def agent_conditions(agents: Agents, cfg: Any, now: float) -> list[Condition]:
+    """agent_silent and agent_clock_skew for every agent whose token is live."""
+    out = []
+    for row in list_agents(agents.engine):
+        if row["revoked_at"] is not None:
+            continue
+        host, last = row["host"], row["last_contact"] or row["created"]
+        labels = {"host": cfg.host, "agent": host}
+        if now - last > cfg.agents.silent_after:
+            what = "has not reported" if row["last_contact"] else "has never reported since its token was issued"
+            out.append(Condition("agent_silent", host, f"agent {host} {what} for {_ago(now - last)} "
+                                                       f"(last batch {_when(row['last_contact'])})", labels))
+        skew = row["clock_skew"]
+        if skew is not None and abs(skew) > cfg.agents.clock_skew_warning and now - last < cfg.agents.silent_after:
+            side = "behind" if skew > 0 else "ahead of"
+            out.append(Condition("agent_clock_skew", host, f"clock of {host} is {abs(skew):.0f}s {side} the "
+                                                           "server's: check its NTP", labels))
+    return out
+
+
+def _ago(seconds: float) -> str:
+    s = int(seconds)
+    return f"{s // 3600}h {s % 3600 // 60}m" if s >= 3600 else f"{s // 60}m {s % 60}s"
+
+
+def _when(ts: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts)) if ts else "never"
+
+
+def _labels(d: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted(d.items()))
+
+
+def _status(old: dict[str, Any] | None, r: RunRecord) -> dict[str, Any]:
+    st = dict(old or {"name": r.collector, "interval": r.interval, "timeout": r.interval})
+    st.update(interval=r.interval, up=r.ok, no_data=r.no_data, last_run=r.started, duration=r.duration,
+              warnings=list(r.warnings), runs=int(st.get("runs", 0)) + 1)
+    if r.ok:
+        st["last_success"] = r.started
+        st["last_error"] = None if not r.no_data else r.error
+    else:
+        st["last_error"] = r.error
+    return st

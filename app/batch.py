@@ -1,0 +1,140 @@
+"""The agent-to-server batch format (rackpulse-batch/1), pure: bytes in, a validated Batch out.
+
+One batch carries outbox records in order. A record is either one collector run (samples,
+state, inventory, status) or rollups the agent made of an old backlog when its outbox ran
+short of room. Every record has the outbox's sequence number: the server stores the
+highest one it accepted per agent, so a re-sent batch is recognised and stored only once.
+
+Everything is checked before anything is stored: an error names the offending place,
+e.g. ``records[2].samples[17].0: String should match pattern ...``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import zlib
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+FORMAT = "rackpulse-batch/1"
+CONTENT_TYPE = "application/json"
+# Samples are accepted from this far back (a backlog older than a year is no longer a backlog)
+# and this far ahead (a clock that is ahead is a warning; a year ahead is a broken clock).
+MAX_AGE = 400 * 86400
+MAX_AHEAD = 86400
+
+MetricName = Annotated[str, StringConstraints(pattern=r"^[a-zA-Z_:][a-zA-Z0-9_:]*$", max_length=200)]
+Name = Annotated[str, StringConstraints(min_length=1, max_length=255)]
+
+
+class BatchError(Exception):
+    """A batch the server refuses; ``status`` is the HTTP status to answer with."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RunRecord(_Strict):
+    seq: Annotated[int, Field(ge=1)]
+    kind: Literal["run"]
+    collector: Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
+    started: float
+    duration: Annotated[float, Field(ge=0)]
+    ok: bool
+    error: str | None = None
+    no_data: bool = False
+    interval: Annotated[float, Field(gt=0)] = 30.0
+    warnings: list[str] = []
+    samples: list[tuple[MetricName, dict[str, str], float]] = []
+    state: dict[str, Any] = {}
+    entities: list[tuple[Annotated[str, StringConstraints(max_length=32)], Name, dict[str, Any]]] = []
+
+
+Point = tuple[int, float, float, float, Annotated[int, Field(ge=1)]]  # bucket, min, avg, max, n
+
+
+class RollupRecord(_Strict):
+    seq: Annotated[int, Field(ge=1)]
+    kind: Literal["rollup"]
+    res: Literal[300, 3600]
+    series: list[tuple[MetricName, dict[str, str], list[Point]]]
+
+
+Record = Annotated[RunRecord | RollupRecord, Field(discriminator="kind")]
+
+
+class Batch(_Strict):
+    format: Literal["rackpulse-batch/1"]
+    host: Name
+    agent_version: Annotated[str, StringConstraints(max_length=64)]
+    instance: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{8,64}$")]
+    sent_at: float
+    records: Annotated[list[Record], Field(min_length=1)]
+
+    def samples(self) -> int:
+        return sum(len(r.samples) if isinstance(r, RunRecord) else sum(len(p) for _, _, p in r.series)
+                   for r in self.records)
+
+
+def decode_body(body: bytes, encoding: str | None, max_bytes: int) -> Any:
+    """JSON from a request body, gzip-compressed or not, never inflating beyond max_bytes."""
+    if len(body) > max_bytes:
+        raise BatchError(413, f"batch of {len(body)} bytes is larger than the server's limit of {max_bytes}")
+    enc = (encoding or "identity").strip().lower()
+    if enc == "gzip":
+        d = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        try:
+            raw = d.decompress(body, max_bytes + 1)
+        except zlib.error as exc:
+            raise BatchError(400, f"body is not valid gzip: {exc}") from None
+        if len(raw) > max_bytes or d.unconsumed_tail:
+            raise BatchError(413, f"batch inflates to more than the server's limit of {max_bytes} bytes")
+        if not d.eof:
+            raise BatchError(400, "body is not valid gzip: truncated")
+    elif enc == "identity":
+        raw = body
+    else:
+        raise BatchError(415, f"unsupported Content-Encoding {encoding!r} (use gzip or none)")
+    try:
+        return json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BatchError(400, f"body is not valid JSON: {exc}") from None
+
+
+def parse_batch(obj: Any, now: float | None = None) -> Batch:
+    """A validated Batch, or BatchError(400) naming the first problems found."""
+    if isinstance(obj, dict) and obj.get("format") not in (None, FORMAT):
+        raise BatchError(400, f"unknown batch format {obj.get('format')!r}; this server speaks {FORMAT}")
+    try:
+        batch = Batch.model_validate(obj)
+    except ValidationError as exc:
+        problems = [f"{'.'.join(str(p) for p in e['loc']) or 'batch'}: {e['msg']}" for e in exc.errors()[:5]]
+        more = f" (and {exc.error_count() - 5} more)" if exc.error_count() > 5 else ""
+        raise BatchError(400, "malformed batch: " + "; ".join(problems) + more) from None
+    now = now if now is not None else time.time()
+    last = 0
+    for i, r in enumerate(batch.records):
+        if r.seq <= last:
+            raise BatchError(400, f"malformed batch: records[{i}].seq {r.seq} is not above the previous {last}")
+        last = r.seq
+        if isinstance(r, RunRecord):
+            _check_time(f"records[{i}].started", r.started, now)
+        else:
+            for j, (_, _, pts) in enumerate(r.series):
+                for b, *_ in pts[:1] + pts[-1:]:
+                    _check_time(f"records[{i}].series[{j}] bucket", b * r.res, now)
+    return batch
+
+
+def _check_time(where: str, ts: float, now: float) -> None:
+    if not now - MAX_AGE <= ts <= now + MAX_AHEAD:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(max(ts, 0)))
+        raise BatchError(400, f"malformed batch: {where} is {when} UTC, outside the accepted range "
+                              "(400 days back to 1 day ahead of the server's clock)")

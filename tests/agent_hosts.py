@@ -1,0 +1,72 @@
+"""Real `rackpulse serve` and `rackpulse agent` processes on loopback, for the agent tests and
+bench/agents.py. Agents watch a demo fixture host (md arrays, disks through stand-in
+smartctl/mdadm, bonding, OpenVPN status, hwmon), so what they push is what a NAS would."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from app.demo_agent import agent_config, to_toml  # noqa: F401 - re-exported for the tests
+from tests.peers import free_port  # noqa: F401 - re-exported for the tests
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def server_config(path: Path, db_url: str, port: int, test_speed: bool = True, **agents: Any) -> Path:
+    """A server with no collectors of its own. ``test_speed``: alerts every second and maintenance
+    every 5 s (tests wait for them); off, the defaults a real server runs with (the bench)."""
+    off = {"enabled": False}
+    cfg = {"host": "server", "web": {"port": port, "refresh_seconds": 2},
+           "storage": {"url": db_url, **({"maintenance_interval": 5} if test_speed else {})},
+           "collectors": {n: off for n in ("mdraid", "smart", "frr", "bonding", "openvpn", "snmp", "nut", "hwmon",
+                                           "heatpump")},
+           "alerts": {"interval": 1} if test_speed else {}, "agents": {"silent_after": 5, **agents}}
+    path.write_text(to_toml(cfg))
+    return path
+
+
+def rackpulse(*args: str, log: Path | None = None) -> subprocess.Popen[bytes]:
+    out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 - the child owns it
+    return subprocess.Popen([sys.executable, "-m", "app.cli", *args], cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=out, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+
+
+def issue_token(config: Path, host: str) -> str:
+    out = subprocess.run([sys.executable, "-m", "app.cli", "agents", "issue", host, "--config", str(config)],
+                         cwd=ROOT, capture_output=True, text=True, check=True, env={**os.environ,
+                                                                                   "PYTHONPATH": str(ROOT)})
+    return out.stdout.strip().splitlines()[-1]
+
+
+def stop(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, sig)
+    proc.wait(15)
+
+
+def get_json(url: str, timeout: float = 2.0) -> Any:
+    with urllib.request.urlopen(url, timeout=timeout) as r:  # noqa: S310 - loopback
+        return json.loads(r.read())
+
+
+def wait_for(check, timeout: float = 60.0, what: str = "condition") -> Any:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        try:
+            last = check()
+            if last:
+                return last
+        except OSError as exc:
+            last = exc
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}; last: {last!r}")

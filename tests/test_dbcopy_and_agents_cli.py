@@ -1,0 +1,117 @@
+"""`rackpulse db copy` (SQLite -> the real PostgreSQL) and `rackpulse agents issue|list|revoke`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from app import agents
+from app.db import make_engine, upgrade
+from app.models import agent, alert_event, entity, rollup_5m, sample, series
+from app.storage import Store
+from collectors.base import CollectResult, Entity, Sample
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, capture_output=True, text=True,
+                          input=stdin, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+
+
+def seed(url: str) -> None:
+    upgrade(url)
+    engine = make_engine(url)
+    now = time.time()
+    for host in ("nas1", "ceph1"):
+        store = Store(engine, host)
+        for i in range(50):
+            store.write_run("smart", now - 3600 + 30 * i, 0.1, True, None, CollectResult(
+                samples=[Sample.of("rackpulse_disk_temperature_celsius", 30 + i % 5, serial="ZA1049HK")],
+                entities=[Entity("disk", "ZA1049HK", {"bay": "shelf 1, bay 7", "i": i // 25})]))
+        store.make_rollups(now=now)
+    agents.issue(engine, "ceph1")
+    with engine.begin() as c:
+        c.execute(alert_event.insert().values(host="nas1", rule="disk_failing", subject="ZA1049HK", ts=now,
+                                              kind="firing", severity="critical", summary="s", labels="{}"))
+    engine.dispose()
+
+
+def count_all(url: str) -> dict[str, int]:
+    engine = make_engine(url)
+    with engine.connect() as c:
+        out = {t.name: c.execute(select(func.count()).select_from(t)).scalar()
+               for t in (series, sample, rollup_5m, entity, agent, alert_event)}
+    engine.dispose()
+    return out
+
+
+def test_db_copy_moves_every_row_from_sqlite_to_postgresql_and_the_copy_keeps_working(tmp_path: Path,
+                                                                                       pg_url: str) -> None:
+    src = f"sqlite:///{tmp_path / 'old.db'}"
+    seed(src)
+    before = count_all(src)
+    r = cli("db", "copy", "--from", src, "--to", pg_url)
+    assert r.returncode == 0, r.stderr
+    assert "  sample: 100 rows" in r.stdout and r.stdout.splitlines()[-1].startswith("copied ")
+    assert count_all(pg_url) == before
+    assert before["sample"] == 100 and before["agent"] == 1
+    # the copy is a working database: history reads, new series and runs get fresh ids
+    engine = make_engine(pg_url)
+    store = Store(engine, "nas1")
+    sid = store.find_series("rackpulse_disk_temperature_celsius", serial="ZA1049HK")
+    assert sid is not None and len(store.history(sid, int(time.time()) - 7200, int(time.time()) + 1)) == 50
+    store.write_run("smart", time.time(), 0.1, True, None, CollectResult(
+        samples=[Sample.of("rackpulse_disk_new", 1, serial="X")], entities=[Entity("disk", "X", {})]))
+    assert agents.issue(engine, "newhost").startswith("rpa_")
+    engine.dispose()
+    # a second copy into the same database is refused: it would mix two histories
+    again = cli("db", "copy", "--from", src, "--to", pg_url)
+    assert again.returncode == 2 and "already holds series" in again.stderr
+
+
+def test_agents_issue_list_and_revoke_from_the_command_line(tmp_path: Path) -> None:
+    cfg = tmp_path / "server.toml"
+    cfg.write_text(f'[storage]\nurl = "sqlite:///{tmp_path / "s.db"}"\n')
+    issued = cli("agents", "issue", "ceph1", "--config", str(cfg))
+    assert issued.returncode == 0
+    token = issued.stdout.strip().splitlines()[-1]
+    assert token.startswith("rpa_") and token not in (tmp_path / "s.db").read_bytes().decode(errors="replace")
+    listed = cli("agents", "list", "--config", str(cfg))
+    assert listed.stdout.startswith("ceph1\t-\tnever reported")
+    assert cli("agents", "revoke", "ceph1", "--config", str(cfg)).returncode == 0
+    assert "revoked" in cli("agents", "list", "--config", str(cfg)).stdout
+    gone = cli("agents", "revoke", "ceph1", "--config", str(cfg))
+    assert gone.returncode == 1 and "no live token for host 'ceph1'" in gone.stderr
+    assert cli("agents", "issue", "--config", str(cfg)).returncode == 2
+
+
+def test_stopping_the_demo_with_a_plain_kill_stops_its_agent_too(tmp_path: Path) -> None:
+    import signal
+
+    from tests.agent_hosts import free_port, get_json, wait_for
+
+    port = free_port()
+    demo = subprocess.Popen([sys.executable, "-m", "app.cli", "demo", "--port", str(port), "--dir", str(tmp_path)],
+                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        hosts = wait_for(lambda: [h for h in get_json(f"http://127.0.0.1:{port}/api/hosts") if h["agent"]
+                                  and h["batches"]], timeout=90, what="the demo's agent reporting")
+        assert hosts[0]["host"] == "ceph-node1"
+        agent_pids = [int(p) for p in subprocess.run(["pgrep", "-f", f"{tmp_path}/ceph-node1/agent.toml"],
+                                                     capture_output=True, text=True).stdout.split()]
+        assert agent_pids
+        demo.send_signal(signal.SIGTERM)  # the demo only, not its process group
+        demo.wait(30)
+        time.sleep(1)
+        left = subprocess.run(["pgrep", "-f", f"{tmp_path}/ceph-node1/agent.toml"], capture_output=True, text=True)
+        assert left.stdout.strip() == "", "the demo's agent outlived it"
+    finally:
+        if demo.poll() is None:
+            demo.kill()
