@@ -14,6 +14,7 @@ import logging
 import secrets
 import sqlite3
 import threading
+import time
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -55,10 +56,14 @@ class Outbox:
         self.unstored = unstored or {}  # collector -> metrics the server does not keep (not folded either)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(SCHEMA)
+        try:
+            self.db = self._open()
+        except sqlite3.DatabaseError as exc:
+            # A damaged outbox (a disk that filled up, a crash on a bad SD card) must not keep the
+            # agent from collecting: keep the file for a human and start an empty one beside it.
+            aside = self._set_aside()
+            log.error("outbox %s is damaged (%s): moved to %s; starting an empty outbox", self.path, exc, aside)
+            self.db = self._open()
         self.lock = threading.Lock()
         self.dropped_points = 0
         row = self.db.execute("SELECT value FROM meta WHERE key = 'instance'").fetchone()
@@ -69,6 +74,27 @@ class Outbox:
         else:
             self.instance = row[0]
         self._bytes = self._size()
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(SCHEMA)
+            problem = db.execute("PRAGMA quick_check").fetchone()[0]
+            if problem != "ok":
+                raise sqlite3.DatabaseError(f"quick_check: {problem}")
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+        return db
+
+    def _set_aside(self) -> str:
+        aside = f"{self.path}.damaged-{time.strftime('%Y%m%dT%H%M%S')}"
+        for suffix in ("", "-wal", "-shm"):
+            if Path(self.path + suffix).exists():
+                Path(self.path + suffix).rename(aside + suffix)
+        return aside
 
     # -- queue ----------------------------------------------------------------------------
 

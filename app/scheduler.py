@@ -15,11 +15,13 @@ import time
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.exposition import join_blocks, render_block
-from app.storage import Store
 from collectors.base import Collector, CollectorError, CollectResult, MetricSpec, NoData, Sample
+
+if TYPE_CHECKING:  # the agent runs the scheduler without a database: no SQLAlchemy import there
+    from app.storage import Store
 
 log = logging.getLogger("rackpulse.scheduler")
 

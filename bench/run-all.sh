@@ -17,3 +17,4 @@ $PY bench/network_cycle.py
 $PY bench/heatpump_poll.py
 $PY bench/alerts.py
 $PY bench/agents.py
+$PY bench/agent_footprint.py

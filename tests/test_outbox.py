@@ -114,3 +114,28 @@ def test_a_rejected_record_is_set_aside_and_no_longer_sent(tmp_path: Path) -> No
     box.reject(bad, "HTTP 400: malformed batch")
     assert [p.seq for p in box.take(10_000_000)] == [bad.seq + 1]
     assert box.stats()["rejected"] == 1
+
+
+def test_a_damaged_outbox_is_kept_aside_and_the_agent_starts_an_empty_one(tmp_path: Path) -> None:
+    path = tmp_path / "o.db"
+    path.write_bytes(b"this is not a database, a disk filled up while it was written" * 100)
+    box = Outbox(path, 10_000_000)
+    box.put(run(T0, 1))
+    assert box.stats()["records"] == 1
+    aside = [p for p in tmp_path.iterdir() if ".damaged-" in p.name]
+    assert len(aside) == 1 and aside[0].read_bytes().startswith(b"this is not a database")
+
+
+def test_a_truncated_outbox_is_kept_aside_too(tmp_path: Path) -> None:
+    path = tmp_path / "o.db"
+    box = Outbox(path, 100_000_000)
+    for i in range(300):
+        box.put(run(T0 + i, i, n_series=20))
+    box.close()
+    size = path.stat().st_size
+    with open(path, "r+b") as f:
+        f.truncate(size // 2)
+    again = Outbox(path, 100_000_000)
+    assert again.stats()["records"] == 0 and again.take(1000) == []
+    aside = [p for p in tmp_path.iterdir() if ".damaged-" in p.name and not p.name.endswith(("-wal", "-shm"))]
+    assert len(aside) == 1 and aside[0].stat().st_size == size // 2

@@ -1,0 +1,135 @@
+"""(10) What one real agent costs its host: `rackpulse agent` on the demo NAS fixture (3 md
+arrays, 18 disks through a smartctl stand-in, a bond, an OpenVPN instance, hwmon rails and
+fans), pushing to a real `rackpulse serve` (SQLite) over loopback, with its own /metrics on.
+
+Three phases, each ``--seconds`` long:
+
+  steady    the server takes every batch: the agent's CPU (its own, and its reaped children's:
+            the smartctl/mdadm stand-ins) and RSS (VmRSS, VmHWM)
+  spooling  the server is stopped: how fast the outbox grows (bytes per run, MB per day)
+  drain     the server is back: how long the backlog takes to arrive
+
+The stand-ins are Python scripts (~40 ms of CPU each); real smartctl and mdadm are C
+programs that cost a fraction of that, so "children" overstates a real host.
+
+usage: python bench/agent_footprint.py [--interval 15] [--seconds 120]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.agent_hosts import (  # noqa: E402
+    agent_config,
+    free_port,
+    get_json,
+    issue_token,
+    rackpulse,
+    server_config,
+    stop,
+    to_toml,
+    wait_for,
+)
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """(own utime+stime, reaped children's cutime+cstime) of a process, in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
+    return (utime + stime) / TICK, (cutime + cstime) / TICK
+
+
+def memory_kb(pid: int) -> dict[str, int]:
+    out = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            out[key] = int(value.split()[0])
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--interval", type=float, default=15.0, help="collector interval, seconds")
+    ap.add_argument("--seconds", type=float, default=120.0, help="length of each phase")
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="rackpulse-footprint-"))
+    port, agent_port = free_port(), free_port()
+    base = f"http://127.0.0.1:{port}"
+    scfg = server_config(tmp / "server.toml", f"sqlite:///{tmp / 'server.db'}", port, test_speed=False)
+    (tmp / "token").write_text(issue_token(scfg, "nas1"))
+    path = agent_config(tmp / "nas1", "nas1", interval=args.interval, listen_port=agent_port)
+    cfg = tomllib.loads(path.read_text())
+    cfg["agent"].update(send_interval=5.0, timeout=15.0)  # the defaults, not the tests' haste
+    path.write_text(to_toml(cfg))
+    log = tmp / "processes.log"
+    server = rackpulse("serve", "--config", str(scfg), log=log)
+    agent = None
+    try:
+        wait_for(lambda: get_json(base + "/healthz"), what="server up")
+        agent = rackpulse("agent", "--config", str(path), "--server", base, "--token-file", str(tmp / "token"),
+                          log=log)
+        health = f"http://127.0.0.1:{agent_port}/healthz"
+        wait_for(lambda: get_json(health), what="agent up")
+        # Start measuring after the first round, once imports and first runs are behind us.
+        wait_for(lambda: [h for h in get_json(base + "/api/hosts") if h["host"] == "nas1" and h["samples"]],
+                 timeout=args.interval * 3, what="first batch")
+        time.sleep(args.interval)
+
+        print(f"== agent footprint: demo NAS host, collectors every {args.interval:g}s, "
+              f"phases of {args.seconds:g}s, {os.cpu_count()} cores")
+        own0, kids0 = cpu_seconds(agent.pid)
+        t0 = time.monotonic()
+        samples0 = next(h["samples"] for h in get_json(base + "/api/hosts") if h["host"] == "nas1")
+        time.sleep(args.seconds)
+        own1, kids1 = cpu_seconds(agent.pid)
+        wall = time.monotonic() - t0
+        mem = memory_kb(agent.pid)
+        samples1 = next(h["samples"] for h in get_json(base + "/api/hosts") if h["host"] == "nas1")
+        print(f"steady:   agent CPU {100 * (own1 - own0) / wall:.2f} % of a core (children, the stand-ins: "
+              f"{100 * (kids1 - kids0) / wall:.2f} %), RSS {mem['VmRSS'] / 1024:.1f} MB "
+              f"(peak {mem['VmHWM'] / 1024:.1f} MB), {(samples1 - samples0) / wall:.1f} samples/s delivered")
+
+        stop(server)
+        wait_for(lambda: not get_json(health)["delivering"], timeout=args.interval * 3, what="agent spooling")
+        b0 = get_json(health)["outbox"]
+        t0 = time.monotonic()
+        time.sleep(args.seconds)
+        b1 = get_json(health)["outbox"]
+        wall = time.monotonic() - t0
+        runs = b1["records"] - b0["records"]
+        per_run = (b1["bytes"] - b0["bytes"]) / max(runs, 1)
+        per_day = (b1["bytes"] - b0["bytes"]) / wall * 86400 / 1e6
+        print(f"spooling: {b1['records']} records waiting, {per_run / 1024:.1f} KB per collector run compressed, "
+              f"{per_day:.1f} MB per day of outage at full resolution "
+              f"(the default outbox_max_mb = 256 holds {256 * 1.048576 / max(per_day, 1e-9):.1f} days before "
+              "folding into rollups)")
+
+        t0 = time.monotonic()
+        server = rackpulse("serve", "--config", str(scfg), log=log)
+        wait_for(lambda: get_json(base + "/healthz"), what="server up again")
+        t1 = time.monotonic()
+        wait_for(lambda: get_json(health)["outbox"]["records"] == 0, timeout=120, what="drained")
+        t2 = time.monotonic()
+        print(f"drain:    server up {t1 - t0:.1f}s after start; {b1['records']} records delivered {t2 - t1:.1f}s "
+              "later (mostly the agent's retry backoff, at most 60 s)")
+    finally:
+        if agent is not None:
+            stop(agent)
+        if server.poll() is None:
+            stop(server)
+
+
+if __name__ == "__main__":
+    main()
