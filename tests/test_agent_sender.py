@@ -116,6 +116,24 @@ def test_an_unreachable_server_is_a_send_error_not_a_crash(tmp_path: Path) -> No
     assert box.stats()["records"] == 1
 
 
+def test_a_server_that_accepts_but_never_answers_times_out_and_keeps_the_runs(tmp_path: Path) -> None:
+    import socket
+
+    hung = socket.socket()
+    hung.bind(("127.0.0.1", 0))
+    hung.listen(8)  # the kernel completes the handshake; nobody ever reads or answers
+    try:
+        box = Outbox(tmp_path / "o.db", 10**8)
+        box.put(run(1))
+        sender = Sender(box, f"http://127.0.0.1:{hung.getsockname()[1]}", "rpa_x", "ceph1", 10**6, 0.5)
+        with pytest.raises(SendError, match="server unreachable: .*timed out"):
+            sender.send_once()
+        box.put(run(2))  # collection goes on meanwhile: the outbox takes runs while a send hangs
+        assert box.stats()["records"] == 2 and sender._conn is None  # a fresh connection next time
+    finally:
+        hung.close()
+
+
 def test_a_server_url_that_is_not_http_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="use http://host:port or https://host:port"):
         Sender(Outbox(tmp_path / "o.db", 1000), "ftp://x", "t", "h", 1000, 1.0)
