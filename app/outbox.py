@@ -9,6 +9,7 @@ alone fill it are the oldest hours dropped. An outage of days costs resolution, 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import secrets
@@ -26,7 +27,7 @@ log = logging.getLogger("rackpulse.agent.outbox")
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS record (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    kind TEXT NOT NULL,        -- run | rollup300 | rollup3600
+    kind TEXT NOT NULL,        -- run | rollup300 | rollup3600 | event (a folded run's inventory change)
     ts INTEGER NOT NULL,       -- the run's start, or the first bucket's start
     nbytes INTEGER NOT NULL,
     body BLOB NOT NULL         -- zlib-compressed JSON of the record, without its seq
@@ -66,6 +67,7 @@ class Outbox:
             self.db = self._open()
         self.lock = threading.Lock()
         self.dropped_points = 0
+        self._last_inventory: dict[str, str] = {}  # collector -> digest of the last run's entities folded
         row = self.db.execute("SELECT value FROM meta WHERE key = 'instance'").fetchone()
         if row is None:
             # Names this outbox to the server: a new outbox (reinstall) starts its numbers afresh.
@@ -131,6 +133,7 @@ class Outbox:
         with self.lock:
             self.db.execute("DELETE FROM record WHERE seq <= ?", (up_to,))
             self._bytes = self._size()
+            self._last_inventory.clear()  # the server has seen runs the next fold cannot compare with
 
     def reject(self, rec: Pending, error: str) -> None:
         """Set aside a record the server refuses as malformed: kept for a human, never re-sent."""
@@ -171,7 +174,8 @@ class Outbox:
                 while self._size() > target and self._fold_oldest(src, res):
                     pass
             while self._size() > target:
-                row = self.db.execute("SELECT seq, body FROM record ORDER BY seq LIMIT 1").fetchone()
+                # Inventory changes (small) go last: which disk failed matters longer than its temperature.
+                row = self.db.execute("SELECT seq, body FROM record ORDER BY kind = 'event', seq LIMIT 1").fetchone()
                 if row is None or self.db.execute("SELECT count(*) FROM record").fetchone()[0] <= 1:
                     break
                 rec = json.loads(zlib.decompress(row[1]))
@@ -182,26 +186,54 @@ class Outbox:
                         self.max_bytes, self.dropped_points)
 
     def _fold_oldest(self, kind: str, res: int) -> bool:
-        """Fold the oldest quarter (whole ``res`` buckets) of ``kind`` records into one rollup record."""
+        """Fold the oldest quarter (whole ``res`` buckets) of ``kind`` records into one rollup record.
+
+        Runs that changed the inventory (a disk failed, a peer appeared) are not folded away:
+        their samples go into the rollup like the others, but the run itself stays, stripped of
+        its samples, so the server still records the change at its time (table kind "event")."""
         rows = self.db.execute("SELECT seq, ts FROM record WHERE kind = ? ORDER BY seq", (kind,)).fetchall()
         if len(rows) < 2:
             return False
         newest_bucket = rows[-1][1] // res
         cut = max(rows[len(rows) // 4][1] // res, rows[0][1] // res + 1)
         chosen = [seq for seq, ts in rows if ts // res < min(cut, newest_bucket)] or [rows[0][0]]
-        bodies = [json.loads(zlib.decompress(b)) for (b,) in self.db.execute(
-            f"SELECT body FROM record WHERE seq IN ({','.join('?' * len(chosen))}) ORDER BY seq", chosen)]
-        folded = fold(bodies, res, self.unstored)
+        marks = ",".join("?" * len(chosen))
+        records = [(seq, json.loads(zlib.decompress(b))) for seq, b in self.db.execute(
+            f"SELECT seq, body FROM record WHERE seq IN ({marks}) ORDER BY seq", chosen)]
+        keep = self._inventory_changes(records) if kind == "run" else set()
+        folded_seqs = [seq for seq, _ in records if seq not in keep]
+        if not folded_seqs:
+            return False  # every run here changed the inventory: folding would lose events
+        folded = fold((rec for _, rec in records), res, self.unstored)
         body = zlib.compress(json.dumps(folded, separators=(",", ":")).encode(), 6)
         first = min((p[0] for _, _, pts in folded["series"] for p in pts), default=0) * res
         self.db.execute("BEGIN")
-        self.db.execute(f"DELETE FROM record WHERE seq IN ({','.join('?' * len(chosen))})", chosen)
+        self.db.execute(f"DELETE FROM record WHERE seq IN ({','.join('?' * len(folded_seqs))})", folded_seqs)
+        for seq, rec in records:
+            if seq in keep:
+                stripped = zlib.compress(json.dumps({**rec, "samples": []}, separators=(",", ":")).encode(), 6)
+                self.db.execute("UPDATE record SET kind = 'event', nbytes = ?, body = ? WHERE seq = ?",
+                                (len(stripped), stripped, seq))
         # The rollup takes the place (seq) of the newest record it replaces: order is kept.
         self.db.execute("INSERT INTO record (seq, kind, ts, nbytes, body) VALUES (?, ?, ?, ?, ?)",
-                        (max(chosen), f"rollup{res}", first, len(body), body))
+                        (max(folded_seqs), f"rollup{res}", first, len(body), body))
         self.db.execute("COMMIT")
         return True
 
+    def _inventory_changes(self, records: list[tuple[int, dict[str, Any]]]) -> set[int]:
+        """The runs whose inventory differs from the run of that collector before them.
+
+        The run before the first one is known only while nothing was acknowledged since the
+        last fold (``ack`` forgets it): then the first run of each collector counts as a change."""
+        out = set()
+        for seq, rec in records:
+            # Order-free: a rescan that lists the same disks in another order changed nothing.
+            canonical = sorted(json.dumps(e, sort_keys=True) for e in rec.get("entities", []))
+            digest = hashlib.sha256("\n".join(canonical).encode()).hexdigest()
+            if self._last_inventory.get(rec["collector"]) != digest:
+                out.add(seq)
+            self._last_inventory[rec["collector"]] = digest
+        return out
 
 def fold(records: Iterable[dict[str, Any]], res: int, unstored: dict[str, frozenset[str]] | None = None
          ) -> dict[str, Any]:

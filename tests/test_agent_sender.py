@@ -96,6 +96,29 @@ def test_a_record_the_server_can_never_take_is_set_aside_and_the_rest_goes_on(se
     assert stored(tmp) == (100, 2)
 
 
+def test_a_disk_that_failed_during_a_long_outage_is_still_an_event_after_the_outbox_folded(server) -> None:
+    from app.models import entity_event
+
+    base, token, tmp = server
+    box = Outbox(tmp / "o.db", 30_000)
+    t0 = (NOW - 6 * 3600) // 3600 * 3600
+    for i in range(6 * 120):  # six hours at 30 s while the server was away; the disk fails at 1 h
+        rec = run(0, n=10)
+        rec["started"] = t0 + 30 * i
+        rec["collector"] = "smart"
+        rec["entities"] = [["disk", "S1", {"health": "ok" if i < 120 else "failing", "bay": "bay 3"}]]
+        box.put(rec)
+    assert any(p.kind == "event" for p in box.take(10**9))  # folding happened and kept the change
+    drain(Sender(box, base, token, "ceph1", 4 * 1024 * 1024, 5.0))
+    assert box.stats()["records"] == 0
+    engine = make_engine(f"sqlite:///{tmp / 'rackpulse.db'}")
+    with engine.connect() as c:
+        events = c.execute(select(entity_event.c.ts, entity_event.c.field, entity_event.c.new).where(
+            entity_event.c.host == "ceph1", entity_event.c.key == "S1", entity_event.c.field == "health")).all()
+    engine.dispose()
+    assert (t0 + 30 * 120, "health", "failing") in [tuple(e) for e in events]
+
+
 def test_a_wrong_token_keeps_everything_spooled(server) -> None:
     base, _, tmp = server
     box = Outbox(tmp / "o.db", 10**8)

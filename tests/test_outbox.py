@@ -73,6 +73,11 @@ def test_an_outbox_over_its_bound_folds_the_oldest_runs_first_and_keeps_every_se
     st = box.stats()
     assert st["bytes"] <= 60_000 and st["dropped_points"] == 0
     recs = [json.loads(p.body) for p in box.take(10**9)]
+    # The oldest run is kept without its samples (they are in the rollup): with nothing before it
+    # to compare with, it might have changed the inventory.
+    kept = [r for r in recs if r["kind"] == "run" and not r["samples"]]
+    assert [r["started"] for r in kept] == [T0]
+    recs = [r for r in recs if r not in kept]
     kinds = [r["kind"] for r in recs]
     assert kinds[0] == "rollup" and kinds[-1] == "run"  # old data rolled up, the newest still raw
     assert kinds == sorted(kinds, key=lambda k: k != "rollup")  # rollups all come before raw runs
@@ -139,3 +144,25 @@ def test_a_truncated_outbox_is_kept_aside_too(tmp_path: Path) -> None:
     assert again.stats()["records"] == 0 and again.take(1000) == []
     aside = [p for p in tmp_path.iterdir() if ".damaged-" in p.name and not p.name.endswith(("-wal", "-shm"))]
     assert len(aside) == 1 and aside[0].stat().st_size == size // 2
+
+
+def test_runs_that_changed_the_inventory_survive_folding_without_their_samples(tmp_path: Path) -> None:
+    box = Outbox(tmp_path / "o.db", 40_000)
+    healthy = [["disk", "S1", {"state": "ok", "bay": "bay 3"}]]
+    for i in range(6 * 120):  # six hours at 30 s; the disk fails at 1 h and is replaced at 2 h
+        rec = run(T0 + 30 * i, 35.0, n_series=10)
+        rec["entities"] = healthy if i < 120 else [["disk", "S1", {"state": "failing", "bay": "bay 3"}]] \
+            if i < 240 else [["disk", "S2", {"state": "ok", "bay": "bay 3"}]]
+        box.put(rec)
+    assert box.stats()["bytes"] <= 40_000
+    recs = [json.loads(p.body) for p in box.take(10**9)]
+    assert any(r["kind"] == "rollup" for r in recs)
+    stripped = {r["started"]: r["entities"] for r in recs if r["kind"] == "run" and not r["samples"]}
+    # the first run (nothing to compare with), the failure and the replacement: each at its time
+    assert sorted(stripped) == [T0, T0 + 30 * 120, T0 + 30 * 240]
+    assert stripped[T0 + 30 * 120][0][2]["state"] == "failing" and stripped[T0 + 30 * 240][0][1] == "S2"
+    # and every sample of those runs is counted in the rollups, none twice
+    counted = sum(p[4] for r in recs if r["kind"] == "rollup" for m, lab, pts in r["series"]
+                  if lab == {"serial": "S0"} for p in pts)
+    raw = sum(1 for r in recs if r["kind"] == "run" and r["samples"])
+    assert counted + raw == 720
