@@ -133,7 +133,8 @@ def test_the_agent_host_is_listed_and_its_pages_stay_under_its_prefix(page: Page
     expect(page.locator("header .host")).to_have_text("ceph-node1")
     page.locator("nav a:has-text('Disks')").click()
     page.wait_for_url("**/h/ceph-node1/disks")
-    expect(page.locator("main")).to_contain_text("shelf 1, bay 7")
+    # the agent's first smart run may still be on its way: the page refreshes itself until it is there
+    expect(page.locator("main")).to_contain_text("shelf 1, bay 7", timeout=30_000)
     page.screenshot(path=str(ARTIFACTS / "agent-host-disks.png"), full_page=True)
 
 
