@@ -54,8 +54,12 @@ class SimAgent(threading.Thread):
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         self.rnd = random.Random(host)
         self.labels = [{"sensor": f"s{i % 50}", "chip": f"chip{i // 50}"} for i in range(series)]
-        self.state = {"disks": [{"device": f"sd{chr(97 + i)}", "serial": f"SER{host}{i}", "health": 0,
-                                 "temperature": 35} for i in range(12)]}
+        # The hwmon collector's state as the server's power page reads it (rails, fans, sensors).
+        self.state = {"rails": [{"name": f"rail{i}", "volts": 12.1, "ok": True, "min": 11.5, "max": 13.0,
+                                 "source": f"chip0/in{i}"} for i in range(4)],
+                      "fans": [{"name": f"fan{i}", "rpm": 1200.0, "stalled": False, "why": ""} for i in range(3)],
+                      "sensors": [{"chip": f"chip{i // 50}", "name": f"temp{i}", "label": f"s{i % 50}", "kind": "temp",
+                                   "value": 40.0, "attrs": {}} for i in range(50)]}
         self.entities = [["sensor", f"chip{i}/s{i}", {"label": f"s{i}", "chip": f"chip{i}"}] for i in range(20)]
         self.latencies: list[float] = []
         self.accepted = 0
@@ -70,7 +74,7 @@ class SimAgent(threading.Thread):
         # at most once a second), and every sample sent is a new one to store.
         self.clock = max(now, getattr(self, "clock", 0.0) + 1.0)
         rec = {"seq": self.seq, "kind": "run", "collector": "hwmon", "started": self.clock, "duration": 0.05, "ok": True,
-               "interval": 15.0, "samples": [["rackpulse_hwmon_value", lab, round(self.rnd.uniform(0, 100), 2)]
+               "interval": 15.0, "samples": [["rackpulse_hwmon_temperature_celsius", lab, round(self.rnd.uniform(0, 100), 2)]
                                              for lab in self.labels],
                "state": self.state, "entities": self.entities}
         batch = {"format": "rackpulse-batch/1", "host": self.host, "agent_version": "bench", "instance": self.instance,

@@ -128,6 +128,34 @@ def test_the_inventory_diff_survives_a_restart(store: Store) -> None:
         ("degraded", "false", "true")
 
 
+def test_values_are_stored_exactly_and_integers_and_booleans_as_numbers(store: Store) -> None:
+    # PostgreSQL gets the values as an array literal the Store writes itself: every float must
+    # come back bit for bit, and a collector's int or bool must not reach it as "True".
+    values = [0.1, 1 / 3, 1e-300, -2.5e17, 123456789.123456789, 5e-324]
+    res = CollectResult(samples=[Sample("rackpulse_x", v, (("i", str(i)),)) for i, v in enumerate(values)]
+                        + [Sample("rackpulse_x", True, (("i", "bool"),)), Sample("rackpulse_x", 7, (("i", "int"),))])
+    store.write_run("c", T0, 0.1, True, None, res)
+    got = {}
+    for label in [str(i) for i in range(len(values))] + ["bool", "int"]:
+        sid = store.find_series("rackpulse_x", i=label)
+        assert sid is not None
+        got[label] = store.history(sid, T0 - 1, T0 + 1)[0].vavg
+    assert [got[str(i)] for i in range(len(values))] == values
+    assert (got["bool"], got["int"]) == (1.0, 7.0)
+
+
+def test_a_rolled_back_run_does_not_leave_stale_series_ids_behind(store: Store) -> None:
+    # The id caches are filled inside the transaction that creates the series; after a rollback
+    # they would name rows that do not exist, and the next run would fail on the foreign key.
+    with pytest.raises(RuntimeError), store.engine.begin() as conn:
+        store.write_run_in(conn, "smart", T0, 0.1, True, None, result(33, serial="Z1"))
+        raise RuntimeError("the batch failed after the samples were written")
+    store.forget()
+    store.write_run("smart", T0 + 30, 0.1, True, None, result(34, serial="Z1"))
+    sid = store.find_series("rackpulse_disk_temperature_celsius", serial="Z1")
+    assert sid is not None and [p.vavg for p in store.history(sid, T0 - 1, T0 + 60)] == [34]
+
+
 def test_writing_the_same_second_twice_is_not_an_error(store: Store) -> None:
     store.write_run("smart", T0, 0.1, True, None, result(33, serial="Z1"))
     store.write_run("smart", T0 + 0.5, 0.1, True, None, result(34, serial="Z1"))
