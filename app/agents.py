@@ -76,18 +76,31 @@ def list_agents(engine: Engine) -> list[dict[str, Any]]:
     return [{k: v for k, v in r._mapping.items() if k != "token_hash"} for r in rows]
 
 
-def authenticate(engine: Engine, header: str | None) -> tuple[int, str]:
-    """(agent id, host) for an ``Authorization: Bearer`` header, or AuthError 401."""
+@dataclass(frozen=True)
+class Caller:
+    """Who sent a request: the agent row its token hash matched."""
+
+    agent_id: int
+    host: str
+    token_hash: str
+
+
+def bearer_hash(header: str | None) -> str:
+    """The stored form of an ``Authorization: Bearer`` header's token, or AuthError 401."""
     if not header or not header.startswith("Bearer "):
         raise AuthError(401, "missing 'Authorization: Bearer <token>' (make one with `rackpulse agents issue HOST`)")
+    return token_hash(header[7:].strip())
+
+
+def authenticate(engine: Engine, hashed: str) -> Caller:
+    """The agent whose token has this hash, or AuthError 401."""
     with engine.connect() as c:
-        row = c.execute(select(agent.c.id, agent.c.host, agent.c.revoked_at)
-                        .where(agent.c.token_hash == token_hash(header[7:].strip()))).first()
+        row = c.execute(select(agent.c.id, agent.c.host, agent.c.revoked_at).where(agent.c.token_hash == hashed)).first()
     if row is None:
         raise AuthError(401, "unknown agent token")
     if row.revoked_at is not None:
         raise AuthError(401, f"the token of host {row.host!r} was revoked")
-    return int(row.id), str(row.host)
+    return Caller(int(row.id), str(row.host), hashed)
 
 
 # -- ingest ---------------------------------------------------------------------------------
@@ -96,7 +109,10 @@ def authenticate(engine: Engine, header: str | None) -> tuple[int, str]:
 # Python time (construction, cache key) than PostgreSQL takes to run it.
 # The UPDATE first: it takes the agent's row lock (PostgreSQL) or the write lock (SQLite), so two
 # copies of one batch arriving together are serialised here; RETURNING reads the row in the same trip.
-_CLAIM = (update(agent).where(agent.c.id == bindparam("b_id")).values(last_contact=bindparam("b_now"))
+# It also checks the token again: the one the request was let in with may have been revoked or
+# replaced since (callers are remembered, see Agents.caller).
+_CLAIM = (update(agent).where(agent.c.id == bindparam("b_id"), agent.c.token_hash == bindparam("b_hash"))
+          .values(last_contact=bindparam("b_now"))
           .returning(agent.c.instance, agent.c.last_seq, agent.c.revoked_at, agent.c.statuses))
 _DONE = update(agent).where(agent.c.id == bindparam("b_id")).values(
     instance=bindparam("b_instance"), last_seq=bindparam("b_seq"), version=bindparam("b_version"),
@@ -127,6 +143,7 @@ class Agents:
         self._blocks: dict[tuple[str, str], tuple[int, str]] = {}
         self._lock = threading.Lock()
         self._bad_state: set[str] = set()
+        self._callers: dict[str, Caller] = {}  # token hash -> agent, for tokens that were let in
         self._label_sets: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}
         # SQLite has one writer: queueing here is cheaper than its busy-wait.
         self._write_lock = threading.Lock() if engine.dialect.name == "sqlite" else contextlib.nullcontext()
@@ -150,16 +167,31 @@ class Agents:
             self._specs[collector] = metric_specs(collector)
         return self._specs[collector]
 
-    def accept(self, agent_id: int, host: str, batch: Batch, remote: str = "", now: float | None = None) -> Accepted:
+    def caller(self, header: str | None) -> Caller | None:
+        """The agent an Authorization header names, if it was let in before (no database trip), else None:
+        then ``authenticate`` it and ``remember`` it. ``accept`` checks the token again in its
+        transaction, so a token revoked or replaced meanwhile is refused there and forgotten."""
+        return self._callers.get(bearer_hash(header))
+
+    def remember(self, who: Caller) -> None:
+        with self._lock:
+            if len(self._callers) > 10_000:  # re-issued tokens leave old entries; keep this bounded
+                self._callers.clear()
+            self._callers[who.token_hash] = who
+
+    def accept(self, who: Caller, host: str, batch: Batch, remote: str = "", now: float | None = None) -> Accepted:
         """Store a validated batch exactly once. Raises BatchError/AuthError; stores nothing then."""
         now = now or time.time()
+        agent_id = who.agent_id
         if batch.host != host:
             raise AuthError(403, f"this token belongs to host {host!r}, but the batch says it is from {batch.host!r}")
         store = self.store(host)
         with store.lock.shared(), self._write_lock:
             try:
                 with self.engine.begin() as conn:
-                    row = conn.execute(_CLAIM, {"b_id": agent_id, "b_now": now}).one()
+                    row = conn.execute(_CLAIM, {"b_id": agent_id, "b_hash": who.token_hash, "b_now": now}).first()
+                    if row is None:
+                        raise AuthError(401, "unknown agent token")  # replaced by `agents issue` since
                     if row.revoked_at is not None:
                         raise AuthError(401, f"the token of host {host!r} was revoked")
                     last_seq = row.last_seq if row.instance == batch.instance else 0
@@ -183,6 +215,9 @@ class Agents:
                                          "b_version": batch.agent_version, "b_skew": round(now - batch.sent_at, 3),
                                          "b_remote": remote[:255], "b_stored": stored,
                                          "b_statuses": json.dumps(statuses)})
+            except AuthError:
+                self._callers.pop(who.token_hash, None)  # the next request is refused before its body
+                raise
             except BaseException:
                 store.forget()  # its caches may name rows the rollback took away
                 raise

@@ -128,6 +128,19 @@ def test_a_revoked_token_is_refused_from_the_next_batch_on(server) -> None:
     assert post(client, new, body(batch([run_record(2, NOW)]))).status_code == 200
 
 
+def test_a_token_replaced_by_a_new_issue_is_refused_although_the_server_let_it_in_before(server) -> None:
+    # The server remembers tokens it let in (no database trip per batch); the store transaction
+    # checks the token again, so `agents issue` takes effect from the very next batch.
+    client, engine, token, _ = server
+    assert post(client, token, body(batch([run_record(1, NOW - 15)]))).status_code == 200
+    new = agents.issue(engine, "ceph1")
+    for _ in range(2):  # refused in the transaction, then before the body
+        r = post(client, token, body(batch([run_record(2, NOW)])))
+        assert r.status_code == 401 and r.json()["error"] == "unknown agent token"
+    assert counts(engine)[1] == 1
+    assert post(client, new, body(batch([run_record(2, NOW)]))).status_code == 200
+
+
 def test_a_token_cannot_write_another_hosts_data(server) -> None:
     client, engine, _, ceph2 = server
     r = post(client, ceph2, body(batch([run_record(1, NOW)], host="ceph1")))
