@@ -15,6 +15,7 @@ server CPU (cores used: utime+stime over wall time, from /proc) and RSS (VmRSS, 
 
 usage: python bench/agents.py [--db sqlite|postgresql|both] [--agents 50] [--series 500]
                               [--interval 15] [--rate 20000] [--seconds 30]
+                              [--phases nominal,target,saturate]
 """
 
 from __future__ import annotations
@@ -205,10 +206,9 @@ def run_db(kind: str, args: argparse.Namespace) -> None:
     try:
         wait_for(lambda: get_json(f"http://127.0.0.1:{port}/healthz"), what="server")
         print(f"{kind}: {args.agents} agents x {args.series} series; server pid {server.pid}", flush=True)
-        phase("nominal", server.pid, port, tokens, args.series, args.interval, args.seconds)
-        per = args.agents * args.series / args.rate
-        phase("target", server.pid, port, tokens, args.series, per, args.seconds)
-        phase("saturate", server.pid, port, tokens, args.series, 0, args.seconds)
+        periods = {"nominal": args.interval, "target": args.agents * args.series / args.rate, "saturate": 0}
+        for name in args.phases.split(","):
+            phase(name, server.pid, port, tokens, args.series, periods[name], args.seconds)
         eng = make_engine(url)
         with eng.connect() as c:
             n = c.execute(text("SELECT count(*) FROM sample")).scalar()
@@ -231,6 +231,8 @@ def main() -> None:
     ap.add_argument("--interval", type=float, default=15.0)
     ap.add_argument("--rate", type=float, default=20_000)
     ap.add_argument("--seconds", type=float, default=30)
+    ap.add_argument("--phases", default="nominal,target,saturate",
+                    help="which phases, in order (e.g. --phases target --seconds 330: sustained, across a rollup)")
     args = ap.parse_args()
     print("== bench/agents.py: simulated agents -> rackpulse serve over loopback HTTP")
     for kind in (("postgresql", "sqlite") if args.db == "both" else (args.db,)):
