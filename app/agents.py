@@ -167,11 +167,11 @@ class Agents:
             self._specs[collector] = metric_specs(collector)
         return self._specs[collector]
 
-    def caller(self, header: str | None) -> Caller | None:
-        """The agent an Authorization header names, if it was let in before (no database trip), else None:
+    def caller(self, hashed: str) -> Caller | None:
+        """The agent a token hash names, if it was let in before (no database trip), else None:
         then ``authenticate`` it and ``remember`` it. ``accept`` checks the token again in its
         transaction, so a token revoked or replaced meanwhile is refused there and forgotten."""
-        return self._callers.get(bearer_hash(header))
+        return self._callers.get(hashed)
 
     def remember(self, who: Caller) -> None:
         with self._lock:
@@ -179,10 +179,10 @@ class Agents:
                 self._callers.clear()
             self._callers[who.token_hash] = who
 
-    def accept(self, who: Caller, host: str, batch: Batch, remote: str = "", now: float | None = None) -> Accepted:
+    def accept(self, who: Caller, batch: Batch, remote: str = "", now: float | None = None) -> Accepted:
         """Store a validated batch exactly once. Raises BatchError/AuthError; stores nothing then."""
         now = now or time.time()
-        agent_id = who.agent_id
+        agent_id, host = who.agent_id, who.host
         if batch.host != host:
             raise AuthError(403, f"this token belongs to host {host!r}, but the batch says it is from {batch.host!r}")
         store = self.store(host)

@@ -180,31 +180,27 @@ class Store:
         return [self._ids[k] for k in keys]
 
     def write_samples(self, conn, ts: int, samples: Sequence[Sample],  # type: ignore[no-untyped-def]
-                      skip: frozenset[str] = frozenset()) -> int:
-        """Store one timestamp's samples (the non-finite and those in ``skip`` left out); returns how many."""
+                      skip: frozenset[str] = frozenset()) -> list[int]:
+        """Store one timestamp's samples (the non-finite and those in ``skip`` left out); returns
+        the series ids stored."""
+        keep = [s for s in samples if s.metric not in skip and math.isfinite(s.value)]
+        ids = self._sample_series_ids(conn, keep)
+        if ids and self.dialect == "postgresql":
+            conn.exec_driver_sql(self._unnest_one_ts_sql, (ts, _pg_array(ids), _pg_array([s.value for s in keep], float)))
+        elif ids:
+            conn.exec_driver_sql(self._insert_sql, [(sid, ts, s.value) for sid, s in zip(ids, keep, strict=True)])
+        return ids
+
+    def _sample_series_ids(self, conn, samples: Sequence[Sample]) -> list[int]:  # type: ignore[no-untyped-def]
+        """series_ids for samples, looked up by (metric, labels tuple) first: no JSON key per sample."""
         cache = self._sample_ids
-        ids, values, missing = [], [], []
-        for s in samples:
-            if s.metric in skip or not math.isfinite(s.value):
-                continue
-            sid = cache.get((s.metric, s.labels))
-            if sid is None:
-                missing.append(len(ids))
-            ids.append(sid if sid is not None else s)
-            values.append(s.value)
+        ids = [cache.get((s.metric, s.labels)) for s in samples]
+        missing = [i for i, sid in enumerate(ids) if sid is None]
         if missing:
-            new = [ids[i] for i in missing]
-            for i, sid in zip(missing, self.series_ids(conn, ((s.metric, labels_key(s.labels)) for s in new)),
-                              strict=True):
-                cache[(ids[i].metric, ids[i].labels)] = sid
-                ids[i] = sid
-        if not ids:
-            return 0
-        if self.dialect == "postgresql":
-            conn.exec_driver_sql(self._unnest_one_ts_sql, (ts, _pg_array(ids), _pg_array(values, float)))
-        else:
-            conn.exec_driver_sql(self._insert_sql, [(sid, ts, v) for sid, v in zip(ids, values, strict=True)])
-        return len(ids)
+            new = self.series_ids(conn, ((samples[i].metric, labels_key(samples[i].labels)) for i in missing))
+            for i, sid in zip(missing, new, strict=True):
+                cache[(samples[i].metric, samples[i].labels)] = ids[i] = sid
+        return ids  # type: ignore[return-value]  # every None was filled in above
 
     def _insert_rows(self, conn, rows: Sequence[tuple[int, int, float]]) -> None:  # type: ignore[no-untyped-def]
         if not rows:
@@ -247,20 +243,18 @@ class Store:
                                    "duration": duration, "ok": ok, "error": error[:2000] if error else None})
         if result is None:
             return 0
-        n = self.write_samples(conn, ts, result.samples, skip)
+        ids = self.write_samples(conn, ts, result.samples, skip)
         mine = late is None
-        if n:
+        if ids:
             late = late or Late(self.watermarks(conn)[0])
             if ts < late.claim:
-                keys = [(s.metric, labels_key(s.labels)) for s in result.samples
-                        if s.metric not in skip and math.isfinite(s.value)]
-                late.add(self.series_ids(conn, keys), ts)
+                late.add(ids, ts)
             if mine:
                 self.refold(conn, late)
         conn.execute(self._state_upsert, {"host": self.host, "collector": collector, "updated": started,
                                           "state": json.dumps(result.state, default=str)})
         self._sync_entities(conn, collector, started, result.entities)
-        return n
+        return len(ids)
 
     def load_states(self) -> dict[str, dict[str, Any]]:
         with self.engine.connect() as conn:

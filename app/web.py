@@ -366,10 +366,10 @@ def create_app(
         limit = cfg.agents.max_batch_bytes
         marks = [time.perf_counter()]
         try:
-            header = request.headers.get("authorization")
-            who = agents.caller(header)  # known callers skip the database trip; accept checks again
+            hashed = bearer_hash(request.headers.get("authorization"))
+            who = agents.caller(hashed)  # known callers skip the database trip; accept checks again
             if who is None:
-                who = await run_in_threadpool(authenticate, engine, bearer_hash(header))
+                who = await run_in_threadpool(authenticate, engine, hashed)
                 agents.remember(who)
             host = who.host
             marks.append(time.perf_counter())
@@ -389,7 +389,7 @@ def create_app(
                 marks.append(time.perf_counter())
                 batch = parse_batch(decode_body(bytes(body), request.headers.get("content-encoding"), limit))
                 marks.append(time.perf_counter())
-                return agents.accept(who, host, batch, remote).as_dict()
+                return agents.accept(who, batch, remote).as_dict()
 
             result = await run_in_threadpool(work)
             marks.append(time.perf_counter())
