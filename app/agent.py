@@ -258,7 +258,7 @@ async def _serve_metrics(cfg: Config, snap: Any, outbox: Outbox, sender: Sender 
     from fastapi.responses import Response
 
     from app.exposition import CONTENT_TYPE as PROM
-    from app.exposition import render_block
+    from app.exposition import merge, render_families
 
     app = FastAPI(title="rackpulse agent", docs_url=None, redoc_url=None, openapi_url=None)
 
@@ -271,7 +271,7 @@ async def _serve_metrics(cfg: Config, snap: Any, outbox: Outbox, sender: Sender 
                Sample.of("rackpulse_agent_outbox_bytes", st["bytes"]),
                Sample.of("rackpulse_agent_outbox_dropped_points_total", st["dropped_points"]),
                Sample.of("rackpulse_agent_delivering", 1 if sender.failing_since is None else 0)]
-        return Response(snap.metrics + render_block(own, AGENT_METRICS, cfg.host).encode(), media_type=PROM)
+        return Response(merge([*snap.parts, render_families(own, AGENT_METRICS, cfg.host)]), media_type=PROM)
 
     @app.get("/healthz")
     async def healthz() -> dict[str, Any]:

@@ -9,6 +9,7 @@ is recognised when it comes again and stored only once.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import threading
@@ -17,15 +18,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Engine, bindparam, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from app import views
 from app.alerts import Condition
 from app.auth import make_token, token_hash
 from app.batch import Batch, BatchError, RollupRecord, RunRecord
-from app.exposition import render_block
-from app.models import agent
+from app.exposition import Families, render_families
+from app.models import agent, collector_run, ingest_digest
 from app.scheduler import CollectorStatus, Snapshot
-from app.storage import Late, Store
+from app.storage import Late, SeriesLimit, Store
 from collectors import metric_specs
 from collectors.base import CollectResult, Entity, MetricSpec, Sample
 
@@ -134,15 +137,17 @@ class Accepted:
 class Agents:
     """Everything the server holds about agent hosts, in memory and in SQL."""
 
-    def __init__(self, engine: Engine, local_host: str) -> None:
+    def __init__(self, engine: Engine, local_host: str, max_series: int | None = None) -> None:
         self.engine = engine
         self.local_host = local_host
         self.snapshots: dict[str, Snapshot] = {}
         self._stores: dict[str, Store] = {}
         self._specs: dict[str, dict[str, MetricSpec]] = {}
-        self._blocks: dict[tuple[str, str], tuple[int, str]] = {}
+        self._blocks: dict[tuple[str, str], tuple[int, Families]] = {}
         self._lock = threading.Lock()
         self._bad_state: set[str] = set()
+        self.max_series = max_series
+        self.over_limit: dict[str, tuple[float, str]] = {}  # host -> (when, why) its last batch was refused
         self._callers: dict[str, Caller] = {}  # token hash -> agent, for tokens that were let in
         self._label_sets: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}
         # SQLite has one writer: queueing here is cheaper than its busy-wait.
@@ -151,7 +156,7 @@ class Agents:
     def store(self, host: str) -> Store:
         with self._lock:
             if host not in self._stores:
-                self._stores[host] = Store(self.engine, host)
+                self._stores[host] = Store(self.engine, host, self.max_series)
             return self._stores[host]
 
     def restore(self) -> None:
@@ -196,21 +201,31 @@ class Agents:
                         raise AuthError(401, f"the token of host {host!r} was revoked")
                     last_seq = row.last_seq if row.instance == batch.instance else 0
                     fresh = [r for r in batch.records if r.seq > last_seq]
+                    new_seq = fresh[-1].seq if fresh else last_seq
+                    # Sequence numbers are per outbox instance: under another instance id, runs that
+                    # are stored already (a replay, or a copied outbox) are recognised by their time.
+                    stored_runs = (self._stored_runs(conn, host, fresh)
+                                   if row.instance is not None and row.instance != batch.instance else set())
                     stored = 0
+                    applied: list[RunRecord | RollupRecord] = []
                     late = Late(store.watermarks(conn)[0])  # a spooled backlog is refolded once per batch
                     built: dict[int, list[Sample]] = {}  # seq -> its samples, built once for store and snapshot
                     for r in fresh:
                         if isinstance(r, RunRecord):
+                            if (r.collector, r.started) in stored_runs:
+                                continue
                             stored += self._write_run(conn, store, r, built, late)
                         else:
+                            if not self._first_time(conn, agent_id, r, now):
+                                continue
                             stored += store.write_rollup_points(conn, r.res, [(m, _labels(lab), pts)
                                                                               for m, lab, pts in r.series])
+                        applied.append(r)
                     store.refold(conn, late)
                     statuses = json.loads(row.statuses or "{}")
-                    for r in fresh:
+                    for r in applied:
                         if isinstance(r, RunRecord):
                             statuses[r.collector] = _status(statuses.get(r.collector), r)
-                    new_seq = fresh[-1].seq if fresh else last_seq
                     conn.execute(_DONE, {"b_id": agent_id, "b_instance": batch.instance, "b_seq": new_seq,
                                          "b_version": batch.agent_version, "b_skew": round(now - batch.sent_at, 3),
                                          "b_remote": remote[:255], "b_stored": stored,
@@ -218,11 +233,35 @@ class Agents:
             except AuthError:
                 self._callers.pop(who.token_hash, None)  # the next request is refused before its body
                 raise
+            except SeriesLimit as exc:
+                store.forget()
+                self.over_limit[host] = (now, str(exc))
+                if host not in self._bad_state:
+                    log.warning("agent %s: batch refused: %s", host, exc)
+                raise BatchError(422, f"refused: {exc}") from None
             except BaseException:
                 store.forget()  # its caches may name rows the rollback took away
                 raise
-        self._update_snapshot(host, fresh, statuses, built)
-        return Accepted(len(fresh), len(batch.records) - len(fresh), stored, new_seq)
+        self.over_limit.pop(host, None)
+        self._update_snapshot(host, applied, statuses, built)
+        return Accepted(len(applied), len(batch.records) - len(applied), stored, new_seq)
+
+    def _stored_runs(self, conn, host: str, records: list[RunRecord | RollupRecord]  # type: ignore[no-untyped-def]
+                     ) -> set[tuple[str, float]]:
+        runs = [r for r in records if isinstance(r, RunRecord)]
+        if not runs:
+            return set()
+        rows = conn.execute(select(collector_run.c.collector, collector_run.c.started).where(
+            collector_run.c.host == host, collector_run.c.started >= min(r.started for r in runs),
+            collector_run.c.started <= max(r.started for r in runs)))
+        return {(c, float(s)) for c, s in rows}
+
+    def _first_time(self, conn, agent_id: int, r: RollupRecord, now: float) -> bool:  # type: ignore[no-untyped-def]
+        """Whether this rollup record is new from this agent (its content digest was never stored)."""
+        digest = hashlib.sha256(json.dumps([r.res, r.series], separators=(",", ":")).encode()).hexdigest()
+        ins = (sqlite_insert if self.engine.dialect.name == "sqlite" else pg_insert)(ingest_digest)
+        res = conn.execute(ins.values(agent_id=agent_id, digest=digest, ts=now).on_conflict_do_nothing())
+        return bool(res.rowcount)
 
     def _write_run(self, conn, store: Store, r: RunRecord,  # type: ignore[no-untyped-def]
                    built: dict[int, list[Sample]], late: Late) -> int:
@@ -276,9 +315,9 @@ class Agents:
                                 host, ", ".join(bad), type(exc).__name__, exc)
             snap.version += 1
 
-    def metrics_blocks(self) -> list[str]:
+    def metrics_parts(self) -> list[Families]:
         """Every agent host's samples in the exposition format, re-rendered only when they changed;
-        first what the server knows of each agent."""
+        first what the server knows of each agent. ``exposition.merge`` joins them into families."""
         own = []
         for a in list_agents(self.engine):
             lab = {"agent": a["host"]}
@@ -290,14 +329,14 @@ class Agents:
                 own.append(Sample.of("rackpulse_agent_last_contact_timestamp_seconds", round(a["last_contact"], 3),
                                      **lab))
                 own.append(Sample.of("rackpulse_agent_clock_skew_seconds", a["clock_skew"] or 0.0, **lab))
-        out = [render_block(own, SERVER_METRICS, self.local_host)] if own else []
+        out = [render_families(own, SERVER_METRICS, self.local_host)] if own else []
         with self._lock:
             for host, snap in sorted(self.snapshots.items()):
                 for coll, samples in sorted(snap.samples.items()):
                     key = (host, coll)
                     cached = self._blocks.get(key)
                     if cached is None or cached[0] != snap.version:
-                        cached = (snap.version, render_block(samples, self.specs(coll), host, only_declared=False))
+                        cached = (snap.version, render_families(samples, self.specs(coll), host, only_declared=False))
                         self._blocks[key] = cached
                     out.append(cached[1])
         return out
@@ -306,6 +345,9 @@ class Agents:
 def agent_conditions(agents: Agents, cfg: Any, now: float) -> list[Condition]:
     """agent_silent and agent_clock_skew for every agent whose token is live."""
     out = []
+    for host, (when, why) in list(agents.over_limit.items()):
+        out.append(Condition("agent_cardinality", host, f"agent {host}: batches refused since "
+                             f"{_when(when)}: {why}", {"host": cfg.host, "agent": host}))
     for row in list_agents(agents.engine):
         if row["revoked_at"] is not None:
             continue

@@ -36,6 +36,7 @@ BUILTIN: dict[str, Rule] = {r.name: r for r in (
     Rule("collector_down", "warning", 300),
     Rule("agent_silent", "critical", 0, 12),
     Rule("agent_clock_skew", "warning", 300),
+    Rule("agent_cardinality", "warning", 0, 12),
 )}
 
 OPS = {">": operator.gt, "<": operator.lt, ">=": operator.ge, "<=": operator.le, "==": operator.eq,

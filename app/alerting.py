@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
-import random
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -20,8 +19,9 @@ from sqlalchemy import Engine, and_, select, update
 
 from app.alert_rules import BUILTIN, Conditions, MetricRule
 from app.alerts import AlertState, Condition, Rule, Window, evaluate
+from app.courier import Courier
 from app.models import alert, alert_event, outbox, silence
-from app.notify import Channel, DeliveryError, render, send
+from app.notify import Channel
 from app.scheduler import Snapshot
 
 log = logging.getLogger("rackpulse.alerts")
@@ -40,7 +40,9 @@ class Alerting:
         self.windows = list(windows)
         self.base_url = base_url
         self.conditions = conditions or Conditions()
+        self.courier = Courier(engine, channels, base_url)
         self.states: dict[tuple[str, str], AlertState] = self._load()
+        self.evaluations = 0  # since start-up; shown by /api/alerts
 
     # -- state ----------------------------------------------------------------------------
 
@@ -75,6 +77,7 @@ class Alerting:
         new_states, events = evaluate(conds, self.rules, self.states, now, self.muted(now, keys))
         recorded = self._store(new_states, events, now)
         self.states = new_states
+        self.evaluations += 1
         if deliver:
             self.deliver(now)
         return recorded
@@ -114,44 +117,8 @@ class Alerting:
     # -- delivery -------------------------------------------------------------------------
 
     def deliver(self, now: float | None = None) -> int:
-        """Send what is due, oldest first; a channel that fails is not tried again this round."""
-        now = now or time.time()
-        with self.engine.connect() as c:
-            due = c.execute(select(outbox, alert_event).join(alert_event, alert_event.c.id == outbox.c.event_id)
-                            .where(outbox.c.delivered_at.is_(None), outbox.c.gave_up_at.is_(None),
-                                   outbox.c.next_attempt <= now).order_by(outbox.c.id).limit(200)).all()
-        failed: set[str] = set()
-        sent = 0
-        for row in due:
-            ch = self.channels.get(row.channel)
-            if ch is None or row.channel in failed:
-                continue
-            ev = {"id": row.event_id, "kind": row.kind, "rule": row.rule, "subject": row.subject,
-                  "severity": row.severity, "summary": row.summary, "labels": json.loads(row.labels), "ts": row.ts,
-                  "duration": row.duration, "since": self.states.get((row.rule, row.subject)) and
-                  self.states[(row.rule, row.subject)].since}
-            try:
-                body, headers = render(ch, ev, self.base_url)
-                send(ch, body, headers)
-            except (DeliveryError, ValueError) as exc:
-                failed.add(row.channel)
-                attempts = row.attempts + 1
-                # Exponential backoff with jitter, capped at 5 minutes: an endpoint back after an hour
-                # gets everything within minutes, in order.
-                delay = min(300.0, 5.0 * 2 ** min(attempts, 10)) * random.uniform(0.8, 1.2)  # noqa: S311
-                give_up = now - row.created > ch.max_age_hours * 3600
-                with self.engine.begin() as c:
-                    c.execute(update(outbox).where(outbox.c.id == row.id).values(
-                        attempts=attempts, next_attempt=now + delay, last_error=str(exc)[:500],
-                        gave_up_at=now if give_up else None))
-                if attempts == 1:
-                    log.warning("channel %s: delivery failed (%s); will retry", ch.name, exc)
-                continue
-            with self.engine.begin() as c:
-                c.execute(update(outbox).where(outbox.c.id == row.id).values(
-                    delivered_at=time.time(), attempts=row.attempts + 1, last_error=None))
-            sent += 1
-        return sent
+        """Send what is due on every channel, each in order, here and now (tests, `tick`)."""
+        return sum(self.courier.deliver_channel(name, now) for name in self.courier.channels)
 
     # -- people ---------------------------------------------------------------------------
 
@@ -191,7 +158,7 @@ class Alerting:
             silences = c.execute(select(silence).where(silence.c.host == self.host, silence.c.until > now)).all()
         active = [s for s in self.states.values() if s.state in ("pending", "firing")]
         active.sort(key=lambda s: (s.state != "firing", s.severity != "critical", -(s.fired_at or s.since)))
-        return {"active": [{**s.__dict__, "muted": s.key in muted} for s in active],
+        return {"evaluations": self.evaluations, "active": [{**s.__dict__, "muted": s.key in muted} for s in active],
                 "history": [dict(r._mapping) for r in history], "outbox": [dict(r._mapping) for r in box],
                 "silences": [dict(r._mapping) for r in silences]}
 

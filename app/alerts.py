@@ -67,41 +67,56 @@ def evaluate(
     now: float,
     muted: set[tuple[str, str]] | None = None,
 ) -> tuple[dict[tuple[str, str], AlertState], list[Event]]:
-    """Next states and the events to send. ``muted`` keys change state but send nothing."""
+    """Next states and the events to send. ``muted`` keys change state but send nothing.
+
+    An episode is pending -> firing -> resolved. A condition that holds again after its alert
+    resolved starts a new episode (pending, then firing once); it never brings the old one back.
+    Each episode sends one ``firing`` and one ``resolved``, and reminders at the rule's interval.
+    """
     muted = muted or set()
     states: dict[tuple[str, str], AlertState] = {}
     events: list[Event] = []
-    seen: set[tuple[str, str]] = set()
     for c in conditions:
         rule = rules.get(c.rule)
         if rule is None or not rule.enabled:
             continue
         key = (c.rule, c.subject)
-        seen.add(key)
+        if key in states:
+            continue  # the same rule and subject twice in one evaluation: the first one counts
         old = previous.get(key)
         if old is None or old.state == "resolved":
-            old = AlertState(c.rule, c.subject, "pending", rule.severity, c.summary, dict(c.labels), since=now)
-        st = replace(old, summary=c.summary, labels=dict(c.labels), severity=rule.severity)
-        if st.state == "pending" and now - st.since >= rule.for_seconds:
-            st = replace(st, state="firing", fired_at=now)
+            # A new episode: nothing of the last one (its ack, its notifications) carries over.
+            st = AlertState(c.rule, c.subject, "pending", rule.severity, c.summary, dict(c.labels), since=now)
+        else:
+            st = replace(old, summary=c.summary, labels=dict(c.labels), severity=rule.severity)
+        if st.state == "pending":
+            if now - st.since >= rule.for_seconds:
+                st = replace(st, state="firing", fired_at=now)
+                if key not in muted:
+                    st = replace(st, last_notified=now)
+                    events.append(Event("firing", st))
+        elif st.last_notified is None:
+            # It began firing while silenced; the silence is over and it still holds: tell it now, once.
             if key not in muted:
                 st = replace(st, last_notified=now)
                 events.append(Event("firing", st))
-        elif st.state == "firing" and rule.reminder_hours > 0 and st.acked_at is None and key not in muted:
-            last = st.last_notified or st.fired_at or now
-            if now - last >= rule.reminder_hours * 3600:
+        elif rule.reminder_hours > 0 and st.acked_at is None and key not in muted:
+            if now - st.last_notified >= rule.reminder_hours * 3600:
                 st = replace(st, last_notified=now)
                 events.append(Event("reminder", st))
         states[key] = st
     for key, old in previous.items():
-        if key in seen or old.state == "resolved":
-            if old.state == "resolved":
-                states[key] = old
+        if key in states:
             continue
-        if old.state == "firing":
+        if old.state == "resolved":
+            states[key] = old
+        elif old.state == "firing":
             st = replace(old, state="resolved", resolved_at=now)
-            # Tell only if the firing was told: a muted alert resolves quietly.
-            if old.last_notified is not None and key not in muted:
+            # Tell exactly when the firing was told: an alert that fired under a silence resolves
+            # quietly, and one that was told resolves aloud even if silenced since (a receiver must
+            # never be left with a "firing" that never ends). Acknowledged ones too: the ack stopped
+            # the reminders, not the news that it is over.
+            if old.last_notified is not None:
                 events.append(Event("resolved", st, duration=now - (old.fired_at or old.since)))
             states[key] = st
         # a pending alert whose condition cleared before `for` simply disappears

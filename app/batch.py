@@ -15,7 +15,7 @@ import time
 import zlib
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 FORMAT = "rackpulse-batch/1"
 CONTENT_TYPE = "application/json"
@@ -23,9 +23,41 @@ CONTENT_TYPE = "application/json"
 # and this far ahead (a clock that is ahead is a warning; a year ahead is a broken clock).
 MAX_AGE = 400 * 86400
 MAX_AHEAD = 86400
+# sent_at only measures the agent's clock skew (an alert): it may be far off, but not absurd.
+MAX_CLOCK_OFF = 10 * 365 * 86400
 
-MetricName = Annotated[str, StringConstraints(pattern=r"^[a-zA-Z_:][a-zA-Z0-9_:]*$", max_length=200)]
-Name = Annotated[str, StringConstraints(min_length=1, max_length=255)]
+# Prometheus names, without the colons that are reserved for recording rules.
+NAME_PATTERN = r"^[a-zA-Z_][a-zA-Z0-9_]*$"
+MetricName = Annotated[str, StringConstraints(pattern=NAME_PATTERN, max_length=200)]
+Name = Annotated[str, StringConstraints(min_length=1, max_length=255), AfterValidator(lambda t: _no_nul(t))]
+# Values a rollup can sum and average without overflowing: far beyond any counter a host has.
+MAX_VALUE = 1e30
+Value = Annotated[float, Field(ge=-MAX_VALUE, le=MAX_VALUE)]
+# Database columns are 64-bit; a sequence number or count beyond these is an attack or a bug.
+MAX_SEQ = 2**62
+MAX_POINT_N = 10**7
+# The server's own label: an agent that sent it would duplicate it on every line of /metrics.
+RESERVED_LABELS = ("host",)
+
+
+def _check_labels(labels: dict[str, str]) -> dict[str, str]:
+    for name in labels:
+        if name in RESERVED_LABELS or name.startswith("__"):
+            raise ValueError(f"label name {name!r} is reserved (host and __* are the server's)")
+    return labels
+
+
+def _no_nul(text: str) -> str:
+    # PostgreSQL text cannot hold NUL: refused here (400) rather than by the database (a retry loop).
+    if "\x00" in text:
+        raise ValueError("text must not contain NUL characters")
+    return text
+
+
+Text = Annotated[str, AfterValidator(_no_nul)]
+LabelName = Annotated[str, StringConstraints(pattern=NAME_PATTERN, max_length=100)]
+LabelValue = Annotated[str, StringConstraints(max_length=1024)]
+Labels = Annotated[dict[LabelName, LabelValue], Field(max_length=32), AfterValidator(_check_labels)]
 
 
 class BatchError(Exception):
@@ -37,33 +69,37 @@ class BatchError(Exception):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # allow_inf_nan=False: NaN and infinities are refused in every float field (400, never a 500 later).
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+Seq = Annotated[int, Field(ge=1, le=MAX_SEQ)]
 
 
 class RunRecord(_Strict):
-    seq: Annotated[int, Field(ge=1)]
+    seq: Seq
     kind: Literal["run"]
     collector: Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
     started: float
-    duration: Annotated[float, Field(ge=0)]
+    duration: Annotated[float, Field(ge=0, le=7 * 86400)]
     ok: bool
-    error: str | None = None
+    error: Annotated[Text, StringConstraints(max_length=4000)] | None = None
     no_data: bool = False
-    interval: Annotated[float, Field(gt=0)] = 30.0
-    warnings: list[str] = []
-    samples: list[tuple[MetricName, dict[str, str], float]] = []
+    interval: Annotated[float, Field(gt=0, le=7 * 86400)] = 30.0
+    warnings: Annotated[list[Annotated[str, StringConstraints(max_length=2000)]], Field(max_length=1000)] = []
+    samples: list[tuple[MetricName, Labels, Value]] = []
     state: dict[str, Any] = {}
-    entities: list[tuple[Annotated[str, StringConstraints(max_length=32)], Name, dict[str, Any]]] = []
+    entities: list[tuple[Annotated[Text, StringConstraints(max_length=32)], Name, dict[str, Any]]] = []
 
 
-Point = tuple[int, float, float, float, Annotated[int, Field(ge=1)]]  # bucket, min, avg, max, n
+Point = tuple[int, Value, Value, Value, Annotated[int, Field(ge=1, le=MAX_POINT_N)]]  # bucket, min, avg, max, n
 
 
 class RollupRecord(_Strict):
-    seq: Annotated[int, Field(ge=1)]
+    seq: Seq
     kind: Literal["rollup"]
     res: Literal[300, 3600]
-    series: list[tuple[MetricName, dict[str, str], list[Point]]]
+    series: list[tuple[MetricName, Labels, list[Point]]]
 
 
 Record = Annotated[RunRecord | RollupRecord, Field(discriminator="kind")]
@@ -72,7 +108,7 @@ Record = Annotated[RunRecord | RollupRecord, Field(discriminator="kind")]
 class Batch(_Strict):
     format: Literal["rackpulse-batch/1"]
     host: Name
-    agent_version: Annotated[str, StringConstraints(max_length=64)]
+    agent_version: Annotated[Text, StringConstraints(max_length=64)]
     instance: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{8,64}$")]
     sent_at: float
     records: Annotated[list[Record], Field(min_length=1)]
@@ -131,13 +167,24 @@ def parse_batch(obj: bytes | dict[str, Any], now: float | None = None) -> Batch:
             _check_time(f"records[{i}].started", r.started, now)
         else:
             for j, (_, _, pts) in enumerate(r.series):
-                for b, *_ in pts[:1] + pts[-1:]:
-                    _check_time(f"records[{i}].series[{j}] bucket", b * r.res, now)
+                for k, (b, vmin, vavg, vmax, _) in enumerate(pts):  # every bucket: they need not be sorted
+                    where = f"records[{i}].series[{j}][{k}]"
+                    _check_time(f"{where} bucket", b * r.res, now)
+                    slack = 1e-9 * max(1.0, abs(vmin), abs(vmax))  # an average of equal values may round
+                    if not vmin - slack <= vavg <= vmax + slack:
+                        raise BatchError(400, f"malformed batch: {where}: min {vmin:g} <= avg {vavg:g} <= max "
+                                              f"{vmax:g} does not hold")
+    if not now - MAX_CLOCK_OFF <= batch.sent_at <= now + MAX_CLOCK_OFF:
+        raise BatchError(400, f"malformed batch: sent_at {batch.sent_at:g} is more than ten years from the "
+                              "server's clock")
     return batch
 
 
 def _check_time(where: str, ts: float, now: float) -> None:
     if not now - MAX_AGE <= ts <= now + MAX_AHEAD:
-        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(max(ts, 0)))
-        raise BatchError(400, f"malformed batch: {where} is {when} UTC, outside the accepted range "
+        try:
+            when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(max(ts, 0))) + " UTC"
+        except (OverflowError, OSError, ValueError):
+            when = f"{ts:g} (not a date)"
+        raise BatchError(400, f"malformed batch: {where} is {when}, outside the accepted range "
                               "(400 days back to 1 day ahead of the server's clock)")

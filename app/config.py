@@ -302,6 +302,9 @@ class AgentsConfig(_Strict):
     max_batch_bytes: Annotated[int, Field(ge=1024)] = 16 * 1024 * 1024
     # |server clock - agent clock| above this is a warning (agent_clock_skew).
     clock_skew_warning: Seconds = 30.0
+    # An agent host may have this many series; a batch that would add more is refused (422) and
+    # agent_cardinality fires. It bounds the server's memory and database against a runaway label.
+    max_series_per_host: Annotated[int, Field(ge=1)] = 20_000
 
 
 class AgentConfig(_Strict):

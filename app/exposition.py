@@ -28,31 +28,53 @@ def format_value(v: float) -> str:
     return repr(v)
 
 
-def render_block(
+# metric name -> (its "# HELP"/"# TYPE" header, its sample lines): one host's part of a family.
+Families = dict[str, tuple[str, str]]
+
+
+def render_families(
     samples: Sequence[Sample], specs: Mapping[str, MetricSpec], host: str, only_declared: bool = True
-) -> str:
-    """Render samples grouped by metric, each family with its HELP and TYPE once."""
+) -> Families:
+    """Samples rendered as lines, grouped by metric; ``merge`` joins the parts of many hosts and
+    collectors so that each family appears once (Prometheus refuses a scrape that repeats one)."""
     by_metric: dict[str, list[Sample]] = {}
     for s in samples:
         by_metric.setdefault(s.metric, []).append(s)
     host_label = f'host="{_escape_label(host)}"'
-    out: list[str] = []
-    for metric in sorted(by_metric):
+    out: Families = {}
+    for metric, group in by_metric.items():
         spec = specs.get(metric)
         if spec is None and only_declared:
             raise ValueError(f"metric {metric!r} is not declared")
         help_text = spec.help if spec else metric
         kind = spec.kind if spec else "gauge"
-        out.append(f"# HELP {metric} {_escape_help(help_text)}\n# TYPE {metric} {kind}\n")
         seen: set[tuple[tuple[str, str], ...]] = set()
-        for s in by_metric[metric]:
+        lines = []
+        for s in group:
             if s.labels in seen:
                 continue  # two identical series would make Prometheus reject the whole scrape
             seen.add(s.labels)
-            labels = "".join(f',{k}="{_escape_label(v)}"' for k, v in s.labels)
-            out.append(f"{metric}{{{host_label}{labels}}} {format_value(s.value)}\n")
-    return "".join(out)
+            labels = "".join(f',{k}="{_escape_label(v)}"' for k, v in s.labels if k != "host")
+            lines.append(f"{metric}{{{host_label}{labels}}} {format_value(s.value)}\n")
+        out[metric] = (f"# HELP {metric} {_escape_help(help_text)}\n# TYPE {metric} {kind}\n", "".join(lines))
+    return out
 
 
-def join_blocks(blocks: Iterable[str]) -> bytes:
-    return "".join(blocks).encode("utf-8")
+def merge(parts: Iterable[Mapping[str, tuple[str, str]]]) -> bytes:
+    """One exposition from many parts: each family's header once, its samples together."""
+    heads: dict[str, str] = {}
+    bodies: dict[str, list[str]] = {}
+    for part in parts:
+        for metric, (head, lines) in part.items():
+            if metric not in heads:
+                heads[metric] = head
+                bodies[metric] = []
+            bodies[metric].append(lines)
+    return "".join(heads[m] + "".join(bodies[m]) for m in sorted(heads)).encode("utf-8")
+
+
+def render_block(
+    samples: Sequence[Sample], specs: Mapping[str, MetricSpec], host: str, only_declared: bool = True
+) -> str:
+    """One collector's samples as a complete exposition."""
+    return merge([render_families(samples, specs, host, only_declared)]).decode("utf-8")

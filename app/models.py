@@ -216,3 +216,14 @@ agent = Table(
     UniqueConstraint("host", name="uq_agent_host"),
     UniqueConstraint("token_hash", name="uq_agent_token_hash"),
 )
+
+# Rollup records an agent sent, by digest of their content: the outbox sequence number says
+# which records are new only within one outbox instance, so a replay under another instance id
+# is recognised here (runs are recognised by their collector and start time).
+ingest_digest = Table(
+    "ingest_digest",
+    metadata,
+    Column("agent_id", Integer, primary_key=True, autoincrement=False),
+    Column("digest", String(64), primary_key=True),
+    Column("ts", Float, nullable=False),
+)

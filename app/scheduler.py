@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from app.exposition import join_blocks, render_block
+from app.exposition import Families, merge, render_families
 from collectors.base import Collector, CollectorError, CollectResult, MetricSpec, NoData, Sample
 
 if TYPE_CHECKING:  # the agent runs the scheduler without a database: no SQLAlchemy import there
@@ -59,8 +59,9 @@ class Snapshot:
     host: str
     statuses: dict[str, CollectorStatus] = field(default_factory=dict)
     states: dict[str, dict[str, Any]] = field(default_factory=dict)
-    blocks: dict[str, str] = field(default_factory=dict)
+    blocks: dict[str, Families] = field(default_factory=dict)  # collector -> its part of /metrics
     samples: dict[str, list[Sample]] = field(default_factory=dict)  # the last samples, for user alert rules
+    parts: list[Families] = field(default_factory=list)  # what `metrics` was merged from
     metrics: bytes = b""
     metrics_gzip: bytes = b""
     version: int = 0
@@ -76,9 +77,10 @@ class Snapshot:
             if st.last_success is not None:
                 self_samples.append(Sample.of("rackpulse_collector_last_success_timestamp_seconds",
                                               round(st.last_success, 3), collector=st.name))
-        blocks = [self.blocks[k] for k in sorted(self.blocks)]
-        blocks.append(render_block(self_samples, SELF_METRICS, self.host))
-        self.metrics = join_blocks(blocks)
+        parts = [self.blocks[k] for k in sorted(self.blocks)]
+        parts.append(render_families(self_samples, SELF_METRICS, self.host))
+        self.parts = parts
+        self.metrics = merge(parts)
         self.metrics_gzip = gzip.compress(self.metrics, compresslevel=5)
         self.version += 1
 
@@ -183,7 +185,7 @@ class Scheduler:
             self.snapshot.states[st.name] = result.state
             self.snapshot.samples[st.name] = result.samples
             try:
-                self.snapshot.blocks[st.name] = render_block(result.samples, coll.metrics, self.snapshot.host)
+                self.snapshot.blocks[st.name] = render_families(result.samples, coll.metrics, self.snapshot.host)
             except ValueError as exc:  # an undeclared metric is a bug; keep the old block
                 log.error("%s: %s", st.name, exc)
         self.snapshot.rebuild_metrics()

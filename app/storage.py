@@ -127,10 +127,18 @@ class Point(NamedTuple):
     vmax: float
 
 
+class SeriesLimit(Exception):
+    """A write would give the host more series than it may have (agents.max_series_per_host)."""
+
+
 class Store:
-    def __init__(self, engine: Engine, host: str) -> None:
+    def __init__(self, engine: Engine, host: str, max_series: int | None = None) -> None:
         self.engine = engine
         self.host = host
+        # For agent hosts: a host that invents label values must not grow the database and this
+        # process without end. None: no limit (this server's own collectors).
+        self.max_series = max_series
+        self._series_count: int | None = None
         self.dialect = engine.dialect.name
         self._ids: dict[tuple[str, str], int] = {}
         # The same ids keyed the way samples carry them, (metric, labels tuple): the ingest path
@@ -167,17 +175,31 @@ class Store:
         """Ids for (metric, labels_json) pairs, creating the series that are new."""
         keys = list(keys)
         missing = {k for k in keys if k not in self._ids}
+        if missing and self.max_series is not None:
+            self._load_ids(conn, {m for m, _ in missing})  # known to the database, not yet to this cache
+            missing = {k for k in missing if k not in self._ids}
+            if missing:
+                if self._series_count is None:
+                    self._series_count = int(conn.execute(
+                        select(func.count()).select_from(series).where(series.c.host == self.host)).scalar_one())
+                if self._series_count + len(missing) > self.max_series:
+                    raise SeriesLimit(f"host {self.host!r} has {self._series_count} series and this would add "
+                                      f"{len(missing)}, beyond its limit of {self.max_series} "
+                                      "(agents.max_series_per_host)")
+                self._series_count += len(missing)
         if missing:
             rows = [{"host": self.host, "metric": m, "labels": lab} for m, lab in missing]
             conn.execute(self._insert(series).on_conflict_do_nothing(), rows)
-            metrics = {m for m, _ in missing}
-            for sid, m, lab in conn.execute(
-                select(series.c.id, series.c.metric, series.c.labels).where(
-                    series.c.host == self.host, series.c.metric.in_(metrics)
-                )
-            ):
-                self._ids[(m, lab)] = sid
+            self._load_ids(conn, {m for m, _ in missing})
         return [self._ids[k] for k in keys]
+
+    def _load_ids(self, conn, metrics: set[str]) -> None:  # type: ignore[no-untyped-def]
+        for sid, m, lab in conn.execute(
+            select(series.c.id, series.c.metric, series.c.labels).where(
+                series.c.host == self.host, series.c.metric.in_(metrics)
+            )
+        ):
+            self._ids[(m, lab)] = sid
 
     def write_samples(self, conn, ts: int, samples: Sequence[Sample],  # type: ignore[no-untyped-def]
                       skip: frozenset[str] = frozenset()) -> list[int]:
@@ -475,6 +497,7 @@ class Store:
         self._ids.clear()
         self._sample_ids.clear()
         self._entities = None
+        self._series_count = None
 
     def watermarks(self, conn) -> tuple[int, int]:  # type: ignore[no-untyped-def]
         """Below these (5-minute, hourly), a sample arriving now must fold itself into the rollups:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import gzip
 import hashlib
 import hmac
 import logging
@@ -26,7 +27,7 @@ from app.agents import Agents, agent_conditions, authenticate, bearer_hash, list
 from app.batch import BatchError, decode_body, parse_batch
 from app.config import Config
 from app.db import make_engine, upgrade
-from app.exposition import CONTENT_TYPE, join_blocks
+from app.exposition import CONTENT_TYPE, merge
 from app.scheduler import Scheduler, Snapshot
 from app.storage import Store
 from collectors import build_collectors
@@ -82,7 +83,7 @@ def create_app(
     engine = make_engine(cfg.storage.url)
     store = Store(engine, cfg.host)
     snap = snapshot or Snapshot(host=cfg.host)
-    agents = Agents(engine, cfg.host)
+    agents = Agents(engine, cfg.host, cfg.agents.max_series_per_host)
     if scheduler is None and collect:
         colls = build_collectors(cfg, runner)
         settings = {n: (getattr(cfg.collectors, n).interval, getattr(cfg.collectors, n).timeout) for n in colls}
@@ -113,7 +114,7 @@ def create_app(
         return host_alerting[host]
 
     def alert_tick() -> None:
-        """Agent hosts first (they only queue), then this host, whose tick also delivers for all."""
+        """Agent hosts first, then this host; all only queue, and this host's courier delivers for all."""
         now = time.time()
         for host, hsnap in list(agents.snapshots.items()):
             try:  # one agent host's odd state must not stop alerts for the others
@@ -122,7 +123,9 @@ def create_app(
                 if host not in failed_hosts:
                     log.exception("alerts for agent host %s failed", host)
                     failed_hosts.add(host)
-        get_alerting().tick(snap, now, extra=agent_conditions(agents, cfg, now))
+        local = get_alerting()
+        local.tick(snap, now, extra=agent_conditions(agents, cfg, now), deliver=False)
+        local.courier.wake()  # delivery runs in the courier's threads: a hanging endpoint never delays this
 
     def view(request: Request) -> tuple[Snapshot, Store]:
         """The host a page shows: this one, or an agent's under /h/<host>/..."""
@@ -155,8 +158,11 @@ def create_app(
                                                                           st.rollup_1h_days)),
                                st.maintenance_interval, "maintenance")
             if get_alerting() is not None:
+                get_alerting().courier.start()
                 scheduler.add_task(alert_tick, cfg.alerts.interval, "alerts")
         yield
+        if alerting_box.get("a") is not None:
+            await run_in_threadpool(alerting_box["a"].courier.stop)
         if scheduler is not None:
             await scheduler.stop()
         engine.dispose()
@@ -339,7 +345,9 @@ def create_app(
 
     @app.get("/api/series")
     async def api_series(request: Request, metric: str, range: str = "24h",  # noqa: A002
-                         label: list[str] = Query(default=[])) -> dict[str, Any]:  # noqa: B008
+                         label: list[str] = Query(default=[]),  # noqa: B008
+                         scale: float = 1.0) -> dict[str, Any]:
+        """History of one series; ``scale`` multiplies every value (joules -> kWh for a chart)."""
         snap, store = view(request)
         labels = dict(item.split("=", 1) for item in label if "=" in item)
         sid = store.find_series(metric, **labels)
@@ -348,17 +356,22 @@ def create_app(
         end = int(time.time())
         pts = store.history(sid, end - RANGES.get(range, 86400), end + 1)
         return {"metric": metric, "labels": labels, "range": range, "ts": [p.ts for p in pts],
-                "min": [p.vmin for p in pts], "avg": [p.vavg for p in pts], "max": [p.vmax for p in pts]}
+                "min": [_scaled(p.vmin, scale) for p in pts], "avg": [_scaled(p.vavg, scale) for p in pts],
+                "max": [_scaled(p.vmax, scale) for p in pts]}
 
     @app.get("/metrics")
     async def metrics(request: Request) -> Response:
         # Served from the snapshot rendered after the last collection: a scrape never touches a device.
-        if agents.snapshots:  # agents (all of them since start-up), and their hosts' samples
-            body = snap.metrics + join_blocks(await run_in_threadpool(agents.metrics_blocks))
-            return Response(body, media_type=CONTENT_TYPE)
-        if "gzip" in request.headers.get("accept-encoding", ""):
-            return Response(snap.metrics_gzip, media_type=CONTENT_TYPE, headers={"Content-Encoding": "gzip"})
-        return Response(snap.metrics, media_type=CONTENT_TYPE)
+        gz = "gzip" in request.headers.get("accept-encoding", "")
+        if agents.snapshots:  # agents (all of them since start-up), and their hosts' samples, one family each
+            parts = snap.parts + await run_in_threadpool(agents.metrics_parts)
+            body = await run_in_threadpool(merge, parts)
+            if gz:
+                body = await run_in_threadpool(gzip.compress, body, 5)
+        else:
+            body = snap.metrics_gzip if gz else snap.metrics
+        return Response(body, media_type=CONTENT_TYPE, headers={"Content-Encoding": "gzip", "Vary": "Accept-Encoding"}
+                        if gz else {"Vary": "Accept-Encoding"})
 
     @app.post("/api/v1/ingest")
     async def ingest(request: Request) -> JSONResponse:
@@ -468,6 +481,10 @@ def create_app(
         return resp
 
     return HostPrefix(app)  # type: ignore[return-value]
+
+
+def _scaled(v: float | None, scale: float) -> float | None:
+    return v if v is None or scale == 1.0 else v * scale
 
 
 def known_worst(tiles: list[dict[str, Any]]) -> str:

@@ -37,7 +37,7 @@ def series() -> list[tuple[str, str, str]]:
         lab = f'[["serial","ZA{d:04d}"]]'
         out += [("rackpulse_disk_health", lab, "zero"), ("rackpulse_disk_standby", lab, "zero"),
                 ("rackpulse_disk_smartctl_exit_status", lab, "zero"), ("rackpulse_disk_smart_healthy", lab, "one"),
-                ("rackpulse_disk_temperature_celsius", lab, "temp"), ("rackpulse_disk_power_on_hours", lab, "hours")]
+                ("rackpulse_disk_temperature_celsius", lab, "temp"), ("rackpulse_disk_power_on_seconds", lab, "hours")]
         for a in ("5", "187", "188", "197", "198", "199"):
             out.append(("rackpulse_disk_smart_attribute_raw", lab[:-1] + f',["attribute","{a}"]]', "zero"))
     arr = '[["array","md0"]]'

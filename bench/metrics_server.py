@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import uvicorn  # noqa: E402
 
 from app.config import load_config  # noqa: E402
-from app.exposition import render_block  # noqa: E402
+from app.exposition import render_families  # noqa: E402
 from app.scheduler import CollectorStatus, Snapshot  # noqa: E402
 from app.web import create_app  # noqa: E402
 from collectors.base import Sample  # noqa: E402
@@ -30,7 +30,7 @@ def main() -> None:
     snap = Snapshot(host="bench")
     samples = [Sample.of("rackpulse_disk_smart_attribute_raw", float(i % 97), serial=f"ZA{i // 10:05d}",
                          attribute=str(i % 10)) for i in range(n)]
-    snap.blocks["smart"] = render_block(samples, SmartCollector.metrics, "bench")
+    snap.blocks["smart"] = render_families(samples, SmartCollector.metrics, "bench")
     snap.statuses["smart"] = CollectorStatus("smart", 300, 60, up=True, last_success=1.0, duration=0.5)
     snap.rebuild_metrics()
     app = create_app(cfg, collect=False, snapshot=snap)

@@ -27,6 +27,7 @@ log = logging.getLogger("collectors.heatpump")
 # pymodbus logs every failed connect and read at ERROR, every poll; we log transitions ourselves.
 logging.getLogger("pymodbus").setLevel(logging.CRITICAL)
 ENERGY_USES = ("heating", "hot_water")
+JOULES_PER_KWH = 3_600_000
 
 
 class HeatpumpCollector(Collector):
@@ -40,11 +41,13 @@ class HeatpumpCollector(Collector):
         "rackpulse_heatpump_fault": MetricSpec("1 if the controller reports a fault."),
         "rackpulse_heatpump_active_error": MetricSpec("The controller's active error number (0: none)."),
         "rackpulse_heatpump_status": MetricSpec("1 for each operating-status flag that is set."),
-        "rackpulse_heatpump_heat_kwh_total": MetricSpec("Heat produced (total + today), kept monotonic.", "counter"),
-        "rackpulse_heatpump_electricity_kwh_total": MetricSpec("Electricity used (total + today), kept monotonic.",
-                                                               "counter"),
+        # Prometheus base units: joules (1 kWh = 3.6 MJ); the ISG counts whole kWh.
+        "rackpulse_heatpump_heat_joules_total": MetricSpec("Heat produced (total + today), kept monotonic.", "counter"),
+        "rackpulse_heatpump_electricity_joules_total": MetricSpec("Electricity used (total + today), kept monotonic.",
+                                                                  "counter"),
         "rackpulse_heatpump_efficiency_today": MetricSpec("Heat produced today / electricity used today."),
-        "rackpulse_heatpump_compressor_hours": MetricSpec("Compressor run hours by use."),
+        "rackpulse_heatpump_compressor_run_seconds_total": MetricSpec("Compressor run time by use (the ISG counts "
+                                                                      "whole hours).", "counter"),
         "rackpulse_heatpump_sg_ready_state": MetricSpec("SG Ready operating state (1 blocked .. 4 maximum)."),
         "rackpulse_heatpump_operating_mode": MetricSpec("Operating mode number (holding register)."),
     }
@@ -192,9 +195,9 @@ class HeatpumpCollector(Collector):
                 running = max(self._energy.get(key, 0.0), total + day)
                 self._energy[key] = running
                 energy[kind][use] = day
-                metric = "rackpulse_heatpump_heat_kwh_total" if kind == "heat" else \
-                    "rackpulse_heatpump_electricity_kwh_total"
-                s.append(Sample.of(metric, running, use=use))
+                metric = "rackpulse_heatpump_heat_joules_total" if kind == "heat" else \
+                    "rackpulse_heatpump_electricity_joules_total"
+                s.append(Sample.of(metric, running * JOULES_PER_KWH, use=use))
         heat_today = sum(x for x in energy["heat"].values() if x is not None)
         elec_today = sum(x for x in energy["electricity"].values() if x is not None)
         efficiency = round(heat_today / elec_today, 2) if elec_today > 0 and energy["heat"] else None
@@ -203,7 +206,7 @@ class HeatpumpCollector(Collector):
         for use in ENERGY_USES:
             h = v.get(f"compressor_hours_{use}")
             if h is not None:
-                s.append(Sample.of("rackpulse_heatpump_compressor_hours", h, use=use))
+                s.append(Sample.of("rackpulse_heatpump_compressor_run_seconds_total", h * 3600, use=use))
         if v.get("sg_ready_state") is not None:
             s.append(Sample.of("rackpulse_heatpump_sg_ready_state", v["sg_ready_state"]))
         if v.get("operating_mode") is not None:

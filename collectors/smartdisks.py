@@ -33,7 +33,7 @@ class SmartCollector(Collector):
         "rackpulse_disk_smart_healthy": MetricSpec("1 if the drive's SMART overall health self-assessment passed."),
         "rackpulse_disk_health": MetricSpec("rackpulse's verdict: 0 ok, 1 warning, 2 failing."),
         "rackpulse_disk_temperature_celsius": MetricSpec("Drive temperature."),
-        "rackpulse_disk_power_on_hours": MetricSpec("Power-on hours."),
+        "rackpulse_disk_power_on_seconds": MetricSpec("Power-on time (SMART counts whole hours)."),
         "rackpulse_disk_smart_attribute_raw": MetricSpec("Raw value of failure-predicting SMART attributes."),
         "rackpulse_disk_standby": MetricSpec("1 if the disk was asleep and was not woken (values are from before)."),
         "rackpulse_disk_smartctl_exit_status": MetricSpec("smartctl's exit status bitmask (see smartctl(8))."),
@@ -177,7 +177,7 @@ def disk_samples(d: dict[str, Any]) -> list[Sample]:
     if d["temperature"] is not None:
         s.append(Sample.of("rackpulse_disk_temperature_celsius", d["temperature"], serial=key))
     if d["power_on_hours"] is not None:
-        s.append(Sample.of("rackpulse_disk_power_on_hours", d["power_on_hours"], serial=key))
+        s.append(Sample.of("rackpulse_disk_power_on_seconds", d["power_on_hours"] * 3600, serial=key))
     for attr, value in d["attributes"].items():
         s.append(Sample.of("rackpulse_disk_smart_attribute_raw", value, serial=key, attribute=attr))
     return s

@@ -120,7 +120,7 @@ def test_metrics_parse_as_prometheus_text_and_every_series_has_a_host(tmp_path: 
     for required in ("rackpulse_md_array_degraded", "rackpulse_md_array_sync_action",
                      "rackpulse_md_array_sync_completed_ratio", "rackpulse_md_array_disks", "rackpulse_md_member_state",
                      "rackpulse_disk_info", "rackpulse_disk_smart_healthy", "rackpulse_disk_health",
-                     "rackpulse_disk_temperature_celsius", "rackpulse_disk_power_on_hours",
+                     "rackpulse_disk_temperature_celsius", "rackpulse_disk_power_on_seconds",
                      "rackpulse_disk_smart_attribute_raw", "rackpulse_collector_up",
                      "rackpulse_collector_duration_seconds"):
         assert required in names

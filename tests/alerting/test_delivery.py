@@ -1,0 +1,102 @@
+"""Delivery to real HTTP receivers: per channel in the order things happened, also after an
+outage; a channel that hangs holds up neither the evaluation nor the other channels."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.alert_rules import MetricRule
+from app.alerting import Alerting
+from app.alerts import Rule
+from app.db import make_engine, upgrade
+from app.notify import Channel
+from app.scheduler import Snapshot
+from collectors.base import Sample
+from tests.alerting.sink import Sink
+
+RULE = MetricRule(Rule("bad", "critical"), "rackpulse_test_bad", ">", 0, message="{labels} bad")
+
+
+@pytest.fixture
+def sink() -> Iterator[Sink]:
+    s = Sink()
+    yield s
+    s.close()
+
+
+def bad(*things: str) -> Snapshot:
+    snap = Snapshot(host="nas")
+    snap.samples["x"] = [Sample.of("rackpulse_test_bad", 1, thing=t) for t in things]
+    return snap
+
+
+def alerting(tmp_path: Path, *channels: Channel) -> Alerting:
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    upgrade(url)
+    return Alerting(make_engine(url), "nas", {}, [RULE], list(channels))
+
+
+def wait_for(check, timeout: float = 20.0):  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = check()
+        if got:
+            return got
+        time.sleep(0.05)
+    raise AssertionError(f"timed out; last: {check()!r}")
+
+
+def test_after_an_outage_a_receiver_gets_everything_in_the_order_it_happened(tmp_path: Path, sink: Sink) -> None:
+    a = alerting(tmp_path, Channel("hook", sink.url + "/hook", timeout=2))
+    t0 = 1_790_000_000.0
+    sink.mode = "fail"
+    a.tick(bad("a"), now=t0)  # firing a: fails, waits ~10 s for its retry
+    sink.mode = "ok"
+    a.tick(bad("a", "b"), now=t0 + 1)  # firing b is due at once, but must not overtake a
+    a.tick(bad("b"), now=t0 + 2)  # resolved a
+    assert sink.received == []
+    a.tick(bad("b"), now=t0 + 60)
+    got = [(m["kind"], m["subject"]) for m in sink.json()]
+    assert got == [("firing", "thing=a"), ("firing", "thing=b"), ("resolved", "thing=a")]
+
+
+def test_a_notification_given_up_on_does_not_block_the_ones_after_it(tmp_path: Path, sink: Sink) -> None:
+    a = alerting(tmp_path, Channel("hook", sink.url + "/hook", timeout=2, max_age_hours=1))
+    t0 = 1_790_000_000.0
+    sink.mode = "fail"
+    a.tick(bad("a"), now=t0)
+    a.deliver(now=t0 + 7200)  # past max_age: given up on
+    sink.mode = "ok"
+    a.tick(bad("a", "b"), now=t0 + 7201)
+    assert [(m["kind"], m["subject"]) for m in sink.json()] == [("firing", "thing=b")]
+    assert [o["gave_up_at"] is not None for o in a.view()["outbox"]] == [False, True]
+
+
+def test_a_hanging_channel_delays_neither_evaluation_nor_another_channel(tmp_path: Path) -> None:
+    slow, fast = Sink(), Sink()
+    try:
+        slow.mode = "hang"
+        a = alerting(tmp_path, Channel("slow", slow.url + "/slow", timeout=25), Channel("fast", fast.url + "/fast"))
+        a.courier.start(poll=0.2)
+        a.tick(bad("a"), deliver=False)
+        a.courier.wake()
+        wait_for(lambda: slow.hanging.is_set())
+        wait_for(lambda: len(fast.received) == 1)
+        # While the slow channel's request still hangs, a new failure is evaluated and delivered elsewhere.
+        recorded = a.tick(bad("a", "b"), deliver=False)
+        assert [(r["kind"], r["subject"]) for r in recorded] == [("firing", "thing=b")]
+        a.courier.wake()
+        wait_for(lambda: len(fast.received) == 2)
+        assert not slow.release.is_set() and slow.received == []
+        slow.mode = "ok"
+        slow.release.set()
+        wait_for(lambda: len(slow.received) == 2)
+        assert [m["subject"] for m in slow.json()] == ["thing=a", "thing=b"]
+    finally:
+        a.courier.stop()
+        slow.close()
+        fast.close()
