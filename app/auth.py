@@ -1,4 +1,4 @@
-"""A single admin password (scrypt hash in config) and an HMAC-signed session cookie."""
+"""A single admin password (scrypt hash in config) and API tokens; sessions are in app/sessions.py."""
 
 from __future__ import annotations
 
@@ -6,10 +6,6 @@ import base64
 import hashlib
 import hmac
 import os
-import time
-
-COOKIE = "rackpulse_session"
-SESSION_SECONDS = 7 * 86400
 
 
 def hash_password(password: str, n: int = 2**14, r: int = 8, p: int = 1) -> str:
@@ -29,27 +25,6 @@ def verify_password(password: str, encoded: str) -> bool:
     except (ValueError, TypeError):
         return False
     return hmac.compare_digest(got, base64.b64decode(digest))
-
-
-def _secret(password_hash: str) -> bytes:
-    # Derived from the hash: changing the password logs everybody out.
-    return hashlib.sha256(b"rackpulse-session:" + password_hash.encode()).digest()
-
-
-def make_session(password_hash: str, now: float | None = None) -> str:
-    expires = int((now or time.time()) + SESSION_SECONDS)
-    sig = hmac.new(_secret(password_hash), str(expires).encode(), hashlib.sha256).hexdigest()
-    return f"{expires}.{sig}"
-
-
-def check_session(token: str | None, password_hash: str, now: float | None = None) -> bool:
-    if not token or "." not in token:
-        return False
-    expires, sig = token.split(".", 1)
-    if not expires.isdigit() or int(expires) < (now or time.time()):
-        return False
-    want = hmac.new(_secret(password_hash), expires.encode(), hashlib.sha256).hexdigest()
-    return hmac.compare_digest(sig, want)
 
 
 def is_loopback(listen: str) -> bool:

@@ -277,7 +277,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from app import logsafe
+
+    logsafe.setup(args.log_level.upper())
     logging.getLogger("alembic").setLevel(logging.WARNING)
     try:
         return int(args.fn(args))

@@ -36,6 +36,9 @@ class CollectorBase(_Strict):
     timeout: Seconds = 20.0
     # Each external command's own limit (one hung disk must not eat the whole budget).
     command_timeout: Seconds = 10.0
+    # Each external command's output is capped: past this the command is killed and the run fails
+    # with "output exceeded ...", so a command that never stops printing cannot fill memory.
+    command_max_bytes: Annotated[int, Field(ge=1024)] = 16 * 1024 * 1024
 
 
 class MdraidConfig(CollectorBase):
@@ -220,6 +223,9 @@ class WebConfig(_Strict):
     password_hash: str | None = None
     password_hash_file: Path | None = None
     refresh_seconds: Annotated[float, Field(ge=1)] = 5.0
+    # Host names this server is reached by (besides IP addresses and localhost), e.g.
+    # ["nas.lan", "rackpulse.example.org"]: any other Host header is refused (DNS rebinding).
+    allowed_hosts: list[str] = []
     # A read-only token for scripts (GET /api/... with "Authorization: Bearer <token>"): its
     # "sha256$<hex>" hash, printed by `rackpulse make-token`.
     api_token_hash: str | None = None

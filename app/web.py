@@ -5,8 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import gzip
-import hashlib
-import hmac
+import ipaddress
 import logging
 import os
 import time
@@ -29,6 +28,7 @@ from app.config import Config
 from app.db import make_engine, upgrade
 from app.exposition import CONTENT_TYPE, merge
 from app.scheduler import Scheduler, Snapshot
+from app.sessions import COOKIE, CSRF_COOKIE, SESSION_SECONDS, Sessions, Throttle
 from app.storage import Store
 from collectors import build_collectors
 from collectors.base import Runner, run_command
@@ -90,7 +90,8 @@ def create_app(
         scheduler = Scheduler(colls, settings, snap, store)
     password_hash = cfg.password_hash()
     env = _templates()
-    csrf_secret = os.urandom(32)
+    sessions = Sessions(engine, password_hash)
+    throttle = Throttle()
     alerting_box: dict[str, Any] = {}
     host_alerting: dict[str, Any] = {}  # agent host -> its Alerting
     failed_hosts: set[str] = set()
@@ -136,9 +137,19 @@ def create_app(
             raise HTTPException(404, f"no host {host!r} (hosts: see /hosts)")
         return agents.snapshots[host], agents.store(host)
 
+    def csrf_identity(request: Request) -> str | None:
+        """Whom a CSRF token is bound to: the login session, or (no password) this browser's cookie."""
+        if password_hash:
+            return sessions.check(request.cookies.get(COOKIE))
+        return request.cookies.get(CSRF_COOKIE) or getattr(request.state, "csrf_id", None)
+
     def csrf_token(request: Request) -> str:
-        session = request.cookies.get(auth.COOKIE, "anonymous")
-        return hmac.new(csrf_secret, session.encode(), hashlib.sha256).hexdigest()
+        ident = csrf_identity(request)
+        return sessions.csrf(ident) if ident else ""
+
+    def check_csrf(request: Request, token: str) -> None:
+        if not sessions.csrf_ok(csrf_identity(request), token):
+            raise HTTPException(403, "bad or missing CSRF token (reload the page and try again)")
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -182,11 +193,23 @@ def create_app(
             if not any(path == p or path.startswith(p) for p in PUBLIC):
                 read_only_api = (request.method == "GET" and path.startswith("/api/")
                                  and auth.check_token(request.headers.get("authorization"), cfg.web.api_token_hash))
-                if not read_only_api and not auth.check_session(request.cookies.get(auth.COOKIE), password_hash):
+                if not read_only_api and not sessions.check(request.cookies.get(COOKIE)):
                     if path.startswith("/api/"):
                         return JSONResponse({"detail": "login required"}, status_code=401)
-                    return RedirectResponse(f"/login?next={request.scope.get('rackpulse_base', '')}{path}", status_code=303)
+                    back = quote(f"{request.scope.get('rackpulse_base', '')}{path}", safe="/")
+                    return RedirectResponse(f"/login?next={back}", status_code=303)
             return await call_next(request)
+    else:
+        @app.middleware("http")
+        async def csrf_cookie(request: Request, call_next):  # type: ignore[no-untyped-def]
+            """Without a login, a random cookie per browser is what CSRF tokens are bound to."""
+            if request.cookies.get(CSRF_COOKIE):
+                return await call_next(request)
+            request.state.csrf_id = os.urandom(16).hex()
+            response = await call_next(request)
+            response.set_cookie(CSRF_COOKIE, request.state.csrf_id, httponly=True, samesite="strict",
+                                max_age=365 * 86400, secure=request.url.scheme == "https")
+            return response
 
     def render(request: Request, name: str, **ctx: Any) -> HTMLResponse:
         """One template per page: the whole page, or only its content block for htmx."""
@@ -202,7 +225,7 @@ def create_app(
         return HTMLResponse(body, headers={"Vary": "HX-Request"})
 
     @app.get("/", response_class=HTMLResponse, name="overview")
-    async def overview(request: Request) -> HTMLResponse:
+    def overview(request: Request) -> HTMLResponse:
         snap, store = view(request)
         a = alerting_for(snap.host)
         # From memory, not the database: the overview is the page people leave open.
@@ -227,7 +250,7 @@ def create_app(
                       array_level=views.array_level, shelves=shelves)
 
     @app.get("/disks/{key:path}", response_class=HTMLResponse, name="disk")
-    async def disk_page(request: Request, key: str, range: str = "24h") -> HTMLResponse:  # noqa: A002
+    def disk_page(request: Request, key: str, range: str = "24h") -> HTMLResponse:  # noqa: A002
         snap, store = view(request)
         disk = next((d for d in views.disks(snap) if d["key"] == key), None)
         stored = next((e for e in store.entities("disk") if e["key"] == key), None)
@@ -255,28 +278,26 @@ def create_app(
                       range=range if range in RANGES else "24h", ranges=list(RANGES))
 
     @app.get("/alerts", response_class=HTMLResponse, name="alerts")
-    async def alerts_page(request: Request) -> HTMLResponse:
+    def alerts_page(request: Request) -> HTMLResponse:
         snap, store = view(request)
         a = alerting_for(snap.host)
         return render(request, "alerts.html", al=a.view() if a else None, csrf=csrf_token(request))
 
     @app.post("/alerts/ack")
-    async def alerts_ack(request: Request, rule: str = Form(...), subject: str = Form(...),
+    def alerts_ack(request: Request, rule: str = Form(...), subject: str = Form(...),
                          csrf: str = Form(...)) -> Response:
         snap, store = view(request)
-        if not hmac.compare_digest(csrf, csrf_token(request)):
-            raise HTTPException(403, "bad or missing CSRF token")
+        check_csrf(request, csrf)
         a = alerting_for(snap.host)
         if a is None or not a.ack(rule, subject):
             raise HTTPException(404, "no such firing alert")
         return RedirectResponse("/alerts", status_code=303)
 
     @app.post("/alerts/silence")
-    async def alerts_silence(request: Request, csrf: str = Form(...), rule: str = Form(""), subject: str = Form(""),
+    def alerts_silence(request: Request, csrf: str = Form(...), rule: str = Form(""), subject: str = Form(""),
                              hours: float = Form(4.0), reason: str = Form("")) -> Response:
         snap, store = view(request)
-        if not hmac.compare_digest(csrf, csrf_token(request)):
-            raise HTTPException(403, "bad or missing CSRF token")
+        check_csrf(request, csrf)
         a = alerting_for(snap.host)
         if a is None or not (0 < hours <= 24 * 90):
             raise HTTPException(400, "alerts disabled, or hours out of range")
@@ -284,25 +305,25 @@ def create_app(
         return RedirectResponse("/alerts", status_code=303)
 
     @app.get("/api/entities/{kind}")
-    async def api_entities(request: Request, kind: str) -> list[dict[str, Any]]:
+    def api_entities(request: Request, kind: str) -> list[dict[str, Any]]:
         """The inventory of one kind (disk, bay, md_array, md_member, bgp_peer, bond_slave, ...)."""
         snap, store = view(request)
         return store.entities(kind)
 
     @app.get("/api/events")
-    async def api_events(request: Request, kind: str | None = None, key: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
+    def api_events(request: Request, kind: str | None = None, key: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
         """Inventory changes, newest first, optionally for one entity."""
         snap, store = view(request)
         return store.events(kind, key, limit=max(1, min(limit, 1000)))
 
     @app.get("/api/alerts")
-    async def api_alerts(request: Request) -> dict[str, Any]:
+    def api_alerts(request: Request) -> dict[str, Any]:
         snap, store = view(request)
         a = alerting_for(snap.host)
         return a.view() if a else {"active": [], "history": [], "outbox": [], "silences": []}
 
     @app.get("/entity/{kind}/{key:path}", response_class=HTMLResponse, name="entity")
-    async def entity_page(request: Request, kind: str, key: str, range: str = "24h") -> HTMLResponse:  # noqa: A002
+    def entity_page(request: Request, kind: str, key: str, range: str = "24h") -> HTMLResponse:  # noqa: A002
         snap, store = view(request)
         stored = next((e for e in store.entities(kind) if e["key"] == key), None)
         if stored is None:
@@ -312,7 +333,7 @@ def create_app(
                       ranges=list(RANGES))
 
     @app.get("/collectors", response_class=HTMLResponse, name="collectors")
-    async def collectors_page(request: Request) -> HTMLResponse:
+    def collectors_page(request: Request) -> HTMLResponse:
         snap, store = view(request)
         return render(request, "collectors.html", ov=views.overview(snap), csrf=csrf_token(request),
                       can_run=scheduler is not None and snap.host == cfg.host)
@@ -320,15 +341,14 @@ def create_app(
     @app.post("/collectors/{name}/run")
     async def collector_run_now(request: Request, name: str, csrf: str = Form(...)) -> Response:
         snap, store = view(request)
-        if not hmac.compare_digest(csrf, csrf_token(request)):
-            raise HTTPException(403, "bad or missing CSRF token")
+        check_csrf(request, csrf)
         if scheduler is None or name not in scheduler.collectors:
             raise HTTPException(404, f"no collector {name!r}")
         await scheduler.run_once(name)
         return RedirectResponse(f"/collectors#{name}", status_code=303)
 
     @app.get("/events", response_class=HTMLResponse, name="events")
-    async def events_page(request: Request) -> HTMLResponse:
+    def events_page(request: Request) -> HTMLResponse:
         snap, store = view(request)
         return render(request, "events.html", events=store.events(limit=200))
 
@@ -344,7 +364,7 @@ def create_app(
                                for s in snap.statuses.values()]}
 
     @app.get("/api/series")
-    async def api_series(request: Request, metric: str, range: str = "24h",  # noqa: A002
+    def api_series(request: Request, metric: str, range: str = "24h",  # noqa: A002
                          label: list[str] = Query(default=[]),  # noqa: B008
                          scale: float = 1.0) -> dict[str, Any]:
         """History of one series; ``scale`` multiplies every value (joules -> kWh for a chart)."""
@@ -421,19 +441,18 @@ def create_app(
         return JSONResponse({"status": "ok", **result})
 
     @app.get("/hosts", response_class=HTMLResponse, name="hosts")
-    async def hosts_page(request: Request) -> HTMLResponse:
+    def hosts_page(request: Request) -> HTMLResponse:
         return render(request, "hosts.html", hosts=hosts_view(), csrf=csrf_token(request))
 
     @app.get("/api/hosts")
-    async def api_hosts() -> list[dict[str, Any]]:
+    def api_hosts() -> list[dict[str, Any]]:
         """This host and every agent: version, last contact, clock skew, worst state."""
         return [{k: v for k, v in h.items() if k != "tiles"} for h in hosts_view()]
 
     @app.post("/hosts/{host}/revoke")
-    async def hosts_revoke(request: Request, host: str, csrf: str = Form(...)) -> Response:
-        if not hmac.compare_digest(csrf, csrf_token(request)):
-            raise HTTPException(403, "bad or missing CSRF token")
-        if not await run_in_threadpool(revoke, engine, host):
+    def hosts_revoke(request: Request, host: str, csrf: str = Form(...)) -> Response:
+        check_csrf(request, csrf)
+        if not revoke(engine, host):
             raise HTTPException(404, f"no live token for {host!r}")
         return RedirectResponse("/hosts", status_code=303)
 
@@ -473,14 +492,36 @@ def create_app(
 
     @app.post("/login")
     async def login(request: Request, password: str = Form(...), next: str = Form("/")) -> Response:  # noqa: A002
-        if not password_hash or not auth.verify_password(password, password_hash):
+        addr = request.client.host if request.client else "?"
+        wait = throttle.retry_after(addr)
+        if wait:
+            return Response(f"Too many wrong passwords from {addr}; try again in {wait} s.\n", status_code=429,
+                            headers={"Retry-After": str(wait)}, media_type="text/plain")
+        # scrypt takes tens of milliseconds of CPU on purpose: never on the event loop.
+        if not password_hash or not await run_in_threadpool(auth.verify_password, password, password_hash):
+            throttle.failed(addr)
+            log.warning("login: wrong password from %s", addr)
             return render(request, "login.html", next=next, error="Wrong password")
+        throttle.succeeded(addr)
+        token = await run_in_threadpool(sessions.make)
         resp = RedirectResponse(next if next.startswith("/") and not next.startswith("//") else "/", status_code=303)
-        resp.set_cookie(auth.COOKIE, auth.make_session(password_hash), httponly=True, samesite="strict",
-                        max_age=auth.SESSION_SECONDS, secure=request.url.scheme == "https")
+        resp.set_cookie(COOKIE, token, httponly=True, samesite="strict", max_age=SESSION_SECONDS,
+                        secure=request.url.scheme == "https")
         return resp
 
-    return HostPrefix(app)  # type: ignore[return-value]
+    @app.post("/logout")
+    def logout(request: Request, csrf: str = Form(""), everywhere: str = Form("")) -> Response:
+        """Log this browser out; with ``everywhere``, every session of every browser."""
+        check_csrf(request, csrf)
+        if everywhere:
+            sessions.logout_everywhere()
+        else:
+            sessions.logout(request.cookies.get(COOKIE))
+        resp = RedirectResponse("/login" if password_hash else "/", status_code=303)
+        resp.delete_cookie(COOKIE)
+        return resp
+
+    return HostPrefix(app, HostCheck(cfg.web.allowed_hosts))  # type: ignore[return-value]
 
 
 def _scaled(v: float | None, scale: float) -> float | None:
@@ -492,18 +533,59 @@ def known_worst(tiles: list[dict[str, Any]]) -> str:
     return views.worst([t["level"] for t in tiles if t["level"] != views.UNKNOWN] or [views.OK])
 
 
+class HostCheck:
+    """The Host header allow-list, against DNS rebinding: a page on evil.example whose name
+    is re-pointed at 127.0.0.1 reaches this server from the victim's browser with Host
+    evil.example. Allowed: IP literals (no name, nothing to re-point), loopback names and
+    web.allowed_hosts (the names people and agents use for this server)."""
+
+    LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
+
+    def __init__(self, allowed: list[str]) -> None:
+        self.allowed = {h.lower().rstrip(".") for h in allowed}
+
+    def allows(self, header: str | None) -> bool:
+        if header is None:
+            return True  # HTTP/1.0 without Host: not a browser's request
+        name = header.strip().lower()
+        if name.startswith("["):  # [::1]:9842
+            name = name[1:].split("]", 1)[0]
+        elif name.count(":") == 1:
+            name = name.split(":", 1)[0]
+        name = name.rstrip(".")
+        if name in self.LOOPBACK_NAMES or name.endswith(".localhost") or name in self.allowed:
+            return True
+        try:
+            ipaddress.ip_address(name)
+            return True
+        except ValueError:
+            return False
+
+
 class HostPrefix:
     """``/h/<host>/disks`` shows agent host <host>'s disks page: the prefix is taken off the
-    path (so every route serves every host) and kept in the scope for the handlers and links."""
+    path (so every route serves every host) and kept in the scope for the handlers and links.
+    Requests whose Host header is not allowed are refused first (400)."""
 
-    def __init__(self, app: FastAPI) -> None:
+    def __init__(self, app: FastAPI, hosts: HostCheck | None = None) -> None:
         self.app = app
         self.state = app.state
+        self.hosts = hosts or HostCheck([])
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.app, name)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            host = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), None)
+            if not self.hosts.allows(host):
+                body = (f"Host {host!r} is not allowed here: add it to web.allowed_hosts in the config "
+                        "(a guard against DNS rebinding).\n").encode("utf-8", "replace")
+                await send({"type": "http.response.start", "status": 400,
+                            "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                                        (b"content-length", str(len(body)).encode())]})
+                await send({"type": "http.response.body", "body": body})
+                return
         if scope["type"] == "http" and scope["path"].startswith("/h/"):
             host, _, rest = scope["path"][3:].partition("/")
             scope = {**scope, "rackpulse_host": unquote(host), "rackpulse_base": f"/h/{quote(unquote(host), safe='')}",

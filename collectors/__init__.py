@@ -5,6 +5,7 @@ One name is the module, the config section ([collectors.<name>]) and the metric 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -112,8 +113,12 @@ def build_collectors(cfg: Config, runner: Runner = run_command) -> dict[str, Col
     """Every enabled collector, by name."""
     out = {}
     for name, factory in REGISTRY.items():
-        if getattr(cfg.collectors, name).enabled:
-            out[name] = factory(cfg, runner)
+        section = getattr(cfg.collectors, name)
+        if section.enabled:
+            run = runner
+            if runner is run_command:  # the real runner: with this collector's output cap
+                run = functools.partial(run_command, max_bytes=section.command_max_bytes)
+            out[name] = factory(cfg, run)
     return out
 
 

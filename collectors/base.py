@@ -8,8 +8,10 @@ beside it; nothing here touches the network or the database.
 from __future__ import annotations
 
 import os
+import selectors
 import signal
 import subprocess
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,11 +106,18 @@ class CommandResult:
 Runner = Callable[[Sequence[str], float], CommandResult]
 
 
-def run_command(argv: Sequence[str], timeout: float) -> CommandResult:
-    """Run ``argv`` (never through a shell) with a hard timeout.
+# Per command, stdout and stderr each: far beyond any real `smartctl --json` or `vtysh` answer,
+# and what keeps a command that never stops printing from growing this process without end.
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+STDERR_MAX_BYTES = 64 * 1024  # only its first lines make an error message
+
+
+def run_command(argv: Sequence[str], timeout: float, max_bytes: int = DEFAULT_MAX_BYTES) -> CommandResult:
+    """Run ``argv`` (never through a shell) with a hard timeout and a cap on its output.
 
     The child gets its own process group so that a hung command and anything it
-    spawned (``sudo smartctl`` ...) is killed as a whole: TERM, then KILL.
+    spawned (``sudo smartctl`` ...) is killed as a whole: TERM, then KILL. Past ``max_bytes``
+    of standard output it is killed the same way and the run is an error.
     """
     if not argv:
         raise CollectorError("empty command")
@@ -125,11 +134,53 @@ def run_command(argv: Sequence[str], timeout: float) -> CommandResult:
     except PermissionError as exc:
         raise CollectorError(f"permission denied running {argv[0]!r}") from exc
     try:
-        out, err = proc.communicate(timeout=timeout)
+        out, err = _read_capped(proc, timeout, max_bytes)
     except subprocess.TimeoutExpired:
         _kill_group(proc)
         raise CollectorError(f"command timed out after {timeout:g}s: {' '.join(argv)}") from None
+    except OutputTooLarge:
+        _kill_group(proc)
+        raise CollectorError(f"output exceeded {max_bytes} bytes (command_max_bytes); command killed: "
+                             f"{' '.join(argv)}") from None
     return CommandResult(tuple(argv), proc.returncode, out, err)
+
+
+class OutputTooLarge(Exception):
+    pass
+
+
+def _read_capped(proc: subprocess.Popen[bytes], timeout: float, max_bytes: int) -> tuple[bytes, bytes]:
+    """communicate(), but never holding more than max_bytes of stdout (stderr is kept to its start)."""
+    deadline = time.monotonic() + timeout
+    out, err = bytearray(), bytearray()
+    streams = {proc.stdout: out, proc.stderr: err}
+    with selectors.DefaultSelector() as sel:
+        for stream in streams:
+            sel.register(stream, selectors.EVENT_READ)
+        while sel.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise subprocess.TimeoutExpired(proc.args, timeout)
+            for key, _ in sel.select(left):
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                    continue
+                buf = streams[key.fileobj]  # type: ignore[index]
+                if buf is out:
+                    out += chunk
+                    if len(out) > max_bytes:
+                        raise OutputTooLarge
+                elif len(err) < STDERR_MAX_BYTES:
+                    err += chunk[: STDERR_MAX_BYTES - len(err)]
+    try:
+        proc.wait(max(deadline - time.monotonic(), 0.01))
+    except subprocess.TimeoutExpired:
+        raise subprocess.TimeoutExpired(proc.args, timeout) from None  # closed its output, still running
+    finally:
+        for stream in streams:
+            stream.close()  # type: ignore[union-attr]
+    return bytes(out), bytes(err)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -157,13 +208,19 @@ def read_text(path: Path, limit: int = 4 * 1024 * 1024) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+MAX_LINE = 1024 * 1024
+
+
 def read_line(sock: Any, buf: bytearray, where: str, timeout: float, prompt: bytes | None = None) -> str:
     """One line from a line-based protocol (NUT, OpenVPN management), CR stripped.
 
     ``buf`` keeps what was read past the line. ``prompt`` returns a prompt that is not
-    followed by a newline ("ENTER PASSWORD:") as soon as it is complete.
+    followed by a newline ("ENTER PASSWORD:") as soon as it is complete. A peer that sends
+    more than MAX_LINE bytes without a newline is an error, not a growing buffer.
     """
     while b"\n" not in buf:
+        if len(buf) > MAX_LINE:
+            raise CollectorError(f"{where}: a line longer than {MAX_LINE} bytes; not this protocol")
         if prompt and buf.startswith(prompt):
             del buf[: len(prompt)]
             return prompt.decode()

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from collectors.base import (
+    DEFAULT_MAX_BYTES,
     Collector,
     CollectorError,
     CollectResult,
@@ -106,6 +107,7 @@ class NutClient:
         self.username, self.password = username, password
         self.sock: socket.socket | None = None
         self.buf = bytearray()
+        self.read_total = 0  # a upsd that never stops answering must not grow this process
 
     def __enter__(self) -> NutClient:
         try:
@@ -127,7 +129,11 @@ class NutClient:
 
     def _line(self) -> str:
         assert self.sock is not None
-        return read_line(self.sock, self.buf, f"upsd {self.host}:{self.port}", self.timeout)
+        line = read_line(self.sock, self.buf, f"upsd {self.host}:{self.port}", self.timeout)
+        self.read_total += len(line) + 1
+        if self.read_total > DEFAULT_MAX_BYTES:
+            raise CollectorError(f"upsd {self.host}:{self.port}: output exceeded {DEFAULT_MAX_BYTES} bytes")
+        return line
 
     def _expect_ok(self, cmd: str) -> None:
         assert self.sock is not None

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from collectors.base import (
+    DEFAULT_MAX_BYTES,
     Collector,
     CollectorError,
     CollectResult,
@@ -52,6 +53,7 @@ class Management:
         self.address, self.password, self.timeout = address, password, timeout
         self.sock: socket.socket | None = None
         self.buf = bytearray()
+        self.read_total = 0  # a management interface that never stops answering must not grow this process
 
     def __enter__(self) -> Management:
         try:
@@ -94,7 +96,11 @@ class Management:
 
     def _line(self, prompt: bytes | None = None) -> str:
         assert self.sock is not None
-        return read_line(self.sock, self.buf, f"management {self.address}", self.timeout, prompt)
+        line = read_line(self.sock, self.buf, f"management {self.address}", self.timeout, prompt)
+        self.read_total += len(line) + 1
+        if self.read_total > DEFAULT_MAX_BYTES:
+            raise CollectorError(f"management {self.address}: output exceeded {DEFAULT_MAX_BYTES} bytes")
+        return line
 
     def command(self, cmd: str, multiline: bool) -> str:
         """Send a command; return its reply (up to END for multi-line ones), skipping >notifications."""

@@ -49,7 +49,7 @@ def server(db_url: str):  # type: ignore[no-untyped-def]
     token = agents.issue(engine, "ceph1")
     other = agents.issue(engine, "ceph2")
     app = create_app(cfg, collect=False, snapshot=Snapshot(host="server"), migrate=False)
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1") as client:
         yield client, engine, token, other
     engine.dispose()
 
@@ -357,7 +357,7 @@ def test_behind_a_login_an_agent_host_page_comes_back_after_login_and_ingest_nee
     cfg = load_config(None, {"host": "server", "storage": {"url": sqlite_url},
                              "web": {"password_hash": hash_password("correct horse", n=2**12)}})
     app = create_app(cfg, collect=False, snapshot=Snapshot(host="server"), migrate=False)
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1") as client:
         assert post(client, token, body(batch([run_record(1, time.time())]))).status_code == 200
         r = client.get("/h/ceph1/disks", follow_redirects=False)
         assert r.status_code == 303 and r.headers["location"] == "/login?next=/h/ceph1/disks"

@@ -237,7 +237,7 @@ def test_the_alerts_page_acks_and_silences_with_a_csrf_token(tmp_path: Path) -> 
 
     async def scenario() -> None:
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
             page = (await c.get("/alerts")).text
             assert "rackpulse_test_bad{thing=a} is 1" in page and "Acknowledge" in page
             token = page.split('name="csrf" value="')[1].split('"')[0]

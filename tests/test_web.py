@@ -47,7 +47,7 @@ def demo_app(tmp_path: Path, t: float, extra: dict | None = None, runs: int = 1)
 
 async def get(app, path: str, **kw) -> httpx.Response:  # type: ignore[no-untyped-def]
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
         return await c.get(path, **kw)
 
 
@@ -152,7 +152,7 @@ def test_login_is_required_when_a_password_is_set(tmp_path: Path) -> None:
 
     async def scenario() -> None:
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
             r = await c.get("/disks")
             assert r.status_code == 303 and r.headers["location"] == "/login?next=/disks"
             assert (await c.get("/api/state")).status_code == 401
