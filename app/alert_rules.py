@@ -83,8 +83,7 @@ class Conditions:
 
         for a in views.arrays(snap):
             pulls = views.pull_list(a)
-            where = "; ".join(f"{m.get('bay') or 'bay unknown'}, {m.get('model') or '?'} serial "
-                              f"{m.get('serial') or '?'}, was {m.get('device') or '?'}" for m in pulls)
+            where = "; ".join(views.describe_member(m) for m in pulls)
             if a["degraded"] or not a["active"]:
                 add("array_degraded", a["name"], f"{a['name']} degraded: {where}" if where else
                     f"{a['name']} {'inactive' if not a['active'] else 'degraded'} ({a['disks_working']}/"
@@ -92,10 +91,11 @@ class Conditions:
             elif pulls:
                 for m in pulls:
                     add("array_member_failed", f"{a['name']}:{m.get('serial') or m['device']}",
-                        f"{a['name']}: member {m['state']}: {m.get('bay') or 'bay unknown'}, serial "
-                        f"{m.get('serial') or '?'}, was {m.get('device')}", array=a["name"], **_member_labels([m]))
+                        f"{a['name']}: member {m['state']}: {views.describe_member(m)}", array=a["name"],
+                        **_member_labels([m]))
         for d in views.disks(snap):
-            where = f"{d.get('bay') or d['device']}: {d.get('model') or '?'} serial {d.get('serial') or d['key']}"
+            serial = f"serial {d['serial']}" if d.get("serial") else f"serial unknown ({d['key']})"
+            where = f"{d.get('bay') or d['device']}: {d.get('model') or 'model unknown'} {serial}"
             lab = {"serial": d.get("serial") or d["key"], "bay": d.get("bay"), "device": d["device"]}
             if d["health"] == 2:
                 add("disk_failing", d["key"], f"disk failing, {where}: {'; '.join(d['reasons'][:3])}", **lab)

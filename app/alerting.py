@@ -183,7 +183,8 @@ def from_config(cfg: Any, engine: Engine, host: str | None = None) -> Alerting:
                               reminder_hours=base.reminder_hours if o.reminder_hours is None else o.reminder_hours)
     user = [MetricRule(Rule(u.name, u.severity, u.for_seconds, u.reminder_hours), u.metric, u.op, u.threshold,
                        u.clear_threshold, tuple(sorted(u.labels.items())), u.message) for u in a.user_rules]
-    channels = [Channel(c.name, c.url, c.format, tuple(c.severities), tuple(c.rules), c.timeout, dict(c.headers),
+    channels = [Channel(c.name, c.url.get_secret_value(), c.format, tuple(c.severities), tuple(c.rules), c.timeout,
+                        {k: v.get_secret_value() for k, v in c.headers.items()},
                         c.template, c.max_age_hours) for c in a.channels]
     windows = [parse_window(w.days, w.start, w.hours, w.first_of_month, w.rules) for w in a.maintenance]
     return Alerting(engine, host or cfg.host, rules, user, channels, windows, a.base_url,

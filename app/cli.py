@@ -25,6 +25,7 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     cfg = _load(args)
     from collectors import build_collectors
 
+    check_serve(cfg)  # everything `serve` refuses, check-config refuses too
     colls = build_collectors(cfg)
     where = cfg.source or "built-in defaults"
     print(f"{where}: OK; host {cfg.host!r}, host_root {cfg.host_root}, collectors: {', '.join(colls) or 'none'}")
@@ -76,26 +77,49 @@ def cmd_collect(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def check_serve(cfg: Config) -> None:
+    """The rules `serve` applies beyond the config's types; ConfigError listing every one broken."""
+    from app.auth import is_loopback
+
+    name = cfg.source or "config"
+    problems = []
+    try:
+        password = cfg.password_hash()
+    except OSError as exc:
+        password = None
+        problems.append(f"{name}: web.password_hash_file: cannot read it ({exc.strerror})")
+    if not is_loopback(cfg.web.listen) and not password and not problems:
+        problems.append(f"{name}: web.listen = {cfg.web.listen!r} is not loopback, so a login is required: "
+                        "set web.password_hash (make one with `rackpulse hash-password`), web.password_hash_file, "
+                        "or $RACKPULSE_PASSWORD_HASH")
+    if password and not password.startswith("scrypt$"):
+        problems.append(f"{name}: web.password_hash is not a hash made by `rackpulse hash-password` "
+                        "(value not shown: it is a secret)")
+    token = cfg.web.api_token_hash.get_secret_value() if cfg.web.api_token_hash else None
+    if token and not token.startswith("sha256$"):
+        problems.append(f"{name}: web.api_token_hash is not a hash made by `rackpulse make-token` "
+                        "(value not shown: it is a secret)")
+    if bool(cfg.web.tls_cert_file) != bool(cfg.web.tls_key_file):
+        problems.append(f"{name}: set both web.tls_cert_file and web.tls_key_file, or neither")
+    for f in (cfg.web.tls_cert_file, cfg.web.tls_key_file):
+        if f and not Path(f).is_file():
+            problems.append(f"{name}: {f}: no such file")
+    if problems:
+        raise ConfigError("\n".join(problems))
+
+
 def _serve(cfg: Config, extra_setup=None) -> int:  # type: ignore[no-untyped-def]
     import uvicorn
 
-    from app.auth import is_loopback
     from app.web import create_app
 
-    if not is_loopback(cfg.web.listen) and not cfg.password_hash():
-        raise ConfigError(
-            f"{cfg.source or 'config'}: web.listen = {cfg.web.listen!r} is not loopback, so a login is required: "
-            "set web.password_hash (make one with `rackpulse hash-password`), web.password_hash_file, "
-            "or $RACKPULSE_PASSWORD_HASH"
-        )
+    check_serve(cfg)
     app = create_app(cfg)
     if extra_setup:
         extra_setup(app)
     log.info("rackpulse for host %s on http%s://%s:%d/", cfg.host, "s" if cfg.web.tls_cert_file else "",
              cfg.web.listen, cfg.web.port)
     tls = {}
-    if bool(cfg.web.tls_cert_file) != bool(cfg.web.tls_key_file):
-        raise ConfigError(f"{cfg.source or 'config'}: set both web.tls_cert_file and web.tls_key_file, or neither")
     if cfg.web.tls_cert_file:
         tls = {"ssl_certfile": str(cfg.web.tls_cert_file), "ssl_keyfile": str(cfg.web.tls_key_file)}
     # Agents keep one connection each: keep it across their send interval (uvicorn's default is 5 s),

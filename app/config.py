@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 DEFAULT_CONFIG_NAME = "rackpulse.toml"
 
@@ -106,14 +106,14 @@ class SnmpTargetConfig(_Strict):
     port: Annotated[int, Field(ge=1, le=65535)] = 161
     version: Literal["2c", "3"] = "2c"
     # Secrets: inline, or (better) in a file readable only by rackpulse.
-    community: str | None = None
+    community: SecretStr | None = None
     community_file: Path | None = None
     user: str | None = None
     auth_protocol: Literal["MD5", "SHA", "SHA-224", "SHA-256", "SHA-384", "SHA-512", "none"] = "SHA"
-    auth_password: str | None = None
+    auth_password: SecretStr | None = None
     auth_password_file: Path | None = None
     priv_protocol: Literal["AES", "AES-192", "AES-256", "DES", "none"] = "AES"
-    priv_password: str | None = None
+    priv_password: SecretStr | None = None
     priv_password_file: Path | None = None
     timeout: Seconds = 2.0
     retries: Annotated[int, Field(ge=0, le=5)] = 1
@@ -122,7 +122,7 @@ class SnmpTargetConfig(_Strict):
         inline = getattr(self, key)
         path = getattr(self, f"{key}_file")
         if inline:
-            return str(inline)
+            return inline.get_secret_value()
         if path:
             return Path(path).read_text().strip() or None
         return None
@@ -220,7 +220,7 @@ class WebConfig(_Strict):
     listen: str = "127.0.0.1"
     port: Annotated[int, Field(ge=1, le=65535)] = 9842
     # scrypt hash made by `rackpulse hash-password`; or read from password_hash_file / $RACKPULSE_PASSWORD_HASH.
-    password_hash: str | None = None
+    password_hash: SecretStr | None = None
     password_hash_file: Path | None = None
     refresh_seconds: Annotated[float, Field(ge=1)] = 5.0
     # Host names this server is reached by (besides IP addresses and localhost), e.g.
@@ -228,7 +228,7 @@ class WebConfig(_Strict):
     allowed_hosts: list[str] = []
     # A read-only token for scripts (GET /api/... with "Authorization: Bearer <token>"): its
     # "sha256$<hex>" hash, printed by `rackpulse make-token`.
-    api_token_hash: str | None = None
+    api_token_hash: SecretStr | None = None
     # Serve HTTPS (agents then use https://...; agent.ca_file for a private CA).
     tls_cert_file: Path | None = None
     tls_key_file: Path | None = None
@@ -268,14 +268,23 @@ class UserRuleConfig(_Strict):
 
 class ChannelConfig(_Strict):
     name: str
-    url: str
+    # Webhook URLs often carry a token (Slack, Discord, ntfy): kept secret like a password.
+    url: SecretStr
     format: Literal["rackpulse", "alertmanager", "ntfy", "gotify", "discord", "slack", "template"] = "rackpulse"
     severities: list[str] = []
     rules: list[str] = []
     timeout: Seconds = 10.0
-    headers: dict[str, str] = {}
+    headers: dict[str, SecretStr] = {}
     template: str | None = None
     max_age_hours: Annotated[float, Field(gt=0)] = 72.0
+
+    @field_validator("url")
+    @classmethod
+    def _http_only(cls, v: SecretStr) -> SecretStr:
+        # urllib would also open file:// and ftp:// URLs: only HTTP(S) is a webhook.
+        if not v.get_secret_value().lower().startswith(("http://", "https://")):
+            raise ValueError("must be an http:// or https:// URL")
+        return v
 
 
 class WindowConfig(_Strict):
@@ -354,7 +363,7 @@ class Config(_Strict):
 
     def password_hash(self) -> str | None:
         if self.web.password_hash:
-            return self.web.password_hash
+            return self.web.password_hash.get_secret_value()
         if self.web.password_hash_file:
             return self.web.password_hash_file.read_text().strip() or None
         return os.environ.get("RACKPULSE_PASSWORD_HASH") or None
@@ -396,9 +405,20 @@ def format_errors(name: str, exc: ValidationError) -> str:
         key = ".".join(str(p) for p in err["loc"])
         if err["type"] == "extra_forbidden":
             lines.append(f"{name}: unknown key '{key}'")
+        elif _is_secret(err["loc"]):
+            lines.append(f"{name}: key '{key}': {err['msg'].lower()} (value not shown: it is a secret)")
         else:
             lines.append(f"{name}: key '{key}': {err['msg'].lower()} (got {err.get('input')!r})")
     return "\n".join(lines)
+
+
+SECRET_KEYS = frozenset({"password_hash", "api_token_hash", "community", "auth_password", "priv_password", "url",
+                         "headers", "password", "token"})
+
+
+def _is_secret(loc: tuple[Any, ...]) -> bool:
+    """Whether an error's place is (inside) a key whose value must never be printed."""
+    return any(isinstance(p, str) and p in SECRET_KEYS for p in loc)
 
 
 def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from app.files import private_file
+
 AGENT_HOST = "ceph-node1"
 
 
@@ -65,6 +67,7 @@ def start_demo_agent(root: Path, db_url: str, server_port: int, interval: float)
     host_root = root / AGENT_HOST
     cfg = agent_config(host_root, AGENT_HOST, interval)
     token_file = host_root / "agent.token"
+    private_file(token_file)
     token_file.write_text(token + "\n")
     token_file.chmod(0o600)
     src = Path(__file__).resolve().parent.parent

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import re
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
@@ -80,9 +81,11 @@ def render(channel: Channel, ev: dict[str, Any], base_url: str = "") -> tuple[by
         doc = {"title": f"rackpulse: {ev['rule']}", "message": text,
                "priority": 8 if ev["severity"] == "critical" and status == "firing" else 4}
     elif channel.format == "discord":
-        doc = {"content": text[:2000]}
+        # A summary holds what devices and agents named things: no markdown, and no pings
+        # (a peer described as "@everyone" must not page a whole server).
+        doc = {"content": discord_escape(text)[:2000], "allowed_mentions": {"parse": []}}
     elif channel.format == "slack":
-        doc = {"text": text}
+        doc = {"text": slack_escape(text)}
     elif channel.format == "template":
         env = Environment(undefined=StrictUndefined, autoescape=False)  # noqa: S701 - not HTML
         body = env.from_string(channel.template or "{{ text }}").render(event=ev, text=text, labels=labels,
@@ -91,6 +94,20 @@ def render(channel: Channel, ev: dict[str, Any], base_url: str = "") -> tuple[by
     else:
         raise ValueError(f"unknown webhook format {channel.format!r}")
     return json.dumps(doc).encode(), {"Content-Type": "application/json", **channel.headers}
+
+
+def slack_escape(text: str) -> str:
+    """Slack's three control characters (its docs: "Escaping text"): no <!channel>, no forged links."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+_DISCORD_MARKDOWN = re.compile(r"([\\*_~`|>#\[\]()-])")
+
+
+def discord_escape(text: str) -> str:
+    """Markdown characters backslash-escaped, and mentions broken with a zero-width space."""
+    text = _DISCORD_MARKDOWN.sub(r"\\\1", text)
+    return text.replace("@", "@\u200b")
 
 
 class DeliveryError(Exception):

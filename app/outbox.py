@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.files import private_file
+
 log = logging.getLogger("rackpulse.agent.outbox")
 
 SCHEMA = """
@@ -78,6 +80,7 @@ class Outbox:
         self._bytes = self._size()
 
     def _open(self) -> sqlite3.Connection:
+        private_file(Path(self.path))
         db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
         try:
             db.execute("PRAGMA journal_mode=WAL")

@@ -39,12 +39,20 @@ def array_reason(a: dict[str, Any]) -> str:
     if a["degraded"]:
         parts.append(f"{a['name']} degraded ({a['disks_working']}/{a['disks_total']})")
     for m in pull_list(a):
-        parts.append(f"{m['state']}: {m.get('bay') or 'bay unknown'}, {m.get('model') or '?'} "
-                     f"serial {m.get('serial') or '?'}, was {m.get('device') or '?'}")
+        parts.append(f"{m['state']}: {describe_member(m)}")
     if a["sync_action"] != "idle":
         pct = f" {a['sync_ratio'] * 100:.1f}%" if a["sync_ratio"] is not None else f" {a['sync_waiting'] or ''}"
         parts.append(f"{a['sync_action']}{pct}")
     return "; ".join(parts) or f"{a['name']} {a['level']} clean"
+
+
+def describe_member(m: dict[str, Any]) -> str:
+    """Where a member is and what it is, in words; what is not known is said to be unknown."""
+    bay = m.get("bay") or "bay unknown"
+    model = m.get("model") or "model unknown"
+    serial = f"serial {m['serial']}" if m.get("serial") else "serial unknown (not readable from the disk)"
+    was = f", was {m['device']}" if m.get("device") else ""
+    return f"{bay}, {model} {serial}{was}"
 
 
 def pull_list(a: dict[str, Any]) -> list[dict[str, Any]]:

@@ -46,6 +46,8 @@ def _templates() -> Environment:
     env.filters["ago"] = lambda ts: "never" if not ts else f"{int(time.time() - ts)}s ago"
     env.filters["duration"] = _human_duration
     env.filters["bytes"] = _human_bytes
+    # One path segment of a link: a serial or a peer name with '/', '?', '#' or '%' stays inside it.
+    env.filters["urlpart"] = lambda v: quote(str(v), safe="")
     return env
 
 
@@ -89,6 +91,7 @@ def create_app(
         settings = {n: (getattr(cfg.collectors, n).interval, getattr(cfg.collectors, n).timeout) for n in colls}
         scheduler = Scheduler(colls, settings, snap, store)
     password_hash = cfg.password_hash()
+    api_token_hash = cfg.web.api_token_hash.get_secret_value() if cfg.web.api_token_hash else None
     env = _templates()
     sessions = Sessions(engine, password_hash)
     throttle = Throttle()
@@ -192,7 +195,7 @@ def create_app(
             path = request.url.path
             if not any(path == p or path.startswith(p) for p in PUBLIC):
                 read_only_api = (request.method == "GET" and path.startswith("/api/")
-                                 and auth.check_token(request.headers.get("authorization"), cfg.web.api_token_hash))
+                                 and auth.check_token(request.headers.get("authorization"), api_token_hash))
                 if not read_only_api and not sessions.check(request.cookies.get(COOKIE)):
                     if path.startswith("/api/"):
                         return JSONResponse({"detail": "login required"}, status_code=401)
@@ -217,7 +220,7 @@ def create_app(
         hsnap, _ = view(request)
         ctx = {"request": request, "snap": hsnap, "refresh": cfg.web.refresh_seconds, "host": hsnap.host,
                "auth": bool(password_hash), "path": request.url.path, "base": request.scope.get("rackpulse_base", ""),
-               **ctx}
+               "csrf": csrf_token(request), **ctx}
         if request.headers.get("HX-Request") and "content" in tmpl.blocks:
             body = "".join(tmpl.blocks["content"](tmpl.new_context(ctx)))
         else:

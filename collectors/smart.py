@@ -34,6 +34,7 @@ ATA_PREDICTIVE = {
     198: "Offline_Uncorrectable",
     199: "UDMA_CRC_Error_Count",
 }
+CRC_KEY = "199"  # UDMA_CRC_Error_Count: a cable or backplane symptom, judged on increases only
 # NVMe health log fields that matter; percentage_used and available_spare are judged by value.
 NVME_COUNTERS = ("media_errors",)
 OK, WARNING, FAILING = 0, 1, 2
@@ -165,6 +166,7 @@ def judge_health(
     accepted: Mapping[str, float] | None = None,
     previous: Mapping[str, float] | None = None,
     temp_warning: float = 50.0,
+    where: str | None = None,
 ) -> tuple[int, list[str]]:
     """Return (OK | WARNING | FAILING, reasons).
 
@@ -173,6 +175,10 @@ def judge_health(
     2. WARNING: a failure-predicting counter above the value the user accepted (0 unless
        set), any such counter that rose since the previous reading, NVMe wear at 100 %,
        errors in the self-test log, a hot disk.
+
+    UDMA CRC errors (ATA 199) are the exception: they count transfers the cable or backplane
+    garbled, not a failing disk, and never reset. A count that stands still is history; only
+    an increase is a warning, worded as what to check (``where``: the bay, if known).
     """
     accepted = accepted or {}
     previous = previous or {}
@@ -200,6 +206,11 @@ def judge_health(
     for key in counter_keys(attrs):
         value = attrs[key]
         label = attribute_label(key)
+        if key == CRC_KEY:
+            if key in previous and value > previous[key]:
+                reasons_warn.append(f"UDMA CRC errors rose {previous[key]:g} -> {value:g}: check the "
+                                    f"cable/backplane of {where or disk.device}")
+            continue
         if value > accepted.get(key, 0):
             reasons_warn.append(f"{label} = {value:g}" + (f" (accepted {accepted[key]:g})" if key in accepted else ""))
         if key in previous and value > previous[key]:

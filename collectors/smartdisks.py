@@ -128,7 +128,8 @@ class SmartCollector(Collector):
             return view
         accepted = self.accepted.get(serial or key, {})
         previous = (last or {}).get("attributes", {})
-        level, reasons = judge_health(disk, accepted, previous, self.temperature_warning)
+        bay = loc.bay if loc else _bay_for_serial(self.bays, serial)
+        level, reasons = judge_health(disk, accepted, previous, self.temperature_warning, bay)
         view = {
             "key": key,
             "device": kernel,
@@ -142,7 +143,7 @@ class SmartCollector(Collector):
             "capacity_bytes": disk.capacity_bytes,
             "by_path": loc.by_path if loc else None,
             "enclosure_slot": loc.enclosure_slot if loc else None,
-            "bay": loc.bay if loc else _bay_for_serial(self.bays, serial),
+            "bay": bay,
             "smart_passed": disk.smart_passed,
             "temperature": disk.temperature,
             "power_on_hours": disk.power_on_hours,
