@@ -260,8 +260,10 @@ class Agents:
         """Whether this rollup record is new from this agent (its content digest was never stored)."""
         digest = hashlib.sha256(json.dumps([r.res, r.series], separators=(",", ":")).encode()).hexdigest()
         ins = (sqlite_insert if self.engine.dialect.name == "sqlite" else pg_insert)(ingest_digest)
-        res = conn.execute(ins.values(agent_id=agent_id, digest=digest, ts=now).on_conflict_do_nothing())
-        return bool(res.rowcount)
+        # RETURNING, not rowcount: psycopg reports no row count for a skipped ON CONFLICT insert.
+        res = conn.execute(ins.values(agent_id=agent_id, digest=digest, ts=now).on_conflict_do_nothing()
+                           .returning(ingest_digest.c.digest))
+        return res.first() is not None
 
     def _write_run(self, conn, store: Store, r: RunRecord,  # type: ignore[no-untyped-def]
                    built: dict[int, list[Sample]], late: Late) -> int:

@@ -1,0 +1,165 @@
+"""Every batch an attacker or a broken agent can send is refused with 400 (or a 4xx that says
+why), never a 500 or a "retry" 503, and stores nothing; what was stored before is untouched.
+On SQLite and on the real PostgreSQL."""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+
+from app import agents
+from app.agents import agent_conditions
+from app.config import load_config
+from app.db import make_engine, upgrade
+from app.models import collector_run, entity, rollup_5m, sample, series
+from app.scheduler import Snapshot
+from app.web import create_app
+from tests.test_agents import batch, body, post, run_record
+
+NOW = time.time()
+
+
+@pytest.fixture
+def server(db_url: str):  # type: ignore[no-untyped-def]
+    upgrade(db_url)
+    cfg = load_config(None, {"host": "server", "storage": {"url": db_url},
+                             "agents": {"max_batch_bytes": 2_000_000, "max_series_per_host": 50}})
+    engine = make_engine(db_url)
+    token = agents.issue(engine, "ceph1")
+    app = create_app(cfg, collect=False, snapshot=Snapshot(host="server"), migrate=False)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        # What was there before the attack, and must still be there after it.
+        assert post(client, token, body(batch([run_record(1, NOW - 60)]))).status_code == 200
+        yield client, engine, token, app, cfg
+    engine.dispose()
+
+
+def stored(engine) -> tuple[int, ...]:  # type: ignore[no-untyped-def]
+    with engine.connect() as c:
+        return tuple(c.execute(select(func.count()).select_from(t)).scalar() for t in
+                     (sample, collector_run, entity, series, rollup_5m))
+
+
+def good() -> dict[str, Any]:
+    return batch([run_record(2, NOW - 30)])
+
+
+def sample0(b: dict[str, Any]) -> list[Any]:
+    return b["records"][0]["samples"][0]
+
+
+def rollup(*points: list[Any]) -> dict[str, Any]:
+    return batch([{"seq": 2, "kind": "rollup", "res": 300, "series": [["rackpulse_x", {}, list(points)]]}])
+
+
+B = int(NOW - 86400) // 300
+HOSTILE: dict[str, Callable[[], Any]] = {
+    "metric name with a dash": lambda: (b := good(), sample0(b).__setitem__(0, "rackpulse-x"), b)[-1],
+    "metric name with a colon (recording rules only)": lambda: (b := good(), sample0(b).__setitem__(0, "a:b"), b)[-1],
+    "metric name starting with a digit": lambda: (b := good(), sample0(b).__setitem__(0, "1abc"), b)[-1],
+    "metric name with a newline": lambda: (b := good(), sample0(b).__setitem__(0, "a\n# TYPE x counter"), b)[-1],
+    "label name with a quote": lambda: (b := good(), sample0(b).__setitem__(1, {'a"b': "x"}), b)[-1],
+    "label name host (the server's)": lambda: (b := good(), sample0(b).__setitem__(1, {"host": "other"}), b)[-1],
+    "label name __name__": lambda: (b := good(), sample0(b).__setitem__(1, {"__name__": "x"}), b)[-1],
+    "a huge value": lambda: (b := good(), sample0(b).__setitem__(2, 1e308), b)[-1],
+    "a huge negative value": lambda: (b := good(), sample0(b).__setitem__(2, -1e300), b)[-1],
+    "started far in the future": lambda: (b := good(), b["records"][0].__setitem__("started", 1e308), b)[-1],
+    "started at minus infinity (as a huge number)": lambda: (b := good(), b["records"][0].__setitem__("started", -1e308),
+                                                             b)[-1],
+    "sent_at absurd": lambda: (b := good(), b.__setitem__("sent_at", 1e300), b)[-1],
+    "seq beyond 64 bits": lambda: (b := good(), b["records"][0].__setitem__("seq", 2**70), b)[-1],
+    "duration huge": lambda: (b := good(), b["records"][0].__setitem__("duration", 1e300), b)[-1],
+    "interval huge": lambda: (b := good(), b["records"][0].__setitem__("interval", 1e300), b)[-1],
+    "NUL in the agent version": lambda: (b := good(), b.__setitem__("agent_version", "1\x00"), b)[-1],
+    "NUL in an entity key": lambda: (b := good(), b["records"][0].__setitem__("entities", [["disk", "a\x00", {}]]),
+                                     b)[-1],
+    "NUL in an error": lambda: (b := good(), b["records"][0].__setitem__("error", "x\x00"), b)[-1],
+    "rollup n of zero": lambda: rollup([B, 1, 2, 3, 0]),
+    "rollup n beyond any column": lambda: rollup([B, 1, 2, 3, 2**40]),
+    "rollup with a bad bucket between good ones": lambda: rollup([B, 1, 2, 3, 1], [10**12, 1, 2, 3, 1],
+                                                                 [B + 1, 1, 2, 3, 1]),
+    "rollup with a huge max": lambda: rollup([B, 1, 2, 1e308, 1]),
+    "rollup whose average is above its max": lambda: rollup([B, 1, 9, 3, 2]),
+}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE))
+def test_a_hostile_batch_is_refused_with_400_and_stores_nothing(server, case: str) -> None:
+    client, engine, token, _, _ = server
+    before = stored(engine)
+    r = post(client, token, body(HOSTILE[case]()))
+    assert r.status_code == 400, r.text
+    assert "malformed batch" in r.json()["error"]
+    assert stored(engine) == before
+    # The agent's next good batch is taken as if nothing happened.
+    assert post(client, token, body(good())).json()["records"] == 1
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_non_finite_numbers_in_any_field_are_refused(server, literal: str) -> None:
+    client, engine, token, _, _ = server
+    before = stored(engine)
+    text = json.dumps(good())
+    for field in ('"started": ', '"sent_at": ', '"duration": '):
+        start = text.index(field) + len(field)
+        end = min(i for i in (text.find(",", start), text.find("}", start)) if i > 0)
+        r = post(client, token, body_text(text[:start] + literal + text[end:]))
+        assert r.status_code == 400, (field, r.text)
+    value = text.index("36.0")
+    assert post(client, token, body_text(text[:value] + literal + text[value + 4:])).status_code == 400
+    assert stored(engine) == before
+
+
+def body_text(text: str) -> bytes:
+    import gzip
+
+    return gzip.compress(text.encode())
+
+
+def test_a_batch_replayed_under_another_instance_id_is_not_counted_twice(server) -> None:
+    client, engine, token, _, _ = server
+    runs = batch([run_record(2, NOW - 30), run_record(3, NOW - 15)])
+    ups = {"seq": 4, "kind": "rollup", "res": 300, "series": [["rackpulse_y", {}, [[B, 1, 2, 3, 4]]]]}
+    runs["records"].append(ups)
+    assert post(client, token, body(runs)).json()["records"] == 3
+    before = stored(engine)
+    replay = copy.deepcopy(runs)
+    replay["instance"] = "attacker-9999"
+    got = post(client, token, body(replay)).json()
+    assert (got["records"], got["duplicates"]) == (0, 3)
+    assert stored(engine) == before
+    with engine.connect() as c:
+        assert c.execute(select(rollup_5m.c.n).where(rollup_5m.c.bucket == B)).scalar() == 4  # not 8
+    # A real new outbox (new runs under a new instance) is still taken.
+    fresh = batch([run_record(1, NOW - 5)], instance="reinstalled-2222")
+    assert post(client, token, body(fresh)).json()["records"] == 1
+
+
+def test_a_host_over_its_series_limit_is_refused_and_agent_cardinality_fires(server) -> None:
+    client, engine, token, app, cfg = server
+    before = stored(engine)
+    many = good()
+    many["records"][0]["samples"] = [["rackpulse_x", {"id": str(i)}, 1.0] for i in range(60)]
+    r = post(client, token, body(many))
+    assert r.status_code == 422
+    assert "beyond its limit of 50" in r.json()["error"] and "max_series_per_host" in r.json()["error"]
+    assert stored(engine) == before
+    conds = agent_conditions(app.state.agents, cfg, time.time())
+    assert [(c.rule, c.subject) for c in conds] == [("agent_cardinality", "ceph1")]
+    a = app.state.get_alerting()
+    a.tick(Snapshot(host="server"), extra=conds, deliver=False)
+    assert a.states[("agent_cardinality", "ceph1")].state == "firing"
+    # Series it already has are still taken, and that clears the condition.
+    assert post(client, token, body(good())).status_code == 200
+    assert agent_conditions(app.state.agents, cfg, time.time()) == []
+    # Within the limit, new series are fine.
+    some = batch([run_record(3, NOW - 10)])
+    some["records"][0]["samples"] = [["rackpulse_x", {"id": str(i)}, 1.0] for i in range(40)]
+    assert post(client, token, body(some)).status_code == 200
