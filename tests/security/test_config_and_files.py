@@ -1,0 +1,120 @@
+"""Config and files: check-config refuses what serve refuses, secrets are never echoed, the files
+rackpulse creates are private, and what devices send cannot forge log lines or ping a channel."""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.auth import hash_password
+from app.db import make_engine, upgrade
+from app.logsafe import OneLineFormatter
+from app.notify import Channel, render
+from app.outbox import Outbox
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def rackpulse(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT), "RACKPULSE_PASSWORD_HASH": ""})
+
+
+def check(tmp_path: Path, toml: str) -> subprocess.CompletedProcess[str]:
+    cfg = tmp_path / "rackpulse.toml"
+    cfg.write_text(toml)
+    return rackpulse("check-config", "--config", str(cfg))
+
+
+def test_check_config_refuses_a_listen_beyond_loopback_without_a_password(tmp_path: Path) -> None:
+    r = check(tmp_path, '[web]\nlisten = "0.0.0.0"\n')
+    assert r.returncode != 0 and "is not loopback, so a login is required" in r.stderr
+    ok = check(tmp_path, f'[web]\nlisten = "0.0.0.0"\npassword_hash = "{hash_password("x", n=2**10)}"\n')
+    assert ok.returncode == 0, ok.stderr
+
+
+@pytest.mark.parametrize("toml, words", [
+    ('[web]\npassword_hash = "hunter2-plain-text"\n', "is not a hash made by `rackpulse hash-password`"),
+    ('[web]\napi_token_hash = "tok-plain-text"\n', "is not a hash made by `rackpulse make-token`"),
+    ('[web]\ntls_cert_file = "/etc/ssl/cert.pem"\n', "set both web.tls_cert_file and web.tls_key_file"),
+])
+def test_check_config_applies_every_rule_serve_applies(tmp_path: Path, toml: str, words: str) -> None:
+    r = check(tmp_path, toml)
+    assert r.returncode != 0 and words in r.stderr
+    assert "hunter2" not in r.stderr + r.stdout and "tok-plain" not in r.stderr + r.stdout
+
+
+SECRET = "s3cr3t-V4LUE"
+
+
+@pytest.mark.parametrize("toml", [
+    f'[web]\npassword_hash = ["{SECRET}"]\n',
+    f'[web]\napi_token_hash = ["{SECRET}"]\n',
+    f'[[collectors.snmp.targets]]\nname = "sw"\nhost = "10.0.0.2"\ncommunity = ["{SECRET}"]\n',
+    f'[[collectors.snmp.targets]]\nname = "sw"\nhost = "10.0.0.2"\nversion = "3"\nauth_password = {{ a = "{SECRET}" }}\n',
+    f'[[alerts.channels]]\nname = "n"\nurl = "ftp://{SECRET}@ntfy.example/x"\n',
+    f'[[alerts.channels]]\nname = "n"\nurl = "https://h.example/x"\nheaders = "Bearer {SECRET}"\n',
+])
+def test_a_config_error_names_the_key_of_a_secret_but_never_its_value(tmp_path: Path, toml: str) -> None:
+    r = check(tmp_path, toml)
+    assert r.returncode != 0 and "value not shown: it is a secret" in r.stderr
+    assert SECRET not in r.stderr + r.stdout
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_the_database_its_wal_and_the_agent_outbox_are_readable_by_their_owner_only(tmp_path: Path) -> None:
+    old = os.umask(0o022)  # a usual umask would give 0644
+    try:
+        url = f"sqlite:///{tmp_path / 'db' / 'rackpulse.db'}"
+        upgrade(url)
+        engine = make_engine(url)
+        with engine.begin() as c:
+            c.exec_driver_sql("CREATE TABLE t (x)")
+        box = Outbox(tmp_path / "outbox.db", 1 << 20)
+        files = [tmp_path / "db" / "rackpulse.db", tmp_path / "db" / "rackpulse.db-wal", tmp_path / "outbox.db"]
+        assert {f.name: mode(f) for f in files if f.exists()} == {f.name: 0o600 for f in files}
+        box.close()
+        engine.dispose()
+    finally:
+        os.umask(old)
+
+
+def test_the_systemd_units_create_private_files() -> None:
+    for unit in ("rackpulse.service", "rackpulse-agent.service"):
+        assert "\nUMask=0027\n" in (ROOT / "deploy" / "systemd" / unit).read_text()
+
+
+def test_a_newline_from_a_device_cannot_forge_a_second_log_line() -> None:
+    record = logging.LogRecord("rackpulse.x", logging.WARNING, __file__, 1, "peer %s down",
+                               ("10.0.0.1\n2026-11-23 00:00:00 INFO rackpulse: all good\x1b[2J",), None)
+    line = OneLineFormatter("%(levelname)s %(message)s").format(record)
+    assert line == "WARNING peer 10.0.0.1\\n2026-11-23 00:00:00 INFO rackpulse: all good\\x1b[2J down"
+
+
+EVENT = {"id": 1, "kind": "firing", "rule": "bgp_peer_down", "subject": "p", "severity": "critical",
+         "summary": "BGP peer @everyone <!channel> *down* [click](http://evil.example)", "labels": {"host": "nas"},
+         "ts": 1.0, "duration": None, "since": 1.0}
+
+
+def test_slack_text_cannot_ping_the_channel_or_forge_a_link() -> None:
+    import json
+
+    text = json.loads(render(Channel("s", "https://x", "slack"), EVENT)[0])["text"]
+    assert "<!channel>" not in text and "&lt;!channel&gt;" in text
+
+
+def test_discord_text_cannot_mention_everyone_or_use_markdown() -> None:
+    import json
+
+    doc = json.loads(render(Channel("d", "https://x", "discord"), EVENT)[0])
+    assert doc["allowed_mentions"] == {"parse": []}
+    assert "@everyone" not in doc["content"] and "\\*down\\*" in doc["content"] and "\\[click\\]" in doc["content"]
