@@ -250,3 +250,11 @@ def test_the_alerts_page_acks_and_silences_with_a_csrf_token(tmp_path: Path) -> 
             assert s.status_code == 303 and "until" in (await c.get("/alerts")).text
 
     asyncio.run(scenario())
+
+
+def test_a_member_whose_serial_is_unknown_is_described_in_words() -> None:
+    from app.views import describe_member
+
+    text = describe_member({"bay": None, "model": None, "serial": None, "device": "sdh1", "state": "faulty"})
+    assert text == "bay unknown, model unknown serial unknown (not readable from the disk), was sdh1"
+    assert "?" not in text

@@ -143,3 +143,19 @@ def test_no_json_shape_crashes_the_parser(doc: object) -> None:
         judge_health(d)
     except ParseError:
         pass
+
+
+def test_a_standing_udma_crc_count_is_history_not_a_warning() -> None:
+    # 108 CRC errors on an otherwise healthy disk: the cable was bad once, the disk is fine.
+    d = load("scrutiny__smart-ata-failed-scrutiny.json")
+    assert d.attributes["199"] == 108
+    assert judge_health(d, previous={"199": 108}) == (OK, [])
+    assert judge_health(d) == (OK, [])
+
+
+def test_a_rising_udma_crc_count_says_which_cable_to_check() -> None:
+    d = load("smartctl_exporter__HGST_HUS724020ALE640_28.json")
+    level, reasons = judge_health(d, previous={"199": 9}, where="shelf 1, bay 3")
+    assert (level, reasons) == (WARNING, ["UDMA CRC errors rose 9 -> 12: check the cable/backplane of shelf 1, bay 3"])
+    _, reasons = judge_health(d, previous={"199": 9})
+    assert reasons == [f"UDMA CRC errors rose 9 -> 12: check the cable/backplane of {d.device}"]

@@ -10,8 +10,6 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.alert_rules import MetricRule
-from app.alerts import Rule
 from app.auth import hash_password
 from app.config import load_config
 from app.db import upgrade

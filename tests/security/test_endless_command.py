@@ -1,0 +1,86 @@
+"""A collector command that never stops printing (a broken `vtysh`, here `yes`) is killed at
+its output cap: its collector is down with a clear error, the server's memory stays bounded
+and the other collectors run on."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from app.demo_agent import to_toml
+from collectors.base import CollectorError, run_command
+from tests.agent_hosts import get_json, rackpulse, stop, wait_for
+from tests.alerting.test_serve_episodes import FAILED
+from tests.peers import free_port
+
+
+def test_an_endless_command_is_killed_at_its_output_cap() -> None:
+    with pytest.raises(CollectorError, match=r"output exceeded 1048576 bytes \(command_max_bytes\); command killed: yes"):
+        run_command(["yes"], timeout=30, max_bytes=1 << 20)
+
+
+def test_a_command_within_the_cap_is_read_whole() -> None:
+    res = run_command(["seq", "200000"], timeout=30, max_bytes=2 << 20)
+    assert res.returncode == 0 and res.stdout.endswith(b"\n199999\n200000\n")
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+def test_an_endless_vtysh_leaves_the_server_bounded_and_the_other_collectors_running(tmp_path: Path) -> None:
+    (tmp_path / "root" / "proc").mkdir(parents=True)
+    (tmp_path / "root" / "proc" / "mdstat").write_text(FAILED)
+    port = free_port()
+    off = {"enabled": False}
+    cfg = {"host": "nas", "host_root": str(tmp_path / "root"), "web": {"port": port},
+           "storage": {"url": f"sqlite:///{tmp_path / 'r.db'}"},
+           "collectors": {**{n: off for n in ("smart", "bonding", "openvpn", "snmp", "nut", "hwmon", "heatpump")},
+                          "mdraid": {"interval": 0.5, "detail": False},
+                          # `yes -- -c "show ..."` prints its arguments forever, as fast as it can.
+                          "frr": {"enabled": True, "vtysh": ["yes", "--"], "interval": 1, "timeout": 30,
+                                  "command_timeout": 20}}}
+    (tmp_path / "rackpulse.toml").write_text(to_toml(cfg))
+    proc = rackpulse("serve", "--config", str(tmp_path / "rackpulse.toml"), log=tmp_path / "serve.log")
+    base = f"http://127.0.0.1:{port}"
+    try:
+        def frr_failed_twice():  # type: ignore[no-untyped-def]
+            st = {c["name"]: c for c in get_json(f"{base}/api/state")["collectors"]}
+            frr = st["frr"]
+            return frr if frr["up"] is False and "output exceeded" in (frr["last_error"] or "") else None
+
+        frr = wait_for(frr_failed_twice, 60, "frr to fail at its output cap")
+        assert "(command_max_bytes); command killed: yes -- -c show" in frr["last_error"]
+        runs_then = get_json(f"{base}/api/state")
+        md_then = next(c for c in runs_then["collectors"] if c["name"] == "mdraid")["last_success"]
+        time.sleep(3)  # a few more endless runs of frr, each killed at 16 MiB
+        state = get_json(f"{base}/api/state")
+        md = next(c for c in state["collectors"] if c["name"] == "mdraid")
+        assert md["up"] is True and md["last_success"] > md_then
+        assert state["arrays"][0]["degraded"] is True  # and it still reads the array
+        assert rss_mb(proc.pid) < 300
+        # The killed commands are gone, not left running beside the server.
+        assert len([p for p in os.listdir("/proc") if p.isdigit() and _parent(int(p)) == proc.pid
+                    and _state(int(p)) != "Z"]) <= 1  # at most the run going on right now
+    finally:
+        stop(proc)
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "gone"
+
+
+def _parent(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return -1

@@ -1,0 +1,73 @@
+"""/metrics of a server with agents is one valid exposition: `promtool check metrics` (the real
+one, from Debian's prometheus package) accepts it, each family appears once, gzip when asked."""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import time
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+from prometheus_client.parser import text_string_to_metric_families
+
+from app import agents
+from app.config import load_config
+from app.db import make_engine, upgrade
+from app.scheduler import Scheduler, Snapshot
+from app.web import create_app
+from collectors.base import Collector, CollectResult, MetricSpec, Sample
+from tests.test_agents import batch, body, post, run_record
+
+
+class Disks(Collector):
+    name = "smart"
+    metrics = {"rackpulse_disk_temperature_celsius": MetricSpec("Drive temperature."),
+               "rackpulse_disk_health": MetricSpec("0 ok, 1 warning, 2 failing.")}
+
+    def collect(self) -> CollectResult:
+        return CollectResult([Sample.of("rackpulse_disk_temperature_celsius", 31, serial="LOCAL1"),
+                              Sample.of("rackpulse_disk_health", 0, serial="LOCAL1")])
+
+
+def server_with_agents(tmp_path: Path) -> TestClient:
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    upgrade(url)
+    cfg = load_config(None, {"host": "server", "storage": {"url": url}})
+    engine = make_engine(url)
+    snap = Snapshot(host="server")
+    import asyncio
+
+    asyncio.run(Scheduler({"smart": Disks()}, {"smart": (30, 10)}, snap).run_all_once())
+    tokens = {h: agents.issue(engine, h) for h in ("ceph1", "ceph2")}
+    app = create_app(cfg, collect=False, snapshot=snap, migrate=False)
+    client = TestClient(app, base_url="http://127.0.0.1")
+    now = time.time()
+    for host, token in tokens.items():
+        r = post(client, token, body(batch([run_record(1, now - 10)], host=host)))
+        assert r.status_code == 200, r.text
+    return client
+
+
+def test_promtool_accepts_the_metrics_of_a_server_with_agents(tmp_path: Path) -> None:
+    with server_with_agents(tmp_path) as client:
+        text = client.get("/metrics").text
+    # The same family from the server and two agents: its header once, its samples together.
+    assert text.count("# TYPE rackpulse_disk_temperature_celsius gauge") == 1
+    lines = [line for line in text.splitlines() if line.startswith("rackpulse_disk_temperature_celsius{")]
+    assert sorted(line.split('host="')[1].split('"')[0] for line in lines) == ["ceph1", "ceph2", "server"]
+    first = text.index("# TYPE rackpulse_disk_temperature_celsius")
+    block = text[first:].split("# HELP", 1)[0]
+    assert all(line in block for line in lines)
+    check = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True, timeout=60)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert {f.name for f in text_string_to_metric_families(text)} >= {"rackpulse_disk_temperature_celsius", "rackpulse_agent_batches"}
+
+
+def test_metrics_with_agents_are_gzip_compressed_when_the_scraper_asks(tmp_path: Path) -> None:
+    with server_with_agents(tmp_path) as client:
+        plain = client.get("/metrics", headers={"Accept-Encoding": "identity"})
+        raw = client.get("/metrics", headers={"Accept-Encoding": "gzip"})
+    assert "content-encoding" not in plain.headers
+    assert raw.headers["content-encoding"] == "gzip" and raw.text == plain.text
+    assert len(gzip.compress(plain.content)) < len(plain.content)
