@@ -48,7 +48,7 @@ class Sessions:
             if c.execute(update(meta).where(meta.c.key == key).values(value=value)).rowcount == 0:
                 c.execute(meta.insert().values(key=key, value=value))
 
-    def _load(self) -> bytes:
+    def load(self) -> bytes:
         with self._lock:
             if self._key is not None:
                 return self._key
@@ -70,12 +70,12 @@ class Sessions:
             return self._key
 
     def _sign(self, text: str) -> str:
-        return hmac.new(self._load(), text.encode(), hashlib.sha256).hexdigest()
+        return hmac.new(self.load(), text.encode(), hashlib.sha256).hexdigest()
 
     # -- sessions -------------------------------------------------------------------------
 
     def make(self, now: float | None = None) -> str:
-        self._load()
+        self.load()
         body = f"{os.urandom(16).hex()}.{int((now or time.time()) + SESSION_SECONDS)}.{self._generation}"
         return f"{body}.{self._sign(body)}"
 
@@ -104,7 +104,7 @@ class Sessions:
         self._put("sessions_revoked", revoked)
 
     def logout_everywhere(self) -> None:
-        self._load()
+        self.load()
         with self._lock:
             self._generation += 1
             self._revoked = {}

@@ -158,6 +158,7 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if migrate:
             upgrade(cfg.storage.url)
+        await run_in_threadpool(sessions.load)  # the stored session secret, before the first request needs it
         agents.restore()
         if scheduler is not None:
             scheduler.restore()

@@ -18,3 +18,4 @@ $PY bench/heatpump_poll.py
 $PY bench/alerts.py
 $PY bench/agents.py
 $PY bench/agent_footprint.py
+$PY bench/trust.py

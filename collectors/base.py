@@ -150,13 +150,17 @@ class OutputTooLarge(Exception):
 
 
 def _read_capped(proc: subprocess.Popen[bytes], timeout: float, max_bytes: int) -> tuple[bytes, bytes]:
-    """communicate(), but never holding more than max_bytes of stdout (stderr is kept to its start)."""
+    """communicate(), but never holding more than max_bytes of stdout (stderr is kept to its start).
+
+    Output is kept as a list of chunks, joined once at the end: a growing buffer would be
+    reallocated again and again, and the freed copies stay in the allocator's arenas."""
     deadline = time.monotonic() + timeout
-    out, err = bytearray(), bytearray()
-    streams = {proc.stdout: out, proc.stderr: err}
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()  # type: ignore[union-attr]
+    chunks: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
+    sizes = dict.fromkeys(chunks, 0)
     with selectors.DefaultSelector() as sel:
-        for stream in streams:
-            sel.register(stream, selectors.EVENT_READ)
+        for fd in chunks:
+            sel.register(fd, selectors.EVENT_READ)
         while sel.get_map():
             left = deadline - time.monotonic()
             if left <= 0:
@@ -164,23 +168,23 @@ def _read_capped(proc: subprocess.Popen[bytes], timeout: float, max_bytes: int) 
             for key, _ in sel.select(left):
                 chunk = os.read(key.fd, 65536)
                 if not chunk:
-                    sel.unregister(key.fileobj)
+                    sel.unregister(key.fd)
                     continue
-                buf = streams[key.fileobj]  # type: ignore[index]
-                if buf is out:
-                    out += chunk
-                    if len(out) > max_bytes:
-                        raise OutputTooLarge
-                elif len(err) < STDERR_MAX_BYTES:
-                    err += chunk[: STDERR_MAX_BYTES - len(err)]
+                limit = max_bytes if key.fd == out_fd else STDERR_MAX_BYTES
+                if key.fd == out_fd and sizes[key.fd] + len(chunk) > limit:
+                    chunks[out_fd].clear()
+                    raise OutputTooLarge
+                if sizes[key.fd] < limit:
+                    chunks[key.fd].append(chunk[: limit - sizes[key.fd]])
+                    sizes[key.fd] += len(chunk)
     try:
         proc.wait(max(deadline - time.monotonic(), 0.01))
     except subprocess.TimeoutExpired:
         raise subprocess.TimeoutExpired(proc.args, timeout) from None  # closed its output, still running
     finally:
-        for stream in streams:
-            stream.close()  # type: ignore[union-attr]
-    return bytes(out), bytes(err)
+        proc.stdout.close()  # type: ignore[union-attr]
+        proc.stderr.close()  # type: ignore[union-attr]
+    return b"".join(chunks[out_fd]), b"".join(chunks[err_fd])
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

@@ -1,0 +1,131 @@
+"""What issue 13's guards cost and hold, measured on real `rackpulse serve` processes:
+
+1. RSS of a server whose FRR collector runs an endless command (`yes`), over 20 s, against the
+   same server without it (the cap: command_max_bytes, 16 MiB).
+2. /healthz latency while 8 clients guess passwords as fast as they can (scrypt runs in the
+   thread pool, the throttle answers 429 after 10 failures a minute per address).
+3. Scrape size and time of /metrics, plain and gzip.
+
+Prints figures; asserts nothing. Run: .venv/bin/python bench/trust.py
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from tempfile import TemporaryDirectory
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from app.auth import hash_password  # noqa: E402
+from app.demo_agent import to_toml  # noqa: E402
+from tests.agent_hosts import rackpulse, stop, wait_for  # noqa: E402
+from tests.peers import free_port  # noqa: E402
+
+MDSTAT = """Personalities : [raid6] [raid5] [raid4]
+md0 : active raid5 sdc1[3](F) sdb1[0] sdd1[2]
+      8385664 blocks level 5, 64k chunk, algorithm 2 [3/2] [U_U]
+
+unused devices: <none>
+"""
+OFF = {"enabled": False}
+
+
+def serve(tmp: Path, endless: bool, password: str | None = None) -> tuple[object, str]:
+    (tmp / "root" / "proc").mkdir(parents=True, exist_ok=True)
+    (tmp / "root" / "proc" / "mdstat").write_text(MDSTAT)
+    port = free_port()
+    web: dict[str, object] = {"port": port}
+    if password:
+        web["password_hash"] = hash_password(password)  # the default cost, as a real install has it
+    cfg = {"host": "bench", "host_root": str(tmp / "root"), "web": web, "storage": {"url": f"sqlite:///{tmp / 'r.db'}"},
+           "collectors": {**{n: OFF for n in ("smart", "bonding", "openvpn", "snmp", "nut", "hwmon", "heatpump")},
+                          "mdraid": {"interval": 1, "detail": False},
+                          "frr": {"enabled": endless, "vtysh": ["yes", "--"], "interval": 1, "timeout": 30,
+                                  "command_timeout": 20}}}
+    (tmp / "c.toml").write_text(to_toml(cfg))
+    proc = rackpulse("serve", "--config", str(tmp / "c.toml"), log=tmp / "serve.log")
+    base = f"http://127.0.0.1:{port}"
+    wait_for(lambda: urllib.request.urlopen(base + "/healthz", timeout=2).status == 200, 60, "server")
+    return proc, base
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def bench_rss(seconds: float = 20.0) -> None:
+    for endless in (False, True):
+        with TemporaryDirectory() as d:
+            proc, _ = serve(Path(d), endless)
+            samples = []
+            t_end = time.monotonic() + seconds
+            while time.monotonic() < t_end:
+                samples.append(rss_mb(proc.pid))  # type: ignore[attr-defined]
+                time.sleep(0.25)
+            stop(proc)  # type: ignore[arg-type]
+            killed = (Path(d) / "serve.log").read_text().count("output exceeded")
+            print(f"rss {'endless vtysh' if endless else 'no frr       '}: max {max(samples):.0f} MB, "
+                  f"median {statistics.median(samples):.0f} MB over {seconds:.0f}s"
+                  + (f" (frr failures logged: {killed}; the log says it once per outage)" if endless else ""))
+
+
+def timed_get(url: str) -> float:
+    t0 = time.perf_counter()
+    with urllib.request.urlopen(url, timeout=10) as r:
+        r.read()
+    return (time.perf_counter() - t0) * 1000
+
+
+def bench_guessers(guessers: int = 8, seconds: float = 15.0) -> None:
+    with TemporaryDirectory() as d:
+        proc, base = serve(Path(d), False, password="the real one")
+        quiet = [timed_get(base + "/healthz") for _ in range(200)]
+        stop_at = time.monotonic() + seconds
+        answers: dict[int, int] = {}
+        lock = threading.Lock()
+
+        def guess() -> None:
+            form = urllib.parse.urlencode({"password": "wrong", "next": "/"}).encode()
+            while time.monotonic() < stop_at:
+                try:
+                    with urllib.request.urlopen(base + "/login", data=form, timeout=10) as r:
+                        code = r.status
+                except urllib.error.HTTPError as exc:
+                    code = exc.code
+                with lock:
+                    answers[code] = answers.get(code, 0) + 1
+
+        threads = [threading.Thread(target=guess) for _ in range(guessers)]
+        for t in threads:
+            t.start()
+        time.sleep(0.5)
+        busy = []
+        while time.monotonic() < stop_at - 0.5:
+            busy.append(timed_get(base + "/healthz"))
+            time.sleep(0.02)
+        for t in threads:
+            t.join()
+        stop(proc)  # type: ignore[arg-type]
+
+    def q(xs: list[float], p: float) -> float:
+        return sorted(xs)[min(len(xs) - 1, int(len(xs) * p))]
+
+    print(f"/healthz alone: p50 {q(quiet, .5):.2f} ms, p99 {q(quiet, .99):.2f} ms ({len(quiet)} requests)")
+    print(f"/healthz with {guessers} password guessers: p50 {q(busy, .5):.2f} ms, p99 {q(busy, .99):.2f} ms "
+          f"({len(busy)} requests); guessers' answers {dict(sorted(answers.items()))} "
+          "(200: 'Wrong password' page, 429: throttled)")
+
+
+if __name__ == "__main__":
+    bench_rss()
+    bench_guessers()
