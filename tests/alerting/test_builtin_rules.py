@@ -1,0 +1,253 @@
+"""Every built-in alert rule fires on its condition and stays quiet on the nearest healthy
+state. States start from what the real collectors produced for the healthy demo host and
+change one thing; the overview tile of the same domain must agree that something is wrong."""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app import views
+from app.agents import Agents, agent_conditions
+from app.alert_rules import BUILTIN, Conditions
+from app.config import load_config
+from app.db import make_engine, upgrade
+from app.models import agent
+from app.scheduler import CollectorStatus, Snapshot
+
+States = dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def healthy(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
+    from tests.test_web import demo_app
+
+    snap = demo_app(tmp_path_factory.mktemp("demo"), 0).state.snapshot
+    assert Conditions().build(snap) == []  # the starting point is healthy
+    return snap
+
+
+def with_states(base: Snapshot, change: Callable[[States], None]) -> Snapshot:
+    snap = Snapshot(host=base.host, statuses=copy.deepcopy(base.statuses), states=copy.deepcopy(base.states))
+    change(snap.states)
+    return snap
+
+
+def fired(snap: Snapshot) -> set[str]:
+    return {c.rule for c in Conditions().build(snap)}
+
+
+def tile(snap: Snapshot, title: str) -> str:
+    return next(t["level"] for t in views.overview(snap)["tiles"] if t["title"] == title)
+
+
+def member(s: States, i: int = 3) -> dict[str, Any]:
+    return s["mdraid"]["arrays"][0]["members"][i]
+
+
+def array(s: States) -> dict[str, Any]:
+    return s["mdraid"]["arrays"][0]
+
+
+def degrade(s: States) -> None:
+    array(s).update(degraded=True, disks_working=11, failed=1, slot_map="UUU_UUUUUUUU")
+    member(s)["state"] = "failed"
+
+
+def rebuild(s: States) -> None:
+    """A replacement disk is being rebuilt onto: the array is still degraded until it is done."""
+    degrade(s)
+    array(s).update(sync_action="recovery", sync_ratio=0.4, failed=0)
+    member(s)["state"] = "spare"
+
+
+def scrub(s: States) -> None:
+    array(s).update(sync_action="check", sync_ratio=0.4)
+
+
+def failed_member_spare_took_over(s: States) -> None:
+    """A member failed and a hot spare took its place: not degraded, but the disk must go."""
+    array(s)["failed"] = 1
+    member(s)["state"] = "failed"
+
+
+def member_is_spare(s: States) -> None:
+    member(s)["state"] = "spare"
+
+
+def disk(s: States, **attrs: Any) -> None:
+    d = s["smart"]["disks"][2]
+    d.update(attrs)
+
+
+def peer(s: States, **attrs: Any) -> None:
+    s["frr"]["peers"][0].update(attrs)
+
+
+def all_peers(s: States, up: bool) -> None:
+    for p in s["frr"]["peers"]:
+        if not p["admin_down"]:
+            p.update(up=up, state="Established" if up else "Active")
+
+
+def all_but_one_peer_down(s: States) -> None:
+    all_peers(s, False)
+    s["frr"]["peers"][0].update(up=True, state="Established")
+
+
+CASES: dict[str, tuple[Callable[[States], None], Callable[[States], None], str | None]] = {
+    # rule: (make it fire, the nearest healthy state, the overview tile that must not be ok)
+    "array_degraded": (degrade, scrub, "Arrays"),
+    "array_member_failed": (failed_member_spare_took_over, member_is_spare, "Arrays"),
+    "disk_failing": (lambda s: disk(s, health=2, health_name="failing", reasons=["SMART overall health: FAILED"]),
+                     lambda s: disk(s, health=0, reasons=[]), "Disks"),
+    "disk_warning": (lambda s: disk(s, health=1, health_name="warning",
+                                    reasons=["5 Reallocated_Sector_Ct rose 0 -> 8"]),
+                     lambda s: disk(s, health=1, health_name="warning", reasons=["self-test log contains errors"]),
+                     "Disks"),
+    "disk_hot": (lambda s: disk(s, temperature=50.0), lambda s: disk(s, temperature=49.9), None),
+    "bgp_peer_down": (lambda s: peer(s, up=False, state="Active"),
+                      lambda s: peer(s, up=False, state="Idle (Admin)", admin_down=True), "BGP"),
+    "bgp_all_peers_down": (lambda s: all_peers(s, False), all_but_one_peer_down, "BGP"),
+    "vpn_down": (lambda s: s["openvpn"]["instances"][0].update(up=False, error="status file is 300 s old"),
+                 lambda s: s["openvpn"]["instances"][0].update(up=True, error=None), "VPN"),
+    "vpn_tunnel_drops": (lambda s: s["openvpn"]["instances"][0].update(drops_delta=5),
+                         lambda s: s["openvpn"]["instances"][0].update(drops_delta=0), "VPN"),
+    "bond_slave_down": (lambda s: s["bonding"]["bonds"][0]["slaves"][3].update(up=False),
+                        lambda s: s["bonding"]["bonds"][0]["slaves"][3].update(up=True, link_failures=9), "Bonds"),
+    "heatpump_fault": (lambda s: s["heatpump"].update(fault=True, active_error=17),
+                       lambda s: s["heatpump"].update(fault=False, active_error=0), "Heat pump"),
+    "ups_on_battery": (lambda s: s["nut"]["ups"][0].update(on_battery=True, on_battery_seconds=40, flags=["OB"]),
+                       lambda s: s["nut"]["ups"][0].update(on_battery=False, flags=["OL", "CHRG"]), "Power"),
+    "ups_low_battery": (lambda s: s["nut"]["ups"][0].update(on_battery=True, low_battery=True, charge=9.0),
+                        lambda s: s["nut"]["ups"][0].update(on_battery=False, low_battery=False, charge=9.0), "Power"),
+    "rail_out_of_range": (lambda s: s["hwmon"]["rails"][0].update(volts=11.2, ok=False),
+                          lambda s: s["hwmon"]["rails"][0].update(volts=11.4, ok=True), "Power"),
+    "fan_stalled": (lambda s: s["hwmon"]["fans"][0].update(rpm=0.0, stalled=True, why="0 RPM, below 600"),
+                    lambda s: s["hwmon"]["fans"][0].update(rpm=610.0, stalled=False, why="610 RPM"), "Power"),
+}
+
+
+@pytest.mark.parametrize("rule", sorted(CASES))
+def test_a_rule_fires_on_its_condition_and_the_tile_agrees(healthy: Snapshot, rule: str) -> None:
+    bad, _, title = CASES[rule]
+    snap = with_states(healthy, bad)
+    assert rule in fired(snap)
+    if title:
+        assert tile(snap, title) != views.OK
+
+
+@pytest.mark.parametrize("rule", sorted(CASES))
+def test_a_rule_stays_quiet_on_the_nearest_healthy_state(healthy: Snapshot, rule: str) -> None:
+    _, near, _ = CASES[rule]
+    assert rule not in fired(with_states(healthy, near))
+
+
+def test_a_rebuilding_array_is_still_degraded(healthy: Snapshot) -> None:
+    snap = with_states(healthy, rebuild)
+    assert "array_degraded" in fired(snap) and tile(snap, "Arrays") == views.BAD
+
+
+def status(name: str, **kw: Any) -> CollectorStatus:
+    return CollectorStatus(name, 30, 10, **kw)
+
+
+def test_collector_down_fires_for_a_failed_or_stale_collector_and_not_for_an_absent_source() -> None:
+    now = time.time()
+    snap = Snapshot(host="nas")
+    snap.statuses = {"frr": status("frr", up=False, last_error="vtysh timed out", last_success=now - 40),
+                     "nut": status("nut", up=True, last_success=now - 200),  # 3 intervals missed: stale
+                     "smart": status("smart", up=True, no_data=True, last_success=now - 5, last_error="no disks"),
+                     "bonding": status("bonding", up=True, last_success=now - 89)}
+    got = {c.subject for c in Conditions().build(snap, now=now) if c.rule == "collector_down"}
+    assert got == {"frr", "nut"}
+
+
+def test_heatpump_unreachable_fires_when_its_collector_is_down_and_not_when_up(healthy: Snapshot) -> None:
+    down = with_states(healthy, lambda s: None)
+    down.statuses["heatpump"] = status("heatpump", up=False, last_error="Modbus: no answer within 3s")
+    assert "heatpump_unreachable" in fired(down) and tile(down, "Heat pump") == views.BAD
+    up = with_states(healthy, lambda s: None)
+    up.statuses["heatpump"] = status("heatpump", up=True, last_success=time.time())
+    assert "heatpump_unreachable" not in fired(up)
+
+
+@pytest.mark.parametrize("kind, title", [("bond_slave_flapping", "bonding"), ("switch_port_flapping", "snmp")])
+def test_flapping_fires_on_the_third_failure_within_an_hour_and_not_the_second(healthy: Snapshot, kind: str,
+                                                                              title: str) -> None:
+    def count(s: States, n: int) -> None:
+        if title == "bonding":
+            s["bonding"]["bonds"][0]["slaves"][3]["link_failures"] = n
+        else:
+            s["snmp"]["targets"][0]["ports"][6]["flaps"] = n
+
+    for rises, fires in ((2, False), (3, True)):
+        cond = Conditions(flap_count=3)
+        t0 = 1_790_000_000.0
+        cond.build(with_states(healthy, lambda s: count(s, 10)), now=t0)
+        later = cond.build(with_states(healthy, lambda s, r=rises: count(s, 10 + r)), now=t0 + 1800)
+        assert (kind in {c.rule for c in later}) is fires
+    # Three failures spread over more than an hour are not flapping.
+    cond = Conditions(flap_count=3)
+    cond.build(with_states(healthy, lambda s: count(s, 10)), now=t0)
+    late = cond.build(with_states(healthy, lambda s: count(s, 13)), now=t0 + 3700)
+    assert kind not in {c.rule for c in late}
+
+
+@pytest.fixture
+def agents_db(tmp_path: Path):  # type: ignore[no-untyped-def]
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    upgrade(url)
+    engine = make_engine(url)
+    from app import agents as agents_mod
+
+    agents_mod.issue(engine, "ceph1")
+    cfg = load_config(None, {"host": "server", "storage": {"url": url},
+                             "agents": {"silent_after": 120, "clock_skew_warning": 30}})
+    yield engine, Agents(engine, "server"), cfg
+    engine.dispose()
+
+
+def set_agent(engine, **values: Any) -> None:  # type: ignore[no-untyped-def]
+    with engine.begin() as c:
+        c.execute(agent.update().where(agent.c.host == "ceph1").values(**values))
+
+
+def test_agent_silent_fires_past_silent_after_and_not_before(agents_db) -> None:  # type: ignore[no-untyped-def]
+    engine, agents, cfg = agents_db
+    now = time.time()
+    set_agent(engine, last_contact=now - 121, clock_skew=0.0)
+    assert [c.rule for c in agent_conditions(agents, cfg, now)] == ["agent_silent"]
+    set_agent(engine, last_contact=now - 119)
+    assert agent_conditions(agents, cfg, now) == []
+
+
+def test_agent_clock_skew_fires_past_the_warning_and_not_at_it(agents_db) -> None:  # type: ignore[no-untyped-def]
+    engine, agents, cfg = agents_db
+    now = time.time()
+    set_agent(engine, last_contact=now - 5, clock_skew=-31.0)
+    conds = agent_conditions(agents, cfg, now)
+    assert [c.rule for c in conds] == ["agent_clock_skew"] and "31s ahead of the server's" in conds[0].summary
+    set_agent(engine, clock_skew=30.0)
+    assert agent_conditions(agents, cfg, now) == []
+
+
+def test_agent_cardinality_fires_while_batches_are_refused_and_clears_after_one_is_taken(agents_db) -> None:  # type: ignore[no-untyped-def]
+    engine, agents, cfg = agents_db
+    now = time.time()
+    set_agent(engine, last_contact=now - 5, clock_skew=0.0)
+    agents.over_limit["ceph1"] = (now, "host 'ceph1' has 20000 series and this would add 12")
+    assert [c.rule for c in agent_conditions(agents, cfg, now)] == ["agent_cardinality"]
+    agents.over_limit.pop("ceph1")
+    assert agent_conditions(agents, cfg, now) == []
+
+
+def test_every_built_in_rule_is_tested_here() -> None:
+    here = set(CASES) | {"collector_down", "heatpump_unreachable", "bond_slave_flapping", "switch_port_flapping",
+                         "agent_silent", "agent_clock_skew", "agent_cardinality"}
+    assert here == set(BUILTIN)
