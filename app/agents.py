@@ -334,6 +334,8 @@ class Agents:
         out = [render_families(own, SERVER_METRICS, self.local_host)] if own else []
         with self._lock:
             for host, snap in sorted(self.snapshots.items()):
+                if host == self.local_host:
+                    continue  # the server's own series: an agent may not stand in for it (duplicate series)
                 for coll, samples in sorted(snap.samples.items()):
                     key = (host, coll)
                     cached = self._blocks.get(key)

@@ -207,6 +207,12 @@ def cmd_agents(args: argparse.Namespace) -> int:
             print(f"rackpulse agents {args.action}: name the host", file=sys.stderr)
             return 2
         if args.action == "issue":
+            if args.host == cfg.host:
+                # Its series would carry the same host label as the server's own: Prometheus
+                # refuses a scrape with a series twice, so this would take /metrics down.
+                print(f"rackpulse agents issue: {args.host!r} is this server's own host name (host in the "
+                      "config); give the agent host its own name", file=sys.stderr)
+                return 2
             token = agents.issue(engine, args.host)
             print(f"token for agent {args.host} (shown once; only its hash is stored):\n{token}")
             print(f"on {args.host}: put it in /etc/rackpulse/agent.token (mode 0600) and run "

@@ -32,9 +32,25 @@ def test_register_words_decode_to_values(dtype: str, words: list[int], value: fl
     assert decode(dtype, words) == value
 
 
-@given(st.sampled_from(["t10", "t100", "u16", "i16", "total"]), st.lists(st.integers(0, 0xFFFF), max_size=2))
-def test_no_word_crashes_the_decoder(dtype: str, words: list[int]) -> None:
-    decode(dtype, words)
+DTYPES = ["t10", "t100", "u16", "i16", "total"]
+
+
+@given(st.sampled_from(DTYPES), st.sampled_from([0x8000, 0x9000]), st.integers(0, 0xFFFF))
+def test_a_not_available_word_decodes_to_not_available_for_every_type(dtype: str, sentinel: int, other: int) -> None:
+    assert decode(dtype, [sentinel, other]) is None
+    assert decode("total", [other, sentinel]) is None  # the high word of a total too
+
+
+@given(st.sampled_from(DTYPES), st.lists(st.integers(0, 0xFFFF), min_size=2, max_size=2))
+def test_every_other_word_decodes_to_a_value_in_the_range_of_its_type(dtype: str, words: list[int]) -> None:
+    value = decode(dtype, words)
+    if words[0] in (0x8000, 0x9000) or (dtype == "total" and words[1] in (0x8000, 0x9000)):
+        assert value is None
+        return
+    assert value is not None
+    low, high = {"u16": (0, 65535), "i16": (-32768, 32767), "t10": (-3276.8, 3276.7), "t100": (-327.68, 327.67),
+                 "total": (0, 65535 * 1000 + 65535)}[dtype]
+    assert low <= value <= high
 
 
 @pytest.fixture

@@ -71,3 +71,29 @@ def test_metrics_with_agents_are_gzip_compressed_when_the_scraper_asks(tmp_path:
     assert "content-encoding" not in plain.headers
     assert raw.headers["content-encoding"] == "gzip" and raw.text == plain.text
     assert len(gzip.compress(plain.content)) < len(plain.content)
+
+
+def test_an_agent_named_like_the_server_cannot_take_metrics_down(tmp_path: Path) -> None:
+    """Its series would repeat the server's own (same host label): Prometheus refuses such a scrape."""
+    with server_with_agents(tmp_path) as client:
+        engine = make_engine(f"sqlite:///{tmp_path / 'r.db'}")
+        token = agents.issue(engine, "server")  # made behind the CLI's back, which refuses it
+        r = post(client, token, body(batch([run_record(1, time.time() - 5)], host="server")))
+        assert r.status_code == 200
+        text = client.get("/metrics").text
+    assert text.count('rackpulse_disk_temperature_celsius{host="server",serial="LOCAL1"}') == 1
+    assert 'rackpulse_disk_temperature_celsius{host="server",serial="ZA1049HK"}' not in text
+    check = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True, timeout=60)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_the_cli_refuses_an_agent_token_for_the_servers_own_host_name(tmp_path: Path) -> None:
+    import os
+    import sys
+
+    cfg = tmp_path / "r.toml"
+    cfg.write_text(f'host = "nas"\n[storage]\nurl = "sqlite:///{tmp_path / "r.db"}"\n')
+    root = Path(__file__).resolve().parents[2]
+    r = subprocess.run([sys.executable, "-m", "app.cli", "agents", "issue", "nas", "--config", str(cfg)], cwd=root,
+                       capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(root)})
+    assert r.returncode == 2 and "this server's own host name" in r.stderr and "rpa_" not in r.stdout

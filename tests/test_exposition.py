@@ -1,0 +1,52 @@
+"""The exposition format: whatever samples a host has (any label value, any finite or
+non-finite number), what /metrics renders parses back to exactly those samples."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from prometheus_client.parser import text_string_to_metric_families
+
+from app.exposition import merge, render_families
+from collectors.base import MetricSpec, Sample
+
+names = st.from_regex(r"\Arackpulse_[a-z_][a-z0-9_]{0,20}\Z")
+label_names = st.from_regex(r"\A[a-zA-Z][a-zA-Z0-9_]{0,12}\Z").filter(lambda n: n != "host")
+label_values = st.text(st.characters(blacklist_categories=("Cs",)), max_size=20)  # quotes, backslashes, newlines
+values = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-(2**53), 2**53).map(float))
+samples = st.lists(st.builds(lambda m, lab, v: Sample.of(m, v, **lab), names,
+                             st.dictionaries(label_names, label_values, max_size=3), values), max_size=25)
+hosts = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)
+
+
+def parsed(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    out = {}
+    for fam in text_string_to_metric_families(text):
+        for s in fam.samples:
+            out[(s.name, tuple(sorted(s.labels.items())))] = s.value
+    return out
+
+
+def same(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or a == b
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(hosts, samples), min_size=1, max_size=3, unique_by=lambda p: p[0]))
+def test_rendered_samples_of_many_hosts_parse_back_to_the_same_samples(parts) -> None:  # type: ignore[no-untyped-def]
+    """Hosts are unique in /metrics: the server refuses an agent named like itself."""
+    specs = {s.metric: MetricSpec("help \\ with\nnewline") for _, ss in parts for s in ss}
+    text = merge(render_families(ss, specs, host) for host, ss in parts).decode()
+    want: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
+    for host, ss in parts:
+        for s in ss:
+            key = (s.metric, tuple(sorted((*s.labels, ("host", host)))))
+            want.setdefault(key, s.value)  # the first of two identical series is the one rendered
+    got = parsed(text)
+    assert got.keys() == want.keys()
+    assert all(same(got[k], want[k]) for k in want)
+    # Each family's header once, whatever the number of hosts.
+    for m in {s.metric for _, ss in parts for s in ss}:
+        assert text.count(f"# TYPE {m} ") == 1
