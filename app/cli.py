@@ -147,9 +147,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from app.demo_power import start_upsd
 
     story_clock = lambda: (time.time() - driver.t0) * args.speed  # noqa: E731
-    upsd_port = start_upsd(story_clock)
-    isg_port = start_isg(story_clock)
-    cfg = load_config(None, demo.demo_config(root, db_url, args.port, args.interval, upsd_port, isg_port))
+    upsd = start_upsd(story_clock)
+    isg = start_isg(story_clock)
+    cfg = load_config(None, demo.demo_config(root, db_url, args.port, args.interval, upsd.port, isg.port))
     upgrade(db_url)
     engine = make_engine(db_url)
     n = demo.seed_history(Store(engine, cfg.host))

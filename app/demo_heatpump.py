@@ -7,8 +7,10 @@ import asyncio
 import math
 import socket
 import threading
-import time
 from collections.abc import Callable
+from typing import Any
+
+from app.demo_peer import DemoPeer
 
 NA = 0x8000
 
@@ -45,8 +47,8 @@ def registers(t: float) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
             {1500: [2] + [0] * 10})
 
 
-def start_isg(clock: Callable[[], float]) -> int:
-    """Start the simulated ISG on a free loopback port; values follow clock(). Returns the port."""
+def start_isg(clock: Callable[[], float]) -> DemoPeer:
+    """Start the simulated ISG on a free loopback port; values follow clock()."""
     from pymodbus.server import ModbusTcpServer
     from pymodbus.simulator import DataType, SimData, SimDevice
 
@@ -58,6 +60,7 @@ def start_isg(clock: Callable[[], float]) -> int:
     ir = [SimData(a, values=v, datatype=DataType.REGISTERS) for a, v in sorted(inputs.items())]
     hr = [SimData(a, values=v, datatype=DataType.REGISTERS, readonly=True) for a, v in sorted(holdings.items())]
     ready = threading.Event()
+    stopping: dict[str, Any] = {}
 
     def run() -> None:
         loop = asyncio.new_event_loop()
@@ -66,16 +69,27 @@ def start_isg(clock: Callable[[], float]) -> int:
         async def main() -> None:
             server = ModbusTcpServer(SimDevice(0, simdata=(bits, bits, hr, ir)), address=("127.0.0.1", port))
             await server.serve_forever(background=True)
+            stopping["event"], stopping["loop"] = asyncio.Event(), asyncio.get_running_loop()
             ready.set()
-            while True:
-                await asyncio.sleep(1.0)
+            while not stopping["event"].is_set():
+                try:
+                    await asyncio.wait_for(stopping["event"].wait(), 1.0)
+                except TimeoutError:
+                    pass
                 for wire, words in registers(clock())[0].items():
                     await server.async_setValues(0, 4, wire, words)
+            await server.shutdown()
 
         loop.run_until_complete(main())
+        loop.close()
 
-    threading.Thread(target=run, daemon=True, name="demo-isg").start()
+    thread = threading.Thread(target=run, daemon=True, name="demo-isg")
+    thread.start()
     if not ready.wait(10):
         raise RuntimeError("simulated ISG did not start")
-    time.sleep(0.05)
-    return port
+
+    def stop() -> None:
+        stopping["loop"].call_soon_threadsafe(stopping["event"].set)
+        thread.join(10)
+
+    return DemoPeer(port, stop)

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.demo import _atomic_write
+from app.demo_peer import DemoPeer
 
 
 def ups_vars(t: float) -> dict[str, str]:
@@ -49,13 +50,20 @@ class _Handler(socketserver.StreamRequestHandler):
             self.wfile.write(("\n".join(out) + "\n").encode())
 
 
-def start_upsd(clock: Callable[[], float]) -> int:
-    """A tiny upsd speaking NUT's protocol on a free loopback port; returns the port."""
+def start_upsd(clock: Callable[[], float]) -> DemoPeer:
+    """A tiny upsd speaking NUT's protocol on a free loopback port."""
     handler = type("DemoUpsd", (_Handler,), {"clock": staticmethod(clock)})
     server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True, name="demo-upsd").start()
-    return int(server.server_address[1])
+    thread = threading.Thread(target=server.serve_forever, daemon=True, name="demo-upsd")
+    thread.start()
+
+    def stop() -> None:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+    return DemoPeer(int(server.server_address[1]), stop)
 
 
 def write_hwmon(root: Path, t: float) -> None:

@@ -22,7 +22,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--polls", type=int, default=50)
     args = ap.parse_args()
-    port = start_isg(lambda: 65.0)
+    isg = start_isg(lambda: 65.0)
+    port = isg.port
     c = HeatpumpCollector("127.0.0.1", port, timeout=2)
     c.collect()  # detection and connection
     wall, cpu = [], []

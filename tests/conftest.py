@@ -46,3 +46,13 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'rackpulse.db'}"
     return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture(autouse=True)
+def _stop_demo_peers() -> Iterator[None]:
+    """The demo's simulated upsd and ISG a test started stop with it: no thread or port outlives a test."""
+    from tests.peers import DEMO_PEERS
+
+    yield
+    while DEMO_PEERS:
+        DEMO_PEERS.pop().stop()

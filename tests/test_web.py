@@ -18,6 +18,7 @@ from app.db import upgrade
 from app.scheduler import Scheduler, Snapshot
 from app.web import create_app
 from collectors import build_collectors
+from tests.peers import DEMO_PEERS
 
 GOLDEN = Path(__file__).parent / "golden" / "metrics.prom"
 
@@ -28,7 +29,9 @@ def demo_app(tmp_path: Path, t: float, extra: dict | None = None, runs: int = 1)
     from app.demo_heatpump import start_isg
     from app.demo_power import start_upsd
 
-    raw = demo.demo_config(tmp_path, url, 1, 1, start_upsd(lambda: t), start_isg(lambda: t))
+    upsd, isg = start_upsd(lambda: t), start_isg(lambda: t)
+    DEMO_PEERS.extend((upsd, isg))  # stopped after the test (conftest)
+    raw = demo.demo_config(tmp_path, url, 1, 1, upsd.port, isg.port)
     if extra:
         raw.update(extra)
     cfg = load_config(None, raw)

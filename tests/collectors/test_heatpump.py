@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -146,17 +145,16 @@ def test_a_closed_port_says_to_enable_the_modbus_extension() -> None:
         HeatpumpCollector("127.0.0.1", port, timeout=1).collect()
 
 
-def test_a_gateway_that_accepts_but_never_answers_times_out_quickly() -> None:
+def test_a_gateway_that_accepts_but_never_answers_is_an_error_about_no_response() -> None:
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
     srv.listen()
     conns: list[socket.socket] = []
     threading.Thread(target=lambda: conns.append(srv.accept()[0]), daemon=True).start()
-    start = time.monotonic()
     try:
-        with pytest.raises(CollectorError):
+        # The collector gives up on its own timeout (the wording says so), not the scheduler's.
+        with pytest.raises(CollectorError, match="No response received"):
             HeatpumpCollector("127.0.0.1", srv.getsockname()[1], timeout=0.5).collect()
-        assert time.monotonic() - start < 10
     finally:
         srv.close()
         for c in conns:

@@ -107,14 +107,12 @@ def test_v3_users_with_auth_and_privacy_work(agent: Snmpd, user: str, auth: str,
     ({"version": "3", "user": "nobody", "auth_password": "whatever-pass", "priv_password": "whatever-pass"},
      "unknown SNMPv3 user 'nobody'"),
 ])
-def test_wrong_credentials_give_clear_errors_quickly(agent: Snmpd, target_kw: dict, message: str) -> None:  # type: ignore[type-arg]
+def test_wrong_credentials_give_clear_errors(agent: Snmpd, target_kw: dict, message: str) -> None:  # type: ignore[type-arg]
     t = Target("sw", "127.0.0.1", agent.port, timeout=1, retries=0, **target_kw)
-    start = time.monotonic()
     with pytest.raises(CollectorError) as err:
         SnmpCollector([t]).collect()
     assert message in str(err.value)
     assert "wrong-password" not in str(err.value)
-    assert time.monotonic() - start < 10
 
 
 def test_a_dead_target_is_an_error_and_does_not_hide_a_live_one(agent: Snmpd) -> None:

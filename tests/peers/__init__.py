@@ -5,6 +5,10 @@ from __future__ import annotations
 import socket
 import subprocess
 from collections.abc import Iterable
+from typing import Any
+
+# Simulated devices the demo app of a test started (app.demo_peer.DemoPeer); conftest stops them.
+DEMO_PEERS: list[Any] = []
 
 
 def free_port() -> int:
