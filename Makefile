@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 9842
 
-.PHONY: demo test install install-test assets lint bench clean
+.PHONY: demo test install install-test assets lint bench mutation clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,11 @@ test: install-test
 
 bench: install-test
 	bash bench/run-all.sh
+
+# Mutation testing (mutmut 3): slow, not part of `make test`; prints the killed share per package.
+mutation: install-test
+	$(BIN)/pip install --quiet "mutmut>=3.8,<4"
+	$(BIN)/python scripts/mutation.py
 
 clean:
 	rm -rf $(VENV) node_modules static/vendor .pytest_cache

@@ -1,0 +1,102 @@
+"""`make mutation`: mutmut 3 over the code whose bugs matter most, package by package, in a
+scratch copy of the repository (mutmut rewrites the tree it runs in). Prints the share of
+mutants killed per package against the floor of 85 %. Mutants judged equivalent (no test can
+tell them from the original) are listed with the reason in tests/mutation-equivalent.txt and
+left out of the share. Slow (tens of minutes): not part of `make test`.
+
+    .venv/bin/python scripts/mutation.py [package ...]
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MUTMUT = Path(sys.executable).parent / "mutmut"
+FLOOR = 0.85
+EQUIVALENT = ROOT / "tests" / "mutation-equivalent.txt"
+
+# package -> (files to mutate, the tests that judge them)
+PACKAGES: dict[str, tuple[list[str], list[str]]] = {
+    "alerting engine": (["app/alerts.py"], ["tests/alerting/test_episodes.py", "tests/test_alerts.py"]),
+    "alert conditions": (["app/alert_rules.py"], ["tests/alerting/test_builtin_rules.py", "tests/test_alerts.py"]),
+    "ingest validation": (["app/batch.py"], ["tests/security/test_ingest_refusals.py", "tests/test_agents.py",
+                                             "-k", "sqlite or not postgresql"]),
+    "scheduler": (["app/scheduler.py"], ["tests/test_scheduler.py"]),
+    "md parsers": (["collectors/mdstat.py", "collectors/mdadm.py"],
+                   ["tests/collectors/test_mdstat.py", "tests/collectors/test_mdadm.py"]),
+    "smart judge": (["collectors/smart.py"], ["tests/collectors/test_smart.py"]),
+    "bonding": (["collectors/bonding.py"], ["tests/collectors/test_bonding.py"]),
+    "heat pump map": (["collectors/isg_map.py"], ["tests/collectors/test_heatpump.py"]),
+    "openvpn status": (["collectors/openvpn_status.py"], ["tests/collectors/test_openvpn.py"]),
+}
+
+
+def equivalent() -> set[str]:
+    """Mutant names from the file, one per line: `name  # why it cannot be told apart`."""
+    if not EQUIVALENT.exists():
+        return set()
+    return {line.split("#", 1)[0].strip() for line in EQUIVALENT.read_text().splitlines()
+            if line.split("#", 1)[0].strip()}
+
+
+def run(name: str, files: list[str], tests: list[str]) -> tuple[int, int, list[str]]:
+    with tempfile.TemporaryDirectory(prefix="rackpulse-mutation-") as tmp:
+        work = Path(tmp)
+        listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+        for rel in listed.splitlines():
+            dest = work / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            if (ROOT / rel).is_file():
+                shutil.copy2(ROOT / rel, dest)
+        vendor = ROOT / "static" / "vendor"
+        if vendor.exists():
+            shutil.copytree(vendor, work / "static" / "vendor", dirs_exist_ok=True)
+        sources = sorted({f.split("/")[0] for f in files})
+        selection = [t for t in tests if not t.startswith("-")]
+        extra = tests[len(selection):]
+        with open(work / "pyproject.toml", "a") as fh:
+            fh.write("\n[tool.mutmut]\n"
+                     f"source_paths = {sources!r}\n"
+                     f"only_mutate = {files!r}\n"
+                     f'also_copy = ["app", "collectors", "migrations", "templates", "static"]\n'
+                     f"pytest_add_cli_args_test_selection = {selection!r}\n"
+                     f"pytest_add_cli_args = {['-p', 'no:cacheprovider', *extra]!r}\n".replace("'", '"'))
+        subprocess.run([str(MUTMUT), "run", "--max-children", "2"], cwd=work, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=False)
+        out = subprocess.run([str(MUTMUT), "results", "--all", "true"], cwd=work, capture_output=True,
+                             text=True, check=False).stdout
+    results = dict(re.findall(r"^\s*(\S+): (\S+)", out, re.M))
+    skip = equivalent()
+    counted = {m: s for m, s in results.items() if m not in skip}
+    killed = sum(1 for s in counted.values() if s == "killed")
+    survivors = sorted(m for m, s in counted.items() if s != "killed")
+    return killed, len(counted), survivors
+
+
+def main() -> int:
+    wanted = sys.argv[1:] or list(PACKAGES)
+    rows = []
+    for name in wanted:
+        files, tests = PACKAGES[name]
+        t0 = time.monotonic()
+        killed, total, survivors = run(name, files, tests)
+        share = killed / total if total else 0.0
+        rows.append((name, killed, total, share, time.monotonic() - t0, survivors))
+        print(f"{name:20} {killed:5}/{total:<5} killed {share:6.1%}  {'ok' if share >= FLOOR else 'BELOW 85 %'}"
+              f"  ({time.monotonic() - t0:.0f}s)", flush=True)
+    for name, *_, survivors in rows:
+        if survivors:
+            print(f"\nsurvivors in {name} ({len(survivors)}): " + ", ".join(survivors[:40])
+                  + (" ..." if len(survivors) > 40 else ""))
+    return 0 if all(r[3] >= FLOOR for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

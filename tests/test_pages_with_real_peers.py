@@ -1,0 +1,157 @@
+"""The pages about a peer, fed by that peer for real: NUT upsd with dummy-ups for the power
+page, net-snmp snmpd for switch ports, FRR bgpd for BGP sessions. What a person reads on the
+page follows what the peer says, through the app's own collectors, scheduler and templates."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.alert_rules import Conditions
+from app.config import load_config
+from app.db import upgrade
+from app.scheduler import Scheduler, Snapshot
+from app.web import create_app
+from collectors import build_collectors
+from tests.peers.frr import FrrPair
+from tests.peers.nut import NutPeer
+from tests.peers.snmpd import Snmpd
+from tests.test_web import fetch
+
+OFF = {"enabled": False}
+ALL = ("mdraid", "smart", "frr", "bonding", "openvpn", "snmp", "nut", "hwmon", "heatpump")
+
+
+class Host:
+    """The app over one collector that talks to a real peer; collect() runs it once."""
+
+    def __init__(self, tmp: Path, collector: str, section: dict[str, Any]) -> None:
+        url = f"sqlite:///{tmp / 'r.db'}"
+        upgrade(url)
+        cfg = load_config(None, {"host": "nas", "storage": {"url": url},
+                                 "collectors": {**{n: OFF for n in ALL if n != collector}, collector: section}})
+        self.snap = Snapshot(host="nas")
+        colls = build_collectors(cfg)
+        self.sched = Scheduler(colls, {n: (60, 30) for n in colls}, self.snap)
+        self.app = create_app(cfg, collect=False, snapshot=self.snap, migrate=False)
+
+    def collect(self) -> None:
+        asyncio.run(self.sched.run_all_once())
+
+    def page(self, path: str) -> str:
+        r = fetch(self.app, path)
+        assert r.status_code == 200
+        return r.text
+
+
+@pytest.fixture(scope="module")
+def ups() -> Iterator[NutPeer]:
+    peer = NutPeer(Path(tempfile.mkdtemp(prefix="rackpulse-nut-")))
+    try:
+        peer.up()
+        yield peer
+    finally:
+        peer.down()
+
+
+def test_the_power_page_shows_what_upsd_reports_on_mains_and_on_a_low_battery(tmp_path: Path, ups: NutPeer) -> None:
+    host = Host(tmp_path, "nut", {"upsd": [{"port": ups.port}]})
+    ups.set_state("OL")
+    host.collect()
+    page = host.page("/power")
+    assert "ups12v" in page and "Back-UPS ES 700G (simulated)" in page and "on mains" in page
+    assert "battery 13.6 V" in page and "100 %" in page
+    ups.set_state("OBLB")
+    try:
+        host.collect()
+        overview = host.page("/")
+        assert "ups12v on battery, LOW (8%)" in overview
+        assert {c.rule for c in Conditions().build(host.snap)} >= {"ups_low_battery", "ups_on_battery"}
+        power = host.page("/power")
+        assert "LOW BATTERY" in power and "battery 11.1 V" in power and "8 %" in power
+    finally:
+        ups.set_state("OL")
+
+
+@pytest.fixture(scope="module")
+def switch() -> Iterator[Snmpd]:
+    base = Path(tempfile.mkdtemp(prefix="rackpulse-snmp-"))
+    agent = Snmpd(base)
+    try:
+        agent.up()
+        yield agent
+    finally:
+        agent.down()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_the_network_page_shows_a_switch_port_going_down_as_snmpd_reports_it(tmp_path: Path, switch: Snmpd) -> None:
+    host = Host(tmp_path, "snmp", {"targets": [{"name": "rack-sw", "host": "127.0.0.1", "port": switch.port,
+                                                "community": switch.community, "timeout": 1, "retries": 1}]})
+    port = switch.veth[0]
+    host.collect()
+    row = host.page("/network").split(f">{port}<", 1)[1].split("</tr>", 1)[0]
+    assert "<td>up</td><td>up</td>" in row  # admin up, oper up
+    switch.set_link(False)
+    try:
+        deadline = time.monotonic() + 20  # the kernel takes a moment to carry the peer's state over
+        while time.monotonic() < deadline:
+            host.collect()
+            row = host.page("/network").split(f">{port}<", 1)[1].split("</tr>", 1)[0]
+            if "<td>up</td><td>up</td>" not in row:
+                break
+            time.sleep(0.3)
+        assert "<td>up</td><td>down</td>" in row or "<td>up</td><td>lowerLayerDown</td>" in row, row
+    finally:
+        switch.set_link(True)
+
+
+@pytest.fixture(scope="module")
+def routers() -> Iterator[FrrPair]:
+    base = Path(tempfile.mkdtemp(prefix="rackpulse-frr-"))
+    pair = FrrPair(base)
+    try:
+        pair.up()
+        yield pair
+    finally:
+        pair.down()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def peer_row(page: str, peer: str) -> str:
+    return page.split(peer, 1)[1].split("</tr>", 1)[0]
+
+
+def test_the_network_page_follows_bgpd_from_established_to_down_and_names_the_peer(tmp_path: Path,
+                                                                                  routers: FrrPair) -> None:
+    host = Host(tmp_path, "frr", {"enabled": True, "vtysh": routers.vtysh("A"), "command_timeout": 10})
+    deadline = time.monotonic() + 90  # bgpd's first OPEN exchange
+    while time.monotonic() < deadline:
+        host.collect()
+        page = host.page("/network")
+        if "10.199.0.2" in page and "Established" in peer_row(page, "10.199.0.2"):
+            break
+        time.sleep(1)
+    assert "Established" in peer_row(page, "10.199.0.2") and "rtrB-v4" in page
+    assert "Established" not in peer_row(page, "10.199.0.3")  # "never-up": nobody listens there
+    routers.stop_b()
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            host.collect()
+            page = host.page("/network")
+            if "Established" not in peer_row(page, "10.199.0.2"):
+                break
+            time.sleep(1)
+        assert "Established" not in peer_row(page, "10.199.0.2")
+        down = {c.subject for c in Conditions().build(host.snap) if c.rule == "bgp_peer_down"}
+        assert any(s.endswith("/10.199.0.2") for s in down)
+    finally:
+        routers.start_b()
