@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.auth import hash_password  # noqa: E402
 from app.demo_agent import to_toml  # noqa: E402
-from tests.agent_hosts import rackpulse, stop, wait_for  # noqa: E402
+from tests.agent_hosts import rackpulse, rss_mb, stop, wait_for  # noqa: E402
 from tests.peers import free_port  # noqa: E402
 
 MDSTAT = """Personalities : [raid6] [raid5] [raid4]
@@ -56,11 +56,6 @@ def serve(tmp: Path, endless: bool, password: str | None = None) -> tuple[object
     return proc, base
 
 
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def bench_rss(seconds: float = 20.0) -> None:

@@ -70,3 +70,11 @@ def wait_for(check, timeout: float = 60.0, what: str = "condition") -> Any:  # t
             last = exc
         time.sleep(0.2)
     raise AssertionError(f"timed out waiting for {what}; last: {last!r}")
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process, in MiB, from /proc."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise ValueError(f"no VmRSS for process {pid}")

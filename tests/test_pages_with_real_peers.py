@@ -5,8 +5,6 @@ page follows what the peer says, through the app's own collectors, scheduler and
 from __future__ import annotations
 
 import asyncio
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +18,7 @@ from app.db import upgrade
 from app.scheduler import Scheduler, Snapshot
 from app.web import create_app
 from collectors import build_collectors
+from tests.peers import running
 from tests.peers.frr import FrrPair
 from tests.peers.nut import NutPeer
 from tests.peers.snmpd import Snmpd
@@ -53,12 +52,8 @@ class Host:
 
 @pytest.fixture(scope="module")
 def ups() -> Iterator[NutPeer]:
-    peer = NutPeer(Path(tempfile.mkdtemp(prefix="rackpulse-nut-")))
-    try:
-        peer.up()
+    with running(NutPeer, "nut") as peer:
         yield peer
-    finally:
-        peer.down()
 
 
 def test_the_power_page_shows_what_upsd_reports_on_mains_and_on_a_low_battery(tmp_path: Path, ups: NutPeer) -> None:
@@ -82,14 +77,8 @@ def test_the_power_page_shows_what_upsd_reports_on_mains_and_on_a_low_battery(tm
 
 @pytest.fixture(scope="module")
 def switch() -> Iterator[Snmpd]:
-    base = Path(tempfile.mkdtemp(prefix="rackpulse-snmp-"))
-    agent = Snmpd(base)
-    try:
-        agent.up()
+    with running(Snmpd, "snmp") as agent:
         yield agent
-    finally:
-        agent.down()
-        shutil.rmtree(base, ignore_errors=True)
 
 
 def test_the_network_page_shows_a_switch_port_going_down_as_snmpd_reports_it(tmp_path: Path, switch: Snmpd) -> None:
@@ -115,14 +104,8 @@ def test_the_network_page_shows_a_switch_port_going_down_as_snmpd_reports_it(tmp
 
 @pytest.fixture(scope="module")
 def routers() -> Iterator[FrrPair]:
-    base = Path(tempfile.mkdtemp(prefix="rackpulse-frr-"))
-    pair = FrrPair(base)
-    try:
-        pair.up()
+    with running(FrrPair, "frr") as pair:
         yield pair
-    finally:
-        pair.down()
-        shutil.rmtree(base, ignore_errors=True)
 
 
 def peer_row(page: str, peer: str) -> str:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +13,7 @@ from hypothesis import strategies as st
 
 from collectors.base import CollectorError, ParseError
 from collectors.frr import FrrCollector, parse_bgp_neighbors, parse_bgp_summary
+from tests.peers import running
 from tests.peers.frr import FrrPair
 
 DIR = Path(__file__).parent.parent / "fixtures" / "frr"
@@ -111,15 +110,8 @@ def test_vtysh_without_daemons_says_bgpd_is_not_running(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def routers() -> Iterator[FrrPair]:
-    # Not under pytest's tmp_path: the daemons drop to user frr, who cannot enter /tmp/pytest-of-root.
-    base = Path(tempfile.mkdtemp(prefix="rackpulse-frr-"))
-    pair = FrrPair(base)
-    try:
-        pair.up()
+    with running(FrrPair, "frr") as pair:
         yield pair
-    finally:
-        pair.down()
-        shutil.rmtree(base, ignore_errors=True)
 
 
 def wait_for(c: FrrCollector, predicate, timeout: float = 30):  # type: ignore[no-untyped-def]

@@ -3,8 +3,6 @@ real clients, the management interface and real tun drop counters."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +19,7 @@ from collectors.openvpn_status import (
     parse_state,
     parse_status,
 )
+from tests.peers import running
 from tests.peers.openvpn import OpenvpnPeers
 
 DIR = Path(__file__).parent.parent / "fixtures" / "openvpn"
@@ -117,14 +116,8 @@ def test_a_dead_management_socket_and_a_missing_status_file_are_clear_errors(tmp
 
 @pytest.fixture(scope="module")
 def vpn() -> Iterator[OpenvpnPeers]:
-    base = Path(tempfile.mkdtemp(prefix="rackpulse-ovpn-"))
-    peers = OpenvpnPeers(base)
-    try:
-        peers.up()
+    with running(OpenvpnPeers, "ovpn") as peers:
         yield peers
-    finally:
-        peers.down()
-        shutil.rmtree(base, ignore_errors=True)
 
 
 def wait_clients(c: OpenvpnCollector, n: int, timeout: float = 20) -> dict:  # type: ignore[type-arg]

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from collectors.base import CollectorError, NoData, ParseError
 from collectors.hwmon import Fan, HwmonCollector, Rail, parse_hwmon_dir
 from collectors.nut import NutCollector, UpsdTarget, parse_list_var
+from tests.peers import running
 from tests.peers.nut import NutPeer
 
 
@@ -47,14 +48,8 @@ def test_no_reply_crashes_the_parser(lines: list[str]) -> None:
 
 @pytest.fixture(scope="module")
 def ups() -> Iterator[NutPeer]:
-    base = Path(tempfile.mkdtemp(prefix="rackpulse-nut-"))
-    peer = NutPeer(base)
-    try:
-        peer.up()
+    with running(NutPeer, "nut") as peer:
         yield peer
-    finally:
-        peer.down()
-        shutil.rmtree(base, ignore_errors=True)
 
 
 def collect(peer: NutPeer) -> dict:  # type: ignore[type-arg]

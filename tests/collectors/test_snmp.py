@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import inspect
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -16,6 +13,7 @@ from hypothesis import strategies as st
 import collectors.snmp as snmp_module
 from collectors.base import CollectorError
 from collectors.snmp import IF_TABLE, IF_X_TABLE, Port, SnmpCollector, Target, count_flaps, parse_if_walk
+from tests.peers import running
 from tests.peers.snmpd import Snmpd
 
 
@@ -65,14 +63,8 @@ def test_secrets_are_not_in_the_targets_repr() -> None:
 
 @pytest.fixture(scope="module")
 def agent() -> Iterator[Snmpd]:
-    base = Path(tempfile.mkdtemp(prefix="rackpulse-snmp-"))
-    a = Snmpd(base)
-    try:
-        a.up()
+    with running(Snmpd, "snmp") as a:
         yield a
-    finally:
-        a.down()
-        shutil.rmtree(base, ignore_errors=True)
 
 
 def ports_of(c: SnmpCollector) -> dict[str, dict]:  # type: ignore[type-arg]

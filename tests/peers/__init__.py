@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import shutil
 import socket
 import subprocess
-from collections.abc import Iterable
-from typing import Any
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
 
 # Simulated devices the demo app of a test started (app.demo_peer.DemoPeer); conftest stops them.
 DEMO_PEERS: list[Any] = []
@@ -28,3 +32,25 @@ def stop_all(procs: Iterable[subprocess.Popen[bytes]], grace: float = 10) -> Non
             p.wait(grace)
         except subprocess.TimeoutExpired:
             p.kill()
+
+
+class Peer(Protocol):
+    def up(self) -> None: ...
+    def down(self) -> None: ...
+
+
+P = TypeVar("P", bound=Peer)
+
+
+@contextlib.contextmanager
+def running(factory: Callable[[Path], P], name: str) -> Iterator[P]:
+    """A peer up in a fresh folder until the block ends, then down and its folder removed.
+    Not under pytest's tmp_path: daemons that drop to their own user (frr, nut) cannot enter it."""
+    base = Path(tempfile.mkdtemp(prefix=f"rackpulse-{name}-"))
+    peer = factory(base)
+    try:
+        peer.up()
+        yield peer
+    finally:
+        peer.down()
+        shutil.rmtree(base, ignore_errors=True)

@@ -11,7 +11,7 @@ import pytest
 
 from app.demo_agent import to_toml
 from collectors.base import CollectorError, run_command
-from tests.agent_hosts import get_json, rackpulse, stop, wait_for
+from tests.agent_hosts import get_json, rackpulse, rss_mb, stop, wait_for
 from tests.alerting.test_serve_episodes import FAILED
 from tests.peers import free_port
 
@@ -26,11 +26,6 @@ def test_a_command_within_the_cap_is_read_whole() -> None:
     assert res.returncode == 0 and res.stdout.endswith(b"\n199999\n200000\n")
 
 
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise AssertionError("no VmRSS")
 
 
 def test_an_endless_vtysh_leaves_the_server_bounded_and_the_other_collectors_running(tmp_path: Path) -> None:
