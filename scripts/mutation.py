@@ -24,7 +24,8 @@ EQUIVALENT = ROOT / "tests" / "mutation-equivalent.txt"
 
 # package -> (files to mutate, the tests that judge them)
 PACKAGES: dict[str, tuple[list[str], list[str]]] = {
-    "alerting engine": (["app/alerts.py"], ["tests/alerting/test_episodes.py", "tests/test_alerts.py"]),
+    "alerting engine": (["app/alerts.py"], ["tests/alerting/test_episodes.py", "tests/alerting/test_engine_details.py",
+                                         "tests/test_alerts.py"]),
     "alert conditions": (["app/alert_rules.py"], ["tests/alerting/test_builtin_rules.py", "tests/test_alerts.py"]),
     "ingest validation": (["app/batch.py"], ["tests/security/test_ingest_refusals.py", "tests/test_agents.py",
                                              "-k", "sqlite or not postgresql"]),
