@@ -104,6 +104,7 @@ def bench_delivery(root: Path) -> None:
         sent += n
     el = time.perf_counter() - t0
     server.shutdown()
+    server.server_close()
     print(f"alerts_delivery queued=1000 delivered={count[0]} seconds={el:.2f} deliveries_per_s={count[0] / el:,.0f}")
 
 

@@ -305,3 +305,4 @@ def test_a_keep_alive_connection_the_server_dropped_is_replaced_without_an_error
         assert len(got) == 3 and box.stats()["records"] == 0
     finally:
         srv.shutdown()
+        srv.server_close()

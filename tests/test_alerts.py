@@ -5,13 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import http.server
 import json
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -26,6 +22,7 @@ from app.notify import Channel, render
 from app.scheduler import Scheduler, Snapshot
 from collectors import build_collectors
 from collectors.base import Sample
+from tests.alerting.sink import Sink
 
 RULES = {"r": Rule("r", "critical", for_seconds=60, reminder_hours=1), "now": Rule("now", "warning")}
 C = Condition("r", "md0", "md0 degraded")
@@ -139,41 +136,9 @@ def test_payload_formats() -> None:
     assert render(t, ev)[0] == b"firing md0"
 
 
-class Receiver:
-    """A real HTTP receiver on loopback whose behaviour the test switches: ok, fail, hang."""
-
-    def __init__(self) -> None:
-        self.mode = "ok"
-        self.received: list[dict[str, Any]] = []
-        outer = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                if outer.mode == "hang":
-                    time.sleep(3)
-                if outer.mode != "ok":
-                    self.send_response(503)
-                    self.end_headers()
-                    return
-                outer.received.append(json.loads(body))
-                self.send_response(204)
-                self.end_headers()
-
-            def log_message(self, *a: Any) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-
-
 @pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    r = Receiver()
+def receiver() -> Iterator[Sink]:
+    r = Sink()
     yield r
     r.close()
 
@@ -185,7 +150,7 @@ def snapshot_with(conditions: list[str]) -> Snapshot:
 
 
 def test_an_endpoint_down_for_an_hour_loses_nothing_and_gets_no_duplicates(tmp_path: Path,
-                                                                            receiver: Receiver) -> None:
+                                                                            receiver: Sink) -> None:
     url = f"sqlite:///{tmp_path / 'a.db'}"
     upgrade(url)
     engine = make_engine(url)
@@ -204,24 +169,24 @@ def test_an_endpoint_down_for_an_hour_loses_nothing_and_gets_no_duplicates(tmp_p
     receiver.mode = "ok"
     for minute in range(60, 70):
         b.tick(snapshot_with(["a", "b"]), now=t0 + minute * 60)
-    got = [(m["kind"], m["subject"]) for m in receiver.received]
+    got = [(m["kind"], m["subject"]) for m in receiver.json()]
     assert got == [("firing", "thing=a"), ("firing", "thing=b")]
     b.tick(snapshot_with([]), now=t0 + 4000)
-    got = [(m["kind"], m["subject"]) for m in receiver.received]
+    got = [(m["kind"], m["subject"]) for m in receiver.json()]
     assert got[2:] == [("resolved", "thing=a"), ("resolved", "thing=b")]
-    assert len({m["event_id"] for m in receiver.received}) == 4
+    assert len({m["event_id"] for m in receiver.json()}) == 4
     box = b.view()["outbox"]
     assert all(o["delivered_at"] for o in box) and max(o["attempts"] for o in box) >= 2
 
 
-def test_a_restart_never_resends_what_was_sent(tmp_path: Path, receiver: Receiver) -> None:
+def test_a_restart_never_resends_what_was_sent(tmp_path: Path, receiver: Sink) -> None:
     url = f"sqlite:///{tmp_path / 'b.db'}"
     upgrade(url)
     rule = MetricRule(Rule("bad", "critical"), "rackpulse_test_bad", ">", 0)
     ch = Channel("hook", receiver.url, timeout=1)
     Alerting(make_engine(url), "nas", {}, [rule], [ch]).tick(snapshot_with(["a"]), now=1000)
     Alerting(make_engine(url), "nas", {}, [rule], [ch]).tick(snapshot_with(["a"]), now=1100)
-    assert [m["kind"] for m in receiver.received] == ["firing"]
+    assert [m["kind"] for m in receiver.json()] == ["firing"]
 
 
 def test_the_alerts_page_acks_and_silences_with_a_csrf_token(tmp_path: Path) -> None:
