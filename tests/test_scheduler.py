@@ -135,3 +135,142 @@ def test_collectors_run_concurrently_on_their_own_intervals() -> None:
 
     run(scenario())
     assert fast.calls >= 3 and slow.calls == 1
+
+
+class Store:
+    """Records what the scheduler asks to store; can be made to fail."""
+
+    def __init__(self, states: dict | None = None, fail: bool = False) -> None:  # type: ignore[type-arg]
+        self.runs: list[tuple] = []  # type: ignore[type-arg]
+        self.states = states or {}
+        self.fail = fail
+
+    def write_run(self, name, started, duration, ok, error, result, skip):  # type: ignore[no-untyped-def]
+        if self.fail:
+            raise OSError("disk full")
+        self.runs.append((name, ok, error, skip, result))
+
+    def load_states(self):  # type: ignore[no-untyped-def]
+        if self.fail:
+            raise OSError("database gone")
+        return self.states
+
+
+class Remembers(Fake):
+    metrics = {"rackpulse_fake_value": MetricSpec("a value"), "rackpulse_fake_info": MetricSpec("id", store=False)}
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.restored: dict | None = None  # type: ignore[type-arg]
+
+    def restore(self, state):  # type: ignore[no-untyped-def]
+        self.restored = state
+
+
+def test_every_run_is_stored_with_its_outcome_and_the_metrics_not_worth_keeping_are_skipped() -> None:
+    c, store = Remembers("x"), Store()
+    s = Scheduler({"x": c}, {"x": (60.0, 1.0)}, Snapshot(host="h"), store)  # type: ignore[arg-type]
+    run(s.run_once("x"))
+    c.behaviour = "raise"
+    run(s.run_once("x"))
+    assert [(n, ok, err) for n, ok, err, _, _ in store.runs] == [("x", True, None), ("x", False, "device unreachable")]
+    assert store.runs[0][3] == frozenset({"rackpulse_fake_info"})
+
+
+def test_a_store_that_fails_does_not_stop_collection() -> None:
+    c = Fake("x", value=7)
+    s = Scheduler({"x": c}, {"x": (60.0, 1.0)}, Snapshot(host="h"), Store(fail=True))  # type: ignore[arg-type]
+    st = run(s.run_once("x"))
+    assert st.up is True and s.snapshot.states["x"] == {"value": 7}
+
+
+def test_restore_gives_each_collector_and_the_pages_the_state_stored_before_a_restart() -> None:
+    c = Remembers("x")
+    snap = Snapshot(host="h")
+    s = Scheduler({"x": c}, {"x": (60.0, 1.0)}, snap, Store({"x": {"disks": 3}, "gone": {"a": 1}}))  # type: ignore[arg-type]
+    s.restore()
+    assert c.restored == {"disks": 3}
+    assert snap.states == {"x": {"disks": 3}, "gone": {"a": 1}}
+    broken = Scheduler({"x": Remembers("x")}, {"x": (60.0, 1.0)}, Snapshot(host="h"), Store(fail=True))  # type: ignore[arg-type]
+    broken.restore()  # a broken database must not stop start-up
+    assert broken.snapshot.states == {}
+
+
+def test_the_collectors_own_metrics_say_up_duration_errors_and_last_success() -> None:
+    c = Fake("x")
+    s = make(c)
+    st = run(s.run_once("x"))
+    text = s.snapshot.metrics.decode()
+    assert 'rackpulse_collector_up{host="h",collector="x"} 1' in text
+    assert 'rackpulse_collector_item_errors{host="h",collector="x"} 0' in text
+    assert f'rackpulse_collector_last_success_timestamp_seconds{{host="h",collector="x"}} {round(st.last_success, 3)}' \
+        in text
+    assert 'rackpulse_collector_duration_seconds{host="h",collector="x"} ' in text
+    assert st.runs == 1 and st.last_run == st.last_success and st.duration is not None and st.duration >= 0
+
+
+def test_a_collector_never_run_has_no_metrics_of_its_own_yet() -> None:
+    s = make(Fake("x"))
+    s.snapshot.rebuild_metrics()
+    assert b"rackpulse_collector_up" not in s.snapshot.metrics
+
+
+def test_warnings_of_a_run_are_kept_and_counted_as_item_errors() -> None:
+    class Warns(Fake):
+        def collect(self) -> CollectResult:
+            return CollectResult(warnings=["sdq: no answer", "sdr: no answer"])
+
+    s = make(Warns("x"))
+    st = run(s.run_once("x"))
+    assert st.warnings == ["sdq: no answer", "sdr: no answer"] and st.up is True
+    assert 'rackpulse_collector_item_errors{host="h",collector="x"} 2' in s.snapshot.metrics.decode()
+
+
+def test_an_absent_source_keeps_its_reason_and_a_later_success_clears_it() -> None:
+    c = Fake("x", "nodata")
+    s = make(c)
+    st = run(s.run_once("x"))
+    assert (st.up, st.no_data, st.last_error) == (True, True, "no /proc/mdstat")
+    c.behaviour = "ok"
+    st = run(s.run_once("x"))
+    assert (st.up, st.no_data, st.last_error) == (True, False, None)
+
+
+def test_a_collector_is_stale_after_three_missed_intervals() -> None:
+    s = make(Fake("x"))
+    st = run(s.run_once("x"))
+    assert not st.stale(st.last_success + 180)  # 3 x 60 s
+    assert st.stale(st.last_success + 180.5)
+
+
+def test_each_run_renews_the_snapshot_version_and_its_gzip() -> None:
+    import gzip
+
+    updates = []
+    c = Fake("x")
+    s = Scheduler({"x": c}, {"x": (60.0, 1.0)}, Snapshot(host="h"), on_update=lambda: updates.append(1))
+    run(s.run_once("x"))
+    run(s.run_once("x"))
+    assert s.snapshot.version == 2 and len(updates) == 2
+    assert gzip.decompress(s.snapshot.metrics_gzip) == s.snapshot.metrics
+
+
+def test_a_background_task_runs_on_its_interval_and_outlives_its_own_errors() -> None:
+    calls = []
+
+    def task() -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("first time fails")
+
+    s = make(Fake("x"))
+
+    async def scenario() -> None:
+        s.add_task(task, 0.02, "maintenance")
+        deadline = time.monotonic() + 5
+        while len(calls) < 3 and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        await s.stop()
+
+    run(scenario())
+    assert len(calls) >= 3
