@@ -5,6 +5,7 @@ change one thing; the overview tile of the same domain must agree that something
 from __future__ import annotations
 
 import copy
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -23,13 +24,35 @@ from app.scheduler import CollectorStatus, Snapshot
 States = dict[str, Any]
 
 
-@pytest.fixture(scope="module")
-def healthy(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
-    from tests.test_web import demo_app
+HEALTHY = Path(__file__).resolve().parent.parent / "fixtures" / "demo" / "healthy-states.json"
 
-    snap = demo_app(tmp_path_factory.mktemp("demo"), 0).state.snapshot
+
+@pytest.fixture(scope="module")
+def healthy() -> Snapshot:
+    """What the real collectors produced for the healthy demo host (story time 0), captured in
+    tests/fixtures/demo/healthy-states.json; test_the_captured_states_are_what_the_collectors_produce
+    keeps the capture honest."""
+    now = time.time()
+    snap = Snapshot(host="demo-nas", states=json.loads(HEALTHY.read_text()))
+    snap.statuses = {n: CollectorStatus(n, 60, 30, up=True, last_run=now, last_success=now) for n in snap.states}
     assert Conditions().build(snap) == []  # the starting point is healthy
     return snap
+
+
+def test_the_captured_states_are_what_the_collectors_produce(tmp_path: Path) -> None:
+    from tests.test_web import demo_app
+
+    live = demo_app(tmp_path, 0).state.snapshot.states
+    captured = json.loads(HEALTHY.read_text())
+
+    def shape(v: Any) -> Any:  # keys and types, not the values that change with the clock
+        if isinstance(v, dict):
+            return {k: shape(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [shape(x) for x in v[:1]]
+        return type(v).__name__ if v is not None else None
+
+    assert shape(json.loads(json.dumps(live, default=str))) == shape(captured)
 
 
 def with_states(base: Snapshot, change: Callable[[States], None]) -> Snapshot:
