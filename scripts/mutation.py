@@ -62,8 +62,8 @@ def run(name: str, files: list[str], tests: list[str]) -> tuple[int, int, list[s
         if vendor.exists():
             shutil.copytree(vendor, work / "static" / "vendor", dirs_exist_ok=True)
         sources = sorted({f.split("/")[0] for f in files})
-        selection = [t for t in tests if not t.startswith("-")]
-        extra = tests[len(selection):]
+        flags = next((i for i, t in enumerate(tests) if t.startswith("-")), len(tests))
+        selection, extra = tests[:flags], tests[flags:]  # test files, then pytest options
         with open(work / "pyproject.toml", "a") as fh:
             fh.write("\n[tool.mutmut]\n"
                      f"source_paths = {sources!r}\n"
