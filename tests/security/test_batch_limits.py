@@ -145,3 +145,45 @@ def test_the_real_clock_is_used_when_none_is_given() -> None:
     now = time.time()
     b = edit(lambda b: (b.update(sent_at=now), run(b).update(started=now), point(b).__setitem__(0, int(now) // 300)))
     parse_batch(json.dumps(b).encode())
+
+
+def gz(data: bytes) -> bytes:
+    import gzip
+
+    return gzip.compress(data)
+
+
+@pytest.mark.parametrize("body, encoding, status, words", [
+    (b"x" * 1025, None, 413, "batch of 1025 bytes is larger than the server's limit of 1024"),
+    (gz(b"x" * 1025), "gzip", 413, "batch inflates to more than the server's limit of 1024 bytes"),
+    (b"not gzip at all", "gzip", 400, "body is not valid gzip: "),
+    (gz(b"{}")[:-6], "gzip", 400, "body is not valid gzip: truncated"),
+    (b"{}", "br", 415, "unsupported Content-Encoding 'br' (use gzip or none)"),
+])
+def test_a_body_is_refused_before_parsing_with_the_reason(body: bytes, encoding: str | None, status: int,
+                                                          words: str) -> None:
+    from app.batch import decode_body
+
+    with pytest.raises(BatchError) as err:
+        decode_body(body, encoding, 1024)
+    assert err.value.status == status and words in str(err.value)
+
+
+@pytest.mark.parametrize("encoding", [None, "identity", " GZIP "])
+def test_a_body_within_the_limit_comes_back_whole(encoding: str | None) -> None:
+    from app.batch import decode_body
+
+    raw = b"x" * 1024
+    body = gz(raw) if encoding and encoding.strip().lower() == "gzip" else raw
+    assert decode_body(body, encoding, 1024) == raw
+
+
+def test_json_that_is_not_json_is_said_to_be_so() -> None:
+    with pytest.raises(BatchError, match="body is not valid JSON: "):
+        parse_batch(b"{not json", now=NOW)
+
+
+def test_a_parsed_object_is_validated_the_same_way() -> None:
+    with pytest.raises(BatchError, match="malformed batch: records.0.run.samples.0.0: String should match pattern"):
+        parse_batch(edit(lambda b: run(b)["samples"][0].__setitem__(0, "a-b")), now=NOW)
+    assert parse_batch(base(), now=NOW).samples() == 1 + 1  # one run sample, one rollup point
