@@ -274,3 +274,50 @@ def test_a_background_task_runs_on_its_interval_and_outlives_its_own_errors() ->
 
     run(scenario())
     assert len(calls) >= 3
+
+
+def test_the_collectors_own_metrics_are_described_for_a_person_reading_metrics() -> None:
+    s = make(Fake("x"))
+    run(s.run_once("x"))
+    text = s.snapshot.metrics.decode()
+    for line in ("# HELP rackpulse_collector_up 1 if the collector's last run succeeded (an absent source counts "
+                 "as up).", "# TYPE rackpulse_collector_up gauge",
+                 "# HELP rackpulse_collector_duration_seconds Duration of the collector's last run.",
+                 "# HELP rackpulse_collector_last_success_timestamp_seconds Unix time of the last successful run.",
+                 "# HELP rackpulse_collector_item_errors Items (disks, arrays) the last run could not read."):
+        assert line + "\n" in text
+
+
+def test_what_goes_wrong_is_logged_in_words_that_name_the_collector(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="rackpulse.scheduler")
+    c = Fake("disks", "raise")
+    s = Scheduler({"disks": c}, {"disks": (60.0, 1.0)}, Snapshot(host="h"), Store(fail=True))  # type: ignore[arg-type]
+    run(s.run_once("disks"))
+    run(s.run_once("disks"))
+    c.behaviour = "bug"
+    run(s.run_once("disks"))
+    c.behaviour = "ok"
+    run(s.run_once("disks"))
+    s.restore()
+    msgs = [(r.levelname, r.getMessage().splitlines()[0]) for r in caplog.records]
+    assert ("ERROR", "disks: device unreachable") in msgs
+    assert ("DEBUG", "disks: device unreachable") in msgs  # the second time, quietly
+    assert ("ERROR", "disks: unexpected error") in msgs
+    assert ("ERROR", "disks: could not store the run") in msgs
+    assert ("INFO", "disks: recovered") in msgs
+    assert ("ERROR", "could not load stored collector state") in msgs
+
+
+def test_a_run_that_overlaps_a_hung_one_is_skipped_and_says_so(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="rackpulse.scheduler")
+    c = Fake("smart", "hang")
+    s = make(c, timeout=0.1)
+
+    async def scenario() -> None:
+        await s.run_once("smart")  # times out; the thread still hangs
+        st = await s.run_once("smart")
+        assert c.calls == 1 and st.last_error == "timed out after 0.1s"
+        c.release.set()
+
+    run(scenario())
+    assert any(r.getMessage() == "smart: previous run still in progress; this run skipped" for r in caplog.records)
