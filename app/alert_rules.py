@@ -144,10 +144,10 @@ class Conditions:
                 error=hp["active_error"])
         for u in views.ups_list(snap):
             if u.get("up") and u["low_battery"]:
-                add("ups_low_battery", u["name"], f"UPS {u['name']} LOW BATTERY: {u.get('charge')}% , "
-                    f"{u.get('runtime')} s left", ups=u["name"])
+                add("ups_low_battery", u["name"], f"UPS {u['name']} LOW BATTERY: {_charge(u)}, "
+                    f"{_runtime(u)}", ups=u["name"])
             if u.get("up") and u["on_battery"]:
-                add("ups_on_battery", u["name"], f"UPS {u['name']} on battery ({u.get('charge')}%)", ups=u["name"])
+                add("ups_on_battery", u["name"], f"UPS {u['name']} on battery ({_charge(u)})", ups=u["name"])
         power = views.power(snap)
         for r in power["rails"]:
             if r["ok"] is False:
@@ -195,6 +195,17 @@ class Conditions:
                                              **{f"label_{k}": v for k, v in labels.items()})
                     out.append(Condition(mr.rule.name, subject, text, {"host": snap.host, **labels}))
         return out
+
+
+def _charge(u: dict[str, Any]) -> str:
+    return f"{u['charge']:.0f}% charge" if u.get("charge") is not None else "charge unknown"
+
+
+def _runtime(u: dict[str, Any]) -> str:
+    s = u.get("runtime")
+    if s is None:
+        return "runtime unknown"
+    return f"about {int(s) // 60} min left" if s >= 60 else f"about {int(s)} s left"
 
 
 def _member_labels(members: list[dict[str, Any]]) -> dict[str, Any]:

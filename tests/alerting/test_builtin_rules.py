@@ -141,13 +141,16 @@ CASES: dict[str, tuple[Callable[[States], None], Callable[[States], None], str |
                  lambda s: s["openvpn"]["instances"][0].update(up=True, error=None), "VPN"),
     "vpn_tunnel_drops": (lambda s: s["openvpn"]["instances"][0].update(drops_delta=5),
                          lambda s: s["openvpn"]["instances"][0].update(drops_delta=0), "VPN"),
-    "bond_slave_down": (lambda s: s["bonding"]["bonds"][0]["slaves"][3].update(up=False),
+    "bond_slave_down": (lambda s: (s["bonding"]["bonds"][0]["slaves"][3].update(up=False),
+                                   s["bonding"]["bonds"][0].update(slaves_up=5)),
                         lambda s: s["bonding"]["bonds"][0]["slaves"][3].update(up=True, link_failures=9), "Bonds"),
     "heatpump_fault": (lambda s: s["heatpump"].update(fault=True, active_error=17),
                        lambda s: s["heatpump"].update(fault=False, active_error=0), "Heat pump"),
-    "ups_on_battery": (lambda s: s["nut"]["ups"][0].update(on_battery=True, on_battery_seconds=40, flags=["OB"]),
+    "ups_on_battery": (lambda s: s["nut"]["ups"][0].update(on_battery=True, on_battery_seconds=40, flags=["OB"],
+                                                            charge=64.0),
                        lambda s: s["nut"]["ups"][0].update(on_battery=False, flags=["OL", "CHRG"]), "Power"),
-    "ups_low_battery": (lambda s: s["nut"]["ups"][0].update(on_battery=True, low_battery=True, charge=9.0),
+    "ups_low_battery": (lambda s: s["nut"]["ups"][0].update(on_battery=True, low_battery=True, charge=9.0,
+                                                             runtime=95.0),
                         lambda s: s["nut"]["ups"][0].update(on_battery=False, low_battery=False, charge=9.0), "Power"),
     "rail_out_of_range": (lambda s: s["hwmon"]["rails"][0].update(volts=11.2, ok=False),
                           lambda s: s["hwmon"]["rails"][0].update(volts=11.4, ok=True), "Power"),
@@ -163,6 +166,47 @@ def test_a_rule_fires_on_its_condition_and_the_tile_agrees(healthy: Snapshot, ru
     assert rule in fired(snap)
     if title:
         assert tile(snap, title) != views.OK
+
+
+H = {"host": "demo-nas"}
+BAY3 = {**H, "array": "md0", "serial": "ZA1021DK", "bay": "shelf 1, bay 3", "device": "sdd1",
+        "model": "WDC WD80EFZZ-68BTXN0"}
+DISK = {**H, "serial": "ZA1000AK", "bay": "shelf 1, bay 0", "device": "sda"}
+# What each alert says: its subject (one alert per thing), the summary a person reads in the
+# notification, and the labels receivers route on.
+SAYS = {
+    "array_degraded": ("md0", "md0 degraded: shelf 1, bay 3, WDC WD80EFZZ-68BTXN0 serial ZA1021DK, was sdd1", BAY3),
+    "array_member_failed": ("md0:ZA1021DK", "md0: member failed: shelf 1, bay 3, WDC WD80EFZZ-68BTXN0 serial ZA1021DK, "
+                            "was sdd1", BAY3),
+    "bgp_all_peers_down": ("demo-nas", "all 3 BGP sessions of demo-nas are down", H),
+    "bgp_peer_down": ("default/ipv4Unicast/10.0.250.1", "BGP peer 10.0.250.1 (edge-router 3G failover) Active, last "
+                      "reset: Waiting for NHT", {**H, "peer": "10.0.250.1", "vrf": "default", "afi": "ipv4Unicast",
+                                                 "peer_as": "65200"}),
+    "bond_slave_down": ("bond0/eoip4", "bond bond0: slave eoip4 down (5/6 up)", {**H, "bond": "bond0", "slave": "eoip4"}),
+    "disk_failing": ("ZA1000AK", "disk failing, shelf 1, bay 0: ST8000VN004-2M2101 serial ZA1000AK: SMART overall "
+                     "health: FAILED", DISK),
+    "disk_hot": ("ZA1000AK", "disk hot, shelf 1, bay 0: ST8000VN004-2M2101 serial ZA1000AK: 50 °C", DISK),
+    "disk_warning": ("ZA1000AK", "disk warning, shelf 1, bay 0: ST8000VN004-2M2101 serial ZA1000AK: 5 "
+                     "Reallocated_Sector_Ct rose 0 -> 8", DISK),
+    "fan_stalled": ("HBA fan", "HBA fan stalled: 0 RPM, below 600", {**H, "fan": "HBA fan"}),
+    "heatpump_fault": ("heatpump", "heat pump fault: active error 17", {**H, "error": "17"}),
+    "rail_out_of_range": ("12V battery bus", "12V battery bus at 11.20 V, outside 11.4-14.6 V",
+                          {**H, "rail": "12V battery bus"}),
+    "ups_low_battery": ("ups12v", "UPS ups12v LOW BATTERY: 9% charge, about 1 min left", {**H, "ups": "ups12v"}),
+    "ups_on_battery": ("ups12v", "UPS ups12v on battery (64% charge)", {**H, "ups": "ups12v"}),
+    "vpn_down": ("site-b", "VPN site-b down: status file is 300 s old", {**H, "instance": "site-b"}),
+    "vpn_tunnel_drops": ("site-b", "VPN site-b: 5 packets dropped on tun0 since the last poll",
+                         {**H, "instance": "site-b", "interface": "tun0"}),
+}
+
+
+@pytest.mark.parametrize("rule", sorted(CASES))
+def test_an_alert_says_which_thing_what_is_wrong_and_carries_the_labels_to_route_on(healthy: Snapshot,
+                                                                                   rule: str) -> None:
+    bad, _, _ = CASES[rule]
+    got = [(c.subject, c.summary, dict(c.labels)) for c in Conditions().build(with_states(healthy, bad))
+           if c.rule == rule]
+    assert got == [SAYS[rule]]
 
 
 @pytest.mark.parametrize("rule", sorted(CASES))
@@ -270,7 +314,81 @@ def test_agent_cardinality_fires_while_batches_are_refused_and_clears_after_one_
     assert agent_conditions(agents, cfg, now) == []
 
 
+def test_an_unknown_serial_and_a_missing_runtime_are_said_in_words(healthy: Snapshot) -> None:
+    def unknown(s: States) -> None:
+        degrade(s)
+        member(s).update(serial=None, model=None, bay=None)
+        s["nut"]["ups"][0].update(on_battery=True, low_battery=True, charge=None, runtime=None)
+
+    by_rule = {c.rule: c.summary for c in Conditions().build(with_states(healthy, unknown))}
+    assert by_rule["array_degraded"] == "md0 degraded: bay unknown, model unknown serial unknown (not readable from " \
+                                        "the disk), was sdd1"
+    assert by_rule["ups_low_battery"] == "UPS ups12v LOW BATTERY: charge unknown, runtime unknown"
+    assert by_rule["ups_on_battery"] == "UPS ups12v on battery (charge unknown)"
+
+
+def test_a_rebuilding_array_with_two_members_out_names_neither_alone(healthy: Snapshot) -> None:
+    def two(s: States) -> None:
+        degrade(s)
+        member(s, 5)["state"] = "failed"
+
+    (c,) = [c for c in Conditions().build(with_states(healthy, two)) if c.rule == "array_degraded"]
+    assert "shelf 1, bay 3" in c.summary and "shelf 1, bay 5" in c.summary
+    assert set(c.labels) == {"host", "array"}  # bay and serial labels only when one member is out
+
+
 def test_every_built_in_rule_is_tested_here() -> None:
     here = set(CASES) | {"collector_down", "heatpump_unreachable", "bond_slave_flapping", "switch_port_flapping",
                          "agent_silent", "agent_clock_skew", "agent_cardinality"}
     assert here == set(BUILTIN)
+
+
+def user_snapshot(*samples: Any) -> Snapshot:
+    from collectors.base import Sample
+
+    snap = Snapshot(host="nas")
+    snap.samples["hwmon"] = [Sample.of("rackpulse_hwmon_temperature_celsius", v, chip="k10temp", sensor=s)
+                             for s, v in samples]
+    snap.samples["other"] = [Sample.of("rackpulse_other", 99.0)]
+    return snap
+
+
+@pytest.mark.parametrize("op, threshold, fires_at, quiet_at", [
+    (">", 80, 80.5, 80), (">=", 80, 80, 79.9), ("<", 10, 9.9, 10), ("<=", 10, 10, 10.1), ("==", 1, 1, 0),
+    ("!=", 0, 1, 0)])
+def test_a_user_rule_compares_with_its_operator_exactly_at_the_edge(op: str, threshold: float, fires_at: float,
+                                                                     quiet_at: float) -> None:
+    from app.alert_rules import MetricRule
+    from app.alerts import Rule
+
+    mr = MetricRule(Rule("cpu", "warning"), "rackpulse_hwmon_temperature_celsius", op, threshold)
+    assert [c.rule for c in Conditions().build(user_snapshot(("Tctl", fires_at)), [mr])] == ["cpu"]
+    assert Conditions().build(user_snapshot(("Tctl", quiet_at)), [mr]) == []
+
+
+def test_a_user_rule_matches_its_labels_names_its_subject_and_fills_its_message() -> None:
+    from app.alert_rules import MetricRule
+    from app.alerts import Rule
+
+    mr = MetricRule(Rule("cpu", "warning"), "rackpulse_hwmon_temperature_celsius", ">", 80, None,
+                    (("chip", "k10temp"),), "{metric}{labels} = {value} on {label_sensor}")
+    (c,) = Conditions().build(user_snapshot(("Tctl", 85.5), ("Tccd1", 70)), [mr])
+    assert c.subject == "chip=k10temp,sensor=Tctl"
+    assert c.summary == "rackpulse_hwmon_temperature_celsius{chip=k10temp, sensor=Tctl} = 85.5 on Tctl"
+    assert dict(c.labels) == {"host": "nas", "chip": "k10temp", "sensor": "Tctl"}
+    other = MetricRule(Rule("x", "warning"), "rackpulse_hwmon_temperature_celsius", ">", 80, None, (("chip", "nct"),))
+    assert Conditions().build(user_snapshot(("Tctl", 85.5)), [other]) == []
+
+
+def test_a_firing_user_rule_clears_only_past_its_clear_threshold() -> None:
+    from app.alert_rules import MetricRule
+    from app.alerts import AlertState, Rule
+
+    mr = MetricRule(Rule("cpu", "warning"), "rackpulse_hwmon_temperature_celsius", ">", 80, 70)
+    firing = {("cpu", "chip=k10temp,sensor=Tctl"): AlertState("cpu", "chip=k10temp,sensor=Tctl", "firing", "warning",
+                                                               "", {}, 0.0)}
+    pending = {k: AlertState(k[0], k[1], "pending", "warning", "", {}, 0.0) for k in firing}
+    assert len(Conditions().build(user_snapshot(("Tctl", 75)), [mr], firing)) == 1  # held
+    assert Conditions().build(user_snapshot(("Tctl", 75)), [mr], pending) == []  # not firing yet: no hold
+    assert Conditions().build(user_snapshot(("Tctl", 70)), [mr], firing) == []  # cleared at the threshold
+    assert Conditions().build(user_snapshot(("Tctl", 75)), [mr]) == []
