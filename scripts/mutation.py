@@ -4,7 +4,9 @@ mutants killed per package against the floor of 85 %. Mutants judged equivalent 
 tell them from the original) are listed with the reason in tests/mutation-equivalent.txt and
 left out of the share. Slow (tens of minutes): not part of `make test`.
 
-    .venv/bin/python scripts/mutation.py [package ...]
+    .venv/bin/python scripts/mutation.py [--show] [package ...]
+
+--show prints each survivor's diff (what the tests let through).
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ def equivalent() -> set[str]:
             if line.split("#", 1)[0].strip()}
 
 
-def run(name: str, files: list[str], tests: list[str]) -> tuple[int, int, list[str]]:
+def run(name: str, files: list[str], tests: list[str], show: bool = False) -> tuple[int, int, list[str]]:
     with tempfile.TemporaryDirectory(prefix="rackpulse-mutation-") as tmp:
         work = Path(tmp)
         listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
@@ -75,8 +77,14 @@ def run(name: str, files: list[str], tests: list[str]) -> tuple[int, int, list[s
                        stderr=subprocess.DEVNULL, check=False)
         out = subprocess.run([str(MUTMUT), "results", "--all", "true"], cwd=work, capture_output=True,
                              text=True, check=False).stdout
-    results = dict(re.findall(r"^\s*(\S+): (\S+)", out, re.M))
-    skip = equivalent()
+        results = dict(re.findall(r"^\s*(\S+): (\S+)", out, re.M))
+        skip = equivalent()
+        if show:
+            for m in sorted(m for m, st in results.items() if st != "killed" and m not in skip):
+                diff = subprocess.run([str(MUTMUT), "show", m], cwd=work, capture_output=True, text=True,
+                                      check=False).stdout
+                print(f"--- {m}\n" + "\n".join(line for line in diff.splitlines()
+                                                 if line.startswith(("-", "+")) and not line.startswith(("---", "+++"))))
     counted = {m: s for m, s in results.items() if m not in skip}
     killed = sum(1 for s in counted.values() if s == "killed")
     survivors = sorted(m for m, s in counted.items() if s != "killed")
@@ -84,12 +92,13 @@ def run(name: str, files: list[str], tests: list[str]) -> tuple[int, int, list[s
 
 
 def main() -> int:
-    wanted = sys.argv[1:] or list(PACKAGES)
+    show = "--show" in sys.argv
+    wanted = [a for a in sys.argv[1:] if a != "--show"] or list(PACKAGES)
     rows = []
     for name in wanted:
         files, tests = PACKAGES[name]
         t0 = time.monotonic()
-        killed, total, survivors = run(name, files, tests)
+        killed, total, survivors = run(name, files, tests, show)
         share = killed / total if total else 0.0
         rows.append((name, killed, total, share, time.monotonic() - t0, survivors))
         print(f"{name:20} {killed:5}/{total:<5} killed {share:6.1%}  {'ok' if share >= FLOOR else 'BELOW 85 %'}"
