@@ -321,3 +321,185 @@ def test_a_run_that_overlaps_a_hung_one_is_skipped_and_says_so(caplog: pytest.Lo
 
     run(scenario())
     assert any(r.getMessage() == "smart: previous run still in progress; this run skipped" for r in caplog.records)
+
+
+class Clock:
+    """A clock the test moves: time.monotonic and time.perf_counter of the scheduler."""
+
+    def __init__(self, step: float = 0.0) -> None:
+        self.now, self.step = 100.0, step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def test_a_collector_runs_again_one_interval_after_its_last_run_began(monkeypatch: pytest.MonkeyPatch) -> None:
+    import app.scheduler as sched
+
+    clock = Clock()
+    monkeypatch.setattr(sched.time, "monotonic", clock)
+    delays: list[float] = []
+
+    async def fake_sleep(d: float) -> None:
+        delays.append(round(d, 6))
+        if len(delays) == 3:
+            raise asyncio.CancelledError
+
+    s = make(Fake("x"))
+    s.snapshot.statuses["x"].interval = 1.0
+
+    async def run_once(name: str):  # type: ignore[no-untyped-def]
+        clock.now += 0.3  # the run takes 0.3 s
+        return s.snapshot.statuses[name]
+
+    s.run_once = run_once  # type: ignore[method-assign]
+    monkeypatch.setattr(sched.asyncio, "sleep", fake_sleep)
+    with pytest.raises(asyncio.CancelledError):
+        run(s._loop("x", 0.5))
+    assert delays == [0.5, 0.7, 0.7]
+
+
+def test_a_run_longer_than_its_interval_waits_a_moment_before_the_next(monkeypatch: pytest.MonkeyPatch) -> None:
+    import app.scheduler as sched
+
+    clock = Clock()
+    monkeypatch.setattr(sched.time, "monotonic", clock)
+    delays: list[float] = []
+
+    async def fake_sleep(d: float) -> None:
+        delays.append(round(d, 6))
+        if len(delays) == 2:
+            raise asyncio.CancelledError
+
+    s = make(Fake("x"))
+    s.snapshot.statuses["x"].interval = 1.0
+
+    async def run_once(name: str):  # type: ignore[no-untyped-def]
+        clock.now += 2.5
+        return s.snapshot.statuses[name]
+
+    s.run_once = run_once  # type: ignore[method-assign]
+    monkeypatch.setattr(sched.asyncio, "sleep", fake_sleep)
+    with pytest.raises(asyncio.CancelledError):
+        run(s._loop("x", 0.0))
+    assert delays == [0.0, 0.05]
+
+
+def test_start_spreads_first_runs_over_at_most_five_seconds_and_names_its_tasks(monkeypatch: pytest.MonkeyPatch) -> None:
+    import app.scheduler as sched
+
+    firsts: dict[str, float] = {}
+
+    async def loop(self, name: str, first_delay: float) -> None:  # type: ignore[no-untyped-def]
+        firsts[name] = first_delay
+
+    monkeypatch.setattr(sched.Scheduler, "_loop", loop)
+    monkeypatch.setattr(sched.random, "uniform", lambda a, b: (a, b))
+    snap = Snapshot(host="h")
+    s = Scheduler({"fast": Fake("fast"), "slow": Fake("slow")}, {"fast": (2.0, 1.0), "slow": (60.0, 1.0)}, snap)
+
+    async def scenario(jitter: bool | None) -> list[str]:
+        if jitter is None:
+            s.start()
+        else:
+            s.start(jitter=jitter)
+        s.add_task(lambda: None, 60, "maintenance")
+        names = [t.get_name() for t in s._tasks]
+        await asyncio.sleep(0)  # let the collector tasks begin
+        await s.stop()
+        return names
+
+    names = run(scenario(None))
+    assert firsts == {"fast": (0, 2.0), "slow": (0, 5.0)}
+    assert names == ["collector-fast", "collector-slow", "maintenance"]
+    run(scenario(False))
+    assert firsts == {"fast": 0.0, "slow": 0.0}
+
+
+def test_a_run_is_marked_running_while_it_runs_and_counted_when_done() -> None:
+    c = Fake("x", "hang")
+    s = make(c, timeout=5)
+
+    async def scenario() -> None:
+        task = asyncio.ensure_future(s.run_once("x"))
+        while c.calls == 0:
+            await asyncio.sleep(0.01)
+        assert s.snapshot.statuses["x"].running is True
+        c.release.set()
+        st = await task
+        assert st.running is False and st.runs == 1
+        c.behaviour = "ok"
+        assert (await s.run_once("x")).runs == 2
+
+    run(scenario())
+
+
+def test_a_run_stores_its_start_duration_and_result_and_feeds_user_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    import app.scheduler as sched
+
+    monkeypatch.setattr(sched.time, "perf_counter", Clock(step=0.25))
+    c, store = Remembers("x"), Store()
+    s = Scheduler({"x": c}, {"x": (60.0, 1.0)}, Snapshot(host="h"), store)  # type: ignore[arg-type]
+    st = run(s.run_once("x"))
+    assert st.duration == 0.25
+    name, ok, err, skip, result = store.runs[0]
+    assert result.state == {"value": 1.0} and s.snapshot.samples["x"] == result.samples and result.samples
+
+
+def test_a_source_that_disappears_clears_what_the_pages_show_of_it(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="rackpulse.scheduler")
+    c = Fake("x", value=3)
+    s = make(c)
+    run(s.run_once("x"))
+    c.behaviour = "nodata"
+    run(s.run_once("x"))
+    assert s.snapshot.states["x"] == {} and s.snapshot.samples["x"] == []
+    assert ("DEBUG", "x: no /proc/mdstat") in [(r.levelname, r.getMessage()) for r in caplog.records]
+
+
+def test_an_error_without_words_is_named_by_its_kind_and_a_bug_logs_its_traceback(
+        caplog: pytest.LogCaptureFixture) -> None:
+    class Silent(Fake):
+        def collect(self) -> CollectResult:
+            if self.behaviour == "bug":
+                raise KeyError("oops")
+            raise CollectorError("")
+
+    c = Silent("x")
+    s = make(c)
+    assert run(s.run_once("x")).last_error == "CollectorError"
+    c.behaviour = "bug"
+    assert run(s.run_once("x")).last_error == "KeyError: 'oops'"
+    logged = [r.getMessage() for r in caplog.records if "unexpected error" in r.getMessage()]
+    assert logged and "Traceback" in logged[0] and "KeyError: 'oops'" in logged[0]
+
+
+def test_an_undeclared_metric_is_logged_and_the_last_good_metrics_kept(caplog: pytest.LogCaptureFixture) -> None:
+    c = Fake("x", value=4)
+    s = make(c)
+    run(s.run_once("x"))
+
+    class Undeclared(Fake):
+        def collect(self) -> CollectResult:
+            return CollectResult(samples=[Sample.of("rackpulse_undeclared", 1)])
+
+    s.collectors["x"] = Undeclared("x")
+    run(s.run_once("x"))
+    assert 'rackpulse_fake_value{host="h",collector="x"} 4' in s.snapshot.metrics.decode()
+    assert ("ERROR", "x: metric 'rackpulse_undeclared' is not declared") in \
+        [(r.levelname, r.getMessage()) for r in caplog.records]
+
+
+def test_own_metrics_of_statuses_not_run_are_skipped_without_hiding_the_others() -> None:
+    from app.scheduler import CollectorStatus
+
+    snap = Snapshot(host="h")
+    snap.statuses = {"a": CollectorStatus("a", 60, 30), "b": CollectorStatus("b", 60, 30, up=True, duration=None,
+                                                                               last_success=1.23456)}
+    snap.rebuild_metrics()
+    text = snap.metrics.decode()
+    assert 'collector="a"' not in text
+    assert 'rackpulse_collector_duration_seconds{host="h",collector="b"} 0\n' in text
+    assert 'rackpulse_collector_last_success_timestamp_seconds{host="h",collector="b"} 1.235\n' in text
+    assert snap.parts and snap.version == 1
