@@ -40,6 +40,11 @@ PACKAGES: dict[str, tuple[list[str], list[str]]] = {
     "bonding": (["collectors/bonding.py"], ["tests/collectors/test_bonding.py"]),
     "heat pump map": (["collectors/isg_map.py"], ["tests/collectors/test_heatpump.py"]),
     "openvpn status": (["collectors/openvpn_status.py"], ["tests/collectors/test_openvpn.py"]),
+    "disk location": (["collectors/disklocation.py"], ["tests/collectors/test_disklocation.py"]),
+    "frr parser": (["collectors/frr.py"], ["tests/collectors/test_frr.py"]),
+    "hwmon and nut": (["collectors/hwmon.py", "collectors/nut.py", "collectors/upsmib.py"],
+                      ["tests/collectors/test_power.py"]),
+    "snmp parser": (["collectors/snmp.py"], ["tests/collectors/test_snmp.py"]),
 }
 
 
