@@ -24,8 +24,8 @@ from app.agent import AGENT_METRICS
 from app.agents import SERVER_METRICS
 from app.scheduler import SELF_METRICS
 from collectors import REGISTRY
+from tests.alerting.sink import Sink
 from tests.peers import free_port
-from tests.test_alerts import Receiver
 
 ROOT = Path(__file__).parent.parent
 DEPLOY = ROOT / "deploy"
@@ -112,7 +112,7 @@ def wait_http(url: str, timeout: float = 60) -> None:
 def stack(tmp_path: Path) -> Iterator[dict[str, object]]:
     """rackpulse demo (fast story) + Prometheus + Alertmanager -> a webhook receiver."""
     procs: list[subprocess.Popen[bytes]] = []
-    receiver = Receiver()
+    receiver = Sink()
     base = Path(tempfile.mkdtemp(prefix="rackpulse-prom-"))
     rp, prom, am = free_port(), free_port(), free_port()
     rules = yaml.safe_load((DEPLOY / "prometheus/rackpulse-rules.yml").read_text())
@@ -172,10 +172,10 @@ def test_prometheus_scrapes_rackpulse_and_alertmanager_delivers_the_degraded_arr
     # the demo's own 14 disks; its second host (ceph-node1, through an agent) comes through the same scrape
     assert by_host.get("demo-nas") == 14 and set(by_host) <= {"demo-nas", "ceph-node1"}
     while time.monotonic() < deadline:
-        names = {a["labels"]["alertname"] for m in receiver.received for a in m.get("alerts", [])}
+        names = {a["labels"]["alertname"] for m in receiver.json() for a in m.get("alerts", [])}
         if "RackpulseArrayDegraded" in names:
             break
         time.sleep(0.5)
-    alerts = [a for m in receiver.received for a in m["alerts"] if a["labels"]["alertname"] == "RackpulseArrayDegraded"]
+    alerts = [a for m in receiver.json() for a in m["alerts"] if a["labels"]["alertname"] == "RackpulseArrayDegraded"]
     assert alerts and alerts[0]["labels"]["array"] == "md0" and alerts[0]["status"] == "firing"
     assert alerts[0]["annotations"]["summary"] == "demo-nas: md0 degraded"
