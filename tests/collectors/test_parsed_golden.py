@@ -1,0 +1,52 @@
+"""Every real capture (mdstat, `mdadm --detail`, smartctl JSON, /proc/net/bonding, OpenVPN
+status) parses to exactly the record stored beside it in tests/golden/parsed/, every field of
+it, and for smartctl the verdict with its reasons too. A change to what a parser reads shows up
+here as a diff to review; after an intended one:
+UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/collectors/test_parsed_golden.py"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from collectors.base import ParseError
+from collectors.bonding import parse_bonding
+from collectors.mdadm import parse_mdadm_detail
+from collectors.mdstat import parse_mdstat
+from collectors.openvpn_status import parse_status
+from collectors.smart import judge_health, parse_smartctl_json, parse_smartctl_scan
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+GOLDEN = Path(__file__).parent.parent / "golden" / "parsed"
+PARSERS = {"mdstat": parse_mdstat, "mdadm": parse_mdadm_detail, "bonding": parse_bonding, "openvpn": parse_status,
+           "smartctl": None}
+CASES = [(kind, p.name) for kind in PARSERS for p in sorted((FIXTURES / kind).iterdir()) if p.is_file()]
+
+
+def record(kind: str, name: str) -> Any:
+    text = (FIXTURES / kind / name).read_text()
+    try:
+        if kind != "smartctl":
+            return json.loads(json.dumps(dataclasses.asdict(PARSERS[kind](text))))  # type: ignore[misc]
+        if "scan" in name:
+            return {"scan": [list(d) for d in parse_smartctl_scan(text)]}
+        disk = parse_smartctl_json(text)
+        level, reasons = judge_health(disk, previous={k: v - 1 for k, v in disk.attributes.items()})
+        return {"disk": json.loads(json.dumps(dataclasses.asdict(disk))), "level": level, "reasons": reasons}
+    except ParseError as exc:
+        return {"error": str(exc)}
+
+
+@pytest.mark.parametrize("kind, name", CASES, ids=[f"{k}/{n}" for k, n in CASES])
+def test_a_real_capture_parses_to_its_stored_record(kind: str, name: str) -> None:
+    golden = GOLDEN / kind / f"{name}.json"
+    got = record(kind, name)
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n")
+    assert got == json.loads(golden.read_text())
