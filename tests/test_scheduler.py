@@ -334,56 +334,35 @@ class Clock:
         return self.now
 
 
-def test_a_collector_runs_again_one_interval_after_its_last_run_began(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("run_takes, first, delays", [
+    (0.3, 0.5, [0.5, 0.7, 0.7]),  # the next run one interval after this one began
+    (2.5, 0.0, [0.0, 0.05, 0.05]),  # a run longer than its interval: only a moment's pause
+])
+def test_a_collector_runs_again_one_interval_after_its_last_run_began(
+        monkeypatch: pytest.MonkeyPatch, run_takes: float, first: float, delays: list[float]) -> None:
     import app.scheduler as sched
 
     clock = Clock()
     monkeypatch.setattr(sched.time, "monotonic", clock)
-    delays: list[float] = []
+    slept: list[float] = []
 
     async def fake_sleep(d: float) -> None:
-        delays.append(round(d, 6))
-        if len(delays) == 3:
+        slept.append(round(d, 6))
+        if len(slept) == 3:
             raise asyncio.CancelledError
 
     s = make(Fake("x"))
     s.snapshot.statuses["x"].interval = 1.0
 
     async def run_once(name: str):  # type: ignore[no-untyped-def]
-        clock.now += 0.3  # the run takes 0.3 s
+        clock.now += run_takes
         return s.snapshot.statuses[name]
 
     s.run_once = run_once  # type: ignore[method-assign]
     monkeypatch.setattr(sched.asyncio, "sleep", fake_sleep)
     with pytest.raises(asyncio.CancelledError):
-        run(s._loop("x", 0.5))
-    assert delays == [0.5, 0.7, 0.7]
-
-
-def test_a_run_longer_than_its_interval_waits_a_moment_before_the_next(monkeypatch: pytest.MonkeyPatch) -> None:
-    import app.scheduler as sched
-
-    clock = Clock()
-    monkeypatch.setattr(sched.time, "monotonic", clock)
-    delays: list[float] = []
-
-    async def fake_sleep(d: float) -> None:
-        delays.append(round(d, 6))
-        if len(delays) == 2:
-            raise asyncio.CancelledError
-
-    s = make(Fake("x"))
-    s.snapshot.statuses["x"].interval = 1.0
-
-    async def run_once(name: str):  # type: ignore[no-untyped-def]
-        clock.now += 2.5
-        return s.snapshot.statuses[name]
-
-    s.run_once = run_once  # type: ignore[method-assign]
-    monkeypatch.setattr(sched.asyncio, "sleep", fake_sleep)
-    with pytest.raises(asyncio.CancelledError):
-        run(s._loop("x", 0.0))
-    assert delays == [0.0, 0.05]
+        run(s._loop("x", first))
+    assert slept == delays
 
 
 def test_start_spreads_first_runs_over_at_most_five_seconds_and_names_its_tasks(monkeypatch: pytest.MonkeyPatch) -> None:
