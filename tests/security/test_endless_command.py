@@ -44,15 +44,14 @@ def test_an_endless_vtysh_leaves_the_server_bounded_and_the_other_collectors_run
     proc = rackpulse("serve", "--config", str(tmp_path / "rackpulse.toml"), log=tmp_path / "serve.log")
     base = f"http://127.0.0.1:{port}"
     try:
-        def frr_failed_twice():  # type: ignore[no-untyped-def]
+        def frr_failed_and_mdraid_ran():  # type: ignore[no-untyped-def]
             st = {c["name"]: c for c in get_json(f"{base}/api/state")["collectors"]}
-            frr = st["frr"]
-            return frr if frr["up"] is False and "output exceeded" in (frr["last_error"] or "") else None
+            failed = st["frr"]["up"] is False and "output exceeded" in (st["frr"]["last_error"] or "")
+            return st if failed and st["mdraid"]["last_success"] is not None else None
 
-        frr = wait_for(frr_failed_twice, 60, "frr to fail at its output cap")
-        assert "(command_max_bytes); command killed: yes -- -c show" in frr["last_error"]
-        runs_then = get_json(f"{base}/api/state")
-        md_then = next(c for c in runs_then["collectors"] if c["name"] == "mdraid")["last_success"]
+        st = wait_for(frr_failed_and_mdraid_ran, 60, "frr to fail at its output cap while mdraid collects")
+        assert "(command_max_bytes); command killed: yes -- -c show" in st["frr"]["last_error"]
+        md_then = st["mdraid"]["last_success"]
         def both_ran_again():  # type: ignore[no-untyped-def]
             st = get_json(f"{base}/api/state")
             by = {c["name"]: c for c in st["collectors"]}
