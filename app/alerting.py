@@ -11,8 +11,10 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import threading
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import Engine, and_, select, update
@@ -43,6 +45,10 @@ class Alerting:
         self.courier = Courier(engine, channels, base_url)
         self.states: dict[tuple[str, str], AlertState] = self._load()
         self.evaluations = 0  # since start-up; shown by /api/alerts
+        # The scheduler thread evaluates while web requests acknowledge: without one lock over
+        # both, an ack landing mid-evaluation was overwritten by the states that evaluation
+        # computed from before it (the page kept offering "Acknowledge" and reminders went on).
+        self.lock = threading.RLock()
 
     # -- state ----------------------------------------------------------------------------
 
@@ -72,12 +78,13 @@ class Alerting:
         """One evaluation: returns the events it recorded (and queued for delivery).
         ``extra``: conditions from elsewhere (agents that went silent)."""
         now = now or time.time()
-        conds = self.conditions.build(snap, self.user_rules, self.states, now) + list(extra)
-        keys = set(self.states) | {(c.rule, c.subject) for c in conds}
-        new_states, events = evaluate(conds, self.rules, self.states, now, self.muted(now, keys))
-        recorded = self._store(new_states, events, now)
-        self.states = new_states
-        self.evaluations += 1
+        with self.lock:
+            conds = self.conditions.build(snap, self.user_rules, self.states, now) + list(extra)
+            keys = set(self.states) | {(c.rule, c.subject) for c in conds}
+            new_states, events = evaluate(conds, self.rules, self.states, now, self.muted(now, keys))
+            recorded = self._store(new_states, events, now)
+            self.states = new_states
+            self.evaluations += 1
         if deliver:
             self.deliver(now)
         return recorded
@@ -125,18 +132,17 @@ class Alerting:
     def ack(self, rule: str, subject: str, now: float | None = None) -> bool:
         """Acknowledge a firing alert: no more reminders until it resolves."""
         now = now or time.time()
-        st = self.states.get((rule, subject))
-        if st is None or st.state != "firing":
-            return False
-        from dataclasses import replace
-
-        self.states[(rule, subject)] = replace(st, acked_at=now)
-        with self.engine.begin() as c:
-            c.execute(update(alert).where(and_(alert.c.host == self.host, alert.c.rule == rule,
-                                               alert.c.subject == subject)).values(acked_at=now))
-            c.execute(alert_event.insert().values(host=self.host, rule=rule, subject=subject, ts=now, kind="ack",
-                                                  severity=st.severity, summary=st.summary,
-                                                  labels=json.dumps(dict(st.labels))))
+        with self.lock:
+            st = self.states.get((rule, subject))
+            if st is None or st.state != "firing":
+                return False
+            with self.engine.begin() as c:
+                c.execute(update(alert).where(and_(alert.c.host == self.host, alert.c.rule == rule,
+                                                   alert.c.subject == subject)).values(acked_at=now))
+                c.execute(alert_event.insert().values(host=self.host, rule=rule, subject=subject, ts=now,
+                                                      kind="ack", severity=st.severity, summary=st.summary,
+                                                      labels=json.dumps(dict(st.labels))))
+            self.states = {**self.states, (rule, subject): replace(st, acked_at=now)}
         return True
 
     def silence(self, rule: str | None, subject: str | None, hours: float, reason: str = "",
