@@ -139,9 +139,9 @@ def parse_smartctl_json(data: str | bytes, returncode: int | None = None) -> Sma
     )
 
 
-def _obj(doc: Any, key: str) -> dict[str, Any]:
+def _obj(doc: Mapping[str, Any], key: str) -> dict[str, Any]:
     """doc[key] if it is a JSON object, else {} (a truncated or odd document must not crash us)."""
-    value = doc.get(key) if isinstance(doc, dict) else None
+    value = doc.get(key)
     return value if isinstance(value, dict) else {}
 
 
