@@ -86,7 +86,7 @@ def parse_bonding(text: str) -> Bond:
             continue
         m = _KV.match(line)
         if not m:
-            if line.strip() in ("802.3ad info", "Active Aggregator Info:"):
+            if line.strip() == "802.3ad info":  # a heading; "Active Aggregator Info:" reads as a key
                 continue
             raise ParseError(f"unrecognised line in bonding status: {line.strip()!r}")
         key, value = m["key"].strip(), m["value"].strip()
