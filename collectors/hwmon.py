@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from collectors.base import (
     Collector,
@@ -223,10 +223,3 @@ class HwmonCollector(Collector):
                                      "value": s.value, "attrs": s.attrs} for s in sensors]}
         return result
 
-
-def rails_from(raw: Sequence[dict[str, Any]]) -> list[Rail]:
-    return [Rail(**r) for r in raw]
-
-
-def fans_from(raw: Sequence[dict[str, Any]]) -> list[Fan]:
-    return [Fan(**f) for f in raw]

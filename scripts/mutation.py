@@ -7,6 +7,10 @@ left out of the share. Slow (tens of minutes): not part of `make test`.
     .venv/bin/python scripts/mutation.py [--show] [package ...]
 
 --show prints each survivor's diff (what the tests let through).
+
+A file may be narrowed to the functions that parse and judge: "collectors/frr.py::parse_bgp_summary,..."
+mutates the whole file but counts only those functions' mutants, so the I/O around a parser
+(commands, sockets, the real peers its tests start) is left to the integration tests.
 """
 
 from __future__ import annotations
@@ -42,13 +46,18 @@ PACKAGES: dict[str, tuple[list[str], list[str]]] = {
     "bonding": (["collectors/bonding.py"], ["tests/collectors/test_bonding.py", "tests/collectors/test_bonding_judge.py",
                                           "tests/collectors/test_parsed_golden.py"]),
     "heat pump map": (["collectors/isg_map.py"], ["tests/collectors/test_heatpump.py"]),
-    "openvpn status": (["collectors/openvpn_status.py"], ["tests/collectors/test_openvpn.py",
-                                                          "tests/collectors/test_parsed_golden.py"]),
+    # The parsers and judges only; the tests that start real peers (routers, openvpn, upsd,
+    # snmpd) would be restarted for every mutant and are left to the integration runs.
+    "openvpn status": (["collectors/openvpn_status.py", "collectors/openvpn.py::tuning_hints,read_interface"],
+                       ["tests/collectors/test_openvpn.py",
+                        "tests/collectors/test_parsed_golden.py", "-m", "not peer"]),
     "disk location": (["collectors/disklocation.py"], ["tests/collectors/test_disklocation.py"]),
-    "frr parser": (["collectors/frr.py"], ["tests/collectors/test_frr.py"]),
-    "hwmon and nut": (["collectors/hwmon.py", "collectors/nut.py", "collectors/upsmib.py"],
-                      ["tests/collectors/test_power.py"]),
-    "snmp parser": (["collectors/snmp.py"], ["tests/collectors/test_snmp.py"]),
+    "frr parser": (["collectors/frr.py::parse_bgp_summary,_afi_peers,parse_bgp_neighbors,check_vtysh"],
+                   ["tests/collectors/test_frr.py", "-m", "not peer"]),
+    "hwmon and nut": (["collectors/hwmon.py", "collectors/nut.py::_unescape,parse_list_var,parse_list_ups,ups_state,"
+                       "UpsState.num", "collectors/upsmib.py"], ["tests/collectors/test_power.py", "-m", "not peer"]),
+    "snmp parser": (["collectors/snmp.py::parse_if_walk,_int,count_flaps,explain,_value"],
+                    ["tests/collectors/test_snmp.py", "-m", "not peer"]),
 }
 
 
@@ -60,7 +69,26 @@ def equivalent() -> set[str]:
             if line.split("#", 1)[0].strip()}
 
 
-def run(name: str, files: list[str], tests: list[str], show: bool = False) -> tuple[int, int, list[str]]:
+def function_of(mutant: str) -> tuple[str, str]:
+    """`collectors.frr.x_parse_bgp_summary__mutmut_3` -> ("collectors/frr.py", "parse_bgp_summary");
+    methods come as "Class.method"."""
+    module, _, rest = mutant.rpartition(".x")
+    rest = re.sub(r"__mutmut_\d+$", "", rest)
+    func = ".".join(part for part in rest.split("ǁ") if part) if rest.startswith("ǁ") else rest.removeprefix("_")
+    return module.replace(".", "/") + ".py", func
+
+
+def counted_here(mutant: str, specs: list[str]) -> bool:
+    path, func = function_of(mutant)
+    for spec in specs:
+        file, _, names = spec.partition("::")
+        if file == path:
+            return not names or func in names.split(",")
+    return False
+
+
+def run(name: str, specs: list[str], tests: list[str], show: bool = False) -> tuple[int, int, list[str]]:
+    files = [spec.partition("::")[0] for spec in specs]
     with tempfile.TemporaryDirectory(prefix="rackpulse-mutation-") as tmp:
         work = Path(tmp)
         listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
@@ -86,7 +114,7 @@ def run(name: str, files: list[str], tests: list[str], show: bool = False) -> tu
                        stderr=subprocess.DEVNULL, check=False)
         out = subprocess.run([str(MUTMUT), "results", "--all", "true"], cwd=work, capture_output=True,
                              text=True, check=False).stdout
-        results = dict(re.findall(r"^\s*(\S+): (\S+)", out, re.M))
+        results = {m: st for m, st in re.findall(r"^\s*(\S+): (\S+)", out, re.M) if counted_here(m, specs)}
         skip = equivalent()
         if show:
             for m in sorted(m for m, st in results.items() if st != "killed" and m not in skip):
