@@ -32,11 +32,13 @@ demo: install
 
 lint: install-test
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 test: install-test
 	bash scripts/ensure-postgres.sh
 	bash scripts/install-test-peers.sh
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 bench: install-test

@@ -33,7 +33,7 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 
 
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
-    from app.db import upgrade
+    from app.storage.db import upgrade
 
     cfg = _load(args)
     upgrade(cfg.storage.url)
@@ -79,7 +79,7 @@ def cmd_collect(args: argparse.Namespace) -> int:
 
 def check_serve(cfg: Config) -> None:
     """The rules `serve` applies beyond the config's types; ConfigError listing every one broken."""
-    from app.auth import is_loopback
+    from app.credentials import is_loopback
 
     name = cfg.source or "config"
     problems = []
@@ -108,10 +108,10 @@ def check_serve(cfg: Config) -> None:
         raise ConfigError("\n".join(problems))
 
 
-def _serve(cfg: Config, extra_setup=None) -> int:  # type: ignore[no-untyped-def]
+def _serve(cfg: Config, extra_setup=None) -> int:
     import uvicorn
 
-    from app.web import create_app
+    from app.web.app import create_app
 
     check_serve(cfg)
     app = create_app(cfg)
@@ -119,13 +119,13 @@ def _serve(cfg: Config, extra_setup=None) -> int:  # type: ignore[no-untyped-def
         extra_setup(app)
     log.info("rackpulse for host %s on http%s://%s:%d/", cfg.host, "s" if cfg.web.tls_cert_file else "",
              cfg.web.listen, cfg.web.port)
-    tls = {}
-    if cfg.web.tls_cert_file:
-        tls = {"ssl_certfile": str(cfg.web.tls_cert_file), "ssl_keyfile": str(cfg.web.tls_key_file)}
+    tls = bool(cfg.web.tls_cert_file)
     # Agents keep one connection each: keep it across their send interval (uvicorn's default is 5 s),
     # and do not let a stop wait for them.
     uvicorn.run(app, host=cfg.web.listen, port=cfg.web.port, log_level="warning", access_log=False,
-                timeout_graceful_shutdown=5, timeout_keep_alive=75, **tls)
+                timeout_graceful_shutdown=5, timeout_keep_alive=75,
+                ssl_certfile=str(cfg.web.tls_cert_file) if tls else None,
+                ssl_keyfile=str(cfg.web.tls_key_file) if tls else None)
     return 0
 
 
@@ -134,17 +134,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from app import demo
-    from app.db import make_engine, upgrade
-    from app.storage import Store
+    from app.storage.db import make_engine, upgrade
+    from app.storage.store import Store
+    from demo import story as demo
 
     root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="rackpulse-demo-"))
     root.mkdir(parents=True, exist_ok=True)
     db_url = f"sqlite:///{root / 'rackpulse-demo.db'}"
     driver = demo.Driver(root, speed=args.speed)
     driver.tick()
-    from app.demo_heatpump import start_isg
-    from app.demo_power import start_upsd
+    from demo.heatpump import start_isg
+    from demo.power import start_upsd
 
     story_clock = lambda: (time.time() - driver.t0) * args.speed  # noqa: E731
     upsd = start_upsd(story_clock)
@@ -155,13 +155,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
     n = demo.seed_history(Store(engine, cfg.host))
     engine.dispose()
     driver.start()
-    from app.demo_agent import AGENT_HOST, start_demo_agent
+    from demo.agent import AGENT_HOST, start_demo_agent
 
     start_demo_agent(root, db_url, args.port, args.interval)
     print(f"rackpulse demo: http://127.0.0.1:{args.port}/  (fixture host in {root}, {n} series with history; "
           f"a second host, {AGENT_HOST}, pushes through a real agent: /hosts)")
 
-    def simulated_switch(app) -> None:  # type: ignore[no-untyped-def]
+    def simulated_switch(app) -> None:
         if app.state.scheduler is not None:
             demo.attach_simulations(app.state.scheduler.collectors, root)
 
@@ -171,7 +171,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_agent(args: argparse.Namespace) -> int:
-    from app.agent import run_agent
+    from app.agent.push import run_agent
 
     cfg = _load(args)
     if args.token_file:
@@ -189,8 +189,8 @@ def cmd_agent(args: argparse.Namespace) -> int:
 
 def cmd_agents(args: argparse.Namespace) -> int:
     """Tokens for agents, on the server: issue (or re-issue), revoke, list."""
-    from app import agents
-    from app.db import make_engine, upgrade
+    from app.ingest import agents
+    from app.storage.db import make_engine, upgrade
 
     cfg = _load(args)
     upgrade(cfg.storage.url)
@@ -230,13 +230,13 @@ def cmd_agents(args: argparse.Namespace) -> int:
 def cmd_db(args: argparse.Namespace) -> int:
     if args.action == "upgrade":
         return cmd_db_upgrade(args)
-    from app.dbcopy import copy_database
+    from app.storage.dbcopy import copy_database
 
     if not args.to:
         print("rackpulse db copy: give --to URL (and --from URL, default: storage.url)", file=sys.stderr)
         return 2
     src = args.source or _load(args).storage.url
-    from app.dbcopy import CopyError
+    from app.storage.dbcopy import CopyError
 
     try:
         counts = copy_database(src, args.to, progress=lambda t, n: print(f"  {t}: {n} rows", flush=True))
@@ -248,7 +248,7 @@ def cmd_db(args: argparse.Namespace) -> int:
 
 
 def cmd_hash_password(args: argparse.Namespace) -> int:
-    from app.auth import hash_password
+    from app.credentials import hash_password
 
     pw = sys.stdin.readline().rstrip("\n") if not sys.stdin.isatty() else getpass.getpass("Password: ")
     if len(pw) < 8:
@@ -259,7 +259,7 @@ def cmd_hash_password(args: argparse.Namespace) -> int:
 
 
 def cmd_make_token(args: argparse.Namespace) -> int:
-    from app.auth import make_token
+    from app.credentials import make_token
 
     token, hashed = make_token()
     print(f"token (give it to your script): {token}")
@@ -272,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log-level", default="INFO")
     sub = p.add_subparsers(dest="cmd", required=True)
 
-    def add(name: str, fn, help_: str) -> argparse.ArgumentParser:  # type: ignore[no-untyped-def]
+    def add(name: str, fn, help_: str) -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help_)
         sp.add_argument("--config", help="config file (default $RACKPULSE_CONFIG, then ./rackpulse.toml)")
         sp.set_defaults(fn=fn)
@@ -283,7 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--once", action="store_true", required=True)
     c.add_argument("--format", choices=("json", "prometheus"), default="json")
     add("check-config", cmd_check_config, "validate the config file")
-    db = add("db", None, "database commands")  # type: ignore[arg-type]
+    db = add("db", None, "database commands")
     db.add_argument("action", choices=("upgrade", "copy"))
     db.add_argument("--from", dest="source", help="copy: source URL (default: storage.url of the config)")
     db.add_argument("--to", help="copy: destination URL, e.g. postgresql://rackpulse@localhost/rackpulse")

@@ -21,7 +21,7 @@ from app.exposition import Families, merge, render_families
 from collectors.base import Collector, CollectorError, CollectResult, MetricSpec, NoData, Sample
 
 if TYPE_CHECKING:  # the agent runs the scheduler without a database: no SQLAlchemy import there
-    from app.storage import Store
+    from app.storage.store import Store
 
 log = logging.getLogger("rackpulse.scheduler")
 

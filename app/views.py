@@ -79,7 +79,7 @@ def overview(snap: Snapshot) -> dict[str, Any]:
     tiles += network_tiles(snap)
     tiles += power_tiles(snap)
     tiles += heatpump_tiles(snap)
-    collectors = []
+    collectors: list[dict[str, Any]] = []
     for st in snap.statuses.values():
         if st.up is None:
             level, reason = UNKNOWN, "not run yet"

@@ -38,8 +38,8 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import create_engine, text  # noqa: E402
 
-from app import agents  # noqa: E402
-from app.db import make_engine, upgrade  # noqa: E402
+from app.ingest import agents  # noqa: E402
+from app.storage.db import make_engine, upgrade  # noqa: E402
 from tests.agent_hosts import free_port, get_json, rackpulse, server_config, stop, wait_for  # noqa: E402
 
 PG_ADMIN = os.environ.get("RACKPULSE_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")

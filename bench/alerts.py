@@ -19,16 +19,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app import demo  # noqa: E402
-from app.alert_rules import Conditions, MetricRule  # noqa: E402
-from app.alerting import Alerting  # noqa: E402
-from app.alerts import Rule, evaluate  # noqa: E402
+from app.alerting.channels import Channel  # noqa: E402
+from app.alerting.conditions import Conditions, MetricRule  # noqa: E402
+from app.alerting.engine import Rule, evaluate  # noqa: E402
+from app.alerting.service import Alerting  # noqa: E402
 from app.config import load_config  # noqa: E402
-from app.db import make_engine, upgrade  # noqa: E402
-from app.notify import Channel  # noqa: E402
 from app.scheduler import Scheduler, Snapshot  # noqa: E402
+from app.storage.db import make_engine, upgrade  # noqa: E402
 from collectors import build_collectors  # noqa: E402
 from collectors.base import Sample  # noqa: E402
+from demo import story as demo  # noqa: E402
 
 
 def demo_snapshot(root: Path) -> Snapshot:
@@ -51,7 +51,7 @@ def bench_evaluation(root: Path) -> None:
     n_series = sum(len(v) for v in snap.samples.values())
     user = [MetricRule(Rule(f"u{i}", "warning", 60), "rackpulse_hwmon_temperature_celsius", ">", 85, 80)
             for i in range(5)]
-    from app.alert_rules import BUILTIN
+    from app.alerting.conditions import BUILTIN
 
     rules = {**BUILTIN, **{u.rule.name: u.rule for u in user}}
     conds = Conditions()

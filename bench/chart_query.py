@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.db import make_engine, upgrade  # noqa: E402
-from app.storage import DAY, RES_1H, RES_5M, ROLLUPS, Store  # noqa: E402
+from app.storage.db import make_engine, upgrade  # noqa: E402
+from app.storage.store import DAY, RES_1H, RES_5M, ROLLUPS, Store  # noqa: E402
 
 N_SERIES = 200
 
@@ -61,7 +61,7 @@ def main() -> None:
         build(store, now)
         built = time.perf_counter() - t
         # The build leaves millions of freed objects' worth of GC generations behind; a
-        # server freezes its start-up heap the same way (app/web.py lifespan).
+        # server freezes its start-up heap the same way (app/web/app.py lifespan).
         gc.collect()
         gc.freeze()
         sid = store.find_series("m42")

@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.db import make_engine, upgrade  # noqa: E402
-from app.storage import DAY, RES_1H, RES_5M, ROLLUPS, Store  # noqa: E402
+from app.storage.db import make_engine, upgrade  # noqa: E402
+from app.storage.store import DAY, RES_1H, RES_5M, ROLLUPS, Store  # noqa: E402
 
 NOW = 1_790_000_000 // 3600 * 3600
 STEP = 30

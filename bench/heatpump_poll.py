@@ -14,8 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.demo_heatpump import start_isg  # noqa: E402
 from collectors.heatpump import HeatpumpCollector  # noqa: E402
+from demo.heatpump import start_isg  # noqa: E402
 
 
 def main() -> None:

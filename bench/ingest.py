@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.db import make_engine, upgrade  # noqa: E402
-from app.storage import Store  # noqa: E402
+from app.storage.db import make_engine, upgrade  # noqa: E402
+from app.storage.store import Store  # noqa: E402
 
 N_SERIES, BATCH, TS0 = 200, 1_000, 1_790_000_000
 

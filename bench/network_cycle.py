@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.db import make_engine, upgrade  # noqa: E402
-from app.storage import Store  # noqa: E402
+from app.storage.db import make_engine, upgrade  # noqa: E402
+from app.storage.store import Store  # noqa: E402
 from collectors.base import CommandResult  # noqa: E402
 from collectors.bonding import BondingCollector  # noqa: E402
 from collectors.frr import FrrCollector  # noqa: E402

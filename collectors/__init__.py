@@ -57,7 +57,7 @@ def _openvpn(cfg: Config, runner: Runner) -> Collector:
                             c.command_timeout, c.max_status_age)
 
 
-def _snmp_targets(raw):  # type: ignore[no-untyped-def]
+def _snmp_targets(raw):
     from collectors.snmp import Target
 
     return [Target(name=t.name, host=t.host, port=t.port, version=t.version, community=t.secret("community"),

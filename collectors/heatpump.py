@@ -207,10 +207,10 @@ class HeatpumpCollector(Collector):
             h = v.get(f"compressor_hours_{use}")
             if h is not None:
                 s.append(Sample.of("rackpulse_heatpump_compressor_run_seconds_total", h * 3600, use=use))
-        if v.get("sg_ready_state") is not None:
-            s.append(Sample.of("rackpulse_heatpump_sg_ready_state", v["sg_ready_state"]))
-        if v.get("operating_mode") is not None:
-            s.append(Sample.of("rackpulse_heatpump_operating_mode", v["operating_mode"]))
+        for name in ("sg_ready_state", "operating_mode"):
+            value = v.get(name)
+            if value is not None:
+                s.append(Sample.of(f"rackpulse_heatpump_{name}", value))
         result.entities.append(Entity("heatpump", f"{self.host}:{self.port}", {
             "fault": fault, "active_error": error, "compressor": flags.get("compressor", False)}))
         return {"controller": controller, "controller_id": self.controller, "temperatures": temps,

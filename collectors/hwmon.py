@@ -189,11 +189,11 @@ class HwmonCollector(Collector):
                 out.append(Sample.of("rackpulse_hwmon_alarm", s.attrs["alarm"], kind=s.kind, **lab))
         rails, fans = [], []
         for r in self.rails:
-            s = by_key.get((r.chip, r.sensor))
-            if s is None:
+            found = by_key.get((r.chip, r.sensor))
+            if found is None:
                 result.warnings.append(f"rail {r.name!r}: no sensor {r.sensor} on chip {r.chip}")
                 continue
-            v, ok = judge_rail(r, s.value)
+            v, ok = judge_rail(r, found.value)
             if v is not None:
                 out.append(Sample.of("rackpulse_rail_voltage_volts", round(v, 4), rail=r.name))
                 out.append(Sample.of("rackpulse_rail_in_range", 1 if ok else 0, rail=r.name))
@@ -201,8 +201,8 @@ class HwmonCollector(Collector):
                           "source": f"{r.chip}/{r.sensor}"})
             result.entities.append(Entity("rail", r.name, {"in_range": ok}))
         for f in self.fans:
-            s = by_key.get((f.chip, f.sensor)) if f.sensor else None
-            if f.sensor and s is None:
+            found = by_key.get((f.chip or "", f.sensor)) if f.sensor else None
+            if f.sensor and found is None:
                 result.warnings.append(f"fan {f.name!r}: no sensor {f.sensor} on chip {f.chip}")
                 continue
             held = None
@@ -210,11 +210,12 @@ class HwmonCollector(Collector):
                 chip, _, sensor = f.holds.rpartition("/")
                 t = by_key.get((chip, sensor))
                 held = t.value if t else None
-            stalled, why = judge_fan(f, s.value if s else None, s.attrs.get("min") if s else None, held)
-            if s is not None and s.value is not None:
-                out.append(Sample.of("rackpulse_fan_speed_rpm", s.value, fan=f.name))
+            stalled, why = judge_fan(f, found.value if found else None, found.attrs.get("min") if found else None,
+                                     held)
+            if found is not None and found.value is not None:
+                out.append(Sample.of("rackpulse_fan_speed_rpm", found.value, fan=f.name))
             out.append(Sample.of("rackpulse_fan_stalled", 1 if stalled else 0, fan=f.name))
-            fans.append({"name": f.name, "rpm": s.value if s else None, "stalled": stalled, "why": why})
+            fans.append({"name": f.name, "rpm": found.value if found else None, "stalled": stalled, "why": why})
             result.entities.append(Entity("fan", f.name, {"stalled": stalled}))
         if not sensors and (self.rails or self.fans):
             raise CollectorError("hwmon has no sensors, but rails or fans are configured")

@@ -80,7 +80,8 @@ def parse_smartctl_json(data: str | bytes, returncode: int | None = None) -> Sma
         raise ParseError("smartctl JSON has no 'smartctl' object (is this smartctl --json output?)")
     meta = _obj(doc, "smartctl")
     exit_status = _int(meta.get("exit_status")) or 0 if returncode is None else returncode
-    raw_messages = meta.get("messages") if isinstance(meta.get("messages"), list) else []
+    raw_messages = meta.get("messages")
+    raw_messages = raw_messages if isinstance(raw_messages, list) else []
     messages = tuple(str(m.get("string", "")) for m in raw_messages if isinstance(m, dict))
     dev = _obj(doc, "device")
     device = str(dev.get("name") or _argv_device(meta.get("argv")) or "?")

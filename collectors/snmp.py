@@ -52,11 +52,11 @@ def parse_if_walk(varbinds: Iterable[tuple[str, Any]]) -> list[Port]:
     rows: dict[int, dict[str, Any]] = {}
     for oid, value in varbinds:
         oid = oid.lstrip(".")
-        col, _, idx = oid.rpartition(".")
+        col, _, row = oid.rpartition(".")
         name = COLUMNS.get(col)
-        if name is None or not idx.isdigit():
+        if name is None or not row.isdigit():
             continue
-        rows.setdefault(int(idx), {})[name] = value
+        rows.setdefault(int(row), {})[name] = value
     ports = []
     for idx, r in sorted(rows.items()):
         if "oper" not in r:
@@ -120,7 +120,7 @@ class Target:
         return f"Target({self.name!r}, {self.host}:{self.port}, v{self.version})"
 
 
-def _auth(target: Target):  # type: ignore[no-untyped-def]
+def _auth(target: Target):
     from pysnmp.hlapi.v3arch import asyncio as h
 
     if target.version == "2c":

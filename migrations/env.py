@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from alembic import context
 
-from app.db import make_engine
-from app.models import metadata
+from app.storage.db import make_engine
+from app.storage.models import metadata
 
 config = context.config
 

@@ -30,9 +30,9 @@ EQUIVALENT = ROOT / "tests" / "mutation-equivalent.txt"
 
 # package -> (files to mutate, the tests that judge them)
 PACKAGES: dict[str, tuple[list[str], list[str]]] = {
-    "alerting engine": (["app/alerts.py"], ["tests/alerting/test_episodes.py", "tests/alerting/test_engine_details.py",
+    "alerting engine": (["app/alerting/engine.py"], ["tests/alerting/test_episodes.py", "tests/alerting/test_engine_details.py",
                                          "tests/test_alerts.py"]),
-    "alert conditions": (["app/alert_rules.py"], ["tests/alerting/test_builtin_rules.py", "-k",
+    "alert conditions": (["app/alerting/conditions.py"], ["tests/alerting/test_builtin_rules.py", "-k",
                                                   "not captured_states"]),
     "ingest validation": (["app/batch.py"], ["tests/security/test_batch_limits.py",
                                              "tests/security/test_ingest_refusals.py", "tests/test_agents.py",
@@ -50,14 +50,14 @@ PACKAGES: dict[str, tuple[list[str], list[str]]] = {
     # snmpd) would be restarted for every mutant and are left to the integration runs.
     "openvpn status": (["collectors/openvpn_status.py", "collectors/openvpn.py::tuning_hints,read_interface"],
                        ["tests/collectors/test_openvpn.py",
-                        "tests/collectors/test_parsed_golden.py", "-m", "not peer"]),
+                        "tests/collectors/test_parsed_golden.py", "-m", "not peers"]),
     "disk location": (["collectors/disklocation.py"], ["tests/collectors/test_disklocation.py"]),
     "frr parser": (["collectors/frr.py::parse_bgp_summary,_afi_peers,parse_bgp_neighbors,check_vtysh"],
-                   ["tests/collectors/test_frr.py", "-m", "not peer"]),
+                   ["tests/collectors/test_frr.py", "-m", "not peers"]),
     "hwmon and nut": (["collectors/hwmon.py", "collectors/nut.py::_unescape,parse_list_var,parse_list_ups,ups_state,"
-                       "UpsState.num", "collectors/upsmib.py"], ["tests/collectors/test_power.py", "-m", "not peer"]),
+                       "UpsState.num", "collectors/upsmib.py"], ["tests/collectors/test_power.py", "-m", "not peers"]),
     "snmp parser": (["collectors/snmp.py::parse_if_walk,_int,count_flaps,explain,_value"],
-                    ["tests/collectors/test_snmp.py", "-m", "not peer"]),
+                    ["tests/collectors/test_snmp.py", "-m", "not peers"]),
 }
 
 

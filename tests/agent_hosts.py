@@ -14,7 +14,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from app.demo_agent import agent_config, to_toml  # noqa: F401 - re-exported for the tests
+from demo.agent import agent_config, to_toml  # noqa: F401 - re-exported for the tests
 from tests.peers import free_port  # noqa: F401 - re-exported for the tests
 
 ROOT = Path(__file__).resolve().parent.parent

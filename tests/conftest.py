@@ -12,18 +12,18 @@ from sqlalchemy import create_engine, text
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # Fixtures that start a real peer (routers, openvpn, upsd, snmpd). Tests using one are marked
-# `peer`, so `-m "not peer"` picks the fast, pure tests (scripts/mutation.py runs per mutant).
+# `peers`, so `-m "not peers"` picks the fast, pure tests (scripts/mutation.py runs per mutant).
 PEER_FIXTURES = {"routers", "vpn", "ups", "agent"}
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "peer: starts a real peer process (set from its fixtures, or by hand)")
+    config.addinivalue_line("markers", "peers: starts a real peer process (set from its fixtures, or by hand)")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if PEER_FIXTURES & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.peer)
+            item.add_marker(pytest.mark.peers)
 
 
 PG_ADMIN_URL = os.environ.get("RACKPULSE_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")

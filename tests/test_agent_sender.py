@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from app.agent import Sender, SendError
+from app.agent.outbox import Outbox
+from app.agent.push import Sender, SendError
 from app.config import ConfigError
-from app.db import make_engine
-from app.models import collector_run, sample
-from app.outbox import Outbox
+from app.storage.db import make_engine
+from app.storage.models import collector_run, sample
 from tests.agent_hosts import (
     agent_config,
     free_port,
@@ -97,7 +97,7 @@ def test_a_record_the_server_can_never_take_is_set_aside_and_the_rest_goes_on(se
 
 
 def test_a_disk_that_failed_during_a_long_outage_is_still_an_event_after_the_outbox_folded(server) -> None:
-    from app.models import entity_event
+    from app.storage.models import entity_event
 
     base, token, tmp = server
     box = Outbox(tmp / "o.db", 30_000)

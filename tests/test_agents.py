@@ -6,21 +6,22 @@ from __future__ import annotations
 import gzip
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
-from app import agents
-from app.alert_rules import BUILTIN
+from app.alerting.conditions import BUILTIN
 from app.batch import FORMAT, BatchError, decode_body, parse_batch
 from app.config import load_config
-from app.db import make_engine, upgrade
-from app.models import agent, collector_run, entity, meta, rollup_1h, rollup_5m, sample, series
+from app.ingest import agents
 from app.scheduler import Snapshot
-from app.storage import Store
-from app.web import create_app
+from app.storage.db import make_engine, upgrade
+from app.storage.models import agent, collector_run, entity, meta, rollup_1h, rollup_5m, sample, series
+from app.storage.store import Store
+from app.web.app import create_app
 
 NOW = time.time()
 
@@ -302,6 +303,17 @@ def test_a_failing_disk_on_an_agent_host_is_an_alert_with_that_host(server) -> N
     assert client.get("/api/alerts").json()["active"] == []  # the server's own: ceph2 is not silent long enough yet
 
 
+def test_an_agent_hosts_heat_pump_page_shows_that_hosts_heat_pump(server) -> None:
+    client, engine, token, _ = server
+    hp = json.loads((Path(__file__).parent / "fixtures/demo/healthy-states.json").read_text())["heatpump"]
+    hp = {**hp, "controller": "LWZ 404", "temperatures": {**hp["temperatures"], "outside": -7.5}}
+    rec = run_record(1, NOW, collector="heatpump", state=hp)
+    assert post(client, token, body(batch([rec]))).status_code == 200
+    page = client.get("/h/ceph1/heatpump").text
+    assert "LWZ 404" in page and "-7.5 °C" in page
+    assert "LWZ 404" not in client.get("/heatpump").text  # the server's own page is not the agent's
+
+
 def test_a_state_this_server_cannot_read_keeps_the_last_good_one_and_says_so(server) -> None:
     client, engine, token, _ = server
     good = {"rails": [], "fans": [], "sensors": []}
@@ -349,7 +361,7 @@ def test_tokens_are_stored_only_as_hashes(db_url: str) -> None:
 
 def test_behind_a_login_an_agent_host_page_comes_back_after_login_and_ingest_needs_only_the_token(
         sqlite_url: str) -> None:
-    from app.auth import hash_password
+    from app.credentials import hash_password
 
     upgrade(sqlite_url)
     engine = make_engine(sqlite_url)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from app.db import make_engine
-from app.models import agent, collector_run, sample, series
+from app.storage.db import make_engine
+from app.storage.models import agent, collector_run, sample, series
 from tests.agent_hosts import (
     agent_config,
     free_port,

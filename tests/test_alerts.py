@@ -12,16 +12,16 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app import demo
-from app.alert_rules import Conditions, MetricRule
-from app.alerting import Alerting
-from app.alerts import AlertState, Condition, Rule, evaluate, parse_window
+from app.alerting.channels import Channel, render
+from app.alerting.conditions import Conditions, MetricRule
+from app.alerting.engine import AlertState, Condition, Rule, evaluate, parse_window
+from app.alerting.service import Alerting
 from app.config import load_config
-from app.db import make_engine, upgrade
-from app.notify import Channel, render
 from app.scheduler import Scheduler, Snapshot
+from app.storage.db import make_engine, upgrade
 from collectors import build_collectors
 from collectors.base import Sample
+from demo import story as demo
 from tests.alerting.sink import Sink
 
 RULES = {"r": Rule("r", "critical", for_seconds=60, reminder_hours=1), "now": Rule("now", "warning")}
@@ -190,7 +190,7 @@ def test_a_restart_never_resends_what_was_sent(tmp_path: Path, receiver: Sink) -
 
 
 def test_the_alerts_page_acks_and_silences_with_a_csrf_token(tmp_path: Path) -> None:
-    from app.web import create_app
+    from app.web.app import create_app
 
     url = f"sqlite:///{tmp_path / 'c.db'}"
     upgrade(url)

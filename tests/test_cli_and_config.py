@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from app import demo
 from app.config import ConfigError, load_config
+from demo import story as demo
 
 ROOT = Path(__file__).parent.parent
 

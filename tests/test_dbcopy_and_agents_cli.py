@@ -10,10 +10,10 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from app import agents
-from app.db import make_engine, upgrade
-from app.models import agent, alert_event, entity, rollup_5m, sample, series
-from app.storage import Store
+from app.ingest import agents
+from app.storage.db import make_engine, upgrade
+from app.storage.models import agent, alert_event, entity, rollup_5m, sample, series
+from app.storage.store import Store
 from collectors.base import CollectResult, Entity, Sample
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from app.outbox import Outbox, fold
+from app.agent.outbox import Outbox, fold
 
 T0 = 1_795_000_000 // 3600 * 3600
 

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from app.alert_rules import Conditions
+from app.alerting.conditions import Conditions
 from app.config import load_config
-from app.db import upgrade
 from app.scheduler import Scheduler, Snapshot
-from app.web import create_app
+from app.storage.db import upgrade
+from app.web.app import create_app
 from collectors import build_collectors
 from tests.peers import running
 from tests.peers.frr import FrrPair

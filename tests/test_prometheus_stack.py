@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from app.agent import AGENT_METRICS
-from app.agents import SERVER_METRICS
+from app.agent.push import AGENT_METRICS
+from app.ingest.agents import SERVER_METRICS
 from app.scheduler import SELF_METRICS
 from collectors import REGISTRY
 from tests.alerting.sink import Sink

@@ -7,9 +7,9 @@ import json
 import pytest
 from sqlalchemy import func, inspect, select, text
 
-from app.db import make_engine, upgrade
-from app.models import collector_run, rollup_1h, rollup_5m, sample
-from app.storage import DAY, RES_1H, RES_5M, Store
+from app.storage.db import make_engine, upgrade
+from app.storage.models import collector_run, rollup_1h, rollup_5m, sample
+from app.storage.store import DAY, RES_1H, RES_5M, Store
 from collectors.base import CollectResult, Entity, Sample
 
 T0 = 1_790_000_000 // 3600 * 3600  # an hour boundary
@@ -167,7 +167,7 @@ def test_migrations_upgrade_an_empty_database_and_match_the_models(db_url: str) 
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
 
-    from app.models import metadata
+    from app.storage.models import metadata
 
     upgrade(db_url)
     engine = make_engine(db_url)

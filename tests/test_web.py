@@ -6,28 +6,41 @@ import asyncio
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from app import demo
-from app.auth import hash_password
 from app.config import load_config
-from app.db import upgrade
+from app.credentials import hash_password
 from app.scheduler import Scheduler, Snapshot
-from app.web import create_app
+from app.storage.db import upgrade
+from app.web.app import create_app
 from collectors import build_collectors
+from demo import story as demo
 from tests.peers import DEMO_PEERS
 
 GOLDEN = Path(__file__).parent / "golden" / "metrics.prom"
 
 
-def demo_app(tmp_path: Path, t: float, extra: dict | None = None, runs: int = 1):  # type: ignore[no-untyped-def,type-arg]
-    """An app over the demo host at story time t, collected `runs` times (no background tasks)."""
+_SHARED: dict[tuple[float, int], Any] = {}
+
+
+def demo_app(tmp_path: Path, t: float, extra: dict | None = None, runs: int = 1,  # type: ignore[no-untyped-def,type-arg]
+             shared: bool = True):
+    """An app over the demo host at story time t, collected `runs` times (no background tasks).
+
+    Building one polls every collector and starts a NUT server and an ISG: the tests that only
+    read pages share one app per story moment (`shared`); a test that changes anything, or
+    passes `extra` config, gets its own."""
+    if shared and extra is None:
+        if (t, runs) not in _SHARED:
+            _SHARED[(t, runs)] = demo_app(tmp_path, t, runs=runs, shared=False)
+        return _SHARED[(t, runs)]
     url = f"sqlite:///{tmp_path / 'db.sqlite'}"
-    from app.demo_heatpump import start_isg
-    from app.demo_power import start_upsd
+    from demo.heatpump import start_isg
+    from demo.power import start_upsd
 
     upsd, isg = start_upsd(lambda: t), start_isg(lambda: t)
     DEMO_PEERS.extend((upsd, isg))  # stopped after the test (conftest)
@@ -103,7 +116,7 @@ def test_the_overview_and_the_disks_page_say_which_bay_to_pull(tmp_path: Path) -
 
 
 def test_a_pulled_disk_is_still_named_on_the_disks_page(tmp_path: Path) -> None:
-    app = demo_app(tmp_path, 80, runs=1)
+    app = demo_app(tmp_path, 80, runs=1, shared=False)
     demo.write_tree(tmp_path, demo.story_state(105))
     sched_app = app  # same snapshot; run collectors again through a scheduler bound to it
     cfg = sched_app.state.config
@@ -258,7 +271,7 @@ def test_the_bay_map_marks_the_bay_to_pull(tmp_path: Path) -> None:
 
 
 def test_a_read_only_api_token_opens_the_api_but_not_the_pages(tmp_path: Path) -> None:
-    from app.auth import make_token
+    from app.credentials import make_token
 
     token, hashed = make_token()
     pw_hash = hash_password("correct horse", n=2**10)

@@ -10,8 +10,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from app.alerting import Alerting
-from app.db import make_engine, upgrade
+from app.alerting.service import Alerting
+from app.storage.db import make_engine, upgrade
 from tests.alerting.test_delivery import RULE, bad
 
 

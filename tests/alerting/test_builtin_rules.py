@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 
 from app import views
-from app.agents import Agents, agent_conditions
-from app.alert_rules import BUILTIN, Conditions
+from app.alerting.conditions import BUILTIN, Conditions
 from app.config import load_config
-from app.db import make_engine, upgrade
-from app.models import agent
+from app.ingest.agents import Agents, agent_conditions
 from app.scheduler import CollectorStatus, Snapshot
+from app.storage.db import make_engine, upgrade
+from app.storage.models import agent
 
 States = dict[str, Any]
 
@@ -271,7 +271,7 @@ def agents_db(tmp_path: Path):  # type: ignore[no-untyped-def]
     url = f"sqlite:///{tmp_path / 'a.db'}"
     upgrade(url)
     engine = make_engine(url)
-    from app import agents as agents_mod
+    from app.ingest import agents as agents_mod
 
     agents_mod.issue(engine, "ceph1")
     cfg = load_config(None, {"host": "server", "storage": {"url": url},
@@ -358,8 +358,8 @@ def user_snapshot(*samples: Any) -> Snapshot:
     ("!=", 0, 1, 0)])
 def test_a_user_rule_compares_with_its_operator_exactly_at_the_edge(op: str, threshold: float, fires_at: float,
                                                                      quiet_at: float) -> None:
-    from app.alert_rules import MetricRule
-    from app.alerts import Rule
+    from app.alerting.conditions import MetricRule
+    from app.alerting.engine import Rule
 
     mr = MetricRule(Rule("cpu", "warning"), "rackpulse_hwmon_temperature_celsius", op, threshold)
     assert [c.rule for c in Conditions().build(user_snapshot(("Tctl", fires_at)), [mr])] == ["cpu"]
@@ -367,8 +367,8 @@ def test_a_user_rule_compares_with_its_operator_exactly_at_the_edge(op: str, thr
 
 
 def test_a_user_rule_matches_its_labels_names_its_subject_and_fills_its_message() -> None:
-    from app.alert_rules import MetricRule
-    from app.alerts import Rule
+    from app.alerting.conditions import MetricRule
+    from app.alerting.engine import Rule
 
     mr = MetricRule(Rule("cpu", "warning"), "rackpulse_hwmon_temperature_celsius", ">", 80, None,
                     (("chip", "k10temp"),), "{metric}{labels} = {value} on {label_sensor}")
@@ -381,8 +381,8 @@ def test_a_user_rule_matches_its_labels_names_its_subject_and_fills_its_message(
 
 
 def test_a_firing_user_rule_clears_only_past_its_clear_threshold() -> None:
-    from app.alert_rules import MetricRule
-    from app.alerts import AlertState, Rule
+    from app.alerting.conditions import MetricRule
+    from app.alerting.engine import AlertState, Rule
 
     mr = MetricRule(Rule("cpu", "warning"), "rackpulse_hwmon_temperature_celsius", ">", 80, 70)
     firing = {("cpu", "chip=k10temp,sensor=Tctl"): AlertState("cpu", "chip=k10temp,sensor=Tctl", "firing", "warning",

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from app.alert_rules import MetricRule
-from app.alerting import Alerting
-from app.alerts import Rule
-from app.db import make_engine, upgrade
-from app.notify import Channel
+from app.alerting.channels import Channel
+from app.alerting.conditions import MetricRule
+from app.alerting.engine import Rule
+from app.alerting.service import Alerting
 from app.scheduler import Snapshot
+from app.storage.db import make_engine, upgrade
 from collectors.base import Sample
 from tests.alerting.sink import Sink
 

@@ -8,7 +8,7 @@ import datetime as dt
 
 import pytest
 
-from app.alerts import Condition, Rule, evaluate, parse_window
+from app.alerting.engine import Condition, Rule, evaluate, parse_window
 
 RULES = {"a": Rule("a", "critical"), "b": Rule("b", "warning"), "off": Rule("off", enabled=False)}
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.alerts import Condition, Rule, evaluate
+from app.alerting.engine import Condition, Rule, evaluate
 
 KEY = ("r", "md0")
 COND = Condition("r", "md0", "md0 degraded")

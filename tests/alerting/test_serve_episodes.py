@@ -11,8 +11,8 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from app.demo_agent import to_toml
-from app.notify import FORMATS
+from app.alerting.channels import FORMATS
+from demo.agent import to_toml
 from tests.agent_hosts import get_json, rackpulse, stop, wait_for
 from tests.alerting.sink import Sink
 from tests.peers import free_port

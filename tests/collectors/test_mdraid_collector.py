@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from app import demo
 from collectors.base import CommandResult, NoData, ParseError
 from collectors.disklocation import bay_rules
 from collectors.mdraid import MdraidCollector
+from demo import story as demo
 
 FIX = Path(__file__).parent.parent / "fixtures"
 

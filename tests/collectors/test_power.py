@@ -214,7 +214,7 @@ def test_ups_mib_values_map_to_nut_variables() -> None:
         ups_mib_to_nut({"output_source": None})
 
 
-@pytest.mark.peer
+@pytest.mark.peers
 def test_a_ups_with_a_network_card_is_read_through_ups_mib_from_a_real_snmpd() -> None:
     from collectors.snmp import Target
     from tests.peers.snmpd import Snmpd

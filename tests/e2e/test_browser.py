@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from app.auth import hash_password
+from app.credentials import hash_password
 from tests.agent_hosts import free_port
 
 ROOT = Path(__file__).parent.parent.parent

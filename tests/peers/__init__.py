@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-# Simulated devices the demo app of a test started (app.demo_peer.DemoPeer); conftest stops them.
+# Simulated devices the demo app of a test started (demo.peer.DemoPeer); conftest stops them.
 DEMO_PEERS: list[Any] = []
 
 

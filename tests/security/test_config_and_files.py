@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from app.auth import hash_password
-from app.db import make_engine, upgrade
+from app.agent.outbox import Outbox
+from app.alerting.channels import Channel, render
+from app.credentials import hash_password
 from app.logsafe import OneLineFormatter
-from app.notify import Channel, render
-from app.outbox import Outbox
+from app.storage.db import make_engine, upgrade
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -14,13 +14,13 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
-from app import agents
-from app.agents import agent_conditions
 from app.config import load_config
-from app.db import make_engine, upgrade
-from app.models import collector_run, entity, rollup_5m, sample, series
+from app.ingest import agents
+from app.ingest.agents import agent_conditions
 from app.scheduler import Snapshot
-from app.web import create_app
+from app.storage.db import make_engine, upgrade
+from app.storage.models import collector_run, entity, rollup_5m, sample, series
+from app.web.app import create_app
 from tests.test_agents import batch, body, post, run_record
 
 NOW = time.time()

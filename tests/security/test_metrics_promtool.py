@@ -11,11 +11,11 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-from app import agents
 from app.config import load_config
-from app.db import make_engine, upgrade
+from app.ingest import agents
 from app.scheduler import Scheduler, Snapshot
-from app.web import create_app
+from app.storage.db import make_engine, upgrade
+from app.web.app import create_app
 from collectors.base import Collector, CollectResult, MetricSpec, Sample
 from tests.test_agents import batch, body, post, run_record
 

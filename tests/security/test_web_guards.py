@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.auth import hash_password
 from app.config import load_config
-from app.db import upgrade
+from app.credentials import hash_password
 from app.scheduler import Snapshot
-from app.web import create_app
+from app.storage.db import upgrade
+from app.web.app import create_app
 from collectors.base import Sample
 
 PASSWORD = "correct horse"

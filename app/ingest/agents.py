@@ -22,13 +22,13 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from app import views
-from app.alerts import Condition
-from app.auth import make_token, token_hash
+from app.alerting.engine import Condition
 from app.batch import Batch, BatchError, RollupRecord, RunRecord
+from app.credentials import make_token, token_hash
 from app.exposition import Families, render_families
-from app.models import agent, collector_run, ingest_digest
 from app.scheduler import CollectorStatus, Snapshot
-from app.storage import Late, SeriesLimit, Store
+from app.storage.models import agent, collector_run, ingest_digest
+from app.storage.store import Late, SeriesLimit, Store
 from collectors import metric_specs
 from collectors.base import CollectResult, Entity, MetricSpec, Sample
 
@@ -246,7 +246,7 @@ class Agents:
         self._update_snapshot(host, applied, statuses, built)
         return Accepted(len(applied), len(batch.records) - len(applied), stored, new_seq)
 
-    def _stored_runs(self, conn, host: str, records: list[RunRecord | RollupRecord]  # type: ignore[no-untyped-def]
+    def _stored_runs(self, conn, host: str, records: list[RunRecord | RollupRecord]
                      ) -> set[tuple[str, float]]:
         runs = [r for r in records if isinstance(r, RunRecord)]
         if not runs:
@@ -256,7 +256,7 @@ class Agents:
             collector_run.c.started <= max(r.started for r in runs)))
         return {(c, float(s)) for c, s in rows}
 
-    def _first_time(self, conn, agent_id: int, r: RollupRecord, now: float) -> bool:  # type: ignore[no-untyped-def]
+    def _first_time(self, conn, agent_id: int, r: RollupRecord, now: float) -> bool:
         """Whether this rollup record is new from this agent (its content digest was never stored)."""
         digest = hashlib.sha256(json.dumps([r.res, r.series], separators=(",", ":")).encode()).hexdigest()
         ins = (sqlite_insert if self.engine.dialect.name == "sqlite" else pg_insert)(ingest_digest)
@@ -265,7 +265,7 @@ class Agents:
                            .returning(ingest_digest.c.digest))
         return res.first() is not None
 
-    def _write_run(self, conn, store: Store, r: RunRecord,  # type: ignore[no-untyped-def]
+    def _write_run(self, conn, store: Store, r: RunRecord,
                    built: dict[int, list[Sample]], late: Late) -> int:
         specs = self.specs(r.collector)
         skip = frozenset(m for m, s in specs.items() if not s.store)

@@ -47,7 +47,7 @@ def bgp_neighbors(t: float) -> dict[str, Any]:
 
 
 def write_network(root: Path, t: float) -> None:
-    from app.demo import _atomic_write
+    from demo.files import atomic_write
 
     now = 1_795_000_000 + int(t)
     clients = [("laptop-anna", "198.51.100.23:51123", "10.8.0.2", 4_000_000 + int(t) * 9000),
@@ -62,15 +62,15 @@ def write_network(root: Path, t: float) -> None:
                      "AES-256-GCM")
     lines += ["HEADER,ROUTING_TABLE,Virtual Address,Common Name,Real Address,Last Ref,Last Ref (time_t)",
               "GLOBAL_STATS,Max bcast/mcast queue length,0", "END"]
-    _atomic_write(root / "run/openvpn/site-b.status", "\n".join(lines) + "\n")
+    atomic_write(root / "run/openvpn/site-b.status", "\n".join(lines) + "\n")
     tun = root / "sys/class/net/tun0"
-    _atomic_write(tun / "statistics/tx_dropped", f"{int(t * 3.5)}\n")  # the tunnel that silently drops
-    _atomic_write(tun / "statistics/rx_dropped", "0\n")
-    _atomic_write(tun / "statistics/tx_bytes", f"{int(t) * 2_500_000}\n")
-    _atomic_write(tun / "statistics/rx_bytes", f"{int(t) * 900_000}\n")
-    _atomic_write(tun / "tx_queue_len", "500\n")
-    _atomic_write(tun / "mtu", "1500\n")
-    _atomic_write(root / "etc/openvpn/server/site-b.conf",
+    atomic_write(tun / "statistics/tx_dropped", f"{int(t * 3.5)}\n")  # the tunnel that silently drops
+    atomic_write(tun / "statistics/rx_dropped", "0\n")
+    atomic_write(tun / "statistics/tx_bytes", f"{int(t) * 2_500_000}\n")
+    atomic_write(tun / "statistics/rx_bytes", f"{int(t) * 900_000}\n")
+    atomic_write(tun / "tx_queue_len", "500\n")
+    atomic_write(tun / "mtu", "1500\n")
+    atomic_write(root / "etc/openvpn/server/site-b.conf",
                   "dev tun0\nproto udp\nport 1194\nserver 10.8.0.0 255.255.255.0\nkeepalive 10 60\n")
     # bond0: six 3G links through EoIP tunnels, one of them flapping
     flapping_up = int(t // 20) % 2 == 0
@@ -81,14 +81,14 @@ def write_network(root: Path, t: float) -> None:
         slaves.append(f"Slave Interface: eoip{i}\nMII Status: {'up' if up else 'down'}\nSpeed: "
                       f"{'Unknown' if not up else '21 Mbps'}\nDuplex: {'full' if up else 'Unknown'}\n"
                       f"Link Failure Count: {failures}\nPermanent HW addr: 02:00:00:00:00:0{i}\nSlave queue ID: 0\n")
-    _atomic_write(root / "proc/net/bonding/bond0",
+    atomic_write(root / "proc/net/bonding/bond0",
                   "Ethernet Channel Bonding Driver: v6.1.0\n\nBonding Mode: load balancing (xor)\n"
                   "Transmit Hash Policy: layer3+4 (1)\nMII Status: up\nMII Polling Interval (ms): 100\n"
                   "Up Delay (ms): 0\nDown Delay (ms): 0\nPeer Notification Delay (ms): 0\n\n" + "\n".join(slaves))
-    _atomic_write(root / "demo-network.json", json.dumps({"t": t}))
+    atomic_write(root / "demo-network.json", json.dumps({"t": t}))
 
 
-def make_walker(root: Path):  # type: ignore[no-untyped-def]
+def make_walker(root: Path):
     """A simulated 10-port switch answering the SNMP collector; port 7 bounces (autoneg mismatch)."""
 
     async def walk(target: Target) -> tuple[int, list[tuple[str, Any]]]:

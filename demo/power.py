@@ -9,8 +9,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from app.demo import _atomic_write
-from app.demo_peer import DemoPeer
+from demo.files import atomic_write
+from demo.peer import DemoPeer
 
 
 def ups_vars(t: float) -> dict[str, str]:
@@ -79,7 +79,7 @@ def write_hwmon(root: Path, t: float) -> None:
     }
     for d, entries in files.items():
         for f, v in entries.items():
-            _atomic_write(root / "sys/class/hwmon" / d / f, v + "\n")
+            atomic_write(root / "sys/class/hwmon" / d / f, v + "\n")
 
 
 DEMO_HWMON = {

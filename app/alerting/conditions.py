@@ -1,5 +1,5 @@
 """What is wrong right now, from the latest snapshot: the built-in rules, and user rules
-over any metric. Produces Conditions for the pure engine in app/alerts.py."""
+over any metric. Produces Conditions for the pure engine in app/alerting/engine.py."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app import views
-from app.alerts import AlertState, Condition, Rule
+from app.alerting.engine import AlertState, Condition, Rule
 from app.scheduler import Snapshot
 
 BUILTIN: dict[str, Rule] = {r.name: r for r in (
@@ -165,7 +165,7 @@ class Conditions:
 
     def _user(self, snap: Snapshot, rules: Iterable[MetricRule], previous: dict[tuple[str, str], AlertState]
               ) -> list[Condition]:
-        out = []
+        out: list[Condition] = []
         rules = list(rules)
         if not rules:
             return out

@@ -22,7 +22,7 @@ from collections import deque
 from sqlalchemy import Engine, select, update
 from sqlalchemy.exc import IntegrityError
 
-from app.models import meta
+from app.storage.models import meta
 
 COOKIE = "rackpulse_session"
 CSRF_COOKIE = "rackpulse_csrf"  # the browser's identity for CSRF when no login is configured
@@ -40,7 +40,7 @@ class Sessions:
 
     # -- stored state ---------------------------------------------------------------------
 
-    def _meta(self, conn, key: str) -> str | None:  # type: ignore[no-untyped-def]
+    def _meta(self, conn, key: str) -> str | None:
         return conn.execute(select(meta.c.value).where(meta.c.key == key)).scalar()
 
     def _put(self, key: str, value: str) -> None:
@@ -117,7 +117,9 @@ class Sessions:
         return self._sign("csrf:" + identity)
 
     def csrf_ok(self, identity: str | None, token: str | None) -> bool:
-        return bool(identity and token) and hmac.compare_digest(self.csrf(identity), token)  # type: ignore[arg-type]
+        if not identity or not token:
+            return False
+        return hmac.compare_digest(self.csrf(identity), token)
 
 
 class Throttle:

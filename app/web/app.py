@@ -21,20 +21,20 @@ from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from sqlalchemy.exc import SQLAlchemyError
 
-from app import auth, views
-from app.agents import Agents, agent_conditions, authenticate, bearer_hash, list_agents, revoke
+from app import credentials, views
 from app.batch import BatchError, decode_body, parse_batch
 from app.config import Config
-from app.db import make_engine, upgrade
 from app.exposition import CONTENT_TYPE, merge
+from app.ingest.agents import Agents, agent_conditions, authenticate, bearer_hash, list_agents, revoke
 from app.scheduler import Scheduler, Snapshot
-from app.sessions import COOKIE, CSRF_COOKIE, SESSION_SECONDS, Sessions, Throttle
-from app.storage import Store
+from app.storage.db import make_engine, upgrade
+from app.storage.store import Store
+from app.web.sessions import COOKIE, CSRF_COOKIE, SESSION_SECONDS, Sessions, Throttle
 from collectors import build_collectors
 from collectors.base import Runner, run_command
 
 log = logging.getLogger("rackpulse.web")
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RANGES = {"1h": 3600, "6h": 6 * 3600, "24h": 86400, "7d": 7 * 86400, "30d": 30 * 86400, "1y": 365 * 86400}
 SLOW_INGEST = 0.5  # seconds: a batch slower than this is logged with where the time went
 PUBLIC = ("/login", "/static/", "/healthz", "/metrics", "/api/v1/ingest")  # ingest: agent tokens
@@ -99,20 +99,20 @@ def create_app(
     host_alerting: dict[str, Any] = {}  # agent host -> its Alerting
     failed_hosts: set[str] = set()
 
-    def get_alerting():  # type: ignore[no-untyped-def]
+    def get_alerting():
         """Built on first use: its tables exist only after the migrations ran."""
         if "a" not in alerting_box:
-            from app.alerting import from_config
+            from app.alerting.service import from_config
 
             alerting_box["a"] = from_config(cfg, engine) if cfg.alerts.enabled else None
         return alerting_box["a"]
 
-    def alerting_for(host: str):  # type: ignore[no-untyped-def]
+    def alerting_for(host: str):
         """One Alerting per agent host (its own states, flaps and silences); None when disabled."""
         if host == cfg.host or get_alerting() is None:
             return get_alerting()
         if host not in host_alerting:
-            from app.alerting import from_config
+            from app.alerting.service import from_config
 
             host_alerting[host] = from_config(cfg, engine, host=host)
         return host_alerting[host]
@@ -192,11 +192,11 @@ def create_app(
 
     if password_hash:
         @app.middleware("http")
-        async def require_login(request: Request, call_next):  # type: ignore[no-untyped-def]
+        async def require_login(request: Request, call_next):
             path = request.url.path
             if not any(path == p or path.startswith(p) for p in PUBLIC):
                 read_only_api = (request.method == "GET" and path.startswith("/api/")
-                                 and auth.check_token(request.headers.get("authorization"), api_token_hash))
+                                 and credentials.check_token(request.headers.get("authorization"), api_token_hash))
                 if not read_only_api and not sessions.check(request.cookies.get(COOKIE)):
                     if path.startswith("/api/"):
                         return JSONResponse({"detail": "login required"}, status_code=401)
@@ -205,7 +205,7 @@ def create_app(
             return await call_next(request)
     else:
         @app.middleware("http")
-        async def csrf_cookie(request: Request, call_next):  # type: ignore[no-untyped-def]
+        async def csrf_cookie(request: Request, call_next):
             """Without a login, a random cookie per browser is what CSRF tokens are bound to."""
             if request.cookies.get(CSRF_COOKIE):
                 return await call_next(request)
@@ -278,6 +278,7 @@ def create_app(
 
     @app.get("/heatpump", response_class=HTMLResponse, name="heatpump")
     async def heatpump_page(request: Request, range: str = "24h") -> HTMLResponse:  # noqa: A002
+        snap, store = view(request)
         return render(request, "heatpump.html", hp=views.heatpump(snap), status=snap.statuses.get("heatpump"),
                       range=range if range in RANGES else "24h", ranges=list(RANGES))
 
@@ -502,7 +503,7 @@ def create_app(
             return Response(f"Too many wrong passwords from {addr}; try again in {wait} s.\n", status_code=429,
                             headers={"Retry-After": str(wait)}, media_type="text/plain")
         # scrypt takes tens of milliseconds of CPU on purpose: never on the event loop.
-        if not password_hash or not await run_in_threadpool(auth.verify_password, password, password_hash):
+        if not password_hash or not await run_in_threadpool(credentials.verify_password, password, password_hash):
             throttle.failed(addr)
             log.warning("login: wrong password from %s", addr)
             return render(request, "login.html", next=next, error="Wrong password")

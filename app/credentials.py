@@ -1,4 +1,4 @@
-"""A single admin password (scrypt hash in config) and API tokens; sessions are in app/sessions.py."""
+"""A single admin password (scrypt hash in config) and API tokens; sessions are in app/web/sessions.py."""
 
 from __future__ import annotations
 

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 from sqlalchemy import Engine, and_, select, update
 
-from app.models import alert, alert_event, outbox
-from app.notify import Channel, DeliveryError, render, send
+from app.alerting.channels import Channel, DeliveryError, render, send
+from app.storage.models import alert, alert_event, outbox
 
 log = logging.getLogger("rackpulse.alerts")
 
@@ -65,7 +65,7 @@ class Courier:
                 sent += 1
         return sent
 
-    def _send_one(self, ch: Channel, row, now: float) -> bool:  # type: ignore[no-untyped-def]
+    def _send_one(self, ch: Channel, row, now: float) -> bool:
         ev = {"id": row.event_id, "kind": row.kind, "rule": row.rule, "subject": row.subject,
               "severity": row.severity, "summary": row.summary, "labels": json.loads(row.labels), "ts": row.ts,
               "duration": row.duration, # The episode's start, unless a newer episode of the same alert has begun since.

@@ -21,9 +21,9 @@ from importlib import metadata
 from typing import Any
 from urllib.parse import urlsplit
 
+from app.agent.outbox import Outbox, Pending
 from app.batch import CONTENT_TYPE, FORMAT
 from app.config import Config, ConfigError
-from app.outbox import Outbox, Pending
 from collectors.base import CollectResult, MetricSpec, Sample
 
 log = logging.getLogger("rackpulse.agent")

@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from demo.files import atomic_write
+
 CYCLE = 240.0  # seconds of one story loop at speed 1
 N_BAYS = 12
 MODELS = ("ST8000VN004-2M2101", "WDC WD80EFZZ-68BTXN0")
@@ -100,13 +102,6 @@ def render_mdstat(state: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
 def _symlinks(folder: Path, links: dict[str, str]) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for old in os.listdir(folder):
@@ -122,7 +117,7 @@ def _symlinks(folder: Path, links: dict[str, str]) -> None:
 
 
 def write_tree(root: Path, state: dict[str, Any]) -> None:
-    _atomic_write(root / "proc" / "mdstat", render_mdstat(state))
+    atomic_write(root / "proc" / "mdstat", render_mdstat(state))
     by_id: dict[str, str] = {}
     by_path: dict[str, str] = {}
     for d in state["disks"]:
@@ -140,34 +135,34 @@ def write_tree(root: Path, state: dict[str, Any]) -> None:
     _symlinks(root / "dev" / "disk" / "by-path", by_path)
     for a in state["arrays"]:
         md = root / "sys" / "block" / a["name"] / "md"
-        _atomic_write(md / "uuid", a["uuid"] + "\n")
-        _atomic_write(md / "array_state", "clean\n")
-        _atomic_write(md / "sync_action", (a["sync"]["action"].replace("recovery", "recover") if a.get("sync")
+        atomic_write(md / "uuid", a["uuid"] + "\n")
+        atomic_write(md / "array_state", "clean\n")
+        atomic_write(md / "sync_action", (a["sync"]["action"].replace("recovery", "recover") if a.get("sync")
                                            else "idle") + "\n")
-        _atomic_write(md / "mismatch_cnt", "0\n")
+        atomic_write(md / "mismatch_cnt", "0\n")
         present = set()
         for m in a["members"]:
             present.add(f"dev-{m['dev']}")
             st = {"active": "in_sync", "failed": "faulty", "spare": "spare", "rebuilding": ""}[m["state"]]
-            _atomic_write(md / f"dev-{m['dev']}" / "state", st + "\n")
+            atomic_write(md / f"dev-{m['dev']}" / "state", st + "\n")
         for old in os.listdir(md):
             if old.startswith("dev-") and old not in present:
                 for f in os.listdir(md / old):
                     os.unlink(md / old / f)
                 os.rmdir(md / old)
-    from app.demo_network import write_network
-    from app.demo_power import write_hwmon
+    from demo.network import write_network
+    from demo.power import write_hwmon
 
     write_network(root, state.get("t", 0.0))
     write_hwmon(root, state.get("t", 0.0))
-    _atomic_write(root / "demo-state.json", json.dumps(state))
+    atomic_write(root / "demo-state.json", json.dumps(state))
 
 
 def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: int | None = None,
                 isg_port: int | None = None) -> dict[str, Any]:
-    from app.demo_power import DEMO_HWMON
+    from demo.power import DEMO_HWMON
 
-    tool = [sys.executable, "-m", "app.demo_tools"]
+    tool = [sys.executable, "-m", "demo.tools"]
     bays = [{"label": f"shelf 1, bay {i}", "path": f"pci-0000:03:00.0-sas-phy{i}-lun-0"} for i in range(N_BAYS)]
     bays += [{"label": "NVMe slot M2_1", "path": "pci-0000:00:00.0-nvme-1"},
              {"label": "NVMe slot M2_2", "path": "pci-0000:01:00.0-nvme-1"}]
@@ -215,7 +210,7 @@ class Driver(threading.Thread):
 
 def seed_history(store: Any, now: float | None = None, days: int = 30) -> int:
     """A month of 5-minute rollups and a year of hourly ones, so the charts have a past."""
-    from app.storage import RES_1H, RES_5M, ROLLUPS, labels_key
+    from app.storage.store import RES_1H, RES_5M, ROLLUPS, labels_key
 
     now = int(now or time.time())
     state = story_state(0)
@@ -247,7 +242,7 @@ def seed_history(store: Any, now: float | None = None, days: int = 30) -> int:
 
 def attach_simulations(collectors: dict[str, Any], root: Path) -> None:
     """Plug the simulated switch into the SNMP collector (the only source not faked by files or commands)."""
-    from app.demo_network import make_walker
+    from demo.network import make_walker
 
     if "snmp" in collectors:
         collectors["snmp"].walker = make_walker(root)

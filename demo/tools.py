@@ -1,5 +1,5 @@
 """Stand-ins for smartctl and mdadm in `rackpulse demo`: they print what the real tools
-print, from the demo's state file. Run as ``python -m app.demo_tools smartctl STATE ARGS...``.
+print, from the demo's state file. Run as ``python -m demo.tools smartctl STATE ARGS...``.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def mdadm(state: dict[str, Any], args: list[str]) -> int:
 
 
 def vtysh(state: dict[str, Any], args: list[str]) -> int:
-    from app.demo_network import bgp_neighbors, bgp_summary
+    from demo.network import bgp_neighbors, bgp_summary
 
     command = args[args.index("-c") + 1] if "-c" in args else ""
     t = state.get("t", 0.0)

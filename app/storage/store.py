@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import Engine, bindparam, delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
-from app.models import (
+from app.storage.models import (
     collector_run,
     collector_state,
     entity,
@@ -41,7 +41,7 @@ def labels_key(labels: Labels) -> str:
     return json.dumps([list(p) for p in labels], separators=(",", ":"))
 
 
-# Statements every collector run executes, built once (see _CLAIM in app/agents.py for why).
+# Statements every collector run executes, built once (see _CLAIM in app/ingest/agents.py for why).
 _RUN_INSERT = collector_run.insert()
 _STILL_HERE = update(entity).where(entity.c.host == bindparam("b_host"), entity.c.collector == bindparam("b_collector"),
                                    entity.c.present.is_(True)).values(last_seen=bindparam("b_now"))
@@ -160,7 +160,7 @@ class Store:
         self._unnest_one_ts_sql = ("INSERT INTO sample (series_id, ts, value) SELECT s, %s::bigint, v FROM "
                                    "unnest(%s::integer[], %s::float8[]) AS t(s, v) ON CONFLICT DO NOTHING")
         self._entities: dict[tuple[str, str], dict[str, Any]] | None = None
-        # Statements every run executes, built once (see _CLAIM in app/agents.py for why).
+        # Statements every run executes, built once (see _CLAIM in app/ingest/agents.py for why).
         upsert = self._insert(collector_state)
         self._state_upsert = upsert.on_conflict_do_update(
             index_elements=["host", "collector"], set_={"updated": upsert.excluded.updated, "state": upsert.excluded.state})
@@ -168,10 +168,10 @@ class Store:
 
     # -- series and samples -------------------------------------------------------------
 
-    def _insert(self, table):  # type: ignore[no-untyped-def]
+    def _insert(self, table):
         return (sqlite.insert if self.dialect == "sqlite" else postgresql.insert)(table)
 
-    def series_ids(self, conn, keys: Iterable[tuple[str, str]]) -> list[int]:  # type: ignore[no-untyped-def]
+    def series_ids(self, conn, keys: Iterable[tuple[str, str]]) -> list[int]:
         """Ids for (metric, labels_json) pairs, creating the series that are new."""
         keys = list(keys)
         missing = {k for k in keys if k not in self._ids}
@@ -193,7 +193,7 @@ class Store:
             self._load_ids(conn, {m for m, _ in missing})
         return [self._ids[k] for k in keys]
 
-    def _load_ids(self, conn, metrics: set[str]) -> None:  # type: ignore[no-untyped-def]
+    def _load_ids(self, conn, metrics: set[str]) -> None:
         for sid, m, lab in conn.execute(
             select(series.c.id, series.c.metric, series.c.labels).where(
                 series.c.host == self.host, series.c.metric.in_(metrics)
@@ -201,7 +201,7 @@ class Store:
         ):
             self._ids[(m, lab)] = sid
 
-    def write_samples(self, conn, ts: int, samples: Sequence[Sample],  # type: ignore[no-untyped-def]
+    def write_samples(self, conn, ts: int, samples: Sequence[Sample],
                       skip: frozenset[str] = frozenset()) -> list[int]:
         """Store one timestamp's samples (the non-finite and those in ``skip`` left out); returns
         the series ids stored."""
@@ -213,7 +213,7 @@ class Store:
             conn.exec_driver_sql(self._insert_sql, [(sid, ts, s.value) for sid, s in zip(ids, keep, strict=True)])
         return ids
 
-    def _sample_series_ids(self, conn, samples: Sequence[Sample]) -> list[int]:  # type: ignore[no-untyped-def]
+    def _sample_series_ids(self, conn, samples: Sequence[Sample]) -> list[int]:
         """series_ids for samples, looked up by (metric, labels tuple) first: no JSON key per sample."""
         cache = self._sample_ids
         ids = [cache.get((s.metric, s.labels)) for s in samples]
@@ -224,7 +224,7 @@ class Store:
                 cache[(samples[i].metric, samples[i].labels)] = ids[i] = sid
         return ids  # type: ignore[return-value]  # every None was filled in above
 
-    def _insert_rows(self, conn, rows: Sequence[tuple[int, int, float]]) -> None:  # type: ignore[no-untyped-def]
+    def _insert_rows(self, conn, rows: Sequence[tuple[int, int, float]]) -> None:
         if not rows:
             return
         if self.dialect == "postgresql":
@@ -254,7 +254,7 @@ class Store:
         with self.lock.shared(), self.engine.begin() as conn:
             self.write_run_in(conn, collector, started, duration, ok, error, result, skip)
 
-    def write_run_in(self, conn, collector: str, started: float, duration: float, ok: bool,  # type: ignore[no-untyped-def]
+    def write_run_in(self, conn, collector: str, started: float, duration: float, ok: bool,
                      error: str | None, result: CollectResult | None, skip: frozenset[str] = frozenset(),
                      late: Late | None = None) -> int:
         """write_run inside the caller's transaction (agent ingest: many runs, one commit). Returns samples stored.
@@ -286,7 +286,7 @@ class Store:
 
     # -- inventory ----------------------------------------------------------------------
 
-    def _load_entities(self, conn) -> dict[tuple[str, str], dict[str, Any]]:  # type: ignore[no-untyped-def]
+    def _load_entities(self, conn) -> dict[tuple[str, str], dict[str, Any]]:
         if self._entities is None:
             self._entities = {}
             for kind, key, coll, attrs, present in conn.execute(
@@ -296,7 +296,7 @@ class Store:
                 self._entities[(kind, key)] = {"collector": coll, "attrs": json.loads(attrs), "present": present}
         return self._entities
 
-    def _sync_entities(self, conn, collector: str, now: float, ents: Sequence[Entity]) -> None:  # type: ignore[no-untyped-def]
+    def _sync_entities(self, conn, collector: str, now: float, ents: Sequence[Entity]) -> None:
         """Diff the run's entities against the stored ones; every change becomes an event row."""
         known = self._load_entities(conn)
         events: list[dict[str, Any]] = []
@@ -390,7 +390,7 @@ class Store:
                 r.c.series_id == series_id, r.c.bucket >= start // res,
                 r.c.bucket < min(end, watermark) // res).order_by(r.c.bucket))
             # fetch all at once: row-by-row iteration cost more than the query itself
-            points = [Point(b * res, mn, av, mx) for b, mn, av, mx in conn.execute(q).all()]
+            points = [Point(row[0] * res, row[1], row[2], row[3]) for row in conn.execute(q).all()]
             if end > watermark:
                 bucket = sample.c.ts // res * res  # integer division on both SQLite and PostgreSQL
                 q2 = (select(bucket.label("b"), func.min(sample.c.value), func.avg(sample.c.value),
@@ -407,7 +407,7 @@ class Store:
             v = conn.execute(select(meta.c.value).where(meta.c.key == f"rollup_{res}")).scalar()
         return int(v) if v else 0
 
-    def _set_watermark(self, conn, res: int, value: int) -> None:  # type: ignore[no-untyped-def]
+    def _set_watermark(self, conn, res: int, value: int) -> None:
         stmt = self._insert(meta).values(key=f"rollup_{res}", value=str(value))
         conn.execute(stmt.on_conflict_do_update(index_elements=["key"], set_={"value": str(value)}))
 
@@ -416,7 +416,7 @@ class Store:
             v = conn.execute(select(meta.c.value).where(meta.c.key == key)).scalar()
         return int(v) if v else 0
 
-    def _set_meta(self, conn, key: str, value: int) -> None:  # type: ignore[no-untyped-def]
+    def _set_meta(self, conn, key: str, value: int) -> None:
         stmt = self._insert(meta).values(key=key, value=str(value))
         conn.execute(stmt.on_conflict_do_update(index_elements=["key"], set_={"value": str(value)}))
 
@@ -499,18 +499,18 @@ class Store:
         self._entities = None
         self._series_count = None
 
-    def watermarks(self, conn) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+    def watermarks(self, conn) -> tuple[int, int]:
         """Below these (5-minute, hourly), a sample arriving now must fold itself into the rollups:
         the claims of make_rollups (or, on a database that has none, how far it has folded)."""
         got = {k: int(v) for k, v in conn.execute(_WATERMARKS)}
         return (max(got.get(f"rollup_{RES_5M}", 0), got.get(f"claim_{RES_5M}", 0)),
                 max(got.get(f"rollup_{RES_1H}", 0), got.get(f"claim_{RES_1H}", 0)))
 
-    def refold(self, conn, late: Late) -> None:  # type: ignore[no-untyped-def]
+    def refold(self, conn, late: Late) -> None:
         if late.span is not None:
             self.refold_late(conn, late.ids, *late.span)
 
-    def refold_late(self, conn, series_ids: set[int], since: int, until: int | None = None) -> None:  # type: ignore[no-untyped-def]
+    def refold_late(self, conn, series_ids: set[int], since: int, until: int | None = None) -> None:
         """Samples from ``since`` to ``until`` arrived below the rollup claim (an agent's backlog,
         a run that outlasted a fold): recompute the buckets they fall in, for their series only.
         Call inside the writing transaction, holding ``lock.shared()``."""
@@ -530,7 +530,7 @@ class Store:
             "vmax = excluded.vmax, n = excluded.n", (*ids, lo5, hi5))
         self.refold_hours(conn, ids, lo5 // RES_5M, (hi5 - 1) // RES_5M, wm1h)
 
-    def refold_hours(self, conn, ids: Sequence[int], first_bucket5: int, last_bucket5: int,  # type: ignore[no-untyped-def]
+    def refold_hours(self, conn, ids: Sequence[int], first_bucket5: int, last_bucket5: int,
                      wm1h: int | None = None) -> None:
         """Recompute the hours holding 5-minute buckets first..last (inclusive), below the hourly claim."""
         if wm1h is None:
@@ -549,7 +549,7 @@ class Store:
             "ON CONFLICT (series_id, bucket) DO UPDATE SET vmin = excluded.vmin, vavg = excluded.vavg, "
             "vmax = excluded.vmax, n = excluded.n", (*ids, lo, hi))
 
-    def write_rollup_points(self, conn, res: int,  # type: ignore[no-untyped-def]
+    def write_rollup_points(self, conn, res: int,
                             points: Sequence[tuple[str, Labels, Sequence[tuple[int, float, float, float, int]]]]) -> int:
         """Rollups an agent made of its backlog when its outbox ran short of room. Each record
         is applied once (the batch sequence sees to that), so parts of one bucket add up.
@@ -568,8 +568,8 @@ class Store:
                 "vavg": (table.c.vavg * table.c.n + ex.vavg * ex.n) / (table.c.n + ex.n), "n": table.c.n + ex.n,
             }), rows)
             if res == RES_5M:
-                self.refold_hours(conn, sorted(set(ids)), min(r["bucket"] for r in rows),
-                                  max(r["bucket"] for r in rows))
+                self.refold_hours(conn, sorted(set(ids)), int(min(r["bucket"] for r in rows)),
+                                  int(max(r["bucket"] for r in rows)))
         return len(rows)
 
     def _fold_raw_sql(self, chunked: bool = False) -> str:

@@ -19,12 +19,12 @@ from typing import Any
 
 from sqlalchemy import Engine, and_, select, update
 
-from app.alert_rules import BUILTIN, Conditions, MetricRule
-from app.alerts import AlertState, Condition, Rule, Window, evaluate
-from app.courier import Courier
-from app.models import alert, alert_event, outbox, silence
-from app.notify import Channel
+from app.alerting.channels import Channel
+from app.alerting.conditions import BUILTIN, Conditions, MetricRule
+from app.alerting.delivery import Courier
+from app.alerting.engine import AlertState, Condition, Rule, Window, evaluate
 from app.scheduler import Snapshot
+from app.storage.models import alert, alert_event, outbox, silence
 
 log = logging.getLogger("rackpulse.alerts")
 
@@ -111,7 +111,9 @@ class Alerting:
                 res = c.execute(alert_event.insert().values(
                     host=self.host, rule=st.rule, subject=st.subject, ts=now, kind=ev.kind, severity=st.severity,
                     summary=st.summary, labels=json.dumps(dict(st.labels)), duration=ev.duration))
-                event_id = int(res.inserted_primary_key[0])
+                inserted = res.inserted_primary_key
+                assert inserted is not None  # an insert always has one
+                event_id = int(inserted[0])
                 for ch in self.channels.values():
                     if ch.wants(st.rule, st.severity):
                         c.execute(outbox.insert().values(event_id=event_id, channel=ch.name, created=now, attempts=0,
@@ -174,7 +176,7 @@ def from_config(cfg: Any, engine: Engine, host: str | None = None) -> Alerting:
     channels and maintenance windows. Unknown rule names in overrides are config errors."""
     from dataclasses import replace
 
-    from app.alerts import parse_window
+    from app.alerting.engine import parse_window
     from app.config import ConfigError
 
     a = cfg.alerts

@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 from sqlalchemy import Table, func, select, text
 
-from app import models
-from app.db import make_engine, upgrade
+from app.storage import models
+from app.storage.db import make_engine, upgrade
 
 CHUNK = 20_000
 # Parents before children; everything the app stores.
@@ -51,7 +51,7 @@ def copy_database(src_url: str, dst_url: str, progress: Callable[[str, int], Non
     return counts
 
 
-def _copy_table(src, dst, table: Table) -> int:  # type: ignore[no-untyped-def]
+def _copy_table(src, dst, table: Table) -> int:
     """Keyset pagination over the primary key: constant memory for tables of any size."""
     pk = list(table.primary_key.columns)
     cols = [c.name for c in table.columns]

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from app.demo_peer import DemoPeer
+from demo.peer import DemoPeer
 
 NA = 0x8000
 

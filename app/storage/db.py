@@ -9,7 +9,7 @@ from sqlalchemy.engine import make_url
 
 from app.files import private_file
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def make_engine(url: str) -> Engine:
@@ -20,7 +20,7 @@ def make_engine(url: str) -> Engine:
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
         @event.listens_for(engine, "connect")
-        def _pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]
+        def _pragmas(dbapi_conn, _record):
             cur = dbapi_conn.cursor()
             # WAL: the web pages read while the collectors write.
             cur.execute("PRAGMA journal_mode=WAL")
@@ -36,7 +36,7 @@ def make_engine(url: str) -> Engine:
     return create_engine(url, pool_pre_ping=True)
 
 
-def alembic_config(url: str):  # type: ignore[no-untyped-def]
+def alembic_config(url: str):
     from alembic.config import Config as AlembicConfig
 
     cfg = AlembicConfig()

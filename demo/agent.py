@@ -38,7 +38,7 @@ def to_toml(d: dict[str, Any], prefix: str = "") -> str:
 
 def agent_config(root: Path, host: str, interval: float = 1.0, listen_port: int | None = None) -> Path:
     """A demo fixture host under ``root`` and an agent config that watches it (disks, md, bond, VPN, hwmon)."""
-    from app import demo
+    from demo import story as demo
 
     root.mkdir(parents=True, exist_ok=True)
     demo.Driver(root).tick()
@@ -58,8 +58,8 @@ def agent_config(root: Path, host: str, interval: float = 1.0, listen_port: int 
 
 def start_demo_agent(root: Path, db_url: str, server_port: int, interval: float) -> subprocess.Popen[bytes]:
     """Issue a token in the demo database and start the agent (it waits for the server by itself)."""
-    from app import agents
-    from app.db import make_engine
+    from app.ingest import agents
+    from app.storage.db import make_engine
 
     engine = make_engine(db_url)
     token = agents.issue(engine, AGENT_HOST)
