@@ -51,7 +51,8 @@ PACKAGES: dict[str, tuple[list[str], list[str]]] = {
     "openvpn status": (["collectors/openvpn_status.py", "collectors/openvpn.py::tuning_hints,read_interface"],
                        ["tests/collectors/test_openvpn.py",
                         "tests/collectors/test_parsed_golden.py", "-m", "not peer"]),
-    "disk location": (["collectors/disklocation.py"], ["tests/collectors/test_disklocation.py"]),
+    "disk location": (["collectors/disklocation.py"], ["tests/collectors/test_disklocation.py",
+                                                       "tests/collectors/test_disklocation_tree.py"]),
     "frr parser": (["collectors/frr.py::parse_bgp_summary,_afi_peers,parse_bgp_neighbors,check_vtysh"],
                    ["tests/collectors/test_frr.py", "-m", "not peer"]),
     "hwmon and nut": (["collectors/hwmon.py", "collectors/nut.py::_unescape,parse_list_var,parse_list_ups,ups_state,"
