@@ -49,7 +49,7 @@ PACKAGES: dict[str, tuple[list[str], list[str]]] = {
     # The parsers and judges only; the tests that start real peers (routers, openvpn, upsd,
     # snmpd) would be restarted for every mutant and are left to the integration runs.
     "openvpn status": (["collectors/openvpn_status.py", "collectors/openvpn.py::tuning_hints,read_interface"],
-                       ["tests/collectors/test_openvpn.py",
+                       ["tests/collectors/test_openvpn.py", "tests/collectors/test_openvpn_edges.py",
                         "tests/collectors/test_parsed_golden.py", "-m", "not peer"]),
     "disk location": (["collectors/disklocation.py"], ["tests/collectors/test_disklocation.py",
                                                        "tests/collectors/test_disklocation_tree.py"]),
