@@ -18,6 +18,7 @@ from pathlib import Path
 from collectors.base import host_path
 
 _PART_RE = re.compile(r"-part\d+$")
+BUS_PREFERENCE = {"ata": 0, "nvme": 0, "scsi": 1, "usb": 2, "wwn": 3}
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,13 +39,15 @@ def parse_by_id_name(name: str) -> ByIdName | None:
     if not sep or bus not in ("ata", "scsi", "nvme", "usb"):
         return None
     if bus == "scsi":
-        # scsi-SATA_ST4000DM000-1F21_Z30A1B2C ; scsi-35000c500a1b2c3d4 (a bare NAA id)
+        # udev's scsi_id puts the id's type first: "3" (NAA) or "2" (EUI-64) before a hex id,
+        # scsi-35000c500a1b2c3d4; "S" (unit serial, VPD page 0x80), "1" (T10 vendor id) or
+        # "0" (vendor specific) before vendor_model_serial. A disk behind libata has the
+        # vendor "ATA" (scsi-SATA_ST4000DM000-1F21_Z30A1B2C); a SAS disk its maker
+        # (scsi-SSEAGATE_ST4000NM0023_Z1Z2ABCD), which stays part of the model.
         if re.fullmatch(r"[0-9a-f]{17,33}", rest):
             return ByIdName("scsi", None, None, wwn="0x" + rest[1:])
-        for prefix in ("SATA_", "SAS_", "SEAGATE_", "0ATA_"):
-            if rest.startswith(prefix):
-                rest = rest[len(prefix):]
-                break
+        if rest[:1] in ("S", "1", "0"):
+            rest = rest[1:].removeprefix("ATA_")
     if bus == "usb":
         rest = re.sub(r"-\d+:\d+$", "", rest)
     if bus == "nvme" and rest.startswith("eui."):
@@ -108,14 +111,14 @@ def read_locations(host_root: Path, bays: Iterable[BayRule] = ()) -> dict[str, D
     def loc(dev: str) -> DiskLocation:
         return locs.setdefault(dev, DiskLocation(device=dev))
 
-    # Prefer ata-/nvme- names over scsi-/usb- ones: they carry the drive's own serial.
-    rank = {"ata": 0, "nvme": 0, "scsi": 1, "usb": 2, "wwn": 3}
-    by_id = sorted(_links(host_path(host_root, "/dev/disk/by-id")), key=lambda x: (x[0].split("-")[0] not in rank, x[0]))
-    parsed = [(name, dev, parse_by_id_name(name)) for name, dev in by_id]
-    parsed = [p for p in parsed if p[2] is not None]
-    parsed.sort(key=lambda p: rank.get(p[2].bus, 9))  # type: ignore[union-attr]
+    parsed = [(name, dev, info) for name, dev in _links(host_path(host_root, "/dev/disk/by-id"))
+              if (info := parse_by_id_name(name)) is not None]
+    # The first name with a serial gives it: ata-/nvme- names carry the drive's own serial
+    # whole, scsi- ones through the SCSI layer (a model cut to 16 characters), usb- ones the
+    # bridge's. Within a bus by name, so nvme-<model>_<serial> comes before the
+    # nvme-<model>_<serial>_<namespace> that newer udev adds.
+    parsed.sort(key=lambda p: (BUS_PREFERENCE[p[2].bus], p[0]))
     for name, dev, info in parsed:
-        assert info is not None
         d = loc(dev)
         d.ids.append(name)
         if info.wwn and not d.wwn:

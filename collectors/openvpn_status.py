@@ -217,9 +217,17 @@ def parse_openvpn_config(text: str) -> dict[str, list[str]]:
     (joined) because each one is a separate option for the clients.
     """
     out: dict[str, list[str]] = {}
+    inline: str | None = None  # inside <ca>...</ca>: certificate lines, not directives
     for raw in text.splitlines():
         line = raw.strip()
-        if not line or line[0] in "#;" or line.startswith("<"):
+        if inline is not None:
+            if line == f"</{inline}>":
+                inline = None
+            continue
+        if line.startswith("<") and line.endswith(">") and not line.startswith("</"):
+            inline = line[1:-1]
+            continue
+        if not line or line[0] in "#;":
             continue
         key, _, rest = line.partition(" ")
         key = key.lstrip("-").lower()

@@ -49,9 +49,10 @@ PACKAGES: dict[str, tuple[list[str], list[str]]] = {
     # The parsers and judges only; the tests that start real peers (routers, openvpn, upsd,
     # snmpd) would be restarted for every mutant and are left to the integration runs.
     "openvpn status": (["collectors/openvpn_status.py", "collectors/openvpn.py::tuning_hints,read_interface"],
-                       ["tests/collectors/test_openvpn.py",
+                       ["tests/collectors/test_openvpn.py", "tests/collectors/test_openvpn_edges.py",
                         "tests/collectors/test_parsed_golden.py", "-m", "not peers"]),
-    "disk location": (["collectors/disklocation.py"], ["tests/collectors/test_disklocation.py"]),
+    "disk location": (["collectors/disklocation.py"], ["tests/collectors/test_disklocation.py",
+                                                       "tests/collectors/test_disklocation_tree.py"]),
     "frr parser": (["collectors/frr.py::parse_bgp_summary,_afi_peers,parse_bgp_neighbors,check_vtysh"],
                    ["tests/collectors/test_frr.py", "-m", "not peers"]),
     "hwmon and nut": (["collectors/hwmon.py", "collectors/nut.py::_unescape,parse_list_var,parse_list_ups,ups_state,"

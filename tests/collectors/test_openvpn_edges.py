@@ -1,0 +1,152 @@
+"""OpenVPN status and management replies at their edges, each error in its exact words:
+columns from the header whatever their number, unauthenticated clients, CRLF replies,
+missing numbers, and config files with inline certificates."""
+
+from __future__ import annotations
+
+import pytest
+
+from collectors.base import ParseError
+from collectors.openvpn_status import (
+    VpnClient,
+    VpnStatus,
+    parse_load_stats,
+    parse_openvpn_config,
+    parse_state,
+    parse_status,
+)
+
+HEADER = ("HEADER,CLIENT_LIST,Common Name,Real Address,Virtual Address,Bytes Received,Bytes Sent,"
+          "Connected Since,Connected Since (time_t),Client ID")
+LONG = "x" * 200
+
+
+def v2(*lines: str, header: str = HEADER) -> str:
+    return "\n".join(["TITLE,OpenVPN 2.6.3 x86_64-pc-linux-gnu ", "TIME,2026-11-23 10:00:00,1795600000", header,
+                      *lines, "END"]) + "\n"
+
+
+def test_a_v2_status_reads_every_client_counts_the_unauthenticated_and_keeps_the_title_whole() -> None:
+    got = parse_status(v2("CLIENT_LIST,alice,198.51.100.7:51234,10.8.0.6,1200,3400,2026-11-23 09:00:00,1795596400,4",
+                          "CLIENT_LIST,UNDEF,203.0.113.9:40000,,10,20,2026-11-23 09:59:00,1795599940,5",
+                          "CLIENT_LIST,UNDEF,203.0.113.9:40001,,10,20,2026-11-23 09:59:00,1795599940,6",
+                          "HEADER,ROUTING_TABLE,Virtual Address,Common Name,Real Address,Last Ref",
+                          "ROUTING_TABLE,10.8.0.6,alice,198.51.100.7:51234,2026-11-23 10:00:00",
+                          "GLOBAL_STATS,Max bcast/mcast queue length,3"))
+    assert got == VpnStatus("server", 2, "OpenVPN 2.6.3 x86_64-pc-linux-gnu ", 1795600000, (
+        VpnClient("alice", "198.51.100.7:51234", "10.8.0.6", 1200, 3400, 1795596400, "4"),), undef_clients=2,
+        global_stats={"Max bcast/mcast queue length": "3"})
+
+
+def test_a_management_reply_with_crlf_and_tabs_parses_like_a_file() -> None:
+    text = v2("CLIENT_LIST,bob,192.0.2.1:1194,10.8.0.10,5,6,d,1795599000,7").replace(",", "\t").replace("\n", "\r\n")
+    got = parse_status(text)
+    assert (got.version, got.title, got.clients[0].common_name, got.clients[0].bytes_sent) == (
+        3, "OpenVPN 2.6.3 x86_64-pc-linux-gnu ", "bob", 6)
+
+
+def test_newer_columns_beyond_the_header_and_one_missing_last_column_are_both_read() -> None:
+    extra = parse_status(v2("CLIENT_LIST,a,192.0.2.1:1,10.8.0.2,1,2,d,1795599000,3,user,AES-256-GCM"))
+    short = parse_status(v2("CLIENT_LIST,a,192.0.2.1:1,10.8.0.2,1,2,d,1795599000"))
+    assert (extra.clients[0].client_id, short.clients[0].client_id) == ("3", None)
+
+
+def test_a_header_without_addresses_or_times_gives_empty_ones() -> None:
+    got = parse_status(v2("CLIENT_LIST,a,1,2", header="HEADER,CLIENT_LIST,Common Name,Bytes Received,Bytes Sent"))
+    assert got.clients == (VpnClient("a", "", None, 1, 2, None),)
+
+
+def test_a_status_without_time_has_no_update_time_and_an_odd_time_is_none() -> None:
+    assert parse_status("TITLE,x\nHEADER,ROUTING_TABLE\nEND\n").updated is None
+    assert parse_status("TITLE,x\nTIME,now\nEND\n").updated is None
+    assert parse_status("TITLE,x\nTIME,now,soon\nEND\n").updated is None
+
+
+@pytest.mark.parametrize("text, message", [
+    ("\x00", "not an OpenVPN status: contains NUL bytes"),
+    ("\n>INFO:OpenVPN Management Interface\n", "OpenVPN status is empty"),
+    ("y" * 150 + "\n", f"not an OpenVPN status: first line {'y' * 100!r}"),
+    ("TITLE,x\n" + "z" * 150 + "\n", f"OpenVPN status ends without END (truncated?): last line {'z' * 100!r}"),
+    (f"TITLE,x\nCLIENT_LIST,{LONG}\nEND\n", f"CLIENT_LIST before its HEADER line: {('CLIENT_LIST,' + LONG)[:160]!r}"),
+    ("TITLE,x\nHEADER,CLIENT_LIST\nCLIENT_LIST,a\nEND\n", "CLIENT_LIST before its HEADER line: 'CLIENT_LIST,a'"),
+    (v2("CLIENT_LIST,a,b,c,1,2,d"), "CLIENT_LIST with 6 fields, header has 8: 'CLIENT_LIST,a,b,c,1,2,d'"),
+    (v2("CLIENT_LIST,a,b,c,many,2,d,1795599000,3"),
+     "expected a number, got 'many' in: 'CLIENT_LIST,a,b,c,many,2,d,1795599000,3'"),
+    (v2("CLIENT_LIST,a", header="HEADER,CLIENT_LIST,Common Name"), "expected a number, got '' in: 'CLIENT_LIST,a'"),
+    (f"TITLE,x\n{LONG}\nEND\n", f"unknown line in OpenVPN status: {LONG[:160]!r}"),
+    ("OpenVPN CLIENT LIST\nCommon Name,Real Address,Bytes Received,Bytes Sent,Connected Since\na,b,1\nEND\n",
+     "client line with 3 fields, expected 5: 'a,b,1'"),
+    ("OpenVPN STATISTICS\nno comma here\nEND\n", "statistics line without a comma: 'no comma here'"),
+])
+def test_each_broken_status_is_an_error_in_these_words(text: str, message: str) -> None:
+    with pytest.raises(ParseError) as err:
+        parse_status(text)
+    assert str(err.value) == message
+
+
+def test_a_v1_status_joins_routes_to_clients_and_counts_the_unauthenticated() -> None:
+    got = parse_status("OpenVPN CLIENT LIST\nUpdated,Thu Jun 18 08:12:15 2015\n"
+                       "Common Name,Real Address,Bytes Received,Bytes Sent,Connected Since\n"
+                       "alice,198.51.100.7:51234,10,20,Thu Jun 18 08:00:00 2015\n"
+                       "UNDEF,203.0.113.9:40000,1,2,Thu Jun 18 08:12:00 2015\n"
+                       "ROUTING TABLE\nVirtual Address,Common Name,Real Address,Last Ref\n"
+                       "10.8.0.6,alice,198.51.100.7:51234,Thu Jun 18 08:12:10 2015\n"
+                       "GLOBAL STATS\nMax bcast/mcast queue length,0\nEND\n")
+    assert got == VpnStatus("server", 1, None, None, (VpnClient("alice", "198.51.100.7:51234", "10.8.0.6", 10, 20,
+                                                                 None),), 1,
+                            global_stats={"Max bcast/mcast queue length": "0"})
+
+
+@pytest.mark.parametrize("reply, want", [
+    ("SUCCESS: nclients=2,bytesin=10,bytesout=20\r\n", (2, 10, 20)),
+    (">INFO:hello\r\nSUCCESS: nclients=0,bytesin=0,bytesout=0\r\n", (0, 0, 0)),
+])
+def test_load_stats_come_from_the_last_line(reply: str, want: tuple[int, int, int]) -> None:
+    assert parse_load_stats(reply) == want
+
+
+@pytest.mark.parametrize("reply, message", [
+    ("", "unexpected load-stats reply: ''"),
+    ("ERROR: " + LONG, f"unexpected load-stats reply: {('ERROR: ' + LONG)[:160]!r}"),
+])
+def test_a_bad_load_stats_reply_is_quoted(reply: str, message: str) -> None:
+    with pytest.raises(ParseError) as err:
+        parse_load_stats(reply)
+    assert str(err.value) == message
+
+
+def test_the_state_is_the_last_row_before_end_whatever_notifications_come_between() -> None:
+    assert parse_state(">STATE:1795599000,RECONNECTING,,,\r\n1795599000,CONNECTED\r\nEND\r\n") == "CONNECTED"
+
+
+@pytest.mark.parametrize("reply, message", [
+    ("END\r\n", "empty state reply"),
+    (">STATE:1,CONNECTED\r\n", "empty state reply"),
+    ("1795599000\r\nEND\r\n", "unexpected state reply: '1795599000'"),
+    ("soon,CONNECTED\r\nEND\r\n", "unexpected state reply: 'soon,CONNECTED'"),
+    (LONG + "\r\nEND\r\n", f"unexpected state reply: {LONG[:160]!r}"),
+])
+def test_a_bad_state_reply_is_quoted(reply: str, message: str) -> None:
+    with pytest.raises(ParseError) as err:
+        parse_state(reply)
+    assert str(err.value) == message
+
+
+def test_a_config_file_is_read_without_comments_and_inline_certificates() -> None:
+    text = """# server.conf
+;old-option
+#
+--dev tun
+txqueuelen 1000
+push "route 10.0.0.0 255.0.0.0"
+push "sndbuf 524288"
+<ca>
+-----BEGIN CERTIFICATE-----
+MIIBszCCAVmgAwIBAgIUTHISISNOTAREALCERT
+-----END CERTIFICATE-----
+</ca>
+sndbuf 524288
+TXQueueLen 2000
+"""
+    assert parse_openvpn_config(text) == {"dev": ["tun"], "txqueuelen": ["2000"], "sndbuf": ["524288"],
+                                          "push": ['"route 10.0.0.0 255.0.0.0"', '"sndbuf 524288"']}
