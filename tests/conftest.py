@@ -11,9 +11,13 @@ import pytest
 from sqlalchemy import create_engine, text
 
 FIXTURES = Path(__file__).parent / "fixtures"
-# Fixtures that start a real peer (routers, openvpn, upsd, snmpd). Tests using one are marked
+# Fixtures that start a real peer (routers, openvpn, upsd, snmpd, Prometheus, a browser). Tests using one are marked
 # `peers`, so `-m "not peers"` picks the fast, pure tests (scripts/mutation.py runs per mutant).
-PEER_FIXTURES = {"routers", "vpn", "ups", "agent"}
+PEER_FIXTURES = {"routers", "vpn", "ups", "agent", "switch", "stack", "server", "browser"}
+# Whole files whose tests start rackpulse itself (serve, agent, demo) or a peer in the test body.
+PEER_FILES = {"test_agents_e2e.py", "test_agent_sender.py", "test_prometheus_stack.py", "test_serve_episodes.py",
+              "test_dbcopy_and_agents_cli.py", "test_pages_with_real_peers.py", "test_endless_command.py",
+              "test_browser.py", "test_heatpump.py"}
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -22,7 +26,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if PEER_FIXTURES & set(getattr(item, "fixturenames", ())):
+        if PEER_FIXTURES & set(getattr(item, "fixturenames", ())) or item.path.name in PEER_FILES:
             item.add_marker(pytest.mark.peers)
 
 
