@@ -70,9 +70,7 @@ def parse_bgp_summary(data: str | bytes) -> list[BgpPeer]:
         doc = json.loads(stripped)
     except ValueError as exc:
         raise ParseError(f"vtysh JSON is malformed ({exc}): {stripped[:80]!r}") from None
-    if not isinstance(doc, dict):
-        raise ParseError("vtysh JSON is not an object")
-    if not doc:
+    if not doc:  # it began with "{": an object
         raise CollectorError("bgpd has no BGP instance (`router bgp` is not configured): vtysh printed {}")
     peers: list[BgpPeer] = []
     if "peers" in doc:  # flat: `show bgp ipv4 unicast summary json`
@@ -109,14 +107,18 @@ def _afi_peers(vrf: str, afi: str, body: dict[str, Any]) -> list[BgpPeer]:
             state=state,
             admin_down=p.get("peerState") == "Admin" or "(Admin)" in state,
             uptime_seconds=msec / 1000 if up and isinstance(msec, int | float) else None,
-            prefixes_received=pfx if isinstance(pfx, int) else None,
-            prefixes_sent=p.get("pfxSnt") if isinstance(p.get("pfxSnt"), int) else None,
-            established=p.get("connectionsEstablished") if isinstance(p.get("connectionsEstablished"), int) else None,
-            dropped=p.get("connectionsDropped") if isinstance(p.get("connectionsDropped"), int) else None,
+            prefixes_received=_count(pfx),
+            prefixes_sent=_count(p.get("pfxSnt")),
+            established=_count(p.get("connectionsEstablished")),
+            dropped=_count(p.get("connectionsDropped")),
             description=p.get("desc") if isinstance(p.get("desc"), str) else None,
             hostname=p.get("hostname") if isinstance(p.get("hostname"), str) else None,
         ))
     return out
+
+
+def _count(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
 def parse_bgp_neighbors(data: str | bytes) -> dict[tuple[str, str], dict[str, Any]]:

@@ -53,8 +53,9 @@ PACKAGES: dict[str, tuple[list[str], list[str]]] = {
                         "tests/collectors/test_parsed_golden.py", "-m", "not peers"]),
     "disk location": (["collectors/disklocation.py"], ["tests/collectors/test_disklocation.py",
                                                        "tests/collectors/test_disklocation_tree.py"]),
-    "frr parser": (["collectors/frr.py::parse_bgp_summary,_afi_peers,parse_bgp_neighbors,check_vtysh"],
-                   ["tests/collectors/test_frr.py", "-m", "not peers"]),
+    "frr parser": (["collectors/frr.py::parse_bgp_summary,_afi_peers,_count,parse_bgp_neighbors,check_vtysh"],
+                   ["tests/collectors/test_frr.py", "tests/collectors/test_frr_edges.py",
+                    "tests/collectors/test_parsed_golden.py", "-m", "not peers"]),
     "hwmon and nut": (["collectors/hwmon.py", "collectors/nut.py::_unescape,parse_list_var,parse_list_ups,ups_state,"
                        "UpsState.num", "collectors/upsmib.py"], ["tests/collectors/test_power.py", "-m", "not peers"]),
     "snmp parser": (["collectors/snmp.py::parse_if_walk,_int,count_flaps,explain,_value"],

@@ -1,5 +1,5 @@
 """Every real capture (mdstat, `mdadm --detail`, smartctl JSON, /proc/net/bonding, OpenVPN
-status) parses to exactly the record stored beside it in tests/golden/parsed/, every field of
+status, FRR's BGP summaries and neighbors) parses to exactly the record stored beside it in tests/golden/parsed/, every field of
 it, and for smartctl the verdict with its reasons too. A change to what a parser reads shows up
 here as a diff to review; after an intended one:
 UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/collectors/test_parsed_golden.py"""
@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from collectors.base import ParseError
+from collectors.base import CollectorError, ParseError
 from collectors.bonding import parse_bonding
+from collectors.frr import parse_bgp_neighbors, parse_bgp_summary
 from collectors.mdadm import parse_mdadm_detail
 from collectors.mdstat import parse_mdstat
 from collectors.openvpn_status import parse_status
@@ -24,13 +25,17 @@ from collectors.smart import judge_health, parse_smartctl_json, parse_smartctl_s
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 GOLDEN = Path(__file__).parent.parent / "golden" / "parsed"
 PARSERS = {"mdstat": parse_mdstat, "mdadm": parse_mdadm_detail, "bonding": parse_bonding, "openvpn": parse_status,
-           "smartctl": None}
+           "smartctl": None, "frr": None}
 CASES = [(kind, p.name) for kind in PARSERS for p in sorted((FIXTURES / kind).iterdir()) if p.is_file()]
 
 
 def record(kind: str, name: str) -> Any:
     text = (FIXTURES / kind / name).read_text()
     try:
+        if kind == "frr":
+            if "neighbors" in name:
+                return {f"{vrf}/{peer}": info for (vrf, peer), info in parse_bgp_neighbors(text).items()}
+            return [dataclasses.asdict(p) for p in parse_bgp_summary(text)]
         if kind != "smartctl":
             return json.loads(json.dumps(dataclasses.asdict(PARSERS[kind](text))))  # type: ignore[misc]
         if "scan" in name:
@@ -38,7 +43,7 @@ def record(kind: str, name: str) -> Any:
         disk = parse_smartctl_json(text)
         level, reasons = judge_health(disk, previous={k: v - 1 for k, v in disk.attributes.items()})
         return {"disk": json.loads(json.dumps(dataclasses.asdict(disk))), "level": level, "reasons": reasons}
-    except ParseError as exc:
+    except (ParseError, CollectorError) as exc:
         return {"error": str(exc)}
 
 
