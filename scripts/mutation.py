@@ -57,7 +57,8 @@ PACKAGES: dict[str, tuple[list[str], list[str]]] = {
                    ["tests/collectors/test_frr.py", "tests/collectors/test_frr_edges.py",
                     "tests/collectors/test_parsed_golden.py", "-m", "not peers"]),
     "hwmon and nut": (["collectors/hwmon.py", "collectors/nut.py::_unescape,parse_list_var,parse_list_ups,ups_state,"
-                       "UpsState.num", "collectors/upsmib.py"], ["tests/collectors/test_power.py", "-m", "not peers"]),
+                       "UpsState.num", "collectors/upsmib.py::ups_mib_to_nut"],
+                      ["tests/collectors/test_power.py", "tests/collectors/test_power_edges.py", "-m", "not peers"]),
     "snmp parser": (["collectors/snmp.py::parse_if_walk,_int,count_flaps,explain,_value"],
                     ["tests/collectors/test_snmp.py", "-m", "not peers"]),
 }
