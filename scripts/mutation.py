@@ -15,10 +15,12 @@ mutates the whole file but counts only those functions' mutants, so the I/O arou
 
 from __future__ import annotations
 
+import io
 import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -94,12 +96,10 @@ def run(name: str, specs: list[str], tests: list[str], show: bool = False) -> tu
     files = [spec.partition("::")[0] for spec in specs]
     with tempfile.TemporaryDirectory(prefix="rackpulse-mutation-") as tmp:
         work = Path(tmp)
-        listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-        for rel in listed.splitlines():
-            dest = work / rel
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            if (ROOT / rel).is_file():
-                shutil.copy2(ROOT / rel, dest)
+        # The committed tree (HEAD), not the working files: edits made while it runs do not leak in.
+        archive = subprocess.run(["git", "archive", "--format=tar", "HEAD"], cwd=ROOT, capture_output=True, check=True)
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+            tar.extractall(work, filter="data")
         vendor = ROOT / "static" / "vendor"
         if vendor.exists():
             shutil.copytree(vendor, work / "static" / "vendor", dirs_exist_ok=True)
@@ -110,7 +110,7 @@ def run(name: str, specs: list[str], tests: list[str], show: bool = False) -> tu
             fh.write("\n[tool.mutmut]\n"
                      f"source_paths = {sources!r}\n"
                      f"only_mutate = {files!r}\n"
-                     f'also_copy = ["app", "collectors", "migrations", "templates", "static"]\n'
+                     f'also_copy = ["app", "collectors", "demo", "migrations", "templates", "static"]\n'
                      f"pytest_add_cli_args_test_selection = {selection!r}\n"
                      f"pytest_add_cli_args = {['-p', 'no:cacheprovider', *extra]!r}\n".replace("'", '"'))
         subprocess.run([str(MUTMUT), "run", "--max-children", "2"], cwd=work, stdout=subprocess.DEVNULL,
