@@ -144,12 +144,14 @@ def explain(target: Target, indication: object) -> str:
     name = type(indication).__name__ if not isinstance(indication, str) else indication
     text = str(indication)
     where = f"{target.name} ({target.host}:{target.port})"
-    if "RequestTimedOut" in name or "timed out" in text.lower():
+    # pysnmp's indications by class, or by their text ("No SNMP response received before
+    # timeout", "Wrong SNMP PDU digest", "Unknown USM user", "Unsupported SNMP security level").
+    if "RequestTimedOut" in name or "timed out" in text.lower() or "before timeout" in text.lower():
         hint = "wrong community, " if target.version == "2c" else ""
         return f"{where}: no response within {target.timeout:g}s x {target.retries + 1} ({hint}wrong address, or agent down)"
     if "WrongDigest" in name or "digest" in text.lower():
         return f"{where}: SNMPv3 authentication failed (wrong auth password or protocol for user {target.user!r})"
-    if "UnknownUserName" in name or "unknown user" in text.lower():
+    if "UnknownUserName" in name or "unknown user" in text.lower() or "unknown usm user" in text.lower():
         return f"{where}: unknown SNMPv3 user {target.user!r}"
     if "UnsupportedSecLevel" in name or "security level" in text.lower():
         return f"{where}: user {target.user!r} does not support this security level (auth/priv settings)"

@@ -62,7 +62,7 @@ PACKAGES: dict[str, tuple[list[str], list[str]]] = {
                        "UpsState.num", "collectors/upsmib.py::ups_mib_to_nut"],
                       ["tests/collectors/test_power.py", "tests/collectors/test_power_edges.py", "-m", "not peers"]),
     "snmp parser": (["collectors/snmp.py::parse_if_walk,_int,count_flaps,explain,_value"],
-                    ["tests/collectors/test_snmp.py", "-m", "not peers"]),
+                    ["tests/collectors/test_snmp.py", "tests/collectors/test_snmp_edges.py", "-m", "not peers"]),
 }
 
 
