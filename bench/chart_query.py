@@ -41,9 +41,7 @@ def build(store: Store, now: int) -> None:
                     rows.append((sid, ts // res, round(v - 1, 1), v, round(v + 1, 1), res // 30))
             with store.engine.begin() as conn:
                 conn.exec_driver_sql(sql.format(ROLLUPS[res].name), rows)
-    with store.engine.begin() as conn:
-        store._set_watermark(conn, RES_5M, now // RES_5M * RES_5M - 3600)
-        store._set_watermark(conn, RES_1H, now // RES_1H * RES_1H)
+    store.mark_folded({RES_5M: now // RES_5M * RES_5M - 3600, RES_1H: now // RES_1H * RES_1H})
     tail = [(sid, now - 3600 + 30 * i, 31.0) for sid in ids for i in range(120)]
     store.write_rows(tail)
 

@@ -210,7 +210,7 @@ class Driver(threading.Thread):
 
 def seed_history(store: Any, now: float | None = None, days: int = 30) -> int:
     """A month of 5-minute rollups and a year of hourly ones, so the charts have a past."""
-    from app.storage.store import RES_1H, RES_5M, ROLLUPS, labels_key
+    from app.storage.store import RES_1H, RES_5M, labels_key
 
     now = int(now or time.time())
     state = story_state(0)
@@ -222,21 +222,17 @@ def seed_history(store: Any, now: float | None = None, days: int = 30) -> int:
     rows: dict[int, list[dict[str, Any]]] = {RES_5M: [], RES_1H: []}
     with store.engine.begin() as conn:
         ids = store.series_ids(conn, [k for k, _ in keys])
-        for sid, (_, base) in zip(ids, keys, strict=True):
-            for res, span in ((RES_5M, days * 86400), (RES_1H, 365 * 86400)):
-                end = now // res * res
-                for ts in range(end - span, end, res):
-                    avg = 0.0
-                    if base:
-                        day = math.sin(ts / 86400 * 2 * math.pi) * 2 + math.sin(ts / (86400 * 91) * 2 * math.pi) * 4
-                        avg = base + day + rng.uniform(-0.3, 0.3)
-                    rows[res].append({"series_id": sid, "bucket": ts // res, "vmin": avg - 0.5 if base else 0,
-                                      "vavg": avg, "vmax": avg + 0.5 if base else 0, "n": res // 30})
-        for res, batch in rows.items():
-            for i in range(0, len(batch), 20_000):
-                conn.execute(store._insert(ROLLUPS[res]).on_conflict_do_nothing(), batch[i:i + 20_000])
-        store._set_watermark(conn, RES_5M, now // RES_5M * RES_5M)
-        store._set_watermark(conn, RES_1H, now // RES_1H * RES_1H)
+    for sid, (_, base) in zip(ids, keys, strict=True):
+        for res, span in ((RES_5M, days * 86400), (RES_1H, 365 * 86400)):
+            end = now // res * res
+            for ts in range(end - span, end, res):
+                avg = 0.0
+                if base:
+                    day = math.sin(ts / 86400 * 2 * math.pi) * 2 + math.sin(ts / (86400 * 91) * 2 * math.pi) * 4
+                    avg = base + day + rng.uniform(-0.3, 0.3)
+                rows[res].append({"series_id": sid, "bucket": ts // res, "vmin": avg - 0.5 if base else 0,
+                                  "vavg": avg, "vmax": avg + 0.5 if base else 0, "n": res // 30})
+    store.import_rollups(rows, {RES_5M: now // RES_5M * RES_5M, RES_1H: now // RES_1H * RES_1H})
     return len(ids)
 
 
