@@ -1,0 +1,92 @@
+"""The JSON API, /metrics for Prometheus and /healthz. Read-only; per host like the pages."""
+
+from __future__ import annotations
+
+import gzip
+import time
+from typing import Any
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import Response
+
+from app import views
+from app.exposition import CONTENT_TYPE, merge
+from app.web.site import RANGES, Site, site
+
+router = APIRouter()
+Page = Depends(site)
+
+
+@router.get("/api/entities/{kind}")
+def api_entities(request: Request, kind: str, s: Site = Page) -> list[dict[str, Any]]:
+    """The inventory of one kind (disk, bay, md_array, md_member, bgp_peer, bond_slave, ...)."""
+    _, store = s.view(request)
+    return store.entities(kind)
+
+
+@router.get("/api/events")
+def api_events(request: Request, kind: str | None = None, key: str | None = None, limit: int = 200,
+               s: Site = Page) -> list[dict[str, Any]]:
+    """Inventory changes, newest first, optionally for one entity."""
+    _, store = s.view(request)
+    return store.events(kind, key, limit=max(1, min(limit, 1000)))
+
+
+@router.get("/api/state")
+async def api_state(request: Request, s: Site = Page) -> dict[str, Any]:
+    snap, _ = s.view(request)
+    return {"host": snap.host, "version": snap.version, "arrays": views.arrays(snap), "disks": views.disks(snap),
+            "bgp_peers": views.bgp_peers(snap), "vpn_instances": views.vpn_instances(snap),
+            "bonds": views.bonds(snap), "switches": views.switches(snap), "ups": views.ups_list(snap),
+            "power": views.power(snap), "heatpump": views.heatpump(snap),
+            "collectors": [{"name": st.name, "up": st.up, "no_data": st.no_data, "last_error": st.last_error,
+                            "duration": st.duration, "last_success": st.last_success, "warnings": st.warnings}
+                           for st in snap.statuses.values()]}
+
+
+def _scaled(v: float | None, scale: float) -> float | None:
+    return v if v is None or scale == 1.0 else v * scale
+
+
+@router.get("/api/series")
+def api_series(request: Request, metric: str, range: str = "24h",  # noqa: A002
+               label: list[str] = Query(default=[]),  # noqa: B008
+               scale: float = 1.0, s: Site = Page) -> dict[str, Any]:
+    """History of one series; ``scale`` multiplies every value (joules -> kWh for a chart)."""
+    _, store = s.view(request)
+    labels = dict(item.split("=", 1) for item in label if "=" in item)
+    sid = store.find_series(metric, **labels)
+    if sid is None:
+        raise HTTPException(404, f"no series {metric} {labels}")
+    end = int(time.time())
+    pts = store.history(sid, end - RANGES.get(range, 86400), end + 1)
+    return {"metric": metric, "labels": labels, "range": range, "ts": [p.ts for p in pts],
+            "min": [_scaled(p.vmin, scale) for p in pts], "avg": [_scaled(p.vavg, scale) for p in pts],
+            "max": [_scaled(p.vmax, scale) for p in pts]}
+
+
+@router.get("/api/hosts")
+def api_hosts(s: Site = Page) -> list[dict[str, Any]]:
+    """This host and every agent: version, last contact, clock skew, worst state."""
+    return [{k: v for k, v in h.items() if k != "tiles"} for h in s.hosts()]
+
+
+@router.get("/metrics")
+async def metrics(request: Request, s: Site = Page) -> Response:
+    # Served from the snapshot rendered after the last collection: a scrape never touches a device.
+    gz = "gzip" in request.headers.get("accept-encoding", "")
+    if s.agents.snapshots:  # agents (all of them since start-up), and their hosts' samples, one family each
+        parts = s.snap.parts + await run_in_threadpool(s.agents.metrics_parts)
+        body = await run_in_threadpool(merge, parts)
+        if gz:
+            body = await run_in_threadpool(gzip.compress, body, 5)
+    else:
+        body = s.snap.metrics_gzip if gz else s.snap.metrics
+    return Response(body, media_type=CONTENT_TYPE, headers={"Content-Encoding": "gzip", "Vary": "Accept-Encoding"}
+                    if gz else {"Vary": "Accept-Encoding"})
+
+
+@router.get("/healthz")
+async def healthz() -> dict[str, str]:
+    return {"status": "ok"}

@@ -1,0 +1,67 @@
+"""POST /api/v1/ingest: batches from `rackpulse agent` (format in app/batch.py), authenticated
+by the agent's token; the work happens in app/ingest/agents.py."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+from sqlalchemy.exc import SQLAlchemyError
+
+from app.batch import BatchError, decode_body, parse_batch
+from app.ingest.agents import authenticate, bearer_hash
+from app.web.site import Site, site
+
+log = logging.getLogger("rackpulse.web")
+router = APIRouter()
+SLOW_INGEST = 0.5  # seconds: a batch slower than this is logged with where the time went
+
+
+@router.post("/api/v1/ingest")
+async def ingest(request: Request, s: Site = Depends(site)) -> JSONResponse:  # noqa: B008
+    limit = s.cfg.agents.max_batch_bytes
+    agents = s.agents
+    marks = [time.perf_counter()]
+    try:
+        hashed = bearer_hash(request.headers.get("authorization"))
+        who = agents.caller(hashed)  # known callers skip the database trip; accept checks again
+        if who is None:
+            who = await run_in_threadpool(authenticate, s.engine, hashed)
+            agents.remember(who)
+        host = who.host
+        marks.append(time.perf_counter())
+        declared = request.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > limit:
+            raise BatchError(413, f"batch of {declared} bytes is larger than the server's limit of {limit}")
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > limit:
+                raise BatchError(413, f"batch is larger than the server's limit of {limit} bytes")
+        remote = request.client.host if request.client else ""
+        marks.append(time.perf_counter())
+
+        def work() -> dict[str, Any]:
+            marks.append(time.perf_counter())
+            batch = parse_batch(decode_body(bytes(body), request.headers.get("content-encoding"), limit))
+            marks.append(time.perf_counter())
+            return agents.accept(who, batch, remote).as_dict()
+
+        result = await run_in_threadpool(work)
+        marks.append(time.perf_counter())
+        if marks[-1] - marks[0] > SLOW_INGEST:
+            steps = ("auth", "body", "queue", "parse", "store")
+            log.info("slow ingest from %s: %.0f ms (%s)", host, (marks[-1] - marks[0]) * 1000,
+                     ", ".join(f"{n} {(b - a) * 1000:.0f}" for n, a, b in zip(steps, marks, marks[1:], strict=False)))
+    except BatchError as exc:
+        if exc.status >= 500 or exc.status in (401, 403):
+            log.warning("ingest from %s refused: %s", request.client.host if request.client else "?", exc)
+        return JSONResponse({"error": str(exc)}, status_code=exc.status)
+    except SQLAlchemyError as exc:
+        log.error("ingest: storage failed: %s", exc.__class__.__name__)
+        return JSONResponse({"error": "storage unavailable; keep the batch and retry"}, status_code=503)
+    return JSONResponse({"status": "ok", **result})

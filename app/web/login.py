@@ -1,0 +1,93 @@
+"""Login, logout, and the guards every request passes: with a password set, a session (or a
+read-only API token for GET /api/...) is required outside PUBLIC; without one, each browser
+gets a random cookie that its CSRF tokens are bound to."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Awaitable, Callable
+from urllib.parse import quote
+
+from fastapi import APIRouter, Depends, FastAPI, Form, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+
+from app import credentials
+from app.web.sessions import COOKIE, CSRF_COOKIE, SESSION_SECONDS
+from app.web.site import Site, csrf_checked, site
+
+log = logging.getLogger("rackpulse.web")
+router = APIRouter()
+Page = Depends(site)
+PUBLIC = ("/login", "/static/", "/healthz", "/metrics", "/api/v1/ingest")  # ingest: agent tokens
+Next = Callable[[Request], Awaitable[Response]]
+
+
+def install_guards(app: FastAPI, s: Site) -> None:
+    if s.password_hash:
+        @app.middleware("http")
+        async def require_login(request: Request, call_next: Next) -> Response:
+            path = request.url.path
+            if not any(path == p or path.startswith(p) for p in PUBLIC):
+                read_only_api = (request.method == "GET" and path.startswith("/api/")
+                                 and credentials.check_token(request.headers.get("authorization"), s.api_token_hash))
+                if not read_only_api and not s.sessions.check(request.cookies.get(COOKIE)):
+                    if path.startswith("/api/"):
+                        return JSONResponse({"detail": "login required"}, status_code=401)
+                    back = quote(f"{request.scope.get('rackpulse_base', '')}{path}", safe="/")
+                    return RedirectResponse(f"/login?next={back}", status_code=303)
+            return await call_next(request)
+    else:
+        @app.middleware("http")
+        async def csrf_cookie(request: Request, call_next: Next) -> Response:
+            """Without a login, a random cookie per browser is what CSRF tokens are bound to."""
+            if request.cookies.get(CSRF_COOKIE):
+                return await call_next(request)
+            request.state.csrf_id = os.urandom(16).hex()
+            response = await call_next(request)
+            response.set_cookie(CSRF_COOKIE, request.state.csrf_id, httponly=True, samesite="strict",
+                                max_age=365 * 86400, secure=request.url.scheme == "https")
+            return response
+
+
+def _local(target: str) -> str:
+    return target if target.startswith("/") and not target.startswith("//") else "/"
+
+
+@router.get("/login", response_class=HTMLResponse)
+async def login_form(request: Request, next: str = "/", s: Site = Page) -> HTMLResponse:  # noqa: A002
+    return s.render(request, "login.html", next=next if next.startswith("/") else "/", error=None)
+
+
+@router.post("/login")
+async def login(request: Request, password: str = Form(...), next: str = Form("/"),  # noqa: A002
+                s: Site = Page) -> Response:
+    addr = request.client.host if request.client else "?"
+    wait = s.throttle.retry_after(addr)
+    if wait:
+        return Response(f"Too many wrong passwords from {addr}; try again in {wait} s.\n", status_code=429,
+                        headers={"Retry-After": str(wait)}, media_type="text/plain")
+    # scrypt takes tens of milliseconds of CPU on purpose: never on the event loop.
+    if not s.password_hash or not await run_in_threadpool(credentials.verify_password, password, s.password_hash):
+        s.throttle.failed(addr)
+        log.warning("login: wrong password from %s", addr)
+        return s.render(request, "login.html", next=next, error="Wrong password")
+    s.throttle.succeeded(addr)
+    token = await run_in_threadpool(s.sessions.make)
+    resp = RedirectResponse(_local(next), status_code=303)
+    resp.set_cookie(COOKIE, token, httponly=True, samesite="strict", max_age=SESSION_SECONDS,
+                    secure=request.url.scheme == "https")
+    return resp
+
+
+@router.post("/logout", dependencies=[Depends(csrf_checked)])
+def logout(request: Request, everywhere: str = Form(""), s: Site = Page) -> Response:
+    """Log this browser out; with ``everywhere``, every session of every browser."""
+    if everywhere:
+        s.sessions.logout_everywhere()
+    else:
+        s.sessions.logout(request.cookies.get(COOKIE))
+    resp = RedirectResponse("/login" if s.password_hash else "/", status_code=303)
+    resp.delete_cookie(COOKIE)
+    return resp

@@ -1,0 +1,128 @@
+"""The pages a person reads: overview, disks, network, power, heat pump, entities, events,
+collectors and hosts. Each renders whole, or as its content block for htmx, for this host or
+an agent host under /h/<host>/."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from app import views
+from app.ingest.agents import revoke
+from app.web.site import RANGES, Site, csrf_checked, site
+
+router = APIRouter()
+Page = Depends(site)
+Checked = Depends(csrf_checked)
+
+
+def _range(value: str) -> str:
+    return value if value in RANGES else "24h"
+
+
+@router.get("/", response_class=HTMLResponse, name="overview")
+def overview(request: Request, s: Site = Page) -> HTMLResponse:
+    snap, _ = s.view(request)
+    a = s.alerting_for(snap.host)
+    # From memory, not the database: the overview is the page people leave open.
+    firing: list[dict[str, Any]] = [{**x.__dict__, "href": None} for x in a.states.values()
+                                    if x.state == "firing"] if a else []
+    hosts = []
+    if snap.host == s.cfg.host:  # the server's overview: every agent host, and what fires there
+        for host, ha in list(s.host_alerting.items()):
+            firing += [{**x.__dict__, "href": f"/h/{quote(host, safe='')}/alerts"} for x in ha.states.values()
+                       if x.state == "firing"]
+        hosts = [h for h in s.hosts() if h["agent"]]
+    return s.render(request, "overview.html", ov=views.overview(snap), arrays=views.arrays(snap), firing=firing,
+                    hosts=hosts)
+
+
+@router.get("/disks", response_class=HTMLResponse, name="disks")
+async def disks_page(request: Request, s: Site = Page) -> HTMLResponse:
+    snap, _ = s.view(request)
+    arrs = views.arrays(snap)
+    pulls = [(a, m) for a in arrs for m in views.pull_list(a)]
+    bays = [b.label for b in s.cfg.disks.bays] if snap.host == s.cfg.host else views.bays_seen(snap)
+    return s.render(request, "disks.html", arrays=arrs, disks=views.disks(snap), pulls=pulls,
+                    array_level=views.array_level, shelves=views.bay_map(snap, bays))
+
+
+@router.get("/disks/{key:path}", response_class=HTMLResponse, name="disk")
+def disk_page(request: Request, key: str, range: str = "24h", s: Site = Page) -> HTMLResponse:  # noqa: A002
+    snap, store = s.view(request)
+    disk = next((d for d in views.disks(snap) if d["key"] == key), None)
+    stored = next((e for e in store.entities("disk") if e["key"] == key), None)
+    if disk is None and stored is None:
+        raise HTTPException(404, f"no disk {key!r}")
+    events = store.events("disk", key) + (store.events("bay", disk["bay"]) if disk and disk.get("bay") else [])
+    events.sort(key=lambda e: e["ts"], reverse=True)
+    return s.render(request, "disk.html", disk=disk, stored=stored, key=key, events=events[:100],
+                    range=_range(range), ranges=list(RANGES))
+
+
+@router.get("/network", response_class=HTMLResponse, name="network")
+async def network_page(request: Request, s: Site = Page) -> HTMLResponse:
+    snap, _ = s.view(request)
+    return s.render(request, "network.html", peers=views.bgp_peers(snap), vpns=views.vpn_instances(snap),
+                    bonds=views.bonds(snap), switches=views.switches(snap), peer_level=views.peer_level)
+
+
+@router.get("/power", response_class=HTMLResponse, name="power")
+async def power_page(request: Request, s: Site = Page) -> HTMLResponse:
+    snap, _ = s.view(request)
+    return s.render(request, "power.html", ups=views.ups_list(snap), hw=views.power(snap))
+
+
+@router.get("/heatpump", response_class=HTMLResponse, name="heatpump")
+async def heatpump_page(request: Request, range: str = "24h", s: Site = Page) -> HTMLResponse:  # noqa: A002
+    snap, _ = s.view(request)
+    return s.render(request, "heatpump.html", hp=views.heatpump(snap), status=snap.statuses.get("heatpump"),
+                    range=_range(range), ranges=list(RANGES))
+
+
+@router.get("/entity/{kind}/{key:path}", response_class=HTMLResponse, name="entity")
+def entity_page(request: Request, kind: str, key: str, range: str = "24h",  # noqa: A002
+                s: Site = Page) -> HTMLResponse:
+    _, store = s.view(request)
+    stored = next((e for e in store.entities(kind) if e["key"] == key), None)
+    if stored is None:
+        raise HTTPException(404, f"no {kind} {key!r}")
+    return s.render(request, "entity.html", kind=kind, key=key, stored=stored, events=store.events(kind, key),
+                    charts=views.entity_charts(kind, key, stored["attrs"]), range=_range(range), ranges=list(RANGES))
+
+
+@router.get("/collectors", response_class=HTMLResponse, name="collectors")
+def collectors_page(request: Request, s: Site = Page) -> HTMLResponse:
+    snap, _ = s.view(request)
+    return s.render(request, "collectors.html", ov=views.overview(snap), csrf=s.csrf_token(request),
+                    can_run=s.scheduler is not None and snap.host == s.cfg.host)
+
+
+@router.post("/collectors/{name}/run", dependencies=[Checked])
+async def collector_run_now(request: Request, name: str, s: Site = Page) -> Response:
+    s.view(request)
+    if s.scheduler is None or name not in s.scheduler.collectors:
+        raise HTTPException(404, f"no collector {name!r}")
+    await s.scheduler.run_once(name)
+    return RedirectResponse(f"/collectors#{name}", status_code=303)
+
+
+@router.get("/events", response_class=HTMLResponse, name="events")
+def events_page(request: Request, s: Site = Page) -> HTMLResponse:
+    _, store = s.view(request)
+    return s.render(request, "events.html", events=store.events(limit=200))
+
+
+@router.get("/hosts", response_class=HTMLResponse, name="hosts")
+def hosts_page(request: Request, s: Site = Page) -> HTMLResponse:
+    return s.render(request, "hosts.html", hosts=s.hosts(), csrf=s.csrf_token(request))
+
+
+@router.post("/hosts/{host}/revoke", dependencies=[Checked])
+def hosts_revoke(host: str, s: Site = Page) -> Response:
+    if not revoke(s.engine, host):
+        raise HTTPException(404, f"no live token for {host!r}")
+    return RedirectResponse("/hosts", status_code=303)

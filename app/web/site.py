@@ -1,0 +1,193 @@
+"""What every route of the web app shares: the config, this host's snapshot and store, the
+agent hosts, sessions and alerting, and how a page is rendered. Routes get it through the
+`site` dependency; the host a page shows (this one, or an agent's under /h/<host>/) through
+`Site.view`, and a form's CSRF check through the `csrf_checked` dependency."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import Form, HTTPException, Request
+from fastapi.responses import HTMLResponse
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from sqlalchemy import Engine
+
+from app import views
+from app.config import Config
+from app.ingest.agents import Agents, agent_conditions, list_agents
+from app.scheduler import Scheduler, Snapshot
+from app.storage.store import Store
+from app.web.sessions import COOKIE, CSRF_COOKIE, Sessions, Throttle
+
+log = logging.getLogger("rackpulse.web")
+ROOT = Path(__file__).resolve().parents[2]
+RANGES = {"1h": 3600, "6h": 6 * 3600, "24h": 86400, "7d": 7 * 86400, "30d": 30 * 86400, "1y": 365 * 86400}
+
+
+def templates() -> Environment:
+    env = Environment(loader=FileSystemLoader(ROOT / "templates"), autoescape=select_autoescape(["html"]))
+    env.globals["ICON"] = views.ICON
+    env.filters["ago"] = lambda ts: "never" if not ts else f"{int(time.time() - ts)}s ago"
+    env.filters["duration"] = human_duration
+    env.filters["bytes"] = human_bytes
+    # One path segment of a link: a serial or a peer name with '/', '?', '#' or '%' stays inside it.
+    env.filters["urlpart"] = lambda v: quote(str(v), safe="")
+    return env
+
+
+def human_duration(s: float | None) -> str:
+    if s is None:
+        return "–"
+    s = int(s)
+    if s >= 86400:
+        return f"{s // 86400}d {s % 86400 // 3600}h"
+    if s >= 3600:
+        return f"{s // 3600}h {s % 3600 // 60}m"
+    return f"{s // 60}m {s % 60}s"
+
+
+def human_bytes(n: float | None) -> str:
+    if not n:
+        return "–"
+    for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
+        if n < 1000:
+            return f"{n:.1f} {unit}" if unit != "B" else f"{int(n)} B"
+        n /= 1000
+    return f"{n:.1f} EB"
+
+
+def known_worst(tiles: list[dict[str, Any]]) -> str:
+    """A host's level: its worst tile, not counting tiles with nothing known yet."""
+    return views.worst([t["level"] for t in tiles if t["level"] != views.UNKNOWN] or [views.OK])
+
+
+class Site:
+    def __init__(self, cfg: Config, engine: Engine, store: Store, snap: Snapshot, agents: Agents,
+                 scheduler: Scheduler | None) -> None:
+        self.cfg, self.engine, self.store, self.snap, self.agents = cfg, engine, store, snap, agents
+        self.scheduler = scheduler
+        self.password_hash = cfg.password_hash()
+        self.api_token_hash = cfg.web.api_token_hash.get_secret_value() if cfg.web.api_token_hash else None
+        self.env = templates()
+        self.sessions = Sessions(engine, self.password_hash)
+        self.throttle = Throttle()
+        self._alerting: dict[str, Any] = {}
+        self.host_alerting: dict[str, Any] = {}  # agent host -> its Alerting
+        self._failed_hosts: set[str] = set()
+
+    # -- alerting ---------------------------------------------------------------------------
+
+    def get_alerting(self) -> Any:
+        """Built on first use: its tables exist only after the migrations ran."""
+        if "a" not in self._alerting:
+            from app.alerting.service import from_config
+
+            self._alerting["a"] = from_config(self.cfg, self.engine) if self.cfg.alerts.enabled else None
+        return self._alerting["a"]
+
+    def built_alerting(self) -> Any:
+        return self._alerting.get("a")
+
+    def alerting_for(self, host: str) -> Any:
+        """One Alerting per agent host (its own states, flaps and silences); None when disabled."""
+        if host == self.cfg.host or self.get_alerting() is None:
+            return self.get_alerting()
+        if host not in self.host_alerting:
+            from app.alerting.service import from_config
+
+            self.host_alerting[host] = from_config(self.cfg, self.engine, host=host)
+        return self.host_alerting[host]
+
+    def alert_tick(self) -> None:
+        """Agent hosts first, then this host; all only queue, and this host's courier delivers for all."""
+        now = time.time()
+        for host, hsnap in list(self.agents.snapshots.items()):
+            try:  # one agent host's odd state must not stop alerts for the others
+                self.alerting_for(host).tick(hsnap, now, deliver=False)
+            except Exception:  # noqa: BLE001
+                if host not in self._failed_hosts:
+                    log.exception("alerts for agent host %s failed", host)
+                    self._failed_hosts.add(host)
+        local = self.get_alerting()
+        local.tick(self.snap, now, extra=agent_conditions(self.agents, self.cfg, now), deliver=False)
+        local.courier.wake()  # delivery runs in the courier's threads: a hanging endpoint never delays this
+
+    # -- hosts ------------------------------------------------------------------------------
+
+    def view(self, request: Request) -> tuple[Snapshot, Store]:
+        """The host a page shows: this one, or an agent's under /h/<host>/..."""
+        host = request.scope.get("rackpulse_host")
+        if host is None or host == self.cfg.host:
+            return self.snap, self.store
+        if host not in self.agents.snapshots:
+            raise HTTPException(404, f"no host {host!r} (hosts: see /hosts)")
+        return self.agents.snapshots[host], self.agents.store(host)
+
+    def hosts(self) -> list[dict[str, Any]]:
+        """This host and every agent: status, level, version, last contact, clock skew, tiles."""
+        now = time.time()
+        cfg = self.cfg
+        tiles = views.overview(self.snap)["tiles"]
+        out = [{"host": cfg.host, "agent": False, "href": "/", "status": "this server", "level": known_worst(tiles),
+                "version": None, "last_contact": now, "clock_skew": 0.0, "batches": None, "samples": None,
+                "tiles": tiles}]
+        for row in list_agents(self.engine):
+            hsnap = self.agents.snapshots.get(row["host"])
+            last = row["last_contact"]
+            if row["revoked_at"]:
+                status, level = "token revoked", views.UNKNOWN
+            elif last is None:
+                status, level = "never reported", views.UNKNOWN
+            elif now - last > cfg.agents.silent_after:
+                status, level = "silent", views.BAD
+            else:
+                status, level = "reporting", views.OK
+            tiles = views.overview(hsnap)["tiles"] if hsnap else []
+            if level == views.OK:
+                level = known_worst(tiles)
+            out.append({"host": row["host"], "agent": True, "href": f"/h/{quote(row['host'], safe='')}/",
+                        "status": status, "level": level, "version": row["version"], "last_contact": last,
+                        "clock_skew": row["clock_skew"], "batches": row["batches"], "samples": row["samples"],
+                        "remote": row["remote"], "tiles": tiles})
+        return out
+
+    # -- CSRF and pages ---------------------------------------------------------------------
+
+    def csrf_identity(self, request: Request) -> str | None:
+        """Whom a CSRF token is bound to: the login session, or (no password) this browser's cookie."""
+        if self.password_hash:
+            return self.sessions.check(request.cookies.get(COOKIE))
+        return request.cookies.get(CSRF_COOKIE) or getattr(request.state, "csrf_id", None)
+
+    def csrf_token(self, request: Request) -> str:
+        ident = self.csrf_identity(request)
+        return self.sessions.csrf(ident) if ident else ""
+
+    def render(self, request: Request, name: str, **ctx: Any) -> HTMLResponse:
+        """One template per page: the whole page, or only its content block for htmx."""
+        tmpl = self.env.get_template(name)
+        hsnap, _ = self.view(request)
+        ctx = {"request": request, "snap": hsnap, "refresh": self.cfg.web.refresh_seconds, "host": hsnap.host,
+               "auth": bool(self.password_hash), "path": request.url.path,
+               "base": request.scope.get("rackpulse_base", ""), "csrf": self.csrf_token(request), **ctx}
+        if request.headers.get("HX-Request") and "content" in tmpl.blocks:
+            body = "".join(tmpl.blocks["content"](tmpl.new_context(ctx)))
+        else:
+            body = tmpl.render(ctx)
+        return HTMLResponse(body, headers={"Vary": "HX-Request"})
+
+
+def site(request: Request) -> Site:
+    """The dependency every route takes."""
+    return request.app.state.site
+
+
+def csrf_checked(request: Request, csrf: str = Form("")) -> None:
+    """The dependency of every form that changes something: its token must be this browser's."""
+    s = site(request)
+    if not s.sessions.csrf_ok(s.csrf_identity(request), csrf):
+        raise HTTPException(403, "bad or missing CSRF token (reload the page and try again)")
