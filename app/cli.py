@@ -55,7 +55,7 @@ def cmd_collect(args: argparse.Namespace) -> int:
     cfg = _load(args)
     colls = build_collectors(cfg)
     snap = Snapshot(host=cfg.host)
-    settings = {n: (getattr(cfg.collectors, n).interval, getattr(cfg.collectors, n).timeout) for n in colls}
+    settings = cfg.schedules(colls)
     sched = Scheduler(colls, settings, snap)
     asyncio.run(sched.run_all_once())
     failed = [s for s in snap.statuses.values() if not s.up]

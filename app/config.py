@@ -12,7 +12,9 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, create_model, field_validator
+
+from collectors.config import Argv, CollectorBase, Seconds, Strict
 
 DEFAULT_CONFIG_NAME = "rackpulse.toml"
 
@@ -21,24 +23,7 @@ class ConfigError(Exception):
     pass
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-Argv = Annotated[list[str], Field(min_length=1)]
-Seconds = Annotated[float, Field(gt=0)]
-
-
-class CollectorBase(_Strict):
-    enabled: bool = True
-    interval: Seconds = 30.0
-    # The whole run's budget; the scheduler marks the collector down past it.
-    timeout: Seconds = 20.0
-    # Each external command's own limit (one hung disk must not eat the whole budget).
-    command_timeout: Seconds = 10.0
-    # Each external command's output is capped: past this the command is killed and the run fails
-    # with "output exceeded ...", so a command that never stops printing cannot fill memory.
-    command_max_bytes: Annotated[int, Field(ge=1024)] = 16 * 1024 * 1024
+_Strict = Strict  # every section refuses unknown keys
 
 
 class MdraidConfig(CollectorBase):
@@ -361,6 +346,10 @@ class Config(_Strict):
     # Where the file came from, for relative paths and error messages (not a TOML key).
     source: Path | None = Field(default=None, exclude=True)
 
+    def schedules(self, names: list[str] | dict[str, Any]) -> dict[str, tuple[float, float]]:
+        """(interval, timeout) of each named collector, for the scheduler."""
+        return {n: (getattr(self.collectors, n).interval, getattr(self.collectors, n).timeout) for n in names}
+
     def password_hash(self) -> str | None:
         if self.web.password_hash:
             return self.web.password_hash.get_secret_value()
@@ -380,6 +369,18 @@ def resolve_config_path(arg: str | None) -> Path | None:
     return local if local.exists() else None
 
 
+def config_model() -> type[Config]:
+    """Config, with a section for every installed plug-in collector that brings its own model."""
+    from collectors import plugins
+
+    extra: dict[str, Any] = {name: (p.config, p.config()) for name, p in plugins().items()
+                             if p.config is not None and name not in CollectorsConfig.model_fields}
+    if not extra:
+        return Config
+    sections = create_model("CollectorsConfig", __base__=CollectorsConfig, **extra)
+    return create_model("Config", __base__=Config, collectors=(sections, sections()))
+
+
 def load_config(path: Path | None, overrides: dict[str, Any] | None = None) -> Config:
     data: dict[str, Any] = {}
     name = str(path) if path else "<defaults>"
@@ -393,7 +394,7 @@ def load_config(path: Path | None, overrides: dict[str, Any] | None = None) -> C
     if overrides:
         data = _merge(data, overrides)
     try:
-        cfg = Config.model_validate({**data, "source": path})
+        cfg = config_model().model_validate({**data, "source": path})
     except ValidationError as exc:
         raise ConfigError(format_errors(name, exc)) from None
     return cfg

@@ -10,7 +10,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from collectors.base import (
     Collector,
@@ -20,10 +20,15 @@ from collectors.base import (
     MetricSpec,
     NoData,
     ParseError,
+    Runner,
     Sample,
     host_path,
     read_text,
 )
+from collectors.plugin import CollectorPlugin
+
+if TYPE_CHECKING:
+    from app.config import Config
 
 MODES = {
     "load balancing (round-robin)": "balance-rr",
@@ -230,3 +235,13 @@ class BondingCollector(Collector):
         return {"name": name, "mode": bond.mode, "mode_text": bond.mode_text, "up": bond.mii_up,
                 "hash_policy": bond.hash_policy, "active_slave": bond.active_slave, "slaves": slaves,
                 "slaves_up": len(up), "hints": bond_hints(bond)}
+
+
+# -- plug-in -----------------------------------------------------------------------------
+
+def build(cfg: Config, runner: Runner) -> Collector:
+    """The collector from its section, [collectors.bonding]."""
+    return BondingCollector(Path(cfg.host_root), cfg.collectors.bonding.bonds)
+
+
+PLUGIN = CollectorPlugin("bonding", BondingCollector, build)

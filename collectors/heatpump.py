@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from collectors.base import Collector, CollectorError, CollectResult, Entity, MetricSpec, Sample
+from collectors.base import Collector, CollectorError, CollectResult, Entity, MetricSpec, Runner, Sample
 from collectors.isg_map import (
     BLOCKS,
     CONTROLLERS,
@@ -22,6 +22,10 @@ from collectors.isg_map import (
     fields_for,
     status_bits_for,
 )
+from collectors.plugin import CollectorPlugin
+
+if TYPE_CHECKING:
+    from app.config import Config
 
 log = logging.getLogger("collectors.heatpump")
 # pymodbus logs every failed connect and read at ERROR, every poll; we log transitions ourselves.
@@ -218,3 +222,14 @@ class HeatpumpCollector(Collector):
                 "energy_counters": dict(self._energy), "heat_today": heat_today, "electricity_today": elec_today,
                 "efficiency_today": efficiency, "refused_blocks": sorted(f"{fc}:{st}" for fc, st in self.refused),
                 "polled_at": time.time(), "requests": self.requests}
+
+
+# -- plug-in -----------------------------------------------------------------------------
+
+def build(cfg: Config, runner: Runner) -> Collector:
+    """The collector from its section, [collectors.heatpump]."""
+    c = cfg.collectors.heatpump
+    return HeatpumpCollector(c.host, c.port, c.unit, c.command_timeout)
+
+
+PLUGIN = CollectorPlugin("heatpump", HeatpumpCollector, build)

@@ -9,7 +9,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from collectors.base import (
     Collector,
@@ -25,9 +25,13 @@ from collectors.base import (
     read_text,
     run_command,
 )
-from collectors.disklocation import BayRule, DiskLocation, base_device, read_locations
+from collectors.disklocation import BayRule, DiskLocation, base_device, bay_rules, read_locations
 from collectors.mdadm import MdadmDetail, parse_mdadm_detail
 from collectors.mdstat import MdArray, parse_mdstat
+from collectors.plugin import CollectorPlugin
+
+if TYPE_CHECKING:
+    from app.config import Config
 
 log = logging.getLogger("collectors.mdraid")
 
@@ -311,3 +315,15 @@ def array_entities(a: dict[str, Any]) -> list[Entity]:
                 "state": m["state"], "slot": m["slot"],
             }))
     return ents
+
+
+# -- plug-in -----------------------------------------------------------------------------
+
+def build(cfg: Config, runner: Runner) -> Collector:
+    """The collector from its section, [collectors.mdraid]."""
+    c = cfg.collectors.mdraid
+    return MdraidCollector(Path(cfg.host_root), c.mdadm, c.detail, c.command_timeout,
+                           bay_rules(b.model_dump() for b in cfg.disks.bays), runner)
+
+
+PLUGIN = CollectorPlugin("mdraid", MdraidCollector, build)

@@ -12,7 +12,7 @@ import socket
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from collectors.base import (
     DEFAULT_MAX_BYTES,
@@ -23,9 +23,15 @@ from collectors.base import (
     MetricSpec,
     NoData,
     ParseError,
+    Runner,
     Sample,
     read_line,
 )
+from collectors.plugin import CollectorPlugin
+from collectors.snmp import targets_from
+
+if TYPE_CHECKING:
+    from app.config import Config
 
 FLAGS = ("OL", "OB", "LB", "HB", "RB", "CHRG", "DISCHRG", "BYPASS", "CAL", "OFF", "OVER", "TRIM", "BOOST", "FSD",
          "ALARM", "WAIT")
@@ -257,3 +263,16 @@ class NutCollector(Collector):
                 "battery_voltage": st.num("battery.voltage"), "charge": st.num("battery.charge"),
                 "runtime": st.num("battery.runtime"), "load": st.num("ups.load"),
                 "input_voltage": st.num("input.voltage"), "output_voltage": st.num("output.voltage")}
+
+
+# -- plug-in -----------------------------------------------------------------------------
+
+def build(cfg: Config, runner: Runner) -> Collector:
+    """The collector from its section, [collectors.nut]."""
+    targets = [UpsdTarget(u.host, u.port, u.username,
+                          u.password_file.read_text().strip() if u.password_file else None, tuple(u.ups))
+               for u in cfg.collectors.nut.upsd]
+    return NutCollector(targets, cfg.collectors.nut.command_timeout, targets_from(cfg.collectors.nut.snmp))
+
+
+PLUGIN = CollectorPlugin("nut", NutCollector, build)

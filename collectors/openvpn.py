@@ -9,7 +9,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from collectors.base import (
     DEFAULT_MAX_BYTES,
@@ -19,6 +19,7 @@ from collectors.base import (
     Entity,
     MetricSpec,
     ParseError,
+    Runner,
     Sample,
     host_path,
     read_line,
@@ -31,6 +32,10 @@ from collectors.openvpn_status import (
     parse_state,
     parse_status,
 )
+from collectors.plugin import CollectorPlugin
+
+if TYPE_CHECKING:
+    from app.config import Config
 
 
 @dataclass(frozen=True)
@@ -298,3 +303,15 @@ class OpenvpnCollector(Collector):
             "tx_rate_bytes": rate if rate is not None and rate >= 0 else None,
             "rx_rate_bytes": rx_rate if rx_rate is not None and rx_rate >= 0 else None,
         }
+
+
+# -- plug-in -----------------------------------------------------------------------------
+
+def build(cfg: Config, runner: Runner) -> Collector:
+    """The collector from its section, [collectors.openvpn]."""
+    c = cfg.collectors.openvpn
+    return OpenvpnCollector(Path(cfg.host_root), [Instance(**i.model_dump()) for i in c.instances],
+                            c.command_timeout, c.max_status_age)
+
+
+PLUGIN = CollectorPlugin("openvpn", OpenvpnCollector, build)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from collectors.base import (
     Collector,
@@ -19,8 +19,12 @@ from collectors.base import (
     Sample,
     run_command,
 )
-from collectors.disklocation import BayRule, read_locations
+from collectors.disklocation import BayRule, bay_rules, read_locations
+from collectors.plugin import CollectorPlugin
 from collectors.smart import HEALTH_NAMES, SmartDisk, judge_health, parse_smartctl_json, parse_smartctl_scan
+
+if TYPE_CHECKING:
+    from app.config import Config
 
 log = logging.getLogger("collectors.smart")
 
@@ -192,3 +196,18 @@ def disk_entities(d: dict[str, Any]) -> list[Entity]:
     if d["bay"]:
         ents.append(Entity("bay", d["bay"], {"serial": d["key"], "model": d["model"], "device": d["device"]}))
     return ents
+
+
+# -- plug-in -----------------------------------------------------------------------------
+
+def build(cfg: Config, runner: Runner) -> Collector:
+    """The collector from its section, [collectors.smart]."""
+    c = cfg.collectors.smart
+    accepted: dict[str, dict[str, float]] = {}
+    for a in cfg.disks.accept:
+        accepted.setdefault(a.serial, {})[a.attribute] = a.value
+    return SmartCollector(Path(cfg.host_root), c.smartctl, c.devices, c.nocheck, c.command_timeout,
+                          c.temperature_warning, bay_rules(b.model_dump() for b in cfg.disks.bays), accepted, runner)
+
+
+PLUGIN = CollectorPlugin("smart", SmartCollector, build)

@@ -11,9 +11,22 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from collectors.base import Collector, CollectorError, CollectResult, Entity, MetricSpec, NoData, Sample
+from collectors.base import (
+    Collector,
+    CollectorError,
+    CollectResult,
+    Entity,
+    MetricSpec,
+    NoData,
+    Runner,
+    Sample,
+)
+from collectors.plugin import CollectorPlugin
+
+if TYPE_CHECKING:
+    from app.config import Config
 
 IF_TABLE = "1.3.6.1.2.1.2.2.1"
 IF_X_TABLE = "1.3.6.1.2.1.31.1.1.1"
@@ -285,3 +298,21 @@ class SnmpCollector(Collector):
                         "counters_64bit": p.counters_64bit, "in_errors": p.in_errors, "out_errors": p.out_errors,
                         "flaps": flaps})
         return {"name": target.name, "host": target.host, "up": True, "ports": out}
+
+
+def targets_from(raw: Sequence[Any]) -> list[Target]:
+    """Targets from their config tables (the SNMP section's and the NUT section's UPS-MIB ones)."""
+    return [Target(name=t.name, host=t.host, port=t.port, version=t.version, community=t.secret("community"),
+                   user=t.user, auth_protocol=t.auth_protocol, auth_password=t.secret("auth_password"),
+                   priv_protocol=t.priv_protocol, priv_password=t.secret("priv_password"), timeout=t.timeout,
+                   retries=t.retries) for t in raw]
+
+
+# -- plug-in -----------------------------------------------------------------------------
+
+def build(cfg: Config, runner: Runner) -> Collector:
+    """The collector from its section, [collectors.snmp]."""
+    return SnmpCollector(targets_from(cfg.collectors.snmp.targets))
+
+
+PLUGIN = CollectorPlugin("snmp", SnmpCollector, build)

@@ -216,7 +216,7 @@ async def run_agent(cfg: Config, server: str | None, token: str | None) -> None:
     from collectors import build_collectors
 
     colls = build_collectors(cfg)
-    settings = {n: (getattr(cfg.collectors, n).interval, getattr(cfg.collectors, n).timeout) for n in colls}
+    settings = cfg.schedules(colls)
     unstored = {n: frozenset(m for m, s in c.metrics.items() if not s.store) for n, c in colls.items()}
     outbox = Outbox(cfg.agent.outbox, int(cfg.agent.outbox_max_mb * 1024 * 1024), unstored)
     snap = Snapshot(host=cfg.host)

@@ -44,7 +44,7 @@ def create_app(
     agents = Agents(engine, cfg.host, cfg.agents.max_series_per_host)
     if scheduler is None and collect:
         colls = build_collectors(cfg, runner)
-        settings = {n: (getattr(cfg.collectors, n).interval, getattr(cfg.collectors, n).timeout) for n in colls}
+        settings = cfg.schedules(colls)
         scheduler = Scheduler(colls, settings, snap, store)
     s = Site(cfg, engine, store, snap, agents, scheduler)
 

@@ -1,0 +1,28 @@
+"""What every collector's config section has, so a collector's own section model (built-in or
+from a plug-in package) can extend it without importing the app."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+Argv = Annotated[list[str], Field(min_length=1)]
+Seconds = Annotated[float, Field(gt=0)]
+
+
+class CollectorBase(Strict):
+    enabled: bool = True
+    interval: Seconds = 30.0
+    # The whole run's budget; the scheduler marks the collector down past it.
+    timeout: Seconds = 20.0
+    # Each external command's own limit (one hung disk must not eat the whole budget).
+    command_timeout: Seconds = 10.0
+    # Each external command's output is capped: past this the command is killed and the run fails
+    # with "output exceeded ...", so a command that never stops printing cannot fill memory.
+    command_max_bytes: Annotated[int, Field(ge=1024)] = 16 * 1024 * 1024
