@@ -8,8 +8,10 @@ import getpass
 import json
 import logging
 import sys
-import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
 from pathlib import Path
 
 from app.config import Config, ConfigError, load_config, resolve_config_path
@@ -108,7 +110,7 @@ def check_serve(cfg: Config) -> None:
         raise ConfigError("\n".join(problems))
 
 
-def _serve(cfg: Config, extra_setup=None) -> int:
+def serve_config(cfg: Config, extra_setup=None) -> int:
     import uvicorn
 
     from app.web.app import create_app
@@ -130,44 +132,7 @@ def _serve(cfg: Config, extra_setup=None) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    return _serve(_load(args))
-
-
-def cmd_demo(args: argparse.Namespace) -> int:
-    from app.storage.db import make_engine, upgrade
-    from app.storage.store import Store
-    from demo import story as demo
-
-    root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="rackpulse-demo-"))
-    root.mkdir(parents=True, exist_ok=True)
-    db_url = f"sqlite:///{root / 'rackpulse-demo.db'}"
-    driver = demo.Driver(root, speed=args.speed)
-    driver.tick()
-    from demo.heatpump import start_isg
-    from demo.power import start_upsd
-
-    story_clock = lambda: (time.time() - driver.t0) * args.speed  # noqa: E731
-    upsd = start_upsd(story_clock)
-    isg = start_isg(story_clock)
-    cfg = load_config(None, demo.demo_config(root, db_url, args.port, args.interval, upsd.port, isg.port))
-    upgrade(db_url)
-    engine = make_engine(db_url)
-    n = demo.seed_history(Store(engine, cfg.host))
-    engine.dispose()
-    driver.start()
-    from demo.agent import AGENT_HOST, start_demo_agent
-
-    start_demo_agent(root, db_url, args.port, args.interval)
-    print(f"rackpulse demo: http://127.0.0.1:{args.port}/  (fixture host in {root}, {n} series with history; "
-          f"a second host, {AGENT_HOST}, pushes through a real agent: /hosts)")
-
-    def simulated_switch(app) -> None:
-        if app.state.scheduler is not None:
-            demo.attach_simulations(app.state.scheduler.collectors, root)
-
-    print("The RAID6 md0 degrades (bay 7 fails) and rebuilds every "
-          f"{demo.CYCLE / args.speed:.0f}s. Ctrl-C stops it.", flush=True)
-    return _serve(cfg, simulated_switch)
+    return serve_config(_load(args))
 
 
 def cmd_agent(args: argparse.Namespace) -> int:
@@ -267,6 +232,19 @@ def cmd_make_token(args: argparse.Namespace) -> int:
     return 0
 
 
+COMMANDS = "rackpulse.commands"
+
+
+@dataclass(frozen=True)
+class Command:
+    """A subcommand from outside app/ (entry point group rackpulse.commands): the demo is one."""
+
+    name: str
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rackpulse", description=__doc__)
     p.add_argument("--log-level", default="INFO")
@@ -295,13 +273,11 @@ def build_parser() -> argparse.ArgumentParser:
     ags = add("agents", cmd_agents, "on the server: issue, revoke or list agent tokens")
     ags.add_argument("action", choices=("issue", "revoke", "list"))
     ags.add_argument("host", nargs="?")
-    d = add("demo", cmd_demo, "a populated dashboard with no hardware")
-    d.add_argument("--port", type=int, default=9842)
-    d.add_argument("--speed", type=float, default=1.0, help="story speed (2 = twice as fast)")
-    d.add_argument("--interval", type=float, default=5.0, help="collection interval in seconds")
-    d.add_argument("--dir", help="where to build the fixture host (default: a new temporary folder)")
     add("hash-password", cmd_hash_password, "print a password hash for web.password_hash (reads stdin)")
     add("make-token", cmd_make_token, "print a new read-only API token and its hash for web.api_token_hash")
+    for ep in entry_points(group=COMMANDS):  # `rackpulse demo` comes this way, from demo/cli.py
+        command = ep.load()
+        command.add_arguments(add(command.name, command.run, command.help))
     return p
 
 

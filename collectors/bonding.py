@@ -10,7 +10,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from collectors.base import (
     Collector,
@@ -26,9 +26,6 @@ from collectors.base import (
     read_text,
 )
 from collectors.plugin import CollectorPlugin
-
-if TYPE_CHECKING:
-    from app.config import Config
 
 MODES = {
     "load balancing (round-robin)": "balance-rr",
@@ -239,7 +236,7 @@ class BondingCollector(Collector):
 
 # -- plug-in -----------------------------------------------------------------------------
 
-def build(cfg: Config, runner: Runner) -> Collector:
+def build(cfg: Any, runner: Runner) -> Collector:
     """The collector from its section, [collectors.bonding]."""
     return BondingCollector(Path(cfg.host_root), cfg.collectors.bonding.bonds)
 

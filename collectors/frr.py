@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from collectors.base import (
     Collector,
@@ -28,9 +28,6 @@ from collectors.base import (
     run_command,
 )
 from collectors.plugin import CollectorPlugin
-
-if TYPE_CHECKING:
-    from app.config import Config
 
 STATES = ("Established", "Active", "Connect", "Idle", "OpenSent", "OpenConfirm", "Clearing", "Deleted")
 _AFI_RE = re.compile(r"^(ipv4|ipv6|l2Vpn|vpnv4|vpnv6|flowspec)[A-Za-z0-9]*$", re.I)
@@ -240,7 +237,7 @@ class FrrCollector(Collector):
 
 # -- plug-in -----------------------------------------------------------------------------
 
-def build(cfg: Config, runner: Runner) -> Collector:
+def build(cfg: Any, runner: Runner) -> Collector:
     """The collector from its section, [collectors.frr]."""
     return FrrCollector(cfg.collectors.frr.vtysh, cfg.collectors.frr.command_timeout, runner)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from collectors.base import Collector, CollectorError, CollectResult, Entity, MetricSpec, Runner, Sample
 from collectors.isg_map import (
@@ -23,9 +23,6 @@ from collectors.isg_map import (
     status_bits_for,
 )
 from collectors.plugin import CollectorPlugin
-
-if TYPE_CHECKING:
-    from app.config import Config
 
 log = logging.getLogger("collectors.heatpump")
 # pymodbus logs every failed connect and read at ERROR, every poll; we log transitions ourselves.
@@ -226,7 +223,7 @@ class HeatpumpCollector(Collector):
 
 # -- plug-in -----------------------------------------------------------------------------
 
-def build(cfg: Config, runner: Runner) -> Collector:
+def build(cfg: Any, runner: Runner) -> Collector:
     """The collector from its section, [collectors.heatpump]."""
     c = cfg.collectors.heatpump
     return HeatpumpCollector(c.host, c.port, c.unit, c.command_timeout)

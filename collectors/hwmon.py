@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import Any, ClassVar
 
 from collectors.base import (
     Collector,
@@ -27,9 +27,6 @@ from collectors.base import (
     host_path,
 )
 from collectors.plugin import CollectorPlugin
-
-if TYPE_CHECKING:
-    from app.config import Config
 
 _FILE_RE = re.compile(r"^(in|fan|temp|pwm|curr|power)(\d+)(?:_(\w+))?$")
 SCALE = {"in": 0.001, "temp": 0.001, "fan": 1.0, "curr": 0.001, "power": 1e-6, "pwm": 1.0}
@@ -232,7 +229,7 @@ class HwmonCollector(Collector):
 
 # -- plug-in -----------------------------------------------------------------------------
 
-def build(cfg: Config, runner: Runner) -> Collector:
+def build(cfg: Any, runner: Runner) -> Collector:
     """The collector from its section, [collectors.hwmon]."""
     c = cfg.collectors.hwmon
     return HwmonCollector(Path(cfg.host_root), [Rail(**r.model_dump()) for r in c.rails],

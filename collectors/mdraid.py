@@ -9,7 +9,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from collectors.base import (
     Collector,
@@ -29,9 +29,6 @@ from collectors.disklocation import BayRule, DiskLocation, base_device, bay_rule
 from collectors.mdadm import MdadmDetail, parse_mdadm_detail
 from collectors.mdstat import MdArray, parse_mdstat
 from collectors.plugin import CollectorPlugin
-
-if TYPE_CHECKING:
-    from app.config import Config
 
 log = logging.getLogger("collectors.mdraid")
 
@@ -319,7 +316,7 @@ def array_entities(a: dict[str, Any]) -> list[Entity]:
 
 # -- plug-in -----------------------------------------------------------------------------
 
-def build(cfg: Config, runner: Runner) -> Collector:
+def build(cfg: Any, runner: Runner) -> Collector:
     """The collector from its section, [collectors.mdraid]."""
     c = cfg.collectors.mdraid
     return MdraidCollector(Path(cfg.host_root), c.mdadm, c.detail, c.command_timeout,

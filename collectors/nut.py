@@ -12,7 +12,7 @@ import socket
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from collectors.base import (
     DEFAULT_MAX_BYTES,
@@ -29,9 +29,6 @@ from collectors.base import (
 )
 from collectors.plugin import CollectorPlugin
 from collectors.snmp import targets_from
-
-if TYPE_CHECKING:
-    from app.config import Config
 
 FLAGS = ("OL", "OB", "LB", "HB", "RB", "CHRG", "DISCHRG", "BYPASS", "CAL", "OFF", "OVER", "TRIM", "BOOST", "FSD",
          "ALARM", "WAIT")
@@ -267,7 +264,7 @@ class NutCollector(Collector):
 
 # -- plug-in -----------------------------------------------------------------------------
 
-def build(cfg: Config, runner: Runner) -> Collector:
+def build(cfg: Any, runner: Runner) -> Collector:
     """The collector from its section, [collectors.nut]."""
     targets = [UpsdTarget(u.host, u.port, u.username,
                           u.password_file.read_text().strip() if u.password_file else None, tuple(u.ups))

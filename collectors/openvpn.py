@@ -9,7 +9,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from collectors.base import (
     DEFAULT_MAX_BYTES,
@@ -33,9 +33,6 @@ from collectors.openvpn_status import (
     parse_status,
 )
 from collectors.plugin import CollectorPlugin
-
-if TYPE_CHECKING:
-    from app.config import Config
 
 
 @dataclass(frozen=True)
@@ -307,7 +304,7 @@ class OpenvpnCollector(Collector):
 
 # -- plug-in -----------------------------------------------------------------------------
 
-def build(cfg: Config, runner: Runner) -> Collector:
+def build(cfg: Any, runner: Runner) -> Collector:
     """The collector from its section, [collectors.openvpn]."""
     c = cfg.collectors.openvpn
     return OpenvpnCollector(Path(cfg.host_root), [Instance(**i.model_dump()) for i in c.instances],

@@ -9,13 +9,10 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from collectors.base import Collector, Runner
 from collectors.config import CollectorBase
-
-if TYPE_CHECKING:
-    from app.config import Config
 
 GROUP = "rackpulse.collectors"
 log = logging.getLogger("rackpulse.collectors")
@@ -25,7 +22,7 @@ log = logging.getLogger("rackpulse.collectors")
 class CollectorPlugin:
     name: str  # the config section, the scheduler's name, the metric subsystem
     collector: type[Collector]  # its declared metrics are read from here without building it
-    build: Callable[[Config, Runner], Collector]
+    build: Callable[[Any, Runner], Collector]  # (the app's validated Config, the command runner)
     config: type[CollectorBase] | None = None  # a plug-in from elsewhere brings its section's model
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from collectors.base import (
     Collector,
@@ -22,9 +22,6 @@ from collectors.base import (
 from collectors.disklocation import BayRule, bay_rules, read_locations
 from collectors.plugin import CollectorPlugin
 from collectors.smart import HEALTH_NAMES, SmartDisk, judge_health, parse_smartctl_json, parse_smartctl_scan
-
-if TYPE_CHECKING:
-    from app.config import Config
 
 log = logging.getLogger("collectors.smart")
 
@@ -200,7 +197,7 @@ def disk_entities(d: dict[str, Any]) -> list[Entity]:
 
 # -- plug-in -----------------------------------------------------------------------------
 
-def build(cfg: Config, runner: Runner) -> Collector:
+def build(cfg: Any, runner: Runner) -> Collector:
     """The collector from its section, [collectors.smart]."""
     c = cfg.collectors.smart
     accepted: dict[str, dict[str, float]] = {}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from collectors.base import (
     Collector,
@@ -24,9 +24,6 @@ from collectors.base import (
     Sample,
 )
 from collectors.plugin import CollectorPlugin
-
-if TYPE_CHECKING:
-    from app.config import Config
 
 IF_TABLE = "1.3.6.1.2.1.2.2.1"
 IF_X_TABLE = "1.3.6.1.2.1.31.1.1.1"
@@ -310,7 +307,7 @@ def targets_from(raw: Sequence[Any]) -> list[Target]:
 
 # -- plug-in -----------------------------------------------------------------------------
 
-def build(cfg: Config, runner: Runner) -> Collector:
+def build(cfg: Any, runner: Runner) -> Collector:
     """The collector from its section, [collectors.snmp]."""
     return SnmpCollector(targets_from(cfg.collectors.snmp.targets))
 

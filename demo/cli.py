@@ -1,0 +1,59 @@
+"""`rackpulse demo`: a populated dashboard with no hardware. A subcommand the app finds
+through the entry point group rackpulse.commands, so the demo uses the app like any caller."""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from app.cli import Command, serve_config
+from app.config import load_config
+from demo import story as demo
+from demo.agent import AGENT_HOST, start_demo_agent
+from demo.heatpump import start_isg
+from demo.power import start_upsd
+
+
+def add_arguments(d: argparse.ArgumentParser) -> None:
+    d.add_argument("--port", type=int, default=9842)
+    d.add_argument("--speed", type=float, default=1.0, help="story speed (2 = twice as fast)")
+    d.add_argument("--interval", type=float, default=5.0, help="collection interval in seconds")
+    d.add_argument("--dir", help="where to build the fixture host (default: a new temporary folder)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.storage.db import make_engine, upgrade
+    from app.storage.store import Store
+
+    root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="rackpulse-demo-"))
+    root.mkdir(parents=True, exist_ok=True)
+    db_url = f"sqlite:///{root / 'rackpulse-demo.db'}"
+    driver = demo.Driver(root, speed=args.speed)
+    driver.tick()
+
+    story_clock = lambda: (time.time() - driver.t0) * args.speed  # noqa: E731
+    upsd = start_upsd(story_clock)
+    isg = start_isg(story_clock)
+    cfg = load_config(None, demo.demo_config(root, db_url, args.port, args.interval, upsd.port, isg.port))
+    upgrade(db_url)
+    engine = make_engine(db_url)
+    n = demo.seed_history(Store(engine, cfg.host))
+    engine.dispose()
+    driver.start()
+
+    start_demo_agent(root, db_url, args.port, args.interval)
+    print(f"rackpulse demo: http://127.0.0.1:{args.port}/  (fixture host in {root}, {n} series with history; "
+          f"a second host, {AGENT_HOST}, pushes through a real agent: /hosts)")
+
+    def simulated_switch(app) -> None:
+        if app.state.scheduler is not None:
+            demo.attach_simulations(app.state.scheduler.collectors, root)
+
+    print("The RAID6 md0 degrades (bay 7 fails) and rebuilds every "
+          f"{demo.CYCLE / args.speed:.0f}s. Ctrl-C stops it.", flush=True)
+    return serve_config(cfg, simulated_switch)
+
+
+COMMAND = Command("demo", "a populated dashboard with no hardware", add_arguments, run)
