@@ -9,6 +9,7 @@ naming the columns, which differ between 2.3 and 2.6) and sig.c ``print_status``
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 
 from collectors.base import ParseError
@@ -71,6 +72,14 @@ def _need_end(lines: list[str]) -> None:
         raise ParseError(f"OpenVPN status ends without END (truncated?): last line {lines[-1][:100]!r}")
 
 
+def _updated(line: str) -> int | None:
+    """`Updated,Thu Jun 18 08:12:15 2015` (v1 and client statistics): OpenVPN's local time."""
+    try:
+        return int(time.mktime(time.strptime(line.partition(",")[2].strip(), "%a %b %d %H:%M:%S %Y")))
+    except ValueError:
+        return None
+
+
 def _int(value: str, line: str) -> int:
     if not value.strip().isdigit():
         raise ParseError(f"expected a number, got {value!r} in: {line[:160]!r}")
@@ -95,6 +104,7 @@ def _parse_v1(lines: list[str]) -> VpnStatus:
     stats: dict[str, str] = {}
     for line in lines[1:-1]:
         if line.startswith("Updated,"):
+            updated = _updated(line)
             continue
         if line == "ROUTING TABLE":
             section = "routes"
@@ -175,14 +185,16 @@ def _parse_v23(lines: list[str], sep: str) -> VpnStatus:
 def _parse_client(lines: list[str]) -> VpnStatus:
     _need_end(lines)
     stats: dict[str, int] = {}
+    updated = None
     for line in lines[1:-1]:
         if line.startswith("Updated,"):
+            updated = _updated(line)
             continue
         key, sep, value = line.rpartition(",")
         if not sep:
             raise ParseError(f"statistics line without a comma: {line[:160]!r}")
         stats[key] = _int(value, line)
-    return VpnStatus("client", 0, None, None, stats=stats)
+    return VpnStatus("client", 0, None, updated, stats=stats)
 
 
 # SUCCESS: nclients=1,bytesin=7811,bytesout=7667

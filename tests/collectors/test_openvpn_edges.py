@@ -4,9 +4,13 @@ missing numbers, and config files with inline certificates."""
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import pytest
 
-from collectors.base import ParseError
+from collectors.base import CollectorError, ParseError
+from collectors.openvpn import Instance, read_interface, tuning_hints
 from collectors.openvpn_status import (
     VpnClient,
     VpnStatus,
@@ -92,7 +96,8 @@ def test_a_v1_status_joins_routes_to_clients_and_counts_the_unauthenticated() ->
                        "ROUTING TABLE\nVirtual Address,Common Name,Real Address,Last Ref\n"
                        "10.8.0.6,alice,198.51.100.7:51234,Thu Jun 18 08:12:10 2015\n"
                        "GLOBAL STATS\nMax bcast/mcast queue length,0\nEND\n")
-    assert got == VpnStatus("server", 1, None, None, (VpnClient("alice", "198.51.100.7:51234", "10.8.0.6", 10, 20,
+    updated = int(time.mktime((2015, 6, 18, 8, 12, 15, 0, 0, -1)))  # OpenVPN writes its local time
+    assert got == VpnStatus("server", 1, None, updated, (VpnClient("alice", "198.51.100.7:51234", "10.8.0.6", 10, 20,
                                                                  None),), 1,
                             global_stats={"Max bcast/mcast queue length": "0"})
 
@@ -150,3 +155,94 @@ TXQueueLen 2000
 """
     assert parse_openvpn_config(text) == {"dev": ["tun"], "txqueuelen": ["2000"], "sndbuf": ["524288"],
                                           "push": ['"route 10.0.0.0 255.0.0.0"', '"sndbuf 524288"']}
+
+
+@pytest.mark.parametrize("text, message", [
+    ("OpenVPN STATISTICS\n" + "w" * 200 + "\nEND\n", f"statistics line without a comma: {('w' * 200)[:160]!r}"),
+    ("OpenVPN STATISTICS\nTUN/TAP read bytes,lots\nEND\n",
+     "expected a number, got 'lots' in: 'TUN/TAP read bytes,lots'"),
+])
+def test_bad_client_statistics_are_errors_in_these_words(text: str, message: str) -> None:
+    with pytest.raises(ParseError) as err:
+        parse_status(text)
+    assert str(err.value) == message
+
+
+def test_client_statistics_keep_their_update_time_and_keys_with_commas() -> None:
+    got = parse_status("OpenVPN STATISTICS\nUpdated,Thu Jun 18 08:12:15 2015\nTCP/UDP read bytes,7\n"
+                       "Auth read bytes, incl. retries,3\nEND\n")
+    assert got.updated == int(time.mktime((2015, 6, 18, 8, 12, 15, 0, 0, -1)))
+    assert got.stats == {"TCP/UDP read bytes": 7, "Auth read bytes, incl. retries": 3}
+    assert parse_status("OpenVPN STATISTICS\nUpdated,yesterday\nEND\n").updated is None
+
+
+def test_v1_sections_switch_on_their_headers_and_short_rows_are_skipped() -> None:
+    got = parse_status("OpenVPN CLIENT LIST\nCommon Name,Real Address,Bytes Received,Bytes Sent,Connected Since\n"
+                       "ROUTING TABLE\nVirtual Address,Common Name,Real Address,Last Ref\n10.8.0.9,bob\n"
+                       "GLOBAL STATS\nno value here\nMax bcast/mcast queue length,2\nEND\n")
+    assert (got.clients, got.global_stats) == ((), {"Max bcast/mcast queue length": "2"})
+
+
+def test_a_v1_client_line_with_a_bad_byte_count_is_quoted() -> None:
+    with pytest.raises(ParseError) as err:
+        parse_status("OpenVPN CLIENT LIST\nCommon Name,Real Address,Bytes Received,Bytes Sent,Connected Since\n"
+                     "a,b,1,x,d\nEND\n")
+    assert str(err.value) == "expected a number, got 'x' in: 'a,b,1,x,d'"
+
+
+def test_the_tun_interface_is_read_from_sysfs_and_a_missing_value_left_out(tmp_path: Path) -> None:
+    tun = tmp_path / "class/net/tun0"
+    (tun / "statistics").mkdir(parents=True)
+    for rel, value in {"statistics/tx_dropped": "280", "statistics/rx_dropped": "1", "statistics/tx_bytes": "10",
+                       "statistics/rx_bytes": "20\n", "tx_queue_len": "500", "mtu": "not a number"}.items():
+        (tun / rel).write_text(value)
+    assert read_interface(tmp_path, "tun0") == {"tx_dropped": 280, "rx_dropped": 1, "tx_bytes": 10, "rx_bytes": 20,
+                                                "tx_queue_len": 500}
+    with pytest.raises(CollectorError) as err:
+        read_interface(tmp_path, "tun9")
+    assert str(err.value) == f"interface tun9 not found under {tmp_path / 'class' / 'net'}"
+
+
+SLOW = Instance("site-b", interface="tun0", config_file="/etc/openvpn/site-b.conf", path_mtu=1420, link_mbps=20)
+QUEUE = {"saw": "120 packets dropped on tun0 in the last 30.0s with a transmit queue of 500",
+         "do": "raise the tun queue: add `txqueuelen 1000` to /etc/openvpn/site-b.conf (or `ip link set tun0 "
+               "txqueuelen 1000` now)"}
+MSS = {"saw": "the path MTU is 1420 but /etc/openvpn/site-b.conf sets none of tun-mtu, mssfix, fragment",
+       "do": "add `mssfix 1420 mtu` (OpenVPN 2.6) so TCP inside the tunnel never needs fragmenting"}
+
+
+def fast(mbit: str) -> dict[str, str]:
+    return {"saw": f"a fast link ({mbit} Mbit/s) with socket buffers left to the OS",
+            "do": 'add `sndbuf 524288`, `rcvbuf 524288`, `push "sndbuf 524288"` and `push "rcvbuf 524288"`'}
+
+
+@pytest.mark.parametrize("inst, iface, drops, conf, rate, hints", [
+    (SLOW, {"tx_queue_len": 500}, 120, None, None, [QUEUE]),
+    (SLOW, {"tx_queue_len": 999}, 1, None, None, [{**QUEUE, "saw": QUEUE["saw"].replace("120", "1").replace(
+        "500", "999")}]),
+    (SLOW, {"tx_queue_len": 1000}, 120, None, None, []),
+    (SLOW, {}, 120, None, None, []),
+    (SLOW, {"tx_queue_len": 500}, 0, None, None, []),
+    (SLOW, {"tx_queue_len": 500}, -3, None, None, []),
+    (SLOW, {}, None, {"dev": ["tun"]}, None, [MSS]),
+    (SLOW, {}, None, {"mssfix": ["1400"]}, None, []),
+    (SLOW, {}, None, {"tun-mtu": ["1400"]}, None, []),
+    (SLOW, {}, None, {"fragment": ["1300"]}, None, []),
+    (Instance("x", config_file="/c.conf", path_mtu=1500), {}, None, {}, None, []),
+    (Instance("x", link_mbps=50), {}, None, {}, None, [fast("50")]),
+    (Instance("x", link_mbps=49), {}, None, {}, 5e6, []),
+    (Instance("x"), {}, None, {}, 5e6 + 1, [fast("40")]),
+    (Instance("x", link_mbps=100), {}, None, {"rcvbuf": ["524288"]}, None, []),
+    (Instance("x", link_mbps=100), {}, None, None, None, []),
+])
+def test_tuning_hints_at_their_edges(inst: Instance, iface: dict[str, int], drops: int | None,
+                                     conf: dict[str, list[str]] | None, rate: float | None,
+                                     hints: list[dict[str, str]]) -> None:
+    assert tuning_hints(inst, iface, drops, 30.0, conf, rate) == hints
+
+
+def test_a_hint_without_a_config_file_says_where_in_words() -> None:
+    got = tuning_hints(Instance("x", interface="tun1"), {"tx_queue_len": 10}, 5, None, None, None)
+    assert got == [{"saw": "5 packets dropped on tun1 in the last 0.0s with a transmit queue of 10",
+                    "do": "raise the tun queue: add `txqueuelen 1000` to the instance's config (or `ip link set tun1 "
+                          "txqueuelen 1000` now)"}]

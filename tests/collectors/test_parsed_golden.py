@@ -9,6 +9,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +47,16 @@ def record(kind: str, name: str) -> Any:
         return {"disk": json.loads(json.dumps(dataclasses.asdict(disk))), "level": level, "reasons": reasons}
     except (ParseError, CollectorError) as exc:
         return {"error": str(exc)}
+
+
+@pytest.fixture(autouse=True)
+def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    # OpenVPN's v1 "Updated," line is its local time: read here as UTC, on any machine.
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
 
 
 @pytest.mark.parametrize("kind, name", CASES, ids=[f"{k}/{n}" for k, n in CASES])
