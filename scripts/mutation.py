@@ -58,7 +58,8 @@ PACKAGES: dict[str, tuple[list[str], list[str]]] = {
     "frr parser": (["collectors/frr.py::parse_bgp_summary,_afi_peers,_count,parse_bgp_neighbors,check_vtysh"],
                    ["tests/collectors/test_frr.py", "tests/collectors/test_frr_edges.py",
                     "tests/collectors/test_parsed_golden.py", "-m", "not peers"]),
-    "hwmon and nut": (["collectors/hwmon.py", "collectors/nut.py::_unescape,parse_list_var,parse_list_ups,ups_state,"
+    "hwmon and nut": (["collectors/hwmon.py::parse_hwmon_dir,read_hwmon,judge_rail,judge_fan,HwmonCollector.collect",
+                       "collectors/nut.py::_unescape,parse_list_var,parse_list_ups,ups_state,"
                        "UpsState.num", "collectors/upsmib.py::ups_mib_to_nut"],
                       ["tests/collectors/test_power.py", "tests/collectors/test_power_edges.py", "-m", "not peers"]),
     "snmp parser": (["collectors/snmp.py::parse_if_walk,_int,count_flaps,explain,_value"],
