@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.web.site import Site, csrf_checked, site
+from app.web.site import Checked, Page, Site
 
 router = APIRouter()
-Page = Depends(site)
-Checked = Depends(csrf_checked)
 
 
 @router.get("/alerts", response_class=HTMLResponse, name="alerts")

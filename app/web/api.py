@@ -6,16 +6,15 @@ import gzip
 import time
 from typing import Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
 from app import views
 from app.exposition import CONTENT_TYPE, merge
-from app.web.site import RANGES, Site, site
+from app.web.site import RANGES, Page, Site
 
 router = APIRouter()
-Page = Depends(site)
 
 
 @router.get("/api/entities/{kind}")

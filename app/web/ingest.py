@@ -7,14 +7,14 @@ import logging
 import time
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.batch import BatchError, decode_body, parse_batch
 from app.ingest.agents import authenticate, bearer_hash
-from app.web.site import Site, site
+from app.web.site import Page, Site
 
 log = logging.getLogger("rackpulse.web")
 router = APIRouter()
@@ -22,7 +22,7 @@ SLOW_INGEST = 0.5  # seconds: a batch slower than this is logged with where the 
 
 
 @router.post("/api/v1/ingest")
-async def ingest(request: Request, s: Site = Depends(site)) -> JSONResponse:  # noqa: B008
+async def ingest(request: Request, s: Site = Page) -> JSONResponse:
     limit = s.cfg.agents.max_batch_bytes
     agents = s.agents
     marks = [time.perf_counter()]

@@ -9,17 +9,16 @@ import os
 from collections.abc import Awaitable, Callable
 from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, FastAPI, Form, Request
+from fastapi import APIRouter, FastAPI, Form, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from app import credentials
 from app.web.sessions import COOKIE, CSRF_COOKIE, SESSION_SECONDS
-from app.web.site import Site, csrf_checked, site
+from app.web.site import Checked, Page, Site
 
 log = logging.getLogger("rackpulse.web")
 router = APIRouter()
-Page = Depends(site)
 PUBLIC = ("/login", "/static/", "/healthz", "/metrics", "/api/v1/ingest")  # ingest: agent tokens
 Next = Callable[[Request], Awaitable[Response]]
 
@@ -81,7 +80,7 @@ async def login(request: Request, password: str = Form(...), next: str = Form("/
     return resp
 
 
-@router.post("/logout", dependencies=[Depends(csrf_checked)])
+@router.post("/logout", dependencies=[Checked])
 def logout(request: Request, everywhere: str = Form(""), s: Site = Page) -> Response:
     """Log this browser out; with ``everywhere``, every session of every browser."""
     if everywhere:

@@ -7,16 +7,14 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app import views
 from app.ingest.agents import revoke
-from app.web.site import RANGES, Site, csrf_checked, site
+from app.web.site import RANGES, Checked, Page, Site
 
 router = APIRouter()
-Page = Depends(site)
-Checked = Depends(csrf_checked)
 
 
 def _range(value: str) -> str:

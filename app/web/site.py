@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from fastapi import Form, HTTPException, Request
+from fastapi import Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from sqlalchemy import Engine
@@ -191,3 +191,9 @@ def csrf_checked(request: Request, csrf: str = Form("")) -> None:
     s = site(request)
     if not s.sessions.csrf_ok(s.csrf_identity(request), csrf):
         raise HTTPException(403, "bad or missing CSRF token (reload the page and try again)")
+
+
+# What a route declares: `s: Site = Page` for the shared site, `dependencies=[Checked]` on a form
+# that changes something.
+Page = Depends(site)
+Checked = Depends(csrf_checked)
