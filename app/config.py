@@ -6,6 +6,7 @@ stops start-up with an error naming the file, the key and what was expected.
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
 import tomllib
@@ -14,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, ValidationError, create_model, field_validator
 
-from collectors.config import Argv, CollectorBase, Seconds, Strict
+from collectors.config import Seconds, Strict
 
 DEFAULT_CONFIG_NAME = "rackpulse.toml"
 
@@ -26,160 +27,9 @@ class ConfigError(Exception):
 _Strict = Strict  # every section refuses unknown keys
 
 
-class MdraidConfig(CollectorBase):
-    mdadm: Argv = ["mdadm"]
-    # Run `mdadm --detail` for each array (UUID, events, per-slot states). Needs root.
-    detail: bool = True
-
-
-class SmartConfig(CollectorBase):
-    interval: Seconds = 300.0
-    timeout: Seconds = 60.0
-    smartctl: Argv = ["smartctl"]
-    # Devices to query; empty means `smartctl --scan` decides.
-    devices: list[str] = []
-    # Never wake a sleeping disk: smartctl --nocheck=<this>. "never" disables the check.
-    nocheck: str = "standby"
-    temperature_warning: float = 50.0
-
-    @field_validator("nocheck")
-    @classmethod
-    def _nocheck(cls, v: str) -> str:
-        if v not in ("never", "sleep", "standby", "idle"):
-            raise ValueError("must be one of never, sleep, standby, idle")
-        return v
-
-
-class FrrConfig(CollectorBase):
-    # Off unless asked for: a host with FRR installed but not routing would otherwise show an error.
-    enabled: bool = False
-    # e.g. ["vtysh", "--vty_socket", "/var/run/frr/ns1"] or ["vtysh", "-N", "ns1"] or ["sudo", "-n", "vtysh"]
-    vtysh: Argv = ["vtysh"]
-
-
-class BondingConfig(CollectorBase):
-    interval: Seconds = 10.0
-    # Bonds to read from /proc/net/bonding; empty means all of them.
-    bonds: list[str] = []
-
-
-class OpenvpnInstanceConfig(_Strict):
-    name: str
-    status_file: str | None = None
-    # "127.0.0.1:7505" or a unix socket path; preferred over status_file when both are set.
-    management: str | None = None
-    management_password_file: str | None = None
-    interface: str | None = None
-    config_file: str | None = None
-    # The sysfs that shows the tun (for OpenVPN in another network namespace, a sysfs mounted from inside it).
-    sys_root: str | None = None
-    path_mtu: Annotated[int, Field(ge=576, le=9000)] | None = None
-    link_mbps: Annotated[float, Field(gt=0)] | None = None
-
-
-class OpenvpnConfig(CollectorBase):
-    interval: Seconds = 15.0
-    command_timeout: Seconds = 5.0
-    # A status file older than this means the instance stopped updating it.
-    max_status_age: Seconds = 120.0
-    instances: list[OpenvpnInstanceConfig] = []
-
-
-class SnmpTargetConfig(_Strict):
-    name: str
-    host: str
-    port: Annotated[int, Field(ge=1, le=65535)] = 161
-    version: Literal["2c", "3"] = "2c"
-    # Secrets: inline, or (better) in a file readable only by rackpulse.
-    community: SecretStr | None = None
-    community_file: Path | None = None
-    user: str | None = None
-    auth_protocol: Literal["MD5", "SHA", "SHA-224", "SHA-256", "SHA-384", "SHA-512", "none"] = "SHA"
-    auth_password: SecretStr | None = None
-    auth_password_file: Path | None = None
-    priv_protocol: Literal["AES", "AES-192", "AES-256", "DES", "none"] = "AES"
-    priv_password: SecretStr | None = None
-    priv_password_file: Path | None = None
-    timeout: Seconds = 2.0
-    retries: Annotated[int, Field(ge=0, le=5)] = 1
-
-    def secret(self, key: str) -> str | None:
-        inline = getattr(self, key)
-        path = getattr(self, f"{key}_file")
-        if inline:
-            return inline.get_secret_value()
-        if path:
-            return Path(path).read_text().strip() or None
-        return None
-
-
-class SnmpConfig(CollectorBase):
-    interval: Seconds = 30.0
-    targets: list[SnmpTargetConfig] = []
-
-
-class UpsdConfig(_Strict):
-    host: str = "127.0.0.1"
-    port: Annotated[int, Field(ge=1, le=65535)] = 3493
-    username: str | None = None
-    password_file: Path | None = None
-    # UPS names on that upsd; empty means all of them (LIST UPS).
-    ups: list[str] = []
-
-
-class NutConfig(CollectorBase):
-    interval: Seconds = 10.0
-    command_timeout: Seconds = 5.0
-    upsd: list[UpsdConfig] = []
-    # UPSes with a network card, read through UPS-MIB (RFC 1628); same keys as an SNMP target.
-    snmp: list[SnmpTargetConfig] = []
-
-
-class RailConfig(_Strict):
-    name: str
-    chip: str
-    sensor: str
-    multiplier: float = 1.0
-    offset: float = 0.0
-    min: float | None = None
-    max: float | None = None
-
-
-class FanConfig(_Strict):
-    name: str
-    chip: str | None = None
-    sensor: str | None = None
-    min_rpm: float | None = None
-    holds: str | None = None
-    max_celsius: float | None = None
-
-
-class HwmonConfig(CollectorBase):
-    interval: Seconds = 10.0
-    rails: list[RailConfig] = []
-    fans: list[FanConfig] = []
-
-
-class HeatpumpConfig(CollectorBase):
-    # The ISG's address; empty means no heat pump ("no data").
-    host: str = ""
-    port: Annotated[int, Field(ge=1, le=65535)] = 502
-    unit: Annotated[int, Field(ge=0, le=247)] = 1
-    # One full poll every 30 s is what the ISG tolerates well; do not go much lower.
-    interval: Seconds = 30.0
-    command_timeout: Seconds = 3.0
-
-
 class CollectorsConfig(_Strict):
-    mdraid: MdraidConfig = MdraidConfig()
-    smart: SmartConfig = SmartConfig()
-    frr: FrrConfig = FrrConfig()
-    bonding: BondingConfig = BondingConfig()
-    openvpn: OpenvpnConfig = OpenvpnConfig()
-    snmp: SnmpConfig = SnmpConfig()
-    nut: NutConfig = NutConfig()
-    hwmon: HwmonConfig = HwmonConfig()
-    heatpump: HeatpumpConfig = HeatpumpConfig()
+    """[collectors.*]: one section per installed collector plug-in, each with the model the
+    plug-in brings (see config_model)."""
 
 
 class BayConfig(_Strict):
@@ -370,14 +220,16 @@ def resolve_config_path(arg: str | None) -> Path | None:
 
 
 def config_model() -> type[Config]:
-    """Config, with a section for every installed plug-in collector that brings its own model."""
+    """Config, with a [collectors.<name>] section for every installed collector plug-in."""
     from collectors import plugins
 
-    extra: dict[str, Any] = {name: (p.config, p.config()) for name, p in plugins().items()
-                             if p.config is not None and name not in CollectorsConfig.model_fields}
-    if not extra:
-        return Config
-    sections = create_model("CollectorsConfig", __base__=CollectorsConfig, **extra)
+    return _model_for(tuple((name, p.config) for name, p in plugins().items()))
+
+
+@functools.cache
+def _model_for(sections_in: tuple[tuple[str, type[Strict]], ...]) -> type[Config]:
+    fields: dict[str, Any] = {name: (model, model()) for name, model in sections_in}
+    sections = create_model("CollectorsConfig", __base__=CollectorsConfig, **fields)
     return create_model("Config", __base__=Config, collectors=(sections, sections()))
 
 

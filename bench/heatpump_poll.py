@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from collectors.heatpump import HeatpumpCollector  # noqa: E402
+from collectors.home.heatpump.collector import HeatpumpCollector  # noqa: E402
 from demo.heatpump import start_isg  # noqa: E402
 
 

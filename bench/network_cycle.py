@@ -21,10 +21,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from app.storage.db import make_engine, upgrade  # noqa: E402
 from app.storage.store import Store  # noqa: E402
 from collectors.base import CommandResult  # noqa: E402
-from collectors.bonding import BondingCollector  # noqa: E402
-from collectors.frr import FrrCollector  # noqa: E402
-from collectors.openvpn import Instance, OpenvpnCollector  # noqa: E402
-from collectors.snmp import IF_TABLE, IF_X_TABLE, SnmpCollector, Target  # noqa: E402
+from collectors.network.bonding.collector import BondingCollector  # noqa: E402
+from collectors.network.frr.collector import FrrCollector  # noqa: E402
+from collectors.network.openvpn.collector import OpenvpnCollector  # noqa: E402
+from collectors.network.openvpn.config import Instance
+from collectors.network.snmp.collector import IF_TABLE, IF_X_TABLE, SnmpCollector  # noqa: E402
+from collectors.snmpwire import SnmpTarget
 
 
 def bgp_json() -> bytes:
@@ -88,15 +90,15 @@ def main() -> None:
 
     vb = varbinds()
 
-    async def walker(t: Target):  # type: ignore[no-untyped-def]
+    async def walker(t: SnmpTarget):  # type: ignore[no-untyped-def]
         return 1000, vb
 
     collectors = {
         "frr": FrrCollector(["vtysh"], runner=runner),
-        "openvpn": OpenvpnCollector(root, [Instance("a", status_file="/run/a.status", interface="tun0"),
-                                           Instance("b", status_file="/run/b.status")]),
+        "openvpn": OpenvpnCollector(root, [Instance(name="a", status_file="/run/a.status", interface="tun0"),
+                                           Instance(name="b", status_file="/run/b.status")]),
         "bonding": BondingCollector(root),
-        "snmp": SnmpCollector([Target("sw", "127.0.0.1", community="x")], walker=walker),
+        "snmp": SnmpCollector([SnmpTarget(name="sw", host="127.0.0.1", community="x")], walker=walker),
     }
     url = f"sqlite:///{root / 'net.db'}"
     upgrade(url)

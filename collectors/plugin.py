@@ -1,21 +1,29 @@
-"""A collector is a plug-in: a `CollectorPlugin` its module exports, registered under the
+"""A collector is a plug-in: a `CollectorPlugin` its package exports, registered under the
 entry point group `rackpulse.collectors` (pyproject.toml's [project.entry-points]). A package
-of its own can ship one the same way; its config section, [collectors.<name>], is validated
-with the model it brings (a `CollectorBase` subclass)."""
+of its own can ship one the same way. Everything rackpulse knows of a collector comes from
+here: its config section's model, how to build it, its metrics (on the Collector class), what
+is wrong (findings, with the alert rules they raise), its overview tile, its entity charts."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any
 
 from collectors.base import Collector, Runner
 from collectors.config import CollectorBase
+from collectors.findings import ChartSpec, Finding, FindingsFn, Judging, RuleSpec, Tile
 
 GROUP = "rackpulse.collectors"
+# The overview and /metrics list collectors by domain, then by name; a domain not named here
+# (a third party's) comes last.
+DOMAINS = ("host", "disks", "storage", "network", "probes", "home")
 log = logging.getLogger("rackpulse.collectors")
+
+def _none(state: dict[str, Any], judging: Judging) -> list[Finding]:
+    return []
 
 
 @dataclass(frozen=True)
@@ -23,12 +31,22 @@ class CollectorPlugin:
     name: str  # the config section, the scheduler's name, the metric subsystem
     collector: type[Collector]  # its declared metrics are read from here without building it
     build: Callable[[Any, Runner], Collector]  # (the app's validated Config, the command runner)
-    config: type[CollectorBase] | None = None  # a plug-in from elsewhere brings its section's model
+    config: type[CollectorBase]  # its section's model, [collectors.<name>]
+    domain: str = ""  # disks, network, home ... (a folder under collectors/ for the built-in ones)
+    findings: FindingsFn = _none
+    rules: tuple[RuleSpec, ...] = ()  # the alert rules its findings raise
+    tile: Tile | None = None
+    charts: dict[str, ChartSpec] = field(default_factory=dict)
+
+
+def _order(plugin: CollectorPlugin) -> tuple[int, str]:
+    rank = DOMAINS.index(plugin.domain) if plugin.domain in DOMAINS else len(DOMAINS)
+    return rank, plugin.name
 
 
 def discover() -> dict[str, CollectorPlugin]:
-    """Every installed plug-in by name. One that fails to load is logged and left out: a
-    broken third-party package must not stop the built-in collectors."""
+    """Every installed plug-in by name, in domain order. One that fails to load is logged and
+    left out: a broken third-party package must not stop the built-in collectors."""
     found: dict[str, CollectorPlugin] = {}
     for ep in entry_points(group=GROUP):
         try:
@@ -40,4 +58,4 @@ def discover() -> dict[str, CollectorPlugin]:
             log.error("collector plug-in %s (%s) is not a CollectorPlugin named %r", ep.name, ep.value, ep.name)
             continue
         found.setdefault(ep.name, plugin)
-    return found
+    return {p.name: p for p in sorted(found.values(), key=_order)}

@@ -10,7 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from collectors.snmp import IF_TABLE, IF_X_TABLE, Target
+from collectors.network.snmp.collector import IF_TABLE, IF_X_TABLE
+from collectors.snmpwire import SnmpTarget
 
 
 def bgp_summary(t: float) -> dict[str, Any]:
@@ -91,7 +92,7 @@ def write_network(root: Path, t: float) -> None:
 def make_walker(root: Path):
     """A simulated 10-port switch answering the SNMP collector; port 7 bounces (autoneg mismatch)."""
 
-    async def walk(target: Target) -> tuple[int, list[tuple[str, Any]]]:
+    async def walk(target: SnmpTarget) -> tuple[int, list[tuple[str, Any]]]:
         t = json.loads((root / "demo-network.json").read_text())["t"]
         uptime = int(t * 100) + 8_640_000
         out: list[tuple[str, Any]] = []

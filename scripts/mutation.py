@@ -8,7 +8,7 @@ left out of the share. Slow (tens of minutes): not part of `make test`.
 
 --show prints each survivor's diff (what the tests let through).
 
-A file may be narrowed to the functions that parse and judge: "collectors/frr.py::parse_bgp_summary,..."
+A file may be narrowed to the functions that parse and judge: "collectors/network/frr/collector.py::parse_bgp_summary,..."
 mutates the whole file but counts only those functions' mutants, so the I/O around a parser
 (commands, sockets, the real peers its tests start) is left to the integration tests.
 """
@@ -34,35 +34,40 @@ EQUIVALENT = ROOT / "tests" / "mutation-equivalent.txt"
 PACKAGES: dict[str, tuple[list[str], list[str]]] = {
     "alerting engine": (["app/alerting/engine.py"], ["tests/alerting/test_episodes.py", "tests/alerting/test_engine_details.py",
                                          "tests/test_alerts.py"]),
-    "alert conditions": (["app/alerting/conditions.py"], ["tests/alerting/test_builtin_rules.py", "-k",
-                                                  "not captured_states"]),
+    # The rules' conditions and every collector's findings (the words of tiles and alerts).
+    "alert conditions": (["app/alerting/conditions.py", "collectors/findings.py",
+                          *(f"collectors/{d}/findings.py" for d in ("disks/mdraid", "disks/smart", "network/frr",
+                                                                    "network/bonding", "network/openvpn", "network/snmp",
+                                                                    "home/nut", "home/hwmon", "home/heatpump"))],
+                         ["tests/alerting/test_builtin_rules.py", "tests/alerting/test_findings.py", "-k",
+                          "not captured_states"]),
     "ingest validation": (["app/batch.py"], ["tests/security/test_batch_limits.py",
                                              "tests/security/test_ingest_refusals.py", "tests/test_agents.py",
                                              "-k", "sqlite or not postgresql"]),
     "scheduler": (["app/scheduler.py"], ["tests/test_scheduler.py"]),
-    "md parsers": (["collectors/mdstat.py", "collectors/mdadm.py"],
+    "md parsers": (["collectors/disks/mdraid/mdstat.py", "collectors/disks/mdraid/mdadm.py"],
                    ["tests/collectors/test_mdstat.py", "tests/collectors/test_mdadm.py",
                     "tests/collectors/test_parsed_golden.py"]),
-    "smart judge": (["collectors/smart.py"], ["tests/collectors/test_smart.py", "tests/collectors/test_smart_judge.py",
+    "smart judge": (["collectors/disks/smart/smartctl.py"], ["tests/collectors/test_smart.py", "tests/collectors/test_smart_judge.py",
                                               "tests/collectors/test_parsed_golden.py"]),
-    "bonding": (["collectors/bonding.py"], ["tests/collectors/test_bonding.py", "tests/collectors/test_bonding_judge.py",
+    "bonding": (["collectors/network/bonding/collector.py"], ["tests/collectors/test_bonding.py", "tests/collectors/test_bonding_judge.py",
                                           "tests/collectors/test_parsed_golden.py"]),
-    "heat pump map": (["collectors/isg_map.py"], ["tests/collectors/test_heatpump.py"]),
+    "heat pump map": (["collectors/home/heatpump/isg_map.py"], ["tests/collectors/test_heatpump.py"]),
     # The parsers and judges only; the tests that start real peers (routers, openvpn, upsd,
     # snmpd) would be restarted for every mutant and are left to the integration runs.
-    "openvpn status": (["collectors/openvpn_status.py", "collectors/openvpn.py::tuning_hints,read_interface"],
+    "openvpn status": (["collectors/network/openvpn/status.py", "collectors/network/openvpn/collector.py::tuning_hints,read_interface"],
                        ["tests/collectors/test_openvpn.py", "tests/collectors/test_openvpn_edges.py",
                         "tests/collectors/test_parsed_golden.py", "-m", "not peers"]),
-    "disk location": (["collectors/disklocation.py"], ["tests/collectors/test_disklocation.py",
+    "disk location": (["collectors/disks/location.py"], ["tests/collectors/test_disklocation.py",
                                                        "tests/collectors/test_disklocation_tree.py"]),
-    "frr parser": (["collectors/frr.py::parse_bgp_summary,_afi_peers,_count,parse_bgp_neighbors,check_vtysh"],
+    "frr parser": (["collectors/network/frr/collector.py::parse_bgp_summary,_afi_peers,_count,parse_bgp_neighbors,check_vtysh"],
                    ["tests/collectors/test_frr.py", "tests/collectors/test_frr_edges.py",
                     "tests/collectors/test_parsed_golden.py", "-m", "not peers"]),
-    "hwmon and nut": (["collectors/hwmon.py::parse_hwmon_dir,read_hwmon,judge_rail,judge_fan,HwmonCollector.collect",
-                       "collectors/nut.py::_unescape,parse_list_var,parse_list_ups,ups_state,"
-                       "UpsState.num", "collectors/upsmib.py::ups_mib_to_nut"],
+    "hwmon and nut": (["collectors/home/hwmon/collector.py::parse_hwmon_dir,read_hwmon,judge_rail,judge_fan,HwmonCollector.collect",
+                       "collectors/home/nut/collector.py::_unescape,parse_list_var,parse_list_ups,ups_state,"
+                       "UpsState.num", "collectors/home/nut/upsmib.py::ups_mib_to_nut"],
                       ["tests/collectors/test_power.py", "tests/collectors/test_power_edges.py", "-m", "not peers"]),
-    "snmp parser": (["collectors/snmp.py::parse_if_walk,_int,count_flaps,explain,_value"],
+    "snmp parser": (["collectors/network/snmp/collector.py::parse_if_walk,_int,count_flaps,_value", "collectors/snmpwire.py::explain"],
                     ["tests/collectors/test_snmp.py", "tests/collectors/test_snmp_edges.py", "-m", "not peers"]),
 }
 
@@ -76,7 +81,7 @@ def equivalent() -> set[str]:
 
 
 def function_of(mutant: str) -> tuple[str, str]:
-    """`collectors.frr.x_parse_bgp_summary__mutmut_3` -> ("collectors/frr.py", "parse_bgp_summary");
+    """`collectors.network.frr.collector.x_parse_bgp_summary__mutmut_3` -> ("collectors/network/frr/collector.py", "parse_bgp_summary");
     methods come as "Class.method"."""
     module, _, rest = mutant.rpartition(".x")
     rest = re.sub(r"__mutmut_\d+$", "", rest)

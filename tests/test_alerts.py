@@ -94,7 +94,7 @@ def test_a_degraded_array_names_the_bay_model_serial_and_old_device(tmp_path: Pa
     snap = demo_snapshot(tmp_path, 0, 80)
     conds = {c.rule: c for c in Conditions().build(snap)}
     assert conds["array_degraded"].summary == \
-        "md0 degraded: shelf 1, bay 7, WDC WD80EFZZ-68BTXN0 serial ZA1049HK, was sdh1"
+        "md0 degraded (11/12): shelf 1, bay 7, WDC WD80EFZZ-68BTXN0 serial ZA1049HK, was sdh1"
     assert conds["array_degraded"].labels["serial"] == "ZA1049HK"
     assert conds["disk_failing"].subject == "ZA1049HK"
     assert conds["vpn_tunnel_drops"].labels["interface"] == "tun0"
@@ -218,7 +218,7 @@ def test_the_alerts_page_acks_and_silences_with_a_csrf_token(tmp_path: Path) -> 
 
 
 def test_a_member_whose_serial_is_unknown_is_described_in_words() -> None:
-    from app.views import describe_member
+    from collectors.disks.mdraid.findings import describe_member
 
     text = describe_member({"bay": None, "model": None, "serial": None, "device": "sdh1", "state": "faulty"})
     assert text == "bay unknown, model unknown serial unknown (not readable from the disk), was sdh1"

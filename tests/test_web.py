@@ -75,7 +75,7 @@ def fetch(app, path: str, **kw) -> httpx.Response:  # type: ignore[no-untyped-de
 # disk in shelf 1, bay 7; the VPN drops packets; switch port ge-0/0/7 went down).
 PAGE_READS = {
     "/": ["md0 degraded (11/12)", "shelf 1, bay 7, WDC WD80EFZZ-68BTXN0 serial ZA1049HK, was sdh1",
-          "site-b: 280 tun drops"],
+          "VPN site-b: 280 packets dropped on tun0"],
     "/disks": ["md0: pull", "shelf 1, bay 7", "ZA1049HK", "was <code>sdh1</code>"],
     "/network": ["10.0.250.1", "Established", "10.0.250.9", "shut down on purpose"],
     "/power": ["ups12v", "on mains", "OL", "13.60 V", "11.4 – 14.6 V", "HBA fan", "2400 RPM"],
@@ -222,7 +222,7 @@ def test_the_network_page_shows_peers_vpn_drops_bond_slaves_and_a_bouncing_port(
     overview = fetch(app, "/").text
     for tile in ("BGP", "VPN", "Bonds", "Switch ports"):
         assert f"<strong>{tile}</strong>" in overview
-    assert "bond0: 1/6 slaves down" in overview and "10.0.250.1 (default) Active" in overview
+    assert "bond bond0: slave eoip4 down (5/6 up)" in overview and "BGP peer 10.0.250.1 (" in overview
 
 
 def test_the_power_page_shows_the_ups_on_low_battery_a_sagging_rail_and_a_stalled_fan(tmp_path: Path) -> None:
@@ -232,7 +232,7 @@ def test_the_power_page_shows_the_ups_on_low_battery_a_sagging_rail_and_a_stalle
     assert re.search(r"12V battery bus</a></td>\s*<td>11\.\d\d V", text) and "OUT OF RANGE" in text
     assert "HBA fan" in text and "STALLED" in text and "0 RPM" in text
     overview = fetch(app, "/").text
-    assert "<strong>Power</strong>" in overview and "ups12v on battery, LOW" in overview
+    assert "<strong>Power</strong>" in overview and "UPS ups12v LOW BATTERY" in overview
     metrics = fetch(app, "/metrics").text
     assert 'rackpulse_ups_low_battery{host="demo-nas",ups="ups12v"} 1' in metrics
     assert 'rackpulse_fan_stalled{host="demo-nas",fan="HBA fan"} 1' in metrics
@@ -257,7 +257,7 @@ def test_firing_alerts_are_on_top_of_the_overview(tmp_path: Path) -> None:
     app.state.get_alerting().tick(app.state.snapshot)
     text = fetch(app, "/").text
     first_tile = text.index('class="tiles"')
-    callout = text.index("md0 degraded: shelf 1, bay 7, WDC WD80EFZZ-68BTXN0 serial ZA1049HK, was sdh1")
+    callout = text.index("md0 degraded (11/12): shelf 1, bay 7, WDC WD80EFZZ-68BTXN0 serial ZA1049HK, was sdh1")
     assert callout < first_tile
     assert "Acknowledge" in fetch(app, "/alerts").text
 

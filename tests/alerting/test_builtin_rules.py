@@ -175,7 +175,7 @@ DISK = {**H, "serial": "ZA1000AK", "bay": "shelf 1, bay 0", "device": "sda"}
 # What each alert says: its subject (one alert per thing), the summary a person reads in the
 # notification, and the labels receivers route on.
 SAYS = {
-    "array_degraded": ("md0", "md0 degraded: shelf 1, bay 3, WDC WD80EFZZ-68BTXN0 serial ZA1021DK, was sdd1", BAY3),
+    "array_degraded": ("md0", "md0 degraded (11/12): shelf 1, bay 3, WDC WD80EFZZ-68BTXN0 serial ZA1021DK, was sdd1", BAY3),
     "array_member_failed": ("md0:ZA1021DK", "md0: member failed: shelf 1, bay 3, WDC WD80EFZZ-68BTXN0 serial ZA1021DK, "
                             "was sdd1", BAY3),
     "bgp_all_peers_down": ("demo-nas", "all 3 BGP sessions of demo-nas are down", H),
@@ -321,7 +321,7 @@ def test_an_unknown_serial_and_a_missing_runtime_are_said_in_words(healthy: Snap
         s["nut"]["ups"][0].update(on_battery=True, low_battery=True, charge=None, runtime=None)
 
     by_rule = {c.rule: c.summary for c in Conditions().build(with_states(healthy, unknown))}
-    assert by_rule["array_degraded"] == "md0 degraded: bay unknown, model unknown serial unknown (not readable from " \
+    assert by_rule["array_degraded"] == "md0 degraded (11/12): bay unknown, model unknown serial unknown (not readable from " \
                                         "the disk), was sdd1"
     assert by_rule["ups_low_battery"] == "UPS ups12v LOW BATTERY: charge unknown, runtime unknown"
     assert by_rule["ups_on_battery"] == "UPS ups12v on battery (charge unknown)"

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from collectors.base import NoData, ParseError
-from collectors.bonding import BondingCollector, parse_bonding
+from collectors.network.bonding.collector import BondingCollector, parse_bonding
 
 DIR = Path(__file__).parent.parent / "fixtures" / "bonding"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from collectors.base import ParseError
-from collectors.bonding import Bond, BondingCollector, Slave, bond_hints, parse_bonding
+from collectors.network.bonding.collector import Bond, BondingCollector, Slave, bond_hints, parse_bonding
 from tests.collectors.golden import as_json, matches_golden
 
 DIR = Path(__file__).parent.parent / "fixtures" / "bonding"

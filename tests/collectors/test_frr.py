@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from collectors.base import CollectorError, ParseError
-from collectors.frr import FrrCollector, parse_bgp_neighbors, parse_bgp_summary
+from collectors.network.frr.collector import FrrCollector, parse_bgp_neighbors, parse_bgp_summary
 from tests.peers import running
 from tests.peers.frr import FrrPair
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from collectors.base import CollectorError, CommandResult, ParseError
-from collectors.frr import BgpPeer, check_vtysh, parse_bgp_neighbors, parse_bgp_summary
+from collectors.network.frr.collector import BgpPeer, check_vtysh, parse_bgp_neighbors, parse_bgp_summary
 
 UP = {"remoteAs": 65001, "state": "Established", "peerUptimeMsec": 90500, "pfxRcd": 12, "pfxSnt": 3,
       "connectionsEstablished": 2, "connectionsDropped": 1, "desc": "edge-router", "hostname": "edge1",

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from collectors.base import CollectorError
-from collectors.heatpump import HeatpumpCollector
-from collectors.isg_map import decode
+from collectors.home.heatpump.collector import HeatpumpCollector
+from collectors.home.heatpump.isg_map import decode
 from tests.peers.isg import IsgSim, lwz_registers, wpm3_registers
 
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from collectors.base import ParseError
-from collectors.mdadm import parse_mdadm_detail
+from collectors.disks.mdraid.mdadm import parse_mdadm_detail
 
 DIR = Path(__file__).parent.parent / "fixtures" / "mdadm"
 ALL = sorted(p.name for p in DIR.iterdir())

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from collectors.base import CommandResult, NoData, ParseError
-from collectors.disklocation import bay_rules
-from collectors.mdraid import MdraidCollector
+from collectors.disks.location import bay_rules
+from collectors.disks.mdraid.collector import MdraidCollector
 from demo import story as demo
 
 FIX = Path(__file__).parent.parent / "fixtures"

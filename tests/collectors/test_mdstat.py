@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from collectors.base import ParseError
-from collectors.mdstat import parse_mdstat
+from collectors.disks.mdraid.mdstat import parse_mdstat
 
 DIR = Path(__file__).parent.parent / "fixtures" / "mdstat"
 ALL = sorted(p.name for p in DIR.iterdir())

@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from collectors.base import CollectorError, ParseError
-from collectors.openvpn import Instance, OpenvpnCollector, tuning_hints
-from collectors.openvpn_status import (
+from collectors.network.openvpn.collector import OpenvpnCollector, tuning_hints
+from collectors.network.openvpn.config import Instance
+from collectors.network.openvpn.status import (
     parse_load_stats,
     parse_openvpn_config,
     parse_state,
@@ -99,7 +100,7 @@ def test_config_directives_are_read_with_every_push_kept() -> None:
 
 
 def test_hints_say_what_was_seen_and_the_line_to_add() -> None:
-    inst = Instance("site", interface="tun0", config_file="/etc/openvpn/site.conf", path_mtu=1420, link_mbps=100)
+    inst = Instance(name="site", interface="tun0", config_file="/etc/openvpn/site.conf", path_mtu=1420, link_mbps=100)
     hints = tuning_hints(inst, {"tx_queue_len": 500}, 120, 30.0, {"dev": ["tun"]}, None)
     assert [h["do"].split("`")[1] for h in hints] == ["txqueuelen 1000", "mssfix 1420 mtu", "sndbuf 524288"]
     assert "120 packets dropped on tun0" in hints[0]["saw"]
@@ -108,8 +109,8 @@ def test_hints_say_what_was_seen_and_the_line_to_add() -> None:
 
 
 def test_a_dead_management_socket_and_a_missing_status_file_are_clear_errors(tmp_path: Path) -> None:
-    c = OpenvpnCollector(tmp_path, [Instance("a", management=str(tmp_path / "nope.sock")),
-                                    Instance("b", status_file="/run/openvpn/none.status")])
+    c = OpenvpnCollector(tmp_path, [Instance(name="a", management=str(tmp_path / "nope.sock")),
+                                    Instance(name="b", status_file="/run/openvpn/none.status")])
     with pytest.raises(CollectorError, match=r"a: management .*cannot connect.*b: status file .* does not exist"):
         c.collect()
 
@@ -135,14 +136,14 @@ def wait_clients(c: OpenvpnCollector, n: int, timeout: float = 20) -> dict:  # t
 
 
 def test_the_real_server_status_file_lists_both_clients(vpn: OpenvpnPeers) -> None:
-    c = OpenvpnCollector(Path("/"), [Instance("site", status_file=str(vpn.status_file))])
+    c = OpenvpnCollector(Path("/"), [Instance(name="site", status_file=str(vpn.status_file))])
     inst = wait_clients(c, 2)
     assert sorted(cl["common_name"] for cl in inst["clients"]) == ["client1", "client2"]
     assert all(cl["virtual_address"].startswith("10.8.0.") for cl in inst["clients"])
 
 
 def test_the_management_interface_with_a_password_gives_status_load_and_state(vpn: OpenvpnPeers) -> None:
-    inst = Instance("site", management=str(vpn.mgmt), management_password_file=str(vpn.password_file))
+    inst = Instance(name="site", management=str(vpn.mgmt), management_password_file=str(vpn.password_file))
     r = OpenvpnCollector(Path("/"), [inst]).collect()
     got = r.state["instances"][0]
     assert got["state"] == "CONNECTED" and len(got["clients"]) == 2 and got["bytes_in"] > 0
@@ -154,14 +155,14 @@ def test_the_management_interface_with_a_password_gives_status_load_and_state(vp
 def test_a_wrong_management_password_is_refused_clearly(vpn: OpenvpnPeers, tmp_path: Path) -> None:
     bad = tmp_path / "pw"
     bad.write_text("wrong\n")
-    c = OpenvpnCollector(Path("/"), [Instance("site", management=str(vpn.mgmt), management_password_file=str(bad))])
+    c = OpenvpnCollector(Path("/"), [Instance(name="site", management=str(vpn.mgmt), management_password_file=str(bad))])
     with pytest.raises(CollectorError, match="password refused"):
         c.collect()
 
 
 def test_client_mode_statistics_are_read(vpn: OpenvpnPeers) -> None:
     status = vpn.base / "client2.status"
-    c = OpenvpnCollector(Path("/"), [Instance("c2", status_file=str(status))])
+    c = OpenvpnCollector(Path("/"), [Instance(name="c2", status_file=str(status))])
     # The client rewrites the file every second; the first one may predate any traffic.
     deadline = time.monotonic() + 15
     got: dict = {}  # type: ignore[type-arg]
@@ -177,7 +178,7 @@ def test_client_mode_statistics_are_read(vpn: OpenvpnPeers) -> None:
 
 
 def test_real_tun_drops_are_counted_and_explained(vpn: OpenvpnPeers) -> None:
-    inst = Instance("client1", status_file=str(vpn.base / "client1.status"), interface="ovc1",
+    inst = Instance(name="client1", status_file=str(vpn.base / "client1.status"), interface="ovc1",
                     sys_root=str(vpn.sys_root), config_file=str(vpn.base / "client1.conf"))
     c = OpenvpnCollector(Path("/"), [inst])
     before = c.collect().state["instances"][0]["iface"]["tx_dropped"]
@@ -192,7 +193,7 @@ def test_real_tun_drops_are_counted_and_explained(vpn: OpenvpnPeers) -> None:
 
 
 def test_a_missing_tun_is_reported_not_a_crash(vpn: OpenvpnPeers) -> None:
-    inst = Instance("site", status_file=str(vpn.status_file), interface="tun9", sys_root=str(vpn.sys_root))
+    inst = Instance(name="site", status_file=str(vpn.status_file), interface="tun9", sys_root=str(vpn.sys_root))
     r = OpenvpnCollector(Path("/"), [inst]).collect()
     assert r.state["instances"][0]["iface_error"].startswith("interface tun9 not found")
     assert r.state["instances"][0]["up"]

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from collectors.base import CollectorError, ParseError
-from collectors.openvpn import Instance, read_interface, tuning_hints
-from collectors.openvpn_status import (
+from collectors.network.openvpn.collector import read_interface, tuning_hints
+from collectors.network.openvpn.config import Instance
+from collectors.network.openvpn.status import (
     VpnClient,
     VpnStatus,
     parse_load_stats,
@@ -203,7 +204,7 @@ def test_the_tun_interface_is_read_from_sysfs_and_a_missing_value_left_out(tmp_p
     assert str(err.value) == f"interface tun9 not found under {tmp_path / 'class' / 'net'}"
 
 
-SLOW = Instance("site-b", interface="tun0", config_file="/etc/openvpn/site-b.conf", path_mtu=1420, link_mbps=20)
+SLOW = Instance(name="site-b", interface="tun0", config_file="/etc/openvpn/site-b.conf", path_mtu=1420, link_mbps=20)
 QUEUE = {"saw": "120 packets dropped on tun0 in the last 30.0s with a transmit queue of 500",
          "do": "raise the tun queue: add `txqueuelen 1000` to /etc/openvpn/site-b.conf (or `ip link set tun0 "
                "txqueuelen 1000` now)"}
@@ -228,12 +229,12 @@ def fast(mbit: str) -> dict[str, str]:
     (SLOW, {}, None, {"mssfix": ["1400"]}, None, []),
     (SLOW, {}, None, {"tun-mtu": ["1400"]}, None, []),
     (SLOW, {}, None, {"fragment": ["1300"]}, None, []),
-    (Instance("x", config_file="/c.conf", path_mtu=1500), {}, None, {}, None, []),
-    (Instance("x", link_mbps=50), {}, None, {}, None, [fast("50")]),
-    (Instance("x", link_mbps=49), {}, None, {}, 5e6, []),
-    (Instance("x"), {}, None, {}, 5e6 + 1, [fast("40")]),
-    (Instance("x", link_mbps=100), {}, None, {"rcvbuf": ["524288"]}, None, []),
-    (Instance("x", link_mbps=100), {}, None, None, None, []),
+    (Instance(name="x", config_file="/c.conf", path_mtu=1500), {}, None, {}, None, []),
+    (Instance(name="x", link_mbps=50), {}, None, {}, None, [fast("50")]),
+    (Instance(name="x", link_mbps=49), {}, None, {}, 5e6, []),
+    (Instance(name="x"), {}, None, {}, 5e6 + 1, [fast("40")]),
+    (Instance(name="x", link_mbps=100), {}, None, {"rcvbuf": ["524288"]}, None, []),
+    (Instance(name="x", link_mbps=100), {}, None, None, None, []),
 ])
 def test_tuning_hints_at_their_edges(inst: Instance, iface: dict[str, int], drops: int | None,
                                      conf: dict[str, list[str]] | None, rate: float | None,
@@ -242,7 +243,7 @@ def test_tuning_hints_at_their_edges(inst: Instance, iface: dict[str, int], drop
 
 
 def test_a_hint_without_a_config_file_says_where_in_words() -> None:
-    got = tuning_hints(Instance("x", interface="tun1"), {"tx_queue_len": 10}, 5, None, None, None)
+    got = tuning_hints(Instance(name="x", interface="tun1"), {"tx_queue_len": 10}, 5, None, None, None)
     assert got == [{"saw": "5 packets dropped on tun1 in the last 0.0s with a transmit queue of 10",
                     "do": "raise the tun queue: add `txqueuelen 1000` to the instance's config (or `ip link set tun1 "
                           "txqueuelen 1000` now)"}]

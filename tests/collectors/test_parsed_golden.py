@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 
 from collectors.base import CollectorError, ParseError
-from collectors.bonding import parse_bonding
-from collectors.frr import parse_bgp_neighbors, parse_bgp_summary
-from collectors.mdadm import parse_mdadm_detail
-from collectors.mdstat import parse_mdstat
-from collectors.openvpn_status import parse_status
-from collectors.smart import judge_health, parse_smartctl_json, parse_smartctl_scan
+from collectors.disks.mdraid.mdadm import parse_mdadm_detail
+from collectors.disks.mdraid.mdstat import parse_mdstat
+from collectors.disks.smart.smartctl import judge_health, parse_smartctl_json, parse_smartctl_scan
+from collectors.network.bonding.collector import parse_bonding
+from collectors.network.frr.collector import parse_bgp_neighbors, parse_bgp_summary
+from collectors.network.openvpn.status import parse_status
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 GOLDEN = Path(__file__).parent.parent / "golden" / "parsed"

@@ -13,8 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from collectors.base import CollectorError, NoData, ParseError
-from collectors.hwmon import Fan, HwmonCollector, Rail, parse_hwmon_dir
-from collectors.nut import NutCollector, UpsdTarget, parse_list_var
+from collectors.home.hwmon.collector import HwmonCollector, parse_hwmon_dir
+from collectors.home.hwmon.config import Fan, Rail
+from collectors.home.nut.collector import NutCollector, parse_list_var
+from collectors.home.nut.config import UpsdTarget
+from collectors.snmpwire import SnmpTarget
 from tests.peers import running
 from tests.peers.nut import NutPeer
 
@@ -143,9 +146,9 @@ def hwmon_tree(root: Path, fan2_rpm: int = 1100, in4_mv: int = 1100, cpu_temp: i
     return root
 
 
-RAILS = [Rail("12V battery bus", "nct6798", "in4", multiplier=12.0, min=11.4, max=14.6)]
-FANS = [Fan("HBA fan", "nct6798", "fan2"), Fan("case fan", "nct6798", "fan1", min_rpm=500),
-        Fan("PSU fan (no tach)", holds="k10temp/temp1", max_celsius=70)]
+RAILS = [Rail(name="12V battery bus", chip="nct6798", sensor="in4", multiplier=12.0, min=11.4, max=14.6)]
+FANS = [Fan(name="HBA fan", chip="nct6798", sensor="fan2"), Fan(name="case fan", chip="nct6798", sensor="fan1", min_rpm=500),
+        Fan(name="PSU fan (no tach)", holds="k10temp/temp1", max_celsius=70)]
 
 
 def test_rails_are_scaled_and_judged_against_their_limits(tmp_path: Path) -> None:
@@ -177,7 +180,7 @@ def test_every_sensor_is_exported_with_its_chip(tmp_path: Path) -> None:
 
 
 def test_a_configured_rail_on_a_missing_sensor_is_a_warning(tmp_path: Path) -> None:
-    r = HwmonCollector(hwmon_tree(tmp_path), [Rail("5V", "nct6798", "in9")]).collect()
+    r = HwmonCollector(hwmon_tree(tmp_path), [Rail(name="5V", chip="nct6798", sensor="in9")]).collect()
     assert r.warnings == ["rail '5V': no sensor in9 on chip nct6798"]
 
 
@@ -204,7 +207,7 @@ def test_no_sysfs_content_crashes_the_parser(files: dict[str, str]) -> None:
 # --- UPS-MIB over SNMP -------------------------------------------------------------------
 
 def test_ups_mib_values_map_to_nut_variables() -> None:
-    from collectors.upsmib import ups_mib_to_nut
+    from collectors.home.nut.upsmib import ups_mib_to_nut
 
     assert ups_mib_to_nut({"output_source": 5, "battery_status": 3, "charge_remaining": 42, "battery_voltage": 121,
                            "minutes_remaining": 7, "output_load": 30}) == {
@@ -216,7 +219,6 @@ def test_ups_mib_values_map_to_nut_variables() -> None:
 
 @pytest.mark.peers
 def test_a_ups_with_a_network_card_is_read_through_ups_mib_from_a_real_snmpd() -> None:
-    from collectors.snmp import Target
     from tests.peers.snmpd import Snmpd
 
     mib = "\n".join(f"override .1.3.6.1.2.1.33.1.{oid} integer {v}" for oid, v in (
@@ -225,7 +227,7 @@ def test_a_ups_with_a_network_card_is_read_through_ups_mib_from_a_real_snmpd() -
     agent = Snmpd(base, extra=mib)
     try:
         agent.up()
-        target = Target("rack-ups", "127.0.0.1", agent.port, community=agent.community, timeout=1, retries=0)
+        target = SnmpTarget(name="rack-ups", host="127.0.0.1", port=agent.port, community=agent.community, timeout=1, retries=0)
         r = NutCollector([], snmp_targets=[target]).collect()
     finally:
         agent.down()

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from collectors.base import CollectorError, NoData, ParseError
-from collectors.hwmon import Fan, HwmonCollector, Rail, judge_fan, judge_rail, read_hwmon
-from collectors.nut import UpsState, parse_list_ups, parse_list_var, ups_state
-from collectors.upsmib import ups_mib_to_nut
+from collectors.home.hwmon.collector import HwmonCollector, judge_fan, judge_rail, read_hwmon
+from collectors.home.hwmon.config import Fan, Rail
+from collectors.home.nut.collector import UpsState, parse_list_ups, parse_list_var, ups_state
+from collectors.home.nut.upsmib import ups_mib_to_nut
 from tests.collectors.golden import as_json, matches_golden
 from tests.collectors.test_power import FANS, RAILS, hwmon_tree
 
@@ -101,18 +102,18 @@ def test_an_agent_without_a_usable_output_source_is_not_a_ups(source: int | None
 
 
 @pytest.mark.parametrize("fan, rpm, fan_min, held, want", [
-    (Fan("f", "c", "fan1"), None, None, None, (True, "no reading")),
-    (Fan("f", "c", "fan1"), 0, None, None, (True, "0 RPM")),
-    (Fan("f", "c", "fan1"), 1, None, None, (False, "1 RPM")),
-    (Fan("f", "c", "fan1"), 299, 300, None, (True, "299 RPM under its minimum 300")),
-    (Fan("f", "c", "fan1"), 300, 300, None, (False, "300 RPM")),
-    (Fan("f", "c", "fan1", min_rpm=500), 400, 300, None, (True, "400 RPM under its minimum 500")),
-    (Fan("f", "c", "fan1", min_rpm=0), 100, 300, None, (False, "100 RPM")),
-    (Fan("f", holds="k10temp/temp1", max_celsius=70), None, None, 70.0, (False, "no tach; k10temp/temp1 at 70.0 °C")),
-    (Fan("f", holds="k10temp/temp1", max_celsius=70), None, None, 70.1,
+    (Fan(name="f", chip="c", sensor="fan1"), None, None, None, (True, "no reading")),
+    (Fan(name="f", chip="c", sensor="fan1"), 0, None, None, (True, "0 RPM")),
+    (Fan(name="f", chip="c", sensor="fan1"), 1, None, None, (False, "1 RPM")),
+    (Fan(name="f", chip="c", sensor="fan1"), 299, 300, None, (True, "299 RPM under its minimum 300")),
+    (Fan(name="f", chip="c", sensor="fan1"), 300, 300, None, (False, "300 RPM")),
+    (Fan(name="f", chip="c", sensor="fan1", min_rpm=500), 400, 300, None, (True, "400 RPM under its minimum 500")),
+    (Fan(name="f", chip="c", sensor="fan1", min_rpm=0), 100, 300, None, (False, "100 RPM")),
+    (Fan(name="f", holds="k10temp/temp1", max_celsius=70), None, None, 70.0, (False, "no tach; k10temp/temp1 at 70.0 °C")),
+    (Fan(name="f", holds="k10temp/temp1", max_celsius=70), None, None, 70.1,
      (True, "no tach; k10temp/temp1 is 70.1 °C, over the 70 °C it should hold")),
-    (Fan("f", holds="k10temp/temp1", max_celsius=70), None, None, None, (False, "no tach and no temperature to judge by")),
-    (Fan("f", holds="k10temp/temp1"), None, None, 90.0, (False, "no tach and no temperature to judge by")),
+    (Fan(name="f", holds="k10temp/temp1", max_celsius=70), None, None, None, (False, "no tach and no temperature to judge by")),
+    (Fan(name="f", holds="k10temp/temp1"), None, None, 90.0, (False, "no tach and no temperature to judge by")),
 ])
 def test_a_fan_is_judged_by_its_tach_or_by_what_it_cools(fan: Fan, rpm: float | None, fan_min: float | None,
                                                          held: float | None, want: tuple[bool, str]) -> None:
@@ -120,13 +121,13 @@ def test_a_fan_is_judged_by_its_tach_or_by_what_it_cools(fan: Fan, rpm: float | 
 
 
 @pytest.mark.parametrize("rail, raw, want", [
-    (Rail("r", "c", "in4", multiplier=12, offset=0.1, min=11.4, max=14.6), 1.1, (13.3, True)),
-    (Rail("r", "c", "in4", min=11.4, max=14.6), 11.4, (11.4, True)),
-    (Rail("r", "c", "in4", min=11.4, max=14.6), 14.6, (14.6, True)),
-    (Rail("r", "c", "in4", min=11.4, max=14.6), 14.61, (14.61, False)),
-    (Rail("r", "c", "in4", min=11.4), 99.0, (99.0, True)),
-    (Rail("r", "c", "in4", max=14.6), -1.0, (-1.0, True)),
-    (Rail("r", "c", "in4"), None, (None, None)),
+    (Rail(name="r", chip="c", sensor="in4", multiplier=12, offset=0.1, min=11.4, max=14.6), 1.1, (13.3, True)),
+    (Rail(name="r", chip="c", sensor="in4", min=11.4, max=14.6), 11.4, (11.4, True)),
+    (Rail(name="r", chip="c", sensor="in4", min=11.4, max=14.6), 14.6, (14.6, True)),
+    (Rail(name="r", chip="c", sensor="in4", min=11.4, max=14.6), 14.61, (14.61, False)),
+    (Rail(name="r", chip="c", sensor="in4", min=11.4), 99.0, (99.0, True)),
+    (Rail(name="r", chip="c", sensor="in4", max=14.6), -1.0, (-1.0, True)),
+    (Rail(name="r", chip="c", sensor="in4"), None, (None, None)),
 ])
 def test_a_rail_is_scaled_then_judged_against_its_limits_inclusive(rail: Rail, raw: float | None,
                                                                    want: tuple[float | None, bool | None]) -> None:

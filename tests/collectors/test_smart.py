@@ -10,7 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from collectors.base import ParseError
-from collectors.smart import FAILING, OK, WARNING, judge_health, parse_smartctl_json, parse_smartctl_scan
+from collectors.disks.smart.smartctl import (
+    FAILING,
+    OK,
+    WARNING,
+    judge_health,
+    parse_smartctl_json,
+    parse_smartctl_scan,
+)
 
 DIR = Path(__file__).parent.parent / "fixtures" / "smartctl"
 DEVICE_FILES = sorted(p.name for p in DIR.iterdir() if "scan" not in p.name and p.name != "scrutiny__smart-fail.json")

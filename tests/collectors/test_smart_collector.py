@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from collectors.base import CollectorError
-from collectors.disklocation import BayRule
-from collectors.smartdisks import SmartCollector
+from collectors.disks.location import BayRule
+from collectors.disks.smart.collector import SmartCollector
 
 FIX = Path(__file__).parent.parent / "fixtures" / "smartctl"
 

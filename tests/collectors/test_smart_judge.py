@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from collectors.base import ParseError
-from collectors.smart import (
+from collectors.disks.smart.smartctl import (
     FAILING,
     OK,
     WARNING,

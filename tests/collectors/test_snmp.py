@@ -10,9 +10,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import collectors.snmp as snmp_module
+import collectors.network.snmp.collector as snmp_module
 from collectors.base import CollectorError
-from collectors.snmp import IF_TABLE, IF_X_TABLE, Port, SnmpCollector, Target, count_flaps, parse_if_walk
+from collectors.network.snmp.collector import (
+    IF_TABLE,
+    IF_X_TABLE,
+    Port,
+    SnmpCollector,
+    count_flaps,
+    parse_if_walk,
+)
+from collectors.snmpwire import SnmpTarget
 from tests.peers import running
 from tests.peers.snmpd import Snmpd
 
@@ -57,7 +65,7 @@ def test_the_collector_never_sends_a_set() -> None:
 
 
 def test_secrets_are_not_in_the_targets_repr() -> None:
-    t = Target("sw", "127.0.0.1", community="topsecret", auth_password="authpw", priv_password="privpw")
+    t = SnmpTarget(name="sw", host="127.0.0.1", community="topsecret", auth_password="authpw", priv_password="privpw")
     assert "topsecret" not in repr(t) and "authpw" not in repr(t)
 
 
@@ -72,7 +80,7 @@ def ports_of(c: SnmpCollector) -> dict[str, dict]:  # type: ignore[type-arg]
 
 
 def test_v2c_walk_reads_the_real_agents_ports(agent: Snmpd) -> None:
-    c = SnmpCollector([Target("sw", "127.0.0.1", agent.port, community=agent.community, timeout=1, retries=0)])
+    c = SnmpCollector([SnmpTarget(name="sw", host="127.0.0.1", port=agent.port, community=agent.community, timeout=1, retries=0)])
     r = c.collect()
     ports = {p["name"]: p for p in r.state["targets"][0]["ports"]}
     assert "lo" in ports and agent.veth[0] in ports
@@ -87,7 +95,7 @@ def test_v2c_walk_reads_the_real_agents_ports(agent: Snmpd) -> None:
 ])
 def test_v3_users_with_auth_and_privacy_work(agent: Snmpd, user: str, auth: str, priv: str | None, auth_proto: str,
                                              priv_proto: str) -> None:
-    t = Target("sw", "127.0.0.1", agent.port, version="3", user=user, auth_password=auth, priv_password=priv,
+    t = SnmpTarget(name="sw", host="127.0.0.1", port=agent.port, version="3", user=user, auth_password=auth, priv_password=priv,
                auth_protocol=auth_proto, priv_protocol=priv_proto, timeout=1, retries=0)
     assert "lo" in ports_of(SnmpCollector([t]))
 
@@ -100,7 +108,7 @@ def test_v3_users_with_auth_and_privacy_work(agent: Snmpd, user: str, auth: str,
      "unknown SNMPv3 user 'nobody'"),
 ])
 def test_wrong_credentials_give_clear_errors(agent: Snmpd, target_kw: dict, message: str) -> None:  # type: ignore[type-arg]
-    t = Target("sw", "127.0.0.1", agent.port, timeout=1, retries=0, **target_kw)
+    t = SnmpTarget(name="sw", host="127.0.0.1", port=agent.port, timeout=1, retries=0, **target_kw)
     with pytest.raises(CollectorError) as err:
         SnmpCollector([t]).collect()
     assert message in str(err.value)
@@ -110,15 +118,15 @@ def test_wrong_credentials_give_clear_errors(agent: Snmpd, target_kw: dict, mess
 def test_a_dead_target_is_an_error_and_does_not_hide_a_live_one(agent: Snmpd) -> None:
     from tests.peers.snmpd import free_udp_port
 
-    c = SnmpCollector([Target("dead", "127.0.0.1", free_udp_port(), community="x", timeout=0.5, retries=0),
-                       Target("sw", "127.0.0.1", agent.port, community=agent.community, timeout=1, retries=0)])
+    c = SnmpCollector([SnmpTarget(name="dead", host="127.0.0.1", port=free_udp_port(), community="x", timeout=0.5, retries=0),
+                       SnmpTarget(name="sw", host="127.0.0.1", port=agent.port, community=agent.community, timeout=1, retries=0)])
     r = c.collect()
     assert [t["up"] for t in r.state["targets"]] == [False, True]
     assert any("dead (127.0.0.1:" in w and "no response" in w for w in r.warnings)
 
 
 def test_a_bouncing_port_counts_flaps(agent: Snmpd) -> None:
-    c = SnmpCollector([Target("sw", "127.0.0.1", agent.port, community=agent.community, timeout=1, retries=0)])
+    c = SnmpCollector([SnmpTarget(name="sw", host="127.0.0.1", port=agent.port, community=agent.community, timeout=1, retries=0)])
     port = agent.veth[0]
 
     def poll_until(want_up: bool) -> dict:  # type: ignore[type-arg]

@@ -6,7 +6,16 @@ from __future__ import annotations
 import pytest
 
 from collectors.base import CollectorError
-from collectors.snmp import IF_TABLE, IF_X_TABLE, Port, Target, _value, count_flaps, explain, parse_if_walk
+from collectors.network.snmp.collector import (
+    IF_TABLE,
+    IF_X_TABLE,
+    Port,
+    _value,
+    count_flaps,
+    explain,
+    parse_if_walk,
+)
+from collectors.snmpwire import SnmpTarget
 
 
 def port(**kw: object) -> Port:
@@ -73,8 +82,8 @@ class WrongDigest(Exception):
     pass
 
 
-V2 = Target("rack-sw", "192.0.2.10", 161, community="c", timeout=1.5, retries=2)
-V3 = Target("core", "192.0.2.11", 1161, version="3", user="monitor", timeout=2, retries=0)
+V2 = SnmpTarget(name="rack-sw", host="192.0.2.10", port=161, community="c", timeout=1.5, retries=2)
+V3 = SnmpTarget(name="core", host="192.0.2.11", port=1161, version="3", user="monitor", timeout=2, retries=0)
 
 
 @pytest.mark.parametrize("target, indication, message", [
@@ -96,7 +105,7 @@ V3 = Target("core", "192.0.2.11", 1161, version="3", user="monitor", timeout=2, 
                                              "package"),
     (V2, "something else", "rack-sw (192.0.2.10:161): something else"),
 ])
-def test_pysnmp_errors_become_words_a_user_can_act_on(target: Target, indication: object, message: str) -> None:
+def test_pysnmp_errors_become_words_a_user_can_act_on(target: SnmpTarget, indication: object, message: str) -> None:
     assert explain(target, indication) == message
 
 

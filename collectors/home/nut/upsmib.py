@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from collectors.base import CollectorError
-from collectors.snmp import Target, _auth, explain
+from collectors.snmpwire import SnmpTarget, auth_data, explain
 
 UPS_MIB = "1.3.6.1.2.1.33.1"
 OIDS = {
@@ -43,7 +43,7 @@ def ups_mib_to_nut(values: dict[str, int | None]) -> dict[str, str]:
     return out
 
 
-async def read_ups_mib(target: Target) -> dict[str, int | None]:
+async def read_ups_mib(target: SnmpTarget) -> dict[str, int | None]:
     """GET the UPS-MIB scalars; a value the agent lacks comes back as None."""
     from pysnmp.hlapi.v3arch import asyncio as h
 
@@ -51,7 +51,7 @@ async def read_ups_mib(target: Target) -> dict[str, int | None]:
     try:
         transport = await h.UdpTransportTarget.create((target.host, target.port), timeout=target.timeout,
                                                       retries=target.retries)
-        err, status, _, vbs = await h.get_cmd(engine, _auth(target), transport, h.ContextData(),
+        err, status, _, vbs = await h.get_cmd(engine, auth_data(target), transport, h.ContextData(),
                                               *(h.ObjectType(h.ObjectIdentity(o)) for o in OIDS.values()))
         if err:
             raise CollectorError(explain(target, err))

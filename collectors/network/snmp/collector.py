@@ -23,7 +23,7 @@ from collectors.base import (
     Runner,
     Sample,
 )
-from collectors.plugin import CollectorPlugin
+from collectors.snmpwire import SnmpTarget, auth_data, explain
 
 IF_TABLE = "1.3.6.1.2.1.2.2.1"
 IF_X_TABLE = "1.3.6.1.2.1.31.1.1.1"
@@ -111,66 +111,7 @@ def count_flaps(prev: dict[str, Any] | None, port: Port) -> int:
     return 2 if moved else 0
 
 
-@dataclass(frozen=True)
-class Target:
-    name: str
-    host: str
-    port: int = 161
-    version: str = "2c"  # "2c" or "3"
-    community: str | None = None
-    user: str | None = None
-    auth_protocol: str = "SHA"
-    auth_password: str | None = None
-    priv_protocol: str = "AES"
-    priv_password: str | None = None
-    timeout: float = 2.0
-    retries: int = 1
-
-    def __repr__(self) -> str:  # never show secrets in logs or errors
-        return f"Target({self.name!r}, {self.host}:{self.port}, v{self.version})"
-
-
-def _auth(target: Target):
-    from pysnmp.hlapi.v3arch import asyncio as h
-
-    if target.version == "2c":
-        if not target.community:
-            raise CollectorError(f"{target.name}: SNMP v2c needs a community")
-        return h.CommunityData(target.community, mpModel=1)
-    auth = {"MD5": h.usmHMACMD5AuthProtocol, "SHA": h.usmHMACSHAAuthProtocol,
-            "SHA-224": h.usmHMAC128SHA224AuthProtocol, "SHA-256": h.usmHMAC192SHA256AuthProtocol,
-            "SHA-384": h.usmHMAC256SHA384AuthProtocol, "SHA-512": h.usmHMAC384SHA512AuthProtocol,
-            "none": h.usmNoAuthProtocol}[target.auth_protocol]
-    priv = {"AES": h.usmAesCfb128Protocol, "AES-192": h.usmAesCfb192Protocol, "AES-256": h.usmAesCfb256Protocol,
-            "DES": h.usmDESPrivProtocol, "none": h.usmNoPrivProtocol}[target.priv_protocol]
-    if not target.user:
-        raise CollectorError(f"{target.name}: SNMP v3 needs a user")
-    return h.UsmUserData(target.user, target.auth_password if target.auth_password else None,
-                         target.priv_password if target.priv_password else None, authProtocol=auth, privProtocol=priv)
-
-
-def explain(target: Target, indication: object) -> str:
-    """pysnmp's error indications in words a user can act on."""
-    name = type(indication).__name__ if not isinstance(indication, str) else indication
-    text = str(indication)
-    where = f"{target.name} ({target.host}:{target.port})"
-    # pysnmp's indications by class, or by their text ("No SNMP response received before
-    # timeout", "Wrong SNMP PDU digest", "Unknown USM user", "Unsupported SNMP security level").
-    if "RequestTimedOut" in name or "timed out" in text.lower() or "before timeout" in text.lower():
-        hint = "wrong community, " if target.version == "2c" else ""
-        return f"{where}: no response within {target.timeout:g}s x {target.retries + 1} ({hint}wrong address, or agent down)"
-    if "WrongDigest" in name or "digest" in text.lower():
-        return f"{where}: SNMPv3 authentication failed (wrong auth password or protocol for user {target.user!r})"
-    if "UnknownUserName" in name or "unknown user" in text.lower() or "unknown usm user" in text.lower():
-        return f"{where}: unknown SNMPv3 user {target.user!r}"
-    if "UnsupportedSecLevel" in name or "security level" in text.lower():
-        return f"{where}: user {target.user!r} does not support this security level (auth/priv settings)"
-    if "Ciphering services not available" in text:
-        return f"{where}: SNMPv3 privacy needs the 'cryptography' package"
-    return f"{where}: {text}"
-
-
-async def walk(target: Target) -> tuple[int | None, list[tuple[str, Any]]]:
+async def walk(target: SnmpTarget) -> tuple[int | None, list[tuple[str, Any]]]:
     """sysUpTime and the varbinds of ifTable and ifXTable. Only GET and GETBULK are ever sent."""
     from pysnmp.hlapi.v3arch import asyncio as h
 
@@ -178,7 +119,7 @@ async def walk(target: Target) -> tuple[int | None, list[tuple[str, Any]]]:
     try:
         transport = await h.UdpTransportTarget.create((target.host, target.port), timeout=target.timeout,
                                                       retries=target.retries)
-        auth = _auth(target)
+        auth = auth_data(target)
         err, status, _, vbs = await h.get_cmd(engine, auth, transport, h.ContextData(),
                                               h.ObjectType(h.ObjectIdentity(SYS_UPTIME)))
         if err:
@@ -225,7 +166,7 @@ class SnmpCollector(Collector):
         "rackpulse_snmp_interface_flaps_total": MetricSpec("Link flaps rackpulse has seen.", "counter"),
     }
 
-    def __init__(self, targets: Sequence[Target], walker: Callable[[Target], Awaitable[Any]] | None = None) -> None:
+    def __init__(self, targets: Sequence[SnmpTarget], walker: Callable[[SnmpTarget], Awaitable[Any]] | None = None) -> None:
         self.targets = list(targets)
         # The I/O seam: the real SNMP walk by default; the demo plugs in its simulated switch.
         self.walker = walker or walk
@@ -265,7 +206,7 @@ class SnmpCollector(Collector):
         result.state = {"targets": views}
         return result
 
-    def _target_view(self, target: Target, ports: list[Port], result: CollectResult) -> dict[str, Any]:
+    def _target_view(self, target: SnmpTarget, ports: list[Port], result: CollectResult) -> dict[str, Any]:
         out = []
         s = result.samples
         for p in ports:
@@ -297,19 +238,8 @@ class SnmpCollector(Collector):
         return {"name": target.name, "host": target.host, "up": True, "ports": out}
 
 
-def targets_from(raw: Sequence[Any]) -> list[Target]:
-    """Targets from their config tables (the SNMP section's and the NUT section's UPS-MIB ones)."""
-    return [Target(name=t.name, host=t.host, port=t.port, version=t.version, community=t.secret("community"),
-                   user=t.user, auth_protocol=t.auth_protocol, auth_password=t.secret("auth_password"),
-                   priv_protocol=t.priv_protocol, priv_password=t.secret("priv_password"), timeout=t.timeout,
-                   retries=t.retries) for t in raw]
-
-
 # -- plug-in -----------------------------------------------------------------------------
 
 def build(cfg: Any, runner: Runner) -> Collector:
     """The collector from its section, [collectors.snmp]."""
-    return SnmpCollector(targets_from(cfg.collectors.snmp.targets))
-
-
-PLUGIN = CollectorPlugin("snmp", SnmpCollector, build)
+    return SnmpCollector(cfg.collectors.snmp.targets)

@@ -12,7 +12,7 @@ import time
 from typing import Any, ClassVar
 
 from collectors.base import Collector, CollectorError, CollectResult, Entity, MetricSpec, Runner, Sample
-from collectors.isg_map import (
+from collectors.home.heatpump.isg_map import (
     BLOCKS,
     CONTROLLERS,
     HOLDING,
@@ -22,7 +22,6 @@ from collectors.isg_map import (
     fields_for,
     status_bits_for,
 )
-from collectors.plugin import CollectorPlugin
 
 log = logging.getLogger("collectors.heatpump")
 # pymodbus logs every failed connect and read at ERROR, every poll; we log transitions ourselves.
@@ -227,6 +226,3 @@ def build(cfg: Any, runner: Runner) -> Collector:
     """The collector from its section, [collectors.heatpump]."""
     c = cfg.collectors.heatpump
     return HeatpumpCollector(c.host, c.port, c.unit, c.command_timeout)
-
-
-PLUGIN = CollectorPlugin("heatpump", HeatpumpCollector, build)

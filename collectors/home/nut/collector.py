@@ -27,8 +27,8 @@ from collectors.base import (
     Sample,
     read_line,
 )
-from collectors.plugin import CollectorPlugin
-from collectors.snmp import targets_from
+from collectors.home.nut.config import UpsdTarget
+from collectors.snmpwire import SnmpTarget
 
 FLAGS = ("OL", "OB", "LB", "HB", "RB", "CHRG", "DISCHRG", "BYPASS", "CAL", "OFF", "OVER", "TRIM", "BOOST", "FSD",
          "ALARM", "WAIT")
@@ -161,15 +161,6 @@ class NutClient:
                 return lines
 
 
-@dataclass(frozen=True)
-class UpsdTarget:
-    host: str = "127.0.0.1"
-    port: int = 3493
-    username: str | None = None
-    password: str | None = None
-    ups: tuple[str, ...] = ()  # empty: every UPS upsd knows
-
-
 class NutCollector(Collector):
     name: ClassVar[str] = "nut"
     metrics: ClassVar[dict[str, MetricSpec]] = {
@@ -185,7 +176,7 @@ class NutCollector(Collector):
         "rackpulse_ups_on_battery_seconds": MetricSpec("How long the UPS has been on battery (0 on mains)."),
     }
 
-    def __init__(self, targets: Sequence[UpsdTarget], timeout: float = 5.0, snmp_targets: Sequence[Any] = ()) -> None:
+    def __init__(self, targets: Sequence[UpsdTarget], timeout: float = 5.0, snmp_targets: Sequence[SnmpTarget] = ()) -> None:
         self.targets = list(targets)
         self.snmp_targets = list(snmp_targets)  # UPSes with a network card: UPS-MIB over SNMP
         self.timeout = timeout
@@ -196,15 +187,15 @@ class NutCollector(Collector):
             raise NoData("no upsd or UPS-MIB agent configured")
         result = CollectResult()
         views: list[dict[str, Any]] = []
-        for st in self.snmp_targets:
+        for card in self.snmp_targets:
             try:
-                views.append(self._ups(ups_state(st.name, self._snmp_vars(st)), result))
+                views.append(self._ups(ups_state(card.name, self._snmp_vars(card)), result))
             except CollectorError as exc:
                 result.warnings.append(str(exc))
-                views.append({"name": st.name, "up": False, "error": str(exc)})
+                views.append({"name": card.name, "up": False, "error": str(exc)})
         for t in self.targets:
             try:
-                with NutClient(t.host, t.port, self.timeout, t.username, t.password) as c:
+                with NutClient(t.host, t.port, self.timeout, t.username, t.password_value()) as c:
                     names = list(t.ups) or list(parse_list_ups(c.list("UPS")))
                     for name in names:
                         try:
@@ -225,7 +216,7 @@ class NutCollector(Collector):
     def _snmp_vars(self, target: Any) -> dict[str, str]:
         import asyncio
 
-        from collectors.upsmib import read_ups_mib, ups_mib_to_nut
+        from collectors.home.nut.upsmib import read_ups_mib, ups_mib_to_nut
 
         return ups_mib_to_nut(asyncio.run(read_ups_mib(target)))
 
@@ -266,10 +257,5 @@ class NutCollector(Collector):
 
 def build(cfg: Any, runner: Runner) -> Collector:
     """The collector from its section, [collectors.nut]."""
-    targets = [UpsdTarget(u.host, u.port, u.username,
-                          u.password_file.read_text().strip() if u.password_file else None, tuple(u.ups))
-               for u in cfg.collectors.nut.upsd]
-    return NutCollector(targets, cfg.collectors.nut.command_timeout, targets_from(cfg.collectors.nut.snmp))
-
-
-PLUGIN = CollectorPlugin("nut", NutCollector, build)
+    c = cfg.collectors.nut
+    return NutCollector(c.upsd, c.command_timeout, c.snmp)

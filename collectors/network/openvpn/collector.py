@@ -7,7 +7,6 @@ from __future__ import annotations
 import socket
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -25,27 +24,14 @@ from collectors.base import (
     read_line,
     read_text,
 )
-from collectors.openvpn_status import (
+from collectors.network.openvpn.config import Instance
+from collectors.network.openvpn.status import (
     VpnStatus,
     parse_load_stats,
     parse_openvpn_config,
     parse_state,
     parse_status,
 )
-from collectors.plugin import CollectorPlugin
-
-
-@dataclass(frozen=True)
-class Instance:
-    name: str
-    status_file: str | None = None
-    management: str | None = None  # "127.0.0.1:7505" or "/run/openvpn/server.sock"
-    management_password_file: str | None = None
-    interface: str | None = None  # "tun0"
-    config_file: str | None = None
-    sys_root: str | None = None  # where the tun's /sys/class/net lives (another netns's sysfs mount)
-    path_mtu: int | None = None  # the smallest MTU on the path, if known (e.g. 1420 over 3G)
-    link_mbps: float | None = None  # the uplink speed, for buffer advice
 
 
 class Management:
@@ -307,8 +293,5 @@ class OpenvpnCollector(Collector):
 def build(cfg: Any, runner: Runner) -> Collector:
     """The collector from its section, [collectors.openvpn]."""
     c = cfg.collectors.openvpn
-    return OpenvpnCollector(Path(cfg.host_root), [Instance(**i.model_dump()) for i in c.instances],
+    return OpenvpnCollector(Path(cfg.host_root), c.instances,
                             c.command_timeout, c.max_status_age)
-
-
-PLUGIN = CollectorPlugin("openvpn", OpenvpnCollector, build)

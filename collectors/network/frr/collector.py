@@ -27,7 +27,6 @@ from collectors.base import (
     Sample,
     run_command,
 )
-from collectors.plugin import CollectorPlugin
 
 STATES = ("Established", "Active", "Connect", "Idle", "OpenSent", "OpenConfirm", "Clearing", "Deleted")
 _AFI_RE = re.compile(r"^(ipv4|ipv6|l2Vpn|vpnv4|vpnv6|flowspec)[A-Za-z0-9]*$", re.I)
@@ -240,6 +239,3 @@ class FrrCollector(Collector):
 def build(cfg: Any, runner: Runner) -> Collector:
     """The collector from its section, [collectors.frr]."""
     return FrrCollector(cfg.collectors.frr.vtysh, cfg.collectors.frr.command_timeout, runner)
-
-
-PLUGIN = CollectorPlugin("frr", FrrCollector, build)

@@ -26,7 +26,7 @@ from collectors.base import (
     Sample,
     host_path,
 )
-from collectors.plugin import CollectorPlugin
+from collectors.home.hwmon.config import Fan, Rail
 
 _FILE_RE = re.compile(r"^(in|fan|temp|pwm|curr|power)(\d+)(?:_(\w+))?$")
 SCALE = {"in": 0.001, "temp": 0.001, "fan": 1.0, "curr": 0.001, "power": 1e-6, "pwm": 1.0}
@@ -105,28 +105,6 @@ def read_hwmon(host_root: Path) -> list[Sensor]:
     if not out and not entries:
         raise NoData("no hwmon chips")
     return out
-
-
-@dataclass(frozen=True)
-class Rail:
-    name: str  # "12V battery bus"
-    chip: str
-    sensor: str  # "in4"
-    multiplier: float = 1.0  # divider scaling, like lm-sensors `compute in4 @*12, @/12`
-    offset: float = 0.0
-    min: float | None = None
-    max: float | None = None
-
-
-@dataclass(frozen=True)
-class Fan:
-    name: str  # "HBA fan"
-    chip: str | None = None
-    sensor: str | None = None  # "fan2"; None for a fan without a tach line
-    min_rpm: float | None = None
-    # For a fan without tach: the temperature it should hold ("chip/temp3") and its ceiling.
-    holds: str | None = None
-    max_celsius: float | None = None
 
 
 def judge_rail(rail: Rail, raw_volts: float | None) -> tuple[float | None, bool | None]:
@@ -232,8 +210,4 @@ class HwmonCollector(Collector):
 def build(cfg: Any, runner: Runner) -> Collector:
     """The collector from its section, [collectors.hwmon]."""
     c = cfg.collectors.hwmon
-    return HwmonCollector(Path(cfg.host_root), [Rail(**r.model_dump()) for r in c.rails],
-                          [Fan(**f.model_dump()) for f in c.fans])
-
-
-PLUGIN = CollectorPlugin("hwmon", HwmonCollector, build)
+    return HwmonCollector(Path(cfg.host_root), c.rails, c.fans)

@@ -19,9 +19,14 @@ from collectors.base import (
     Sample,
     run_command,
 )
-from collectors.disklocation import BayRule, bay_rules, read_locations
-from collectors.plugin import CollectorPlugin
-from collectors.smart import HEALTH_NAMES, SmartDisk, judge_health, parse_smartctl_json, parse_smartctl_scan
+from collectors.disks.location import BayRule, bay_rules, read_locations
+from collectors.disks.smart.smartctl import (
+    HEALTH_NAMES,
+    SmartDisk,
+    judge_health,
+    parse_smartctl_json,
+    parse_smartctl_scan,
+)
 
 log = logging.getLogger("collectors.smart")
 
@@ -205,6 +210,3 @@ def build(cfg: Any, runner: Runner) -> Collector:
         accepted.setdefault(a.serial, {})[a.attribute] = a.value
     return SmartCollector(Path(cfg.host_root), c.smartctl, c.devices, c.nocheck, c.command_timeout,
                           c.temperature_warning, bay_rules(b.model_dump() for b in cfg.disks.bays), accepted, runner)
-
-
-PLUGIN = CollectorPlugin("smart", SmartCollector, build)

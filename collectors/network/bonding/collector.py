@@ -25,7 +25,6 @@ from collectors.base import (
     host_path,
     read_text,
 )
-from collectors.plugin import CollectorPlugin
 
 MODES = {
     "load balancing (round-robin)": "balance-rr",
@@ -239,6 +238,3 @@ class BondingCollector(Collector):
 def build(cfg: Any, runner: Runner) -> Collector:
     """The collector from its section, [collectors.bonding]."""
     return BondingCollector(Path(cfg.host_root), cfg.collectors.bonding.bonds)
-
-
-PLUGIN = CollectorPlugin("bonding", BondingCollector, build)

@@ -25,10 +25,9 @@ from collectors.base import (
     read_text,
     run_command,
 )
-from collectors.disklocation import BayRule, DiskLocation, base_device, bay_rules, read_locations
-from collectors.mdadm import MdadmDetail, parse_mdadm_detail
-from collectors.mdstat import MdArray, parse_mdstat
-from collectors.plugin import CollectorPlugin
+from collectors.disks.location import BayRule, DiskLocation, base_device, bay_rules, read_locations
+from collectors.disks.mdraid.mdadm import MdadmDetail, parse_mdadm_detail
+from collectors.disks.mdraid.mdstat import MdArray, parse_mdstat
 
 log = logging.getLogger("collectors.mdraid")
 
@@ -321,6 +320,3 @@ def build(cfg: Any, runner: Runner) -> Collector:
     c = cfg.collectors.mdraid
     return MdraidCollector(Path(cfg.host_root), c.mdadm, c.detail, c.command_timeout,
                            bay_rules(b.model_dump() for b in cfg.disks.bays), runner)
-
-
-PLUGIN = CollectorPlugin("mdraid", MdraidCollector, build)

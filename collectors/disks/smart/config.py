@@ -1,0 +1,25 @@
+"""[collectors.smart]: which disks smartctl asks, and how (never waking a sleeping disk)."""
+
+from __future__ import annotations
+
+from pydantic import field_validator
+
+from collectors.config import Argv, CollectorBase, Seconds
+
+
+class SmartConfig(CollectorBase):
+    interval: Seconds = 300.0
+    timeout: Seconds = 60.0
+    smartctl: Argv = ["smartctl"]
+    # Devices to query; empty means `smartctl --scan` decides.
+    devices: list[str] = []
+    # Never wake a sleeping disk: smartctl --nocheck=<this>. "never" disables the check.
+    nocheck: str = "standby"
+    temperature_warning: float = 50.0
+
+    @field_validator("nocheck")
+    @classmethod
+    def _nocheck(cls, v: str) -> str:
+        if v not in ("never", "sleep", "standby", "idle"):
+            raise ValueError("must be one of never, sleep, standby, idle")
+        return v

@@ -1,0 +1,94 @@
+"""What is wrong, said once. Each collector's findings() turns its state into Findings; the
+overview tile, the alert rules and the webhook text all read those same words.
+
+A Finding with a `rule` raises that alert (the collector declares the rule with its default
+severity and timing); one without a rule is shown on the tile only ("md0 recovery 12.0%")."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+OK, WARN, BAD, UNKNOWN = "ok", "warning", "failing", "unknown"
+RANK = {OK: 0, UNKNOWN: 1, WARN: 2, BAD: 3}
+
+
+def worst(levels: list[str]) -> str:
+    return max(levels, key=lambda x: RANK[x]) if levels else UNKNOWN
+
+
+@dataclass(frozen=True)
+class Finding:
+    level: str  # WARN or BAD: how the tile shows it
+    text: str  # the words for a person: tile, alert summary, webhook
+    rule: str | None = None  # the alert it raises, if any
+    subject: str = ""  # what the alert is about (one alert per rule and subject)
+    labels: Mapping[str, Any] = field(default_factory=dict)  # for routing and templates; None values dropped
+
+
+@dataclass(frozen=True)
+class RuleSpec:
+    """A built-in alert rule, as the collector that finds it declares it; [alerts.rules.<name>]
+    overrides severity and timing."""
+
+    name: str
+    severity: str = "critical"  # critical | warning | info
+    for_seconds: float = 0.0
+    reminder_hours: float = 0.0
+
+
+class Status(Protocol):
+    """What findings may read of the collector's last run (the scheduler's CollectorStatus)."""
+
+    up: bool | None
+    no_data: bool
+    last_error: str | None
+
+
+@dataclass
+class Judging:
+    """What a findings function may use besides its state. `rose` keeps a little memory across
+    evaluations (flapping is a counter rising within an hour); the alert evaluator and the
+    pages each hold their own."""
+
+    host: str = ""
+    now: float = field(default_factory=time.time)
+    status: Status | None = None
+    flap_count: int = 3
+    flap_window: float = 3600.0
+    disk_hot_celsius: float = 50.0
+    memory: dict[str, deque[tuple[float, float]]] = field(default_factory=dict)
+
+    def rose(self, key: str, counter: float) -> int:
+        """How much `counter` rose within the flap window."""
+        q = self.memory.setdefault(key, deque())
+        q.append((self.now, counter))
+        while q and self.now - q[0][0] > self.flap_window:
+            q.popleft()
+        return int(max(0.0, counter - q[0][1]))
+
+
+# An entity page's charts: kind -> (the key's parts, [(title, metric, {label: part index or "attr:x"})]).
+ChartSpec = tuple[tuple[str, ...], list[tuple[str, str, dict[str, int | str]]]]
+
+FindingsFn = Callable[[dict[str, Any], Judging], list[Finding]]
+
+
+@dataclass(frozen=True)
+class Tile:
+    """The collector's tile on the overview. `all_clear(state, judging)` says what is fine in
+    words ("3 arrays clean"), or None when there is nothing to show (the tile is then hidden
+    unless something is wrong). Collectors naming the same title share one tile (Power)."""
+
+    title: str
+    href: str
+    all_clear: Callable[[dict[str, Any], Judging], str | None]
+
+
+def first(texts: list[str], n: int = 3) -> str:
+    """A few findings' words and how many more there are: a tile stays one line."""
+    more = f"; and {len(texts) - n} more" if len(texts) > n else ""
+    return "; ".join(texts[:n]) + more

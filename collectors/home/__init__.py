@@ -1,0 +1,1 @@
+"""The house around the rack: heat pump, UPS, rails and fans."""

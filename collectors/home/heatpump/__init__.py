@@ -1,0 +1,9 @@
+"""A Stiebel Eltron heat pump behind an ISG, over Modbus TCP, read only."""
+
+from collectors.home.heatpump import findings
+from collectors.home.heatpump.collector import HeatpumpCollector, build
+from collectors.home.heatpump.config import HeatpumpConfig
+from collectors.plugin import CollectorPlugin
+
+PLUGIN = CollectorPlugin("heatpump", HeatpumpCollector, build, HeatpumpConfig, domain="home",
+                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE)

@@ -1,0 +1,35 @@
+"""What is wrong with rails and fans, in the words the tile, the alert and the webhook share."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from collectors.findings import BAD, ChartSpec, Finding, Judging, RuleSpec, Tile
+
+RULES = (RuleSpec("rail_out_of_range", "critical", 30), RuleSpec("fan_stalled", "critical", 30))
+
+
+def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
+    out = []
+    for r in state.get("rails", []):
+        if r["ok"] is False:
+            out.append(Finding(BAD, f"{r['name']} at {r['volts']:.2f} V, outside {r['min']}-{r['max']} V",
+                               "rail_out_of_range", r["name"], {"rail": r["name"]}))
+    for f in state.get("fans", []):
+        if f["stalled"]:
+            out.append(Finding(BAD, f"{f['name']} stalled: {f['why']}", "fan_stalled", f["name"], {"fan": f["name"]}))
+    return out
+
+
+def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
+    parts = (["rails in range"] if state.get("rails") else []) + (["fans turning"] if state.get("fans") else [])
+    return ", ".join(parts) or None
+
+
+TILE = Tile("Power", "/power", all_clear)
+
+CHARTS: dict[str, ChartSpec] = {
+    "sensor": (("chip", "sensor"), [("Reading", "attr:metric", {"chip": 0, "sensor": 1})]),
+    "rail": (("rail",), [("Voltage", "rackpulse_rail_voltage_volts", {"rail": 0})]),
+    "fan": (("fan",), [("Speed (RPM)", "rackpulse_fan_speed_rpm", {"fan": 0})]),
+}

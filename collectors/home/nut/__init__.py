@@ -1,0 +1,9 @@
+"""UPSes through NUT's upsd, or UPS-MIB for one with a network card."""
+
+from collectors.home.nut import findings
+from collectors.home.nut.collector import NutCollector, build
+from collectors.home.nut.config import NutConfig
+from collectors.plugin import CollectorPlugin
+
+PLUGIN = CollectorPlugin("nut", NutCollector, build, NutConfig, domain="home",
+                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS)

@@ -1,0 +1,1 @@
+"""The network: BGP, bonds, VPN tunnels, switch ports."""

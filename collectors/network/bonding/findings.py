@@ -1,0 +1,38 @@
+"""What is wrong with bonds, in the words the tile, the alert and the webhook share."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile
+
+RULES = (RuleSpec("bond_slave_down", "warning", 60), RuleSpec("bond_slave_flapping", "warning"))
+
+
+def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
+    out = []
+    for b in state.get("bonds", []):
+        slaves = b["slaves"]
+        all_down = bool(slaves) and not any(s["up"] for s in slaves)
+        for s in slaves:
+            subject, labels = f"{b['name']}/{s['name']}", {"bond": b["name"], "slave": s["name"]}
+            if not s["up"]:
+                out.append(Finding(BAD if all_down else WARN, f"bond {b['name']}: slave {s['name']} down "
+                                   f"({b['slaves_up']}/{len(slaves)} up)", "bond_slave_down", subject, labels))
+            rose = judging.rose(f"bond:{subject}", s["link_failures"])
+            if rose >= judging.flap_count:
+                out.append(Finding(WARN, f"bond {b['name']}: slave {s['name']} failed {rose} times in the last hour",
+                                   "bond_slave_flapping", subject, labels))
+    return out
+
+
+def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
+    bonds = state.get("bonds", [])
+    return f"{len(bonds)} bonds, all slaves up" if bonds else None
+
+
+TILE = Tile("Bonds", "/network#bonds", all_clear)
+
+CHARTS: dict[str, ChartSpec] = {"bond_slave": (("bond", "slave"), [
+    ("Link up (1 = up)", "rackpulse_bond_slave_up", {"bond": 0, "slave": 1}),
+    ("Link failures", "rackpulse_bond_slave_link_failures_total", {"bond": 0, "slave": 1})])}

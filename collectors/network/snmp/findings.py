@@ -1,0 +1,40 @@
+"""What is wrong with switch ports, in the words the tile, the alert and the webhook share."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile
+
+RULES = (RuleSpec("switch_port_flapping", "warning"),)
+# A port that changed state this often since rackpulse started is worth a look on the tile.
+SHOWN_FLAPS = 4
+
+
+def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
+    out = []
+    for t in state.get("targets", []):
+        if not t["up"]:
+            out.append(Finding(BAD, f"switch {t['name']} unreachable: {t.get('error')}"))
+        for p in t["ports"]:
+            alias = f"({p['alias']}) " if p.get("alias") else ""
+            rose = judging.rose(f"port:{t['name']}/{p['name']}", p["flaps"])
+            if rose >= judging.flap_count:
+                out.append(Finding(WARN, f"{t['name']} port {p['name']} {alias}changed state {rose} times in the "
+                                   "last hour", "switch_port_flapping", f"{t['name']}/{p['name']}",
+                                   {"target": t["name"], "interface": p["name"]}))
+            elif p["flaps"] >= SHOWN_FLAPS:
+                out.append(Finding(WARN, f"{t['name']} port {p['name']} {alias}flapped {p['flaps']}x"))
+    return out
+
+
+def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
+    targets = state.get("targets", [])
+    return f"{sum(len(t['ports']) for t in targets)} ports" if targets else None
+
+
+TILE = Tile("Switch ports", "/network#switches", all_clear)
+
+CHARTS: dict[str, ChartSpec] = {"switch_port": (("target", "interface"), [
+    ("Oper up (1 = up)", "rackpulse_snmp_interface_oper_up", {"target": 0, "interface": 1}),
+    ("Flaps", "rackpulse_snmp_interface_flaps_total", {"target": 0, "interface": 1})])}

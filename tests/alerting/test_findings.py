@@ -1,0 +1,150 @@
+"""Findings are said once: the overview tile and the alert read the same words. These tests
+drive the healthy demo capture into trouble and check the tile and the conditions agree, and
+that what is only worth a look (a rebuild, a port that flapped long ago) stays on the tile."""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app import views
+from app.alerting.conditions import BUILTIN, Conditions
+from app.scheduler import CollectorStatus, Snapshot
+from collectors import plugins
+from collectors.findings import BAD, OK, WARN, Finding, Judging, first
+
+HEALTHY = Path(__file__).resolve().parent.parent / "fixtures" / "demo" / "healthy-states.json"
+States = dict[str, Any]
+
+
+def snapshot(change: Callable[[States], None] = lambda s: None, **statuses: CollectorStatus) -> Snapshot:
+    now = time.time()
+    snap = Snapshot(host="demo-nas", states=copy.deepcopy(json.loads(HEALTHY.read_text())))
+    snap.statuses = {n: CollectorStatus(n, 60, 30, up=True, last_run=now, last_success=now) for n in snap.states}
+    snap.statuses.update(statuses)
+    change(snap.states)
+    return snap
+
+
+def tiles(snap: Snapshot) -> dict[str, dict[str, Any]]:
+    return {t["title"]: t for t in views.tiles(snap)}
+
+
+def test_every_built_in_rule_is_declared_by_exactly_one_collector_or_the_app() -> None:
+    declared = [r.name for p in plugins().values() for r in p.rules]
+    assert len(declared) == len(set(declared))
+    assert set(BUILTIN) == set(declared) | {"collector_down", "agent_silent", "agent_clock_skew", "agent_cardinality"}
+
+
+def test_a_healthy_host_shows_every_tile_all_clear_in_plug_in_order() -> None:
+    got = [(t["title"], t["level"], t["reason"]) for t in views.tiles(snapshot())]
+    assert [t for t, _, _ in got] == ["Arrays", "Disks", "Bonds", "BGP", "VPN", "Switch ports", "Heat pump", "Power"]
+    assert all(level == OK for _, level, _ in got)
+    reasons = dict((t, r) for t, _, r in got)
+    assert reasons["Arrays"].endswith("arrays clean") and reasons["Power"] == "rails in range, fans turning, on mains"
+
+
+def test_the_tile_and_the_alert_say_the_same_words() -> None:
+    def fail(s: States) -> None:
+        s["hwmon"]["fans"][0].update(rpm=0.0, stalled=True, why="0 RPM")
+        s["nut"]["ups"][0].update(on_battery=True, charge=64.0)
+
+    snap = snapshot(fail)
+    power = tiles(snap)["Power"]
+    said = {c.summary for c in Conditions().build(snap)}
+    assert power["level"] == BAD
+    assert power["reason"] == "HBA fan stalled: 0 RPM; UPS ups12v on battery (64% charge)"
+    assert {"HBA fan stalled: 0 RPM", "UPS ups12v on battery (64% charge)"} <= said
+
+
+def test_a_rebuild_is_shown_on_the_tile_but_raises_no_alert_of_its_own() -> None:
+    def rebuild(s: States) -> None:
+        s["mdraid"]["arrays"][0].update(sync_action="check", sync_ratio=0.5)
+        s["mdraid"]["arrays"][-1].update(sync_action="resync", sync_ratio=0.123)
+
+    snap = snapshot(rebuild)
+    arrays = tiles(snap)["Arrays"]
+    name = snap.states["mdraid"]["arrays"][-1]["name"]
+    assert (arrays["level"], arrays["reason"]) == (WARN, f"{name} resync 12.3%")
+    assert Conditions().build(snap) == []
+    assert views.array_level(snap.states["mdraid"]["arrays"][0]) == OK  # a check is routine
+
+
+def test_a_tile_stays_one_line_when_many_things_are_wrong() -> None:
+    assert first(["a", "b", "c", "d", "e"]) == "a; b; c; and 2 more"
+    assert first(["a", "b"]) == "a; b"
+
+
+def test_the_worst_findings_come_first_on_a_shared_tile() -> None:
+    def sag(s: States) -> None:
+        s["nut"]["ups"][0].update(on_battery=True, charge=80.0)
+        s["hwmon"]["rails"][0].update(volts=11.0, ok=False)
+
+    reason = tiles(snapshot(sag))["Power"]["reason"]
+    assert reason.index("12V battery bus at 11.00 V") < reason.index("UPS ups12v on battery")
+
+
+def test_a_collector_without_anything_to_show_has_no_tile() -> None:
+    snap = snapshot(lambda s: s.update(frr={"peers": []}))
+    assert "BGP" not in tiles(snap)
+    del snap.states["mdraid"], snap.statuses["mdraid"]
+    assert "Arrays" not in tiles(snap)
+
+
+def test_an_array_collector_that_ran_and_found_none_says_so() -> None:
+    snap = snapshot(lambda s: s.update(mdraid={"arrays": []}))
+    assert (tiles(snap)["Arrays"]["level"], tiles(snap)["Arrays"]["reason"]) == (OK, "no arrays seen")
+
+
+def test_an_unreachable_heat_pump_is_a_failing_tile_and_a_warning_alert() -> None:
+    down = CollectorStatus("heatpump", 30, 10, up=False, last_error="Modbus: no answer within 3s")
+    snap = snapshot(heatpump=down)
+    assert tiles(snap)["Heat pump"]["reason"] == "heat pump unreachable: Modbus: no answer within 3s"
+    assert [(c.rule, c.subject) for c in Conditions().build(snap) if c.rule.startswith("heatpump")] == [
+        ("heatpump_unreachable", "heatpump")]
+    assert BUILTIN["heatpump_unreachable"].severity == "warning"
+
+
+@pytest.mark.parametrize(("down", "level"), [(1, WARN), (6, BAD)])
+def test_a_bond_is_failing_only_when_every_slave_is_down(down: int, level: str) -> None:
+    def drop(s: States) -> None:
+        bond = s["bonding"]["bonds"][0]
+        for slave in bond["slaves"][:down]:
+            slave["up"] = False
+        bond["slaves_up"] = len(bond["slaves"]) - down
+
+    assert tiles(snapshot(drop))["Bonds"]["level"] == level
+
+
+def test_a_port_that_flapped_since_start_is_shown_and_one_flapping_now_is_also_alerted() -> None:
+    def flaps(n: int) -> Callable[[States], None]:
+        return lambda s: s["snmp"]["targets"][0]["ports"][0].update(flaps=n)
+
+    shown = tiles(snapshot(flaps(4)))["Switch ports"]
+    assert shown["level"] == WARN and "flapped 4x" in shown["reason"]
+    cond = Conditions(flap_count=3)
+    assert not [c for c in cond.build(snapshot(flaps(0)), now=1000.0) if c.rule == "switch_port_flapping"]
+    (c,) = [c for c in cond.build(snapshot(flaps(3)), now=1060.0) if c.rule == "switch_port_flapping"]
+    assert "changed state 3 times in the last hour" in c.summary
+
+
+def test_judging_counts_a_rise_within_the_window_only() -> None:
+    j = Judging(now=0.0, flap_window=3600.0)
+    assert j.rose("k", 5) == 0
+    j.now = 1800.0
+    assert j.rose("k", 8) == 3
+    j.now = 3601.0
+    assert j.rose("k", 9) == 1  # the first reading fell out of the window
+    j.now = 3700.0
+    assert j.rose("k", 2) == 0  # a counter reset is not a negative rise
+
+
+def test_a_finding_without_a_rule_never_becomes_a_condition() -> None:
+    f = Finding(WARN, "just look")
+    assert f.rule is None and f.labels == {}
