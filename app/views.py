@@ -85,6 +85,22 @@ def overview(snap: Snapshot) -> dict[str, Any]:
             "overall": worst([t["level"] for t in tile_list] + [c["level"] for c in collectors])}
 
 
+def pages() -> dict[str, str]:
+    """The pages the collector plug-ins' sections make, page -> title, in plug-in order."""
+    out: dict[str, str] = {}
+    for p in plugins().values():
+        if p.section is not None:
+            out.setdefault(p.section.page, p.section.title)
+    return out
+
+
+def sections(snap: Snapshot, page: str) -> list[dict[str, Any]]:
+    """What a page shows: each of its collectors' sections, with what the section reads."""
+    return [{"name": name, "template": f"{name}/section.html", "status": snap.statuses.get(name),
+             "v": p.section.view(snap.states.get(name) or {})}
+            for name, p in plugins().items() if p.section is not None and p.section.page == page]
+
+
 def bgp_peers(snap: Snapshot) -> list[dict[str, Any]]:
     return list(snap.states.get("frr", {}).get("peers", []))
 

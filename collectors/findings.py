@@ -88,6 +88,13 @@ class Tile:
     all_clear: Callable[[dict[str, Any], Judging], str | None]
 
 
+def items(state: dict[str, Any], key: str) -> list[Any]:
+    """A list in a collector's state. An empty state is one not collected yet (nothing to show);
+    a state without the key is one of another shape (an agent of another version): KeyError,
+    so the server keeps the last state it understood."""
+    return list(state[key]) if state else []
+
+
 def first(texts: list[str], n: int = 3) -> str:
     """A few findings' words and how many more there are: a tile stays one line."""
     more = f"; and {len(texts) - n} more" if len(texts) > n else ""

@@ -2,7 +2,8 @@
 entry point group `rackpulse.collectors` (pyproject.toml's [project.entry-points]). A package
 of its own can ship one the same way. Everything rackpulse knows of a collector comes from
 here: its config section's model, how to build it, its metrics (on the Collector class), what
-is wrong (findings, with the alert rules they raise), its overview tile, its entity charts."""
+is wrong (findings, with the alert rules they raise), its overview tile, its entity charts,
+its section of a page."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any
 
 from collectors.base import Collector, Runner
@@ -21,6 +23,18 @@ GROUP = "rackpulse.collectors"
 # (a third party's) comes last.
 DOMAINS = ("host", "disks", "storage", "network", "probes", "home")
 log = logging.getLogger("rackpulse.collectors")
+
+@dataclass(frozen=True)
+class Section:
+    """The collector's part of a page: `section.html` in `folder`, rendered with `v`, what
+    `view(state)` makes of its state (plus `status`, its last run). Pages are named by the
+    plug-ins: every page a section names is served at /<page> and linked in the navigation."""
+
+    page: str  # "network": served at /network
+    title: str  # the page's title, "Network"
+    folder: Path  # the collector's package folder, holding section.html
+    view: Callable[[dict[str, Any]], dict[str, Any]] = dict
+
 
 def _none(state: dict[str, Any], judging: Judging) -> list[Finding]:
     return []
@@ -37,6 +51,7 @@ class CollectorPlugin:
     rules: tuple[RuleSpec, ...] = ()  # the alert rules its findings raise
     tile: Tile | None = None
     charts: dict[str, ChartSpec] = field(default_factory=dict)
+    section: Section | None = None
 
 
 def _order(plugin: CollectorPlugin) -> tuple[int, str]:

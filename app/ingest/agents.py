@@ -301,6 +301,8 @@ class Agents:
                 # The state is the agent's; an agent of another version may shape it differently.
                 # Pages and alerts must not break on it: try it here, keep the last good one if not.
                 views.overview(snap)
+                for page in views.pages():
+                    views.sections(snap, page)
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
                 bad = sorted({r.collector for r in fresh if isinstance(r, RunRecord)})
                 for name in bad:

@@ -44,8 +44,8 @@ async def disks_page(request: Request, s: Site = Page) -> HTMLResponse:
     arrs = views.arrays(snap)
     pulls = [(a, m) for a in arrs for m in views.pull_list(a)]
     bays = [b.label for b in s.cfg.disks.bays] if snap.host == s.cfg.host else views.bays_seen(snap)
-    return s.render(request, "disks.html", arrays=arrs, disks=views.disks(snap), pulls=pulls,
-                    array_level=views.array_level, shelves=views.bay_map(snap, bays))
+    return s.render(request, "disks.html", pulls=pulls, shelves=views.bay_map(snap, bays),
+                    sections=views.sections(snap, "disks"))
 
 
 @router.get("/disks/{key:path}", response_class=HTMLResponse, name="disk")
@@ -58,26 +58,6 @@ def disk_page(request: Request, key: str, range: str = "24h", s: Site = Page) ->
     events = store.events("disk", key) + (store.events("bay", disk["bay"]) if disk and disk.get("bay") else [])
     events.sort(key=lambda e: e["ts"], reverse=True)
     return s.render(request, "disk.html", disk=disk, stored=stored, key=key, events=events[:100],
-                    range=_range(range), ranges=list(RANGES))
-
-
-@router.get("/network", response_class=HTMLResponse, name="network")
-async def network_page(request: Request, s: Site = Page) -> HTMLResponse:
-    snap, _ = s.view(request)
-    return s.render(request, "network.html", peers=views.bgp_peers(snap), vpns=views.vpn_instances(snap),
-                    bonds=views.bonds(snap), switches=views.switches(snap), peer_level=views.peer_level)
-
-
-@router.get("/power", response_class=HTMLResponse, name="power")
-async def power_page(request: Request, s: Site = Page) -> HTMLResponse:
-    snap, _ = s.view(request)
-    return s.render(request, "power.html", ups=views.ups_list(snap), hw=views.power(snap))
-
-
-@router.get("/heatpump", response_class=HTMLResponse, name="heatpump")
-async def heatpump_page(request: Request, range: str = "24h", s: Site = Page) -> HTMLResponse:  # noqa: A002
-    snap, _ = s.view(request)
-    return s.render(request, "heatpump.html", hp=views.heatpump(snap), status=snap.statuses.get("heatpump"),
                     range=_range(range), ranges=list(RANGES))
 
 
@@ -124,3 +104,21 @@ def hosts_revoke(host: str, s: Site = Page) -> Response:
     if not revoke(s.engine, host):
         raise HTTPException(404, f"no live token for {host!r}")
     return RedirectResponse("/hosts", status_code=303)
+
+
+def section_page(page: str, title: str) -> Any:
+    """A page made of its collectors' sections (network, power, heat pump, and whatever page a
+    plug-in names): served at /<page>, for this host or an agent host."""
+
+    async def handler(request: Request, range: str = "24h", s: Site = Page) -> HTMLResponse:  # noqa: A002
+        snap, _ = s.view(request)
+        return s.render(request, "section_page.html", title=title, sections=views.sections(snap, page),
+                        range=_range(range), ranges=list(RANGES))
+
+    return handler
+
+
+for _page, _title in views.pages().items():
+    if _page != "disks":  # the disks page also draws the bay map, above its sections
+        router.add_api_route(f"/{_page}", section_page(_page, _title), methods=["GET"], response_class=HTMLResponse,
+                             name=_page)

@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from fastapi import Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse
-from jinja2 import Environment, FileSystemLoader, select_autoescape
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PrefixLoader, select_autoescape
 from sqlalchemy import Engine
 
 from app import views
@@ -22,6 +22,7 @@ from app.ingest.agents import Agents, agent_conditions, list_agents
 from app.scheduler import Scheduler, Snapshot
 from app.storage.store import Store
 from app.web.sessions import COOKIE, CSRF_COOKIE, Sessions, Throttle
+from collectors import plugins
 
 log = logging.getLogger("rackpulse.web")
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,8 +30,12 @@ RANGES = {"1h": 3600, "6h": 6 * 3600, "24h": 86400, "7d": 7 * 86400, "30d": 30 *
 
 
 def templates() -> Environment:
-    env = Environment(loader=FileSystemLoader(ROOT / "templates"), autoescape=select_autoescape(["html"]))
+    # A page's own template from templates/, a collector's section from its folder ("frr/section.html").
+    sections = PrefixLoader({name: FileSystemLoader(p.section.folder) for name, p in plugins().items() if p.section})
+    env = Environment(loader=ChoiceLoader([FileSystemLoader(ROOT / "templates"), sections]),
+                      autoescape=select_autoescape(["html"]))
     env.globals["ICON"] = views.ICON
+    env.globals["PAGES"] = views.pages()
     env.filters["ago"] = lambda ts: "never" if not ts else f"{int(time.time() - ts)}s ago"
     env.filters["duration"] = human_duration
     env.filters["bytes"] = human_bytes

@@ -1,9 +1,15 @@
 """md RAID arrays: /proc/mdstat and `mdadm --detail`, each member with its disk and bay."""
 
+from pathlib import Path
+
 from collectors.disks.mdraid import findings
 from collectors.disks.mdraid.collector import MdraidCollector, build
 from collectors.disks.mdraid.config import MdraidConfig
-from collectors.plugin import CollectorPlugin
+from collectors.findings import items
+from collectors.plugin import CollectorPlugin, Section
 
+SECTION = Section("disks", "Disks and arrays", Path(__file__).parent,
+                  lambda state: {"arrays": [{**a, "health": findings.array_level(a)} for a in items(state, "arrays")]})
 PLUGIN = CollectorPlugin("mdraid", MdraidCollector, build, MdraidConfig, domain="disks",
-                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS)
+                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
+                         section=SECTION)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.findings import BAD, OK, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile, worst
+from collectors.findings import BAD, OK, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile, items, worst
 
 RULES = (RuleSpec("array_degraded", "critical", 0, 12), RuleSpec("array_member_failed", "critical", 0, 12))
 REBUILDING = ("resync", "recovery", "reshape", "repair")  # a check is routine, not a finding
@@ -57,11 +57,11 @@ def array_level(a: dict[str, Any]) -> str:
 
 
 def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
-    return [f for a in state.get("arrays", []) for f in array_findings(a)]
+    return [f for a in items(state, "arrays") for f in array_findings(a)]
 
 
 def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
-    arrays = state.get("arrays", [])
+    arrays = items(state, "arrays")
     if arrays:
         return f"{len(arrays)} arrays clean"
     return "no arrays seen" if judging.status is not None else None

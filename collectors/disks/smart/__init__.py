@@ -1,9 +1,14 @@
 """Disks through `smartctl --json`: health judged in words, serials, bays."""
 
+from pathlib import Path
+
 from collectors.disks.smart import findings
 from collectors.disks.smart.collector import SmartCollector, build
 from collectors.disks.smart.config import SmartConfig
-from collectors.plugin import CollectorPlugin
+from collectors.plugin import CollectorPlugin, Section
 
+SECTION = Section("disks", "Disks and arrays", Path(__file__).parent,
+                  lambda state: {"disks": findings.disks(state)})
 PLUGIN = CollectorPlugin("smart", SmartCollector, build, SmartConfig, domain="disks",
-                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE)
+                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
+                         section=SECTION)

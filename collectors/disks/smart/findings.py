@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.findings import BAD, WARN, Finding, Judging, RuleSpec, Tile
+from collectors.findings import BAD, WARN, Finding, Judging, RuleSpec, Tile, items
 
 RULES = (RuleSpec("disk_failing", "critical", 0, 24), RuleSpec("disk_warning", "warning"),
          RuleSpec("disk_hot", "warning", 600))
@@ -12,7 +12,7 @@ RULES = (RuleSpec("disk_failing", "critical", 0, 24), RuleSpec("disk_warning", "
 
 def disks(state: dict[str, Any]) -> list[dict[str, Any]]:
     """The disks by bay (natural to a person: where they sit), then by device."""
-    return sorted(state.get("disks", []), key=lambda d: (d.get("bay") or "~", d["device"]))
+    return sorted(items(state, "disks"), key=lambda d: (d.get("bay") or "~", d["device"]))
 
 
 def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
@@ -36,7 +36,7 @@ def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
 
 
 def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
-    n = len(state.get("disks", []))
+    n = len(items(state, "disks"))
     if n:
         return f"{n} disks healthy"
     return "no disks seen" if judging.status is not None else None

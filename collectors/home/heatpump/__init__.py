@@ -1,9 +1,14 @@
 """A Stiebel Eltron heat pump behind an ISG, over Modbus TCP, read only."""
 
+from pathlib import Path
+
 from collectors.home.heatpump import findings
 from collectors.home.heatpump.collector import HeatpumpCollector, build
 from collectors.home.heatpump.config import HeatpumpConfig
-from collectors.plugin import CollectorPlugin
+from collectors.plugin import CollectorPlugin, Section
 
+SECTION = Section("heatpump", "Heat pump", Path(__file__).parent,
+                  lambda state: {"hp": state or None})
 PLUGIN = CollectorPlugin("heatpump", HeatpumpCollector, build, HeatpumpConfig, domain="home",
-                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE)
+                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
+                         section=SECTION)

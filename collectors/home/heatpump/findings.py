@@ -13,7 +13,7 @@ def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
     status = judging.status
     if status is not None and status.up is False:
         return [Finding(BAD, f"heat pump unreachable: {status.last_error}", "heatpump_unreachable", "heatpump")]
-    if state and state.get("fault"):
+    if state and state["fault"]:
         return [Finding(BAD, f"heat pump fault: active error {state['active_error']}", "heatpump_fault", "heatpump",
                         {"error": state["active_error"]})]
     return []

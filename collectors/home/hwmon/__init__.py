@@ -1,9 +1,16 @@
 """hwmon sensors: the user's named rails and fans, and every other reading."""
 
+from pathlib import Path
+
+from collectors.findings import items
 from collectors.home.hwmon import findings
 from collectors.home.hwmon.collector import HwmonCollector, build
 from collectors.home.hwmon.config import HwmonConfig
-from collectors.plugin import CollectorPlugin
+from collectors.plugin import CollectorPlugin, Section
 
+SECTION = Section("power", "Power", Path(__file__).parent,
+                  lambda state: {"rails": items(state, "rails"), "fans": items(state, "fans"),
+                                            "sensors": items(state, "sensors")})
 PLUGIN = CollectorPlugin("hwmon", HwmonCollector, build, HwmonConfig, domain="home",
-                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS)
+                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
+                         section=SECTION)

@@ -4,25 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.findings import BAD, ChartSpec, Finding, Judging, RuleSpec, Tile
+from collectors.findings import BAD, ChartSpec, Finding, Judging, RuleSpec, Tile, items
 
 RULES = (RuleSpec("rail_out_of_range", "critical", 30), RuleSpec("fan_stalled", "critical", 30))
 
 
 def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
     out = []
-    for r in state.get("rails", []):
+    for r in items(state, "rails"):
         if r["ok"] is False:
             out.append(Finding(BAD, f"{r['name']} at {r['volts']:.2f} V, outside {r['min']}-{r['max']} V",
                                "rail_out_of_range", r["name"], {"rail": r["name"]}))
-    for f in state.get("fans", []):
+    for f in items(state, "fans"):
         if f["stalled"]:
             out.append(Finding(BAD, f"{f['name']} stalled: {f['why']}", "fan_stalled", f["name"], {"fan": f["name"]}))
     return out
 
 
 def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
-    parts = (["rails in range"] if state.get("rails") else []) + (["fans turning"] if state.get("fans") else [])
+    parts = (["rails in range"] if items(state, "rails") else []) + (["fans turning"] if items(state, "fans") else [])
     return ", ".join(parts) or None
 
 

@@ -1,9 +1,15 @@
 """UPSes through NUT's upsd, or UPS-MIB for one with a network card."""
 
+from pathlib import Path
+
+from collectors.findings import items
 from collectors.home.nut import findings
 from collectors.home.nut.collector import NutCollector, build
 from collectors.home.nut.config import NutConfig
-from collectors.plugin import CollectorPlugin
+from collectors.plugin import CollectorPlugin, Section
 
+SECTION = Section("power", "Power", Path(__file__).parent,
+                  lambda state: {"ups": items(state, "ups")})
 PLUGIN = CollectorPlugin("nut", NutCollector, build, NutConfig, domain="home",
-                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS)
+                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
+                         section=SECTION)

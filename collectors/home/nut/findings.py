@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile
+from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile, items
 
 RULES = (RuleSpec("ups_on_battery", "warning", 30), RuleSpec("ups_low_battery", "critical"))
 
@@ -22,7 +22,7 @@ def runtime(u: dict[str, Any]) -> str:
 
 def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
     out = []
-    for u in state.get("ups", []):
+    for u in items(state, "ups"):
         name = u["name"]
         if not u.get("up"):
             out.append(Finding(BAD, f"UPS {name}: {u.get('error')}"))
@@ -36,7 +36,7 @@ def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
 
 
 def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
-    return "on mains" if state.get("ups") else None
+    return "on mains" if items(state, "ups") else None
 
 
 TILE = Tile("Power", "/power", all_clear)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile
+from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile, items
 
 RULES = (RuleSpec("bond_slave_down", "warning", 60), RuleSpec("bond_slave_flapping", "warning"))
 
 
 def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
     out = []
-    for b in state.get("bonds", []):
+    for b in items(state, "bonds"):
         slaves = b["slaves"]
         all_down = bool(slaves) and not any(s["up"] for s in slaves)
         for s in slaves:
@@ -27,7 +27,7 @@ def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
 
 
 def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
-    bonds = state.get("bonds", [])
+    bonds = items(state, "bonds")
     return f"{len(bonds)} bonds, all slaves up" if bonds else None
 
 

@@ -1,9 +1,15 @@
 """BGP sessions from FRR's vtysh JSON, per VRF and address family."""
 
+from pathlib import Path
+
+from collectors.findings import items
 from collectors.network.frr import findings
 from collectors.network.frr.collector import FrrCollector, build
 from collectors.network.frr.config import FrrConfig
-from collectors.plugin import CollectorPlugin
+from collectors.plugin import CollectorPlugin, Section
 
+SECTION = Section("network", "Network", Path(__file__).parent,
+                  lambda state: {"peers": [{**p, "health": findings.peer_level(p)} for p in items(state, "peers")]})
 PLUGIN = CollectorPlugin("frr", FrrCollector, build, FrrConfig, domain="network",
-                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS)
+                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
+                         section=SECTION)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.findings import BAD, OK, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile
+from collectors.findings import BAD, OK, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile, items
 
 RULES = (RuleSpec("bgp_peer_down", "critical", 60, 12), RuleSpec("bgp_all_peers_down", "critical", 0, 4))
 
@@ -16,7 +16,7 @@ def peer_level(p: dict[str, Any]) -> str:
 
 
 def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
-    peers = state.get("peers", [])
+    peers = items(state, "peers")
     live = [p for p in peers if not p["admin_down"]]
     all_down = bool(live) and not any(p["up"] for p in live)
     out = []
@@ -36,7 +36,7 @@ def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
 
 
 def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
-    peers = state.get("peers", [])
+    peers = items(state, "peers")
     return f"{len(peers)} sessions Established" if peers else None
 
 

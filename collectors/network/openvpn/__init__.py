@@ -1,9 +1,15 @@
 """OpenVPN instances: status file or management interface, and their tun's drops."""
 
+from pathlib import Path
+
+from collectors.findings import items
 from collectors.network.openvpn import findings
 from collectors.network.openvpn.collector import OpenvpnCollector, build
 from collectors.network.openvpn.config import OpenvpnConfig
-from collectors.plugin import CollectorPlugin
+from collectors.plugin import CollectorPlugin, Section
 
+SECTION = Section("network", "Network", Path(__file__).parent,
+                  lambda state: {"instances": items(state, "instances")})
 PLUGIN = CollectorPlugin("openvpn", OpenvpnCollector, build, OpenvpnConfig, domain="network",
-                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS)
+                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
+                         section=SECTION)

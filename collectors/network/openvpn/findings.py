@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile
+from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile, items
 
 RULES = (RuleSpec("vpn_down", "critical", 120, 12), RuleSpec("vpn_tunnel_drops", "warning", 300))
 
 
 def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
     out = []
-    for v in state.get("instances", []):
+    for v in items(state, "instances"):
         name = v["name"]
         if not v["up"]:
             out.append(Finding(BAD, f"VPN {name} down: {v.get('error')}", "vpn_down", name, {"instance": name}))
@@ -23,7 +23,7 @@ def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
 
 
 def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
-    vpns = state.get("instances", [])
+    vpns = items(state, "instances")
     return f"{sum(len(v['clients']) for v in vpns)} clients connected" if vpns else None
 
 

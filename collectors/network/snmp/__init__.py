@@ -1,9 +1,15 @@
 """Switch ports over SNMP (IF-MIB): status, counters, flaps."""
 
+from pathlib import Path
+
+from collectors.findings import items
 from collectors.network.snmp import findings
 from collectors.network.snmp.collector import SnmpCollector, build
 from collectors.network.snmp.config import SnmpConfig
-from collectors.plugin import CollectorPlugin
+from collectors.plugin import CollectorPlugin, Section
 
+SECTION = Section("network", "Network", Path(__file__).parent,
+                  lambda state: {"targets": items(state, "targets")})
 PLUGIN = CollectorPlugin("snmp", SnmpCollector, build, SnmpConfig, domain="network",
-                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS)
+                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
+                         section=SECTION)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile
+from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile, items
 
 RULES = (RuleSpec("switch_port_flapping", "warning"),)
 # A port that changed state this often since rackpulse started is worth a look on the tile.
@@ -13,7 +13,7 @@ SHOWN_FLAPS = 4
 
 def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
     out = []
-    for t in state.get("targets", []):
+    for t in items(state, "targets"):
         if not t["up"]:
             out.append(Finding(BAD, f"switch {t['name']} unreachable: {t.get('error')}"))
         for p in t["ports"]:
@@ -29,7 +29,7 @@ def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
 
 
 def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
-    targets = state.get("targets", [])
+    targets = items(state, "targets")
     return f"{sum(len(t['ports']) for t in targets)} ports" if targets else None
 
 
