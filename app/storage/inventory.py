@@ -1,0 +1,99 @@
+"""Inventory: the entities each collector reports, their comings and goings as events, and the last state of each collector."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import select, update
+
+from app.storage.base import (
+    _STILL_HERE,
+    StoreBase,
+    _text,
+)
+from app.storage.models import (
+    collector_state,
+    entity,
+    entity_event,
+)
+from collectors.base import Entity
+
+
+class Inventory(StoreBase):
+    def load_states(self) -> dict[str, dict[str, Any]]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(collector_state.c.collector, collector_state.c.state)
+                                .where(collector_state.c.host == self.host))
+            return {c: json.loads(s) for c, s in rows}
+
+    # -- inventory ----------------------------------------------------------------------
+
+    def _load_entities(self, conn) -> dict[tuple[str, str], dict[str, Any]]:
+        if self._entities is None:
+            self._entities = {}
+            for kind, key, coll, attrs, present in conn.execute(
+                select(entity.c.kind, entity.c.key, entity.c.collector, entity.c.attrs, entity.c.present)
+                .where(entity.c.host == self.host)
+            ):
+                self._entities[(kind, key)] = {"collector": coll, "attrs": json.loads(attrs), "present": present}
+        return self._entities
+
+    def _sync_entities(self, conn, collector: str, now: float, ents: Sequence[Entity]) -> None:
+        """Diff the run's entities against the stored ones; every change becomes an event row."""
+        known = self._load_entities(conn)
+        events: list[dict[str, Any]] = []
+        seen = set()
+        for e in ents:
+            k = (e.kind, e.key)
+            seen.add(k)
+            attrs = json.loads(json.dumps(dict(e.attrs), default=str))
+            old = known.get(k)
+            base = {"host": self.host, "kind": e.kind, "key": e.key, "ts": now}
+            if old is None:
+                conn.execute(entity.insert().values(
+                    host=self.host, collector=collector, kind=e.kind, key=e.key, attrs=json.dumps(attrs),
+                    first_seen=now, last_seen=now, present=True,
+                ))
+                events.append({**base, "field": "present", "old": None, "new": "appeared"})
+            else:
+                changed = {f for f in set(attrs) | set(old["attrs"]) if attrs.get(f) != old["attrs"].get(f)}
+                for f in sorted(changed):
+                    events.append({**base, "field": f, "old": _text(old["attrs"].get(f)), "new": _text(attrs.get(f))})
+                if not old["present"]:
+                    events.append({**base, "field": "present", "old": "gone", "new": "back"})
+                if changed or not old["present"]:
+                    conn.execute(update(entity).where(
+                        entity.c.host == self.host, entity.c.kind == e.kind, entity.c.key == e.key
+                    ).values(attrs=json.dumps(attrs), last_seen=now, present=True))
+            known[k] = {"collector": collector, "attrs": attrs, "present": True}
+        for k, v in known.items():
+            if v["collector"] == collector and v["present"] and k not in seen:
+                v["present"] = False
+                conn.execute(update(entity).where(
+                    entity.c.host == self.host, entity.c.kind == k[0], entity.c.key == k[1]
+                ).values(present=False))
+                events.append({"host": self.host, "kind": k[0], "key": k[1], "ts": now,
+                               "field": "present", "old": "present", "new": "gone"})
+        # One statement for "still here" instead of one per unchanged entity.
+        conn.execute(_STILL_HERE, {"b_host": self.host, "b_collector": collector, "b_now": now})
+        if events:
+            conn.execute(entity_event.insert(), events)
+
+    def events(self, kind: str | None = None, key: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        q = select(entity_event).where(entity_event.c.host == self.host)
+        if kind:
+            q = q.where(entity_event.c.kind == kind)
+        if key:
+            q = q.where(entity_event.c.key == key)
+        q = q.order_by(entity_event.c.ts.desc(), entity_event.c.id.desc()).limit(limit)
+        with self.engine.connect() as conn:
+            return [dict(r._mapping) for r in conn.execute(q)]
+
+    def entities(self, kind: str) -> list[dict[str, Any]]:
+        q = select(entity).where(entity.c.host == self.host, entity.c.kind == kind).order_by(entity.c.key)
+        with self.engine.connect() as conn:
+            return [{**dict(r._mapping), "attrs": json.loads(r.attrs)} for r in conn.execute(q)]
+
+    # -- history ------------------------------------------------------------------------

@@ -1,0 +1,151 @@
+"""Writing: series, samples and collector runs in one transaction each; reading a series back."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+
+from sqlalchemy import func, select
+
+from app.storage.base import (
+    _RUN_INSERT,
+    RES_1H,
+    RES_5M,
+    ROLLUPS,
+    Late,
+    Point,
+    _pg_array,
+    labels_key,
+)
+from app.storage.inventory import Inventory
+from app.storage.models import (
+    sample,
+    series,
+)
+from app.storage.rollups import Rollups
+from collectors.base import CollectResult, Sample
+
+
+class SampleWriting(Rollups, Inventory):
+    """Writing a run (samples, its record, its state, its entities) in one transaction, refolding
+    what arrived late; reading a series back at the resolution a chart needs."""
+
+    def write_samples(self, conn, ts: int, samples: Sequence[Sample],
+                      skip: frozenset[str] = frozenset()) -> list[int]:
+        """Store one timestamp's samples (the non-finite and those in ``skip`` left out); returns
+        the series ids stored."""
+        keep = [s for s in samples if s.metric not in skip and math.isfinite(s.value)]
+        ids = self._sample_series_ids(conn, keep)
+        if ids and self.dialect == "postgresql":
+            conn.exec_driver_sql(self._unnest_one_ts_sql, (ts, _pg_array(ids), _pg_array([s.value for s in keep], float)))
+        elif ids:
+            conn.exec_driver_sql(self._insert_sql, [(sid, ts, s.value) for sid, s in zip(ids, keep, strict=True)])
+        return ids
+
+    def _sample_series_ids(self, conn, samples: Sequence[Sample]) -> list[int]:
+        """series_ids for samples, looked up by (metric, labels tuple) first: no JSON key per sample."""
+        cache = self._sample_ids
+        ids = [cache.get((s.metric, s.labels)) for s in samples]
+        missing = [i for i, sid in enumerate(ids) if sid is None]
+        if missing:
+            new = self.series_ids(conn, ((samples[i].metric, labels_key(samples[i].labels)) for i in missing))
+            for i, sid in zip(missing, new, strict=True):
+                cache[(samples[i].metric, samples[i].labels)] = ids[i] = sid
+        return ids  # type: ignore[return-value]  # every None was filled in above
+
+    def _insert_rows(self, conn, rows: Sequence[tuple[int, int, float]]) -> None:
+        if not rows:
+            return
+        if self.dialect == "postgresql":
+            sids, tss, vals = zip(*rows, strict=True)
+            conn.exec_driver_sql(self._unnest_sql, (_pg_array(sids), _pg_array(tss), _pg_array(vals, float)))
+        else:
+            conn.exec_driver_sql(self._insert_sql, list(rows))
+
+    def write_rows(self, rows: Sequence[tuple[int, int, float]]) -> None:
+        """Bulk insert of (series_id, ts, value) rows in one transaction (ingest path, bench)."""
+        with self.lock.shared(), self.engine.begin() as conn:
+            self._insert_rows(conn, rows)
+
+    # -- one collector run --------------------------------------------------------------
+
+    def write_run(
+        self,
+        collector: str,
+        started: float,
+        duration: float,
+        ok: bool,
+        error: str | None,
+        result: CollectResult | None,
+        skip: frozenset[str] = frozenset(),
+    ) -> None:
+        """Store one run atomically: its row, samples (except metrics in ``skip``), state and inventory."""
+        with self.lock.shared(), self.engine.begin() as conn:
+            self.write_run_in(conn, collector, started, duration, ok, error, result, skip)
+
+    def write_run_in(self, conn, collector: str, started: float, duration: float, ok: bool,
+                     error: str | None, result: CollectResult | None, skip: frozenset[str] = frozenset(),
+                     late: Late | None = None) -> int:
+        """write_run inside the caller's transaction (agent ingest: many runs, one commit). Returns samples stored.
+        Samples below the rollup claim (a run that outlasted a fold, an agent's backlog) are folded into
+        the rollups made for their time: at once, or via ``late`` when the caller refolds a whole batch."""
+        ts = int(started)
+        conn.execute(_RUN_INSERT, {"host": self.host, "collector": collector, "started": started,
+                                   "duration": duration, "ok": ok, "error": error[:2000] if error else None})
+        if result is None:
+            return 0
+        ids = self.write_samples(conn, ts, result.samples, skip)
+        mine = late is None
+        if ids:
+            late = late or Late(self.watermarks(conn)[0])
+            if ts < late.claim:
+                late.add(ids, ts)
+            if mine:
+                self.refold(conn, late)
+        conn.execute(self._state_upsert, {"host": self.host, "collector": collector, "updated": started,
+                                          "state": json.dumps(result.state, default=str)})
+        self._sync_entities(conn, collector, started, result.entities)
+        return len(ids)
+
+    def find_series(self, metric: str, **labels: str) -> int | None:
+        with self.engine.connect() as conn:
+            for sid, lab in conn.execute(select(series.c.id, series.c.labels)
+                                         .where(series.c.host == self.host, series.c.metric == metric)):
+                pairs = dict(tuple(p) for p in json.loads(lab))
+                if all(pairs.get(k) == v for k, v in labels.items()):
+                    return int(sid)
+        return None
+
+    def history(self, series_id: int, start: int, end: int, max_points: int = 1500) -> list[Point]:
+        """Points for a chart: raw samples for short ranges, rollups otherwise.
+
+        Rollups exist for finished buckets up to the watermark; the part after it is
+        aggregated from raw samples on the fly, so the newest data is always there.
+        """
+        span = max(end - start, 1)
+        if span / 30 <= max_points:  # raw at the collection interval fits
+            q = (select(sample.c.ts, sample.c.value).where(
+                sample.c.series_id == series_id, sample.c.ts >= start, sample.c.ts < end).order_by(sample.c.ts))
+            with self.engine.connect() as conn:
+                return [Point(t, v, v, v) for t, v in conn.execute(q).all()]
+        res = RES_5M if span / RES_5M <= max_points * 6 else RES_1H
+        watermark = self._watermark(res)
+        points: list[Point] = []
+        with self.engine.connect() as conn:
+            r = ROLLUPS[res]
+            q = (select(r.c.bucket, r.c.vmin, r.c.vavg, r.c.vmax).where(
+                r.c.series_id == series_id, r.c.bucket >= start // res,
+                r.c.bucket < min(end, watermark) // res).order_by(r.c.bucket))
+            # fetch all at once: row-by-row iteration cost more than the query itself
+            points = [Point(row[0] * res, row[1], row[2], row[3]) for row in conn.execute(q).all()]
+            if end > watermark:
+                bucket = sample.c.ts // res * res  # integer division on both SQLite and PostgreSQL
+                q2 = (select(bucket.label("b"), func.min(sample.c.value), func.avg(sample.c.value),
+                             func.max(sample.c.value))
+                      .where(sample.c.series_id == series_id, sample.c.ts >= max(start, watermark), sample.c.ts < end)
+                      .group_by("b").order_by("b"))
+                points += [Point(int(b), mn, av, mx) for b, mn, av, mx in conn.execute(q2).all()]
+        return points
+
+    # -- rollups and retention ----------------------------------------------------------
