@@ -1,0 +1,1 @@
+"""The host itself: CPU, load, memory, filesystems, interfaces, block devices."""

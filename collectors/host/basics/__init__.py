@@ -1,0 +1,14 @@
+"""Host basics: CPU, load, memory, pressure, filesystems, interfaces and block devices."""
+
+from pathlib import Path
+
+from collectors.host.basics import findings
+from collectors.host.basics.collector import HostCollector, build
+from collectors.host.basics.config import HostConfig
+from collectors.host.basics.demo import write_scene
+from collectors.plugin import CollectorPlugin, Section
+
+SECTION = Section("host", "Host", Path(__file__).parent, dict)
+PLUGIN = CollectorPlugin("host", HostCollector, build, HostConfig, domain="host", findings=findings.findings,
+                         rules=findings.RULES, tile=findings.TILE, section=SECTION,
+                         scene=write_scene)
