@@ -3,7 +3,7 @@ entry point group `rackpulse.collectors` (pyproject.toml's [project.entry-points
 of its own can ship one the same way. Everything rackpulse knows of a collector comes from
 here: its config section's model, how to build it, its metrics (on the Collector class), what
 is wrong (findings, with the alert rules they raise), its overview tile, its entity charts,
-its section of a page."""
+its section of a page, its demo scene."""
 
 from __future__ import annotations
 
@@ -52,6 +52,9 @@ class CollectorPlugin:
     tile: Tile | None = None
     charts: dict[str, ChartSpec] = field(default_factory=dict)
     section: Section | None = None
+    # Its part of `rackpulse demo`: writes what it reads into the demo's host tree at story
+    # time t (seconds into the loop), so the demo shows it without hardware.
+    scene: Callable[[Path, float], None] | None = None
 
 
 def _order(plugin: CollectorPlugin) -> tuple[int, str]:

@@ -155,6 +155,11 @@ def write_tree(root: Path, state: dict[str, Any]) -> None:
 
     write_network(root, state.get("t", 0.0))
     write_hwmon(root, state.get("t", 0.0))
+    from collectors import plugins
+
+    for plugin in plugins().values():  # the scenes collectors bring in their own folders
+        if plugin.scene is not None:
+            plugin.scene(root, state.get("t", 0.0))
     atomic_write(root / "demo-state.json", json.dumps(state))
 
 

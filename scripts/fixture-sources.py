@@ -13,7 +13,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIX = ROOT / "tests" / "fixtures"
-SUBDIRS = ("mdstat", "mdadm", "smartctl", "bonding", "frr", "openvpn")
+SUBDIRS = ("mdstat", "mdadm", "smartctl", "bonding", "frr", "openvpn", "host")
 
 
 def main() -> None:
@@ -42,6 +42,7 @@ def main() -> None:
             continue
         for f in sorted(p.name for p in d.iterdir() if "__" in p.name):
             folder, name = f.split("__", 1)
+            name = name.replace("__", "/") if folder == "procfs" else name  # a path inside the ttar
             out.append(f"| `{sub}/{f}` | {repos.get(folder, '?')} | `{commits.get(folder, '?')[:12]}` | "
                        f"`{rows.get((folder, name), '?')}` | {lic.get(folder, '?')} |")
     out.append(f"| `sysfs/sys/block/md*/md/*` | {repos['procfs']} | `{commits['procfs'][:12]}` | "

@@ -112,6 +112,14 @@ def peer(s: States, **attrs: Any) -> None:
     s["frr"]["peers"][0].update(attrs)
 
 
+def fs(s: States, **attrs: Any) -> None:
+    s["host"]["filesystems"][0].update(attrs)  # /srv on /dev/md0
+
+
+def memory(s: States, gib: float) -> None:
+    s["host"]["memory"]["available"] = int(gib * (1 << 30))  # of 16 GiB
+
+
 def all_peers(s: States, up: bool) -> None:
     for p in s["frr"]["peers"]:
         if not p["admin_down"]:
@@ -126,6 +134,11 @@ def all_but_one_peer_down(s: States) -> None:
 CASES: dict[str, tuple[Callable[[States], None], Callable[[States], None], str | None]] = {
     # rule: (make it fire, the nearest healthy state, the overview tile that must not be ok)
     "array_degraded": (degrade, scrub, "Arrays"),
+    "filesystem_full": (lambda s: fs(s, used_ratio=0.93, avail=50e9, size=800e9),
+                        lambda s: fs(s, used_ratio=0.89, hours_to_full=30.0), "Host"),
+    "filesystem_readonly": (lambda s: fs(s, readonly=True), lambda s: fs(s, readonly=True, expect_readonly=True),
+                            "Host"),
+    "memory_low": (lambda s: memory(s, 1.0), lambda s: memory(s, 1.7), "Host"),
     "array_member_failed": (failed_member_spare_took_over, member_is_spare, "Arrays"),
     "disk_failing": (lambda s: disk(s, health=2, health_name="failing", reasons=["SMART overall health: FAILED"]),
                      lambda s: disk(s, health=0, reasons=[]), "Disks"),
@@ -174,7 +187,12 @@ BAY3 = {**H, "array": "md0", "serial": "ZA1021DK", "bay": "shelf 1, bay 3", "dev
 DISK = {**H, "serial": "ZA1000AK", "bay": "shelf 1, bay 0", "device": "sda"}
 # What each alert says: its subject (one alert per thing), the summary a person reads in the
 # notification, and the labels receivers route on.
+SRV = {**H, "mountpoint": "/srv", "device": "/dev/md0", "fstype": "ext4"}
 SAYS = {
+    "filesystem_full": ("/srv", "/srv 93% full (50.0 GB free of 800.0 GB)", SRV),
+    "filesystem_readonly": ("/srv", "/srv is read-only (/dev/md0, ext4): a filesystem the kernel remounted after "
+                            "errors, or one to list under expect_readonly", SRV),
+    "memory_low": ("demo-nas", "memory low: 1.1 GB available of 17.2 GB", H),
     "array_degraded": ("md0", "md0 degraded (11/12): shelf 1, bay 3, WDC WD80EFZZ-68BTXN0 serial ZA1021DK, was sdd1", BAY3),
     "array_member_failed": ("md0:ZA1021DK", "md0: member failed: shelf 1, bay 3, WDC WD80EFZZ-68BTXN0 serial ZA1021DK, "
                             "was sdd1", BAY3),
@@ -339,7 +357,7 @@ def test_a_rebuilding_array_with_two_members_out_names_neither_alone(healthy: Sn
 
 def test_every_built_in_rule_is_tested_here() -> None:
     here = set(CASES) | {"collector_down", "heatpump_unreachable", "bond_slave_flapping", "switch_port_flapping",
-                         "agent_silent", "agent_clock_skew", "agent_cardinality"}
+                         "agent_silent", "agent_clock_skew", "agent_cardinality", "interface_errors"}
     assert here == set(BUILTIN)
 
 

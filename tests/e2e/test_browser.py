@@ -112,7 +112,7 @@ def test_the_history_chart_renders(page: Page, range_: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"disk-history-{range_}.png"), full_page=True)
 
 
-@pytest.mark.parametrize("path", ["/", "/disks", "/network", "/power", "/heatpump", "/alerts", "/hosts",
+@pytest.mark.parametrize("path", ["/", "/host", "/disks", "/network", "/power", "/heatpump", "/alerts", "/hosts",
                                   "/h/ceph-node1/disks"])
 def test_a_360px_phone_has_no_horizontal_scroll(browser: Browser, server: str, page: Page, path: str) -> None:
     page.set_viewport_size({"width": 360, "height": 740})
