@@ -14,6 +14,7 @@ $PY bench/chart_query.py
 $PY bench/web.py
 $PY bench/db_size_year.py
 $PY bench/network_cycle.py
+$PY bench/host_cycle.py
 $PY bench/heatpump_poll.py
 $PY bench/alerts.py
 $PY bench/agents.py
