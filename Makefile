@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 9842
 
-.PHONY: demo test install install-test assets lint bench mutation clean
+.PHONY: demo test quick install install-test assets lint bench mutation clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,12 @@ static/vendor/.built: package.json package-lock.json
 
 demo: install
 	$(BIN)/rackpulse demo --port $(PORT)
+
+# The tests that start no peer (FRR, OpenVPN, upsd, snmpd, a browser), on every core.
+quick: install-test
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(BIN)/pytest -m "not peers" -n auto
 
 lint: install-test
 	$(BIN)/ruff check .
