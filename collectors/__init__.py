@@ -1,6 +1,7 @@
-"""The collectors: each module that polls a source exports a `CollectorPlugin`, registered
-under the entry point group `rackpulse.collectors` (see collectors/plugin.py). One name is
-the module's plug-in, the config section ([collectors.<name>]) and the metric subsystem."""
+"""The collectors: one package per source under its domain (host/, disks/, network/, home/),
+each exporting a `CollectorPlugin` registered under the entry point group
+`rackpulse.collectors` (see plugin.py). One name is the plug-in, the config section
+([collectors.<name>]) and the scheduler's name for it."""
 
 from __future__ import annotations
 
