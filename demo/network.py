@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from collectors.network.snmp.collector import IF_TABLE, IF_X_TABLE
+from collectors.scenes import atomic_write
 from collectors.snmpwire import SnmpTarget
 
 
@@ -48,44 +49,8 @@ def bgp_neighbors(t: float) -> dict[str, Any]:
 
 
 def write_network(root: Path, t: float) -> None:
-    from demo.files import atomic_write
-
-    now = 1_795_000_000 + int(t)
-    clients = [("laptop-anna", "198.51.100.23:51123", "10.8.0.2", 4_000_000 + int(t) * 9000),
-               ("phone-ben", "203.0.113.77:40311", "10.8.0.3", 800_000 + int(t) * 1500),
-               ("site-b-gw", "192.0.2.10:1194", "10.8.0.4", 90_000_000 + int(t) * 250_000)]
-    lines = ["TITLE,OpenVPN 2.6.14 x86_64-pc-linux-gnu [SSL (OpenSSL)] [LZO] [LZ4] [EPOLL] [MH/PKTINFO] [AEAD] [DCO]",
-             f"TIME,2026-11-22 12:00:00,{now}",
-             "HEADER,CLIENT_LIST,Common Name,Real Address,Virtual Address,Virtual IPv6 Address,Bytes Received,"
-             "Bytes Sent,Connected Since,Connected Since (time_t),Username,Client ID,Peer ID,Data Channel Cipher"]
-    for i, (cn, real, virt, b) in enumerate(clients):
-        lines.append(f"CLIENT_LIST,{cn},{real},{virt},,{b},{b * 3},2026-11-22 08:00:00,{now - 14400},UNDEF,{i},{i},"
-                     "AES-256-GCM")
-    lines += ["HEADER,ROUTING_TABLE,Virtual Address,Common Name,Real Address,Last Ref,Last Ref (time_t)",
-              "GLOBAL_STATS,Max bcast/mcast queue length,0", "END"]
-    atomic_write(root / "run/openvpn/site-b.status", "\n".join(lines) + "\n")
-    tun = root / "sys/class/net/tun0"
-    atomic_write(tun / "statistics/tx_dropped", f"{int(t * 3.5)}\n")  # the tunnel that silently drops
-    atomic_write(tun / "statistics/rx_dropped", "0\n")
-    atomic_write(tun / "statistics/tx_bytes", f"{int(t) * 2_500_000}\n")
-    atomic_write(tun / "statistics/rx_bytes", f"{int(t) * 900_000}\n")
-    atomic_write(tun / "tx_queue_len", "500\n")
-    atomic_write(tun / "mtu", "1500\n")
-    atomic_write(root / "etc/openvpn/server/site-b.conf",
-                  "dev tun0\nproto udp\nport 1194\nserver 10.8.0.0 255.255.255.0\nkeepalive 10 60\n")
-    # bond0: six 3G links through EoIP tunnels, one of them flapping
-    flapping_up = int(t // 20) % 2 == 0
-    slaves = []
-    for i in range(1, 7):
-        up = flapping_up if i == 4 else True
-        failures = int(t // 40) + 3 if i == 4 else 1
-        slaves.append(f"Slave Interface: eoip{i}\nMII Status: {'up' if up else 'down'}\nSpeed: "
-                      f"{'Unknown' if not up else '21 Mbps'}\nDuplex: {'full' if up else 'Unknown'}\n"
-                      f"Link Failure Count: {failures}\nPermanent HW addr: 02:00:00:00:00:0{i}\nSlave queue ID: 0\n")
-    atomic_write(root / "proc/net/bonding/bond0",
-                  "Ethernet Channel Bonding Driver: v6.1.0\n\nBonding Mode: load balancing (xor)\n"
-                  "Transmit Hash Policy: layer3+4 (1)\nMII Status: up\nMII Polling Interval (ms): 100\n"
-                  "Up Delay (ms): 0\nDown Delay (ms): 0\nPeer Notification Delay (ms): 0\n\n" + "\n".join(slaves))
+    """The story's clock for the simulated switch (make_walker); the files the bonding and
+    OpenVPN collectors read are their own scenes (collectors/network/*/demo.py)."""
     atomic_write(root / "demo-network.json", json.dumps({"t": t}))
 
 

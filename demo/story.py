@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from demo.files import atomic_write
+from collectors.scenes import atomic_write
 
 CYCLE = 240.0  # seconds of one story loop at speed 1
 N_BAYS = 12
@@ -151,10 +151,8 @@ def write_tree(root: Path, state: dict[str, Any]) -> None:
                     os.unlink(md / old / f)
                 os.rmdir(md / old)
     from demo.network import write_network
-    from demo.power import write_hwmon
 
     write_network(root, state.get("t", 0.0))
-    write_hwmon(root, state.get("t", 0.0))
     from collectors import plugins
 
     for plugin in plugins().values():  # the scenes collectors bring in their own folders

@@ -6,6 +6,7 @@ from collectors.findings import items
 from collectors.home.hwmon import findings
 from collectors.home.hwmon.collector import HwmonCollector, build
 from collectors.home.hwmon.config import HwmonConfig
+from collectors.home.hwmon.demo import write_scene
 from collectors.plugin import CollectorPlugin, Section
 
 SECTION = Section("power", "Power", Path(__file__).parent,
@@ -13,4 +14,4 @@ SECTION = Section("power", "Power", Path(__file__).parent,
                                             "sensors": items(state, "sensors")})
 PLUGIN = CollectorPlugin("hwmon", HwmonCollector, build, HwmonConfig, domain="home",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION)
+                         section=SECTION, scene=write_scene)

@@ -7,17 +7,11 @@ import math
 from pathlib import Path
 
 from collectors.base import host_path
+from collectors.scenes import atomic_write as _atomic
 
 REBUILD = (115.0, 200.0)
 DISKS = [f"sd{chr(ord('a') + i)}" for i in range(12)] + ["sdm", "nvme0n1", "nvme1n1"]
 GIB = 1 << 30
-
-
-def _atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
 
 
 def write_scene(root: Path, t: float) -> None:

@@ -6,10 +6,11 @@ from collectors.findings import items
 from collectors.network.bonding import findings
 from collectors.network.bonding.collector import BondingCollector, build
 from collectors.network.bonding.config import BondingConfig
+from collectors.network.bonding.demo import write_scene
 from collectors.plugin import CollectorPlugin, Section
 
 SECTION = Section("network", "Network", Path(__file__).parent,
                   lambda state: {"bonds": items(state, "bonds")})
 PLUGIN = CollectorPlugin("bonding", BondingCollector, build, BondingConfig, domain="network",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION)
+                         section=SECTION, scene=write_scene)

@@ -6,10 +6,11 @@ from collectors.findings import items
 from collectors.network.openvpn import findings
 from collectors.network.openvpn.collector import OpenvpnCollector, build
 from collectors.network.openvpn.config import OpenvpnConfig
+from collectors.network.openvpn.demo import write_scene
 from collectors.plugin import CollectorPlugin, Section
 
 SECTION = Section("network", "Network", Path(__file__).parent,
                   lambda state: {"instances": items(state, "instances")})
 PLUGIN = CollectorPlugin("openvpn", OpenvpnCollector, build, OpenvpnConfig, domain="network",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION)
+                         section=SECTION, scene=write_scene)

@@ -1,4 +1,5 @@
-"""Writing the demo's fixture tree the way the kernel's files change: whole, never half."""
+"""What demo scenes share: writing the demo's host tree the way the kernel's files change,
+whole, never half."""
 
 from __future__ import annotations
 
