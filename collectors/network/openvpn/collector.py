@@ -197,33 +197,66 @@ class OpenvpnCollector(Collector):
         lines = read_text(Path(inst.management_password_file)).splitlines()
         return lines[0].strip() if lines else None
 
-    def _instance(self, inst: Instance, result: CollectResult) -> dict[str, Any]:
-        status: VpnStatus | None = None
-        state = None
-        load: tuple[int, int, int] | None = None
+    def _read_status(self, inst: Instance) -> tuple[VpnStatus, tuple[int, int, int] | None, str | None]:
+        """The instance's status, load stats and state: from its management interface, else its
+        status file (which must be fresh)."""
         if inst.management:
             with Management(inst.management, self._password(inst), self.timeout) as m:
                 status = parse_status(m.command("status 3", multiline=True))
                 load = parse_load_stats(m.command("load-stats", multiline=False))
-                state = parse_state(m.command("state", multiline=True))
-        elif inst.status_file:
-            path = host_path(self.host_root, inst.status_file)
-            try:
-                age = time.time() - path.stat().st_mtime
-                text = read_text(path)
-            except FileNotFoundError:
-                raise CollectorError(f"status file {path} does not exist (is the instance running?)") from None
-            except PermissionError:
-                raise CollectorError(f"status file {path}: permission denied") from None
-            try:
-                status = parse_status(text)
-            except ParseError as exc:
-                raise ParseError(f"{path}: {exc}") from None
-            if age > self.max_status_age:
-                raise CollectorError(f"status file {path} is {age:.0f}s old: the instance is not updating it")
-        else:
+                return status, load, parse_state(m.command("state", multiline=True))
+        if not inst.status_file:
             raise CollectorError("neither status_file nor management is configured")
-        assert status is not None
+        path = host_path(self.host_root, inst.status_file)
+        try:
+            age = time.time() - path.stat().st_mtime
+            text = read_text(path)
+        except FileNotFoundError:
+            raise CollectorError(f"status file {path} does not exist (is the instance running?)") from None
+        except PermissionError:
+            raise CollectorError(f"status file {path}: permission denied") from None
+        try:
+            status = parse_status(text)
+        except ParseError as exc:
+            raise ParseError(f"{path}: {exc}") from None
+        if age > self.max_status_age:
+            raise CollectorError(f"status file {path} is {age:.0f}s old: the instance is not updating it")
+        return status, None, None
+
+    def _tun(self, inst: Instance, result: CollectResult) -> dict[str, Any]:
+        """The tun's counters and what changed since the last poll: drops, send and receive rates."""
+        out: dict[str, Any] = {"iface": {}, "iface_error": None, "drops_delta": None, "seconds": None, "rate": None,
+                               "rx_rate": None}
+        if not inst.interface:
+            return out
+        sys_root = Path(inst.sys_root) if inst.sys_root else host_path(self.host_root, "/sys")
+        try:
+            iface = read_interface(sys_root, inst.interface)
+        except CollectorError as exc:
+            out["iface_error"] = str(exc)
+            result.warnings.append(f"{inst.name}: {exc}")
+            return out
+        out["iface"] = iface
+        now = time.monotonic()
+        il = {"interface": inst.interface}
+        for metric, key in (("rackpulse_interface_transmit_dropped_total", "tx_dropped"),
+                            ("rackpulse_interface_receive_dropped_total", "rx_dropped"),
+                            ("rackpulse_interface_tx_queue_length", "tx_queue_len"),
+                            ("rackpulse_interface_mtu_bytes", "mtu")):
+            if key in iface:
+                result.samples.append(Sample.of(metric, iface[key], **il))
+        prev = self._last.get(inst.name)
+        if prev:
+            seconds = out["seconds"] = now - prev[0]
+            out["drops_delta"] = iface.get("tx_dropped", 0) - prev[1].get("tx_dropped", 0)
+            if seconds > 0:
+                out["rate"] = (iface.get("tx_bytes", 0) - prev[1].get("tx_bytes", 0)) / seconds
+                out["rx_rate"] = (iface.get("rx_bytes", 0) - prev[1].get("rx_bytes", 0)) / seconds
+        self._last[inst.name] = (now, iface)
+        return out
+
+    def _instance(self, inst: Instance, result: CollectResult) -> dict[str, Any]:
+        status, load, state = self._read_status(inst)
         labels = {"instance": inst.name}
         s = result.samples
         s.append(Sample.of("rackpulse_openvpn_up", 1, **labels))
@@ -239,40 +272,15 @@ class OpenvpnCollector(Collector):
         bytes_in, bytes_out = (load[1], load[2]) if load else (status.bytes_in, status.bytes_out)
         s.append(Sample.of("rackpulse_openvpn_received_bytes_total", bytes_in, **labels))
         s.append(Sample.of("rackpulse_openvpn_sent_bytes_total", bytes_out, **labels))
-        iface: dict[str, int] = {}
-        iface_error = None
-        drops_delta = seconds = rate = rx_rate = None
-        if inst.interface:
-            sys_root = Path(inst.sys_root) if inst.sys_root else host_path(self.host_root, "/sys")
-            try:
-                iface = read_interface(sys_root, inst.interface)
-            except CollectorError as exc:
-                iface_error = str(exc)
-                result.warnings.append(f"{inst.name}: {exc}")
-            now = time.monotonic()
-            if iface:
-                il = {"interface": inst.interface}
-                for metric, key in (("rackpulse_interface_transmit_dropped_total", "tx_dropped"),
-                                    ("rackpulse_interface_receive_dropped_total", "rx_dropped"),
-                                    ("rackpulse_interface_tx_queue_length", "tx_queue_len"),
-                                    ("rackpulse_interface_mtu_bytes", "mtu")):
-                    if key in iface:
-                        s.append(Sample.of(metric, iface[key], **il))
-                prev = self._last.get(inst.name)
-                if prev:
-                    seconds = now - prev[0]
-                    drops_delta = iface.get("tx_dropped", 0) - prev[1].get("tx_dropped", 0)
-                    if seconds > 0:
-                        rate = (iface.get("tx_bytes", 0) - prev[1].get("tx_bytes", 0)) / seconds
-                        rx_rate = (iface.get("rx_bytes", 0) - prev[1].get("rx_bytes", 0)) / seconds
-                self._last[inst.name] = (now, iface)
+        tun = self._tun(inst, result)
         conf = None
         if inst.config_file:
             try:
                 conf = parse_openvpn_config(read_text(host_path(self.host_root, inst.config_file)))
             except OSError as exc:
                 result.warnings.append(f"{inst.name}: config file: {exc}")
-        hints = tuning_hints(inst, iface, drops_delta, seconds, conf, rate)
+        rate, rx_rate = tun["rate"], tun["rx_rate"]
+        hints = tuning_hints(inst, tun["iface"], tun["drops_delta"], tun["seconds"], conf, rate)
         result.entities.append(Entity("vpn_instance", inst.name, {"mode": status.mode, "state": state,
                                                                   "interface": inst.interface}))
         return {
@@ -281,8 +289,8 @@ class OpenvpnCollector(Collector):
                          "virtual_address": c.virtual_address, "bytes_received": c.bytes_received,
                          "bytes_sent": c.bytes_sent, "connected_since": c.connected_since} for c in status.clients],
             "undef_clients": status.undef_clients, "bytes_in": bytes_in, "bytes_out": bytes_out,
-            "interface": inst.interface, "iface": iface, "iface_error": iface_error,
-            "drops_delta": drops_delta, "hints": hints,
+            "interface": inst.interface, "iface": tun["iface"], "iface_error": tun["iface_error"],
+            "drops_delta": tun["drops_delta"], "hints": hints,
             "tx_rate_bytes": rate if rate is not None and rate >= 0 else None,
             "rx_rate_bytes": rx_rate if rx_rate is not None and rx_rate >= 0 else None,
         }
