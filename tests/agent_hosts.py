@@ -14,6 +14,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from collectors import plugins
 from demo.agent import agent_config, to_toml  # noqa: F401 - re-exported for the tests
 from tests.peers import free_port  # noqa: F401 - re-exported for the tests
 
@@ -26,8 +27,7 @@ def server_config(path: Path, db_url: str, port: int, test_speed: bool = True, *
     off = {"enabled": False}
     cfg = {"host": "server", "web": {"port": port, "refresh_seconds": 2},
            "storage": {"url": db_url, **({"maintenance_interval": 5} if test_speed else {})},
-           "collectors": {n: off for n in ("mdraid", "smart", "frr", "bonding", "openvpn", "snmp", "nut", "hwmon",
-                                           "heatpump")},
+           "collectors": {n: off for n in plugins()},
            "alerts": {"interval": 1} if test_speed else {}, "agents": {"silent_after": 5, **agents}}
     path.write_text(to_toml(cfg))
     return path

@@ -17,7 +17,7 @@ from app.config import load_config
 from app.scheduler import Scheduler, Snapshot
 from app.storage.db import upgrade
 from app.web.app import create_app
-from collectors import build_collectors
+from collectors import build_collectors, plugins
 from tests.peers import running
 from tests.peers.frr import FrrPair
 from tests.peers.nut import NutPeer
@@ -25,7 +25,7 @@ from tests.peers.snmpd import Snmpd
 from tests.test_web import fetch
 
 OFF = {"enabled": False}
-ALL = ("mdraid", "smart", "frr", "bonding", "openvpn", "snmp", "nut", "hwmon", "heatpump")
+ALL = tuple(plugins())  # every installed collector: a Host turns on just one
 
 
 class Host:
