@@ -51,6 +51,21 @@ def build(cfg, runner):
 PLUGIN = CollectorPlugin("uptime", UptimeCollector, build, UptimeConfig)
 '''
 
+# The same collector with what is wrong, a tile and its own page, as a third party would ship it.
+UPTIME_WITH_PAGE = UPTIME.replace("from collectors.plugin import CollectorPlugin", """
+from collectors.findings import WARN, Finding, RuleSpec, Tile
+from collectors.plugin import CollectorPlugin, Section
+
+
+def findings(state, judging):
+    if state.get("rebooted_recently"):
+        return [Finding(WARN, f"{judging.host} rebooted recently", "host_rebooted", judging.host)]
+    return []
+""").replace("PLUGIN = CollectorPlugin(\"uptime\", UptimeCollector, build, UptimeConfig)", """PLUGIN = CollectorPlugin(
+    "uptime", UptimeCollector, build, UptimeConfig, domain="host", findings=findings,
+    rules=(RuleSpec("host_rebooted", "warning"),), tile=Tile("Uptime", "/uptime", lambda state, j: "up a while"),
+    section=Section("uptime", "Uptime", Path(__file__).parent))""")
+
 
 def install(site: Path, dist: str, module: str, source: str | None, entries: str) -> None:
     """What `pip install` leaves: the module and a .dist-info with its entry points."""
@@ -119,3 +134,41 @@ def test_a_broken_plug_in_is_logged_and_the_others_still_load(site_packages: Pat
     text = caplog.text
     assert "collector plug-in broken (rackpulse_broken:PLUGIN) failed to load" in text
     assert "collector plug-in odd (rackpulse_odd:PLUGIN) is not a CollectorPlugin named 'odd'" in text
+
+
+def test_a_plug_in_from_its_own_package_brings_its_tile_alert_rule_and_page(site_packages: Path,
+                                                                            tmp_path: Path) -> None:
+    from app.alerting.conditions import Conditions, builtin_rules
+    from app.scheduler import Scheduler, Snapshot
+    from app.storage.db import upgrade
+    from app.web.app import create_app
+    from tests.test_web import fetch
+
+    # A module name of its own: the earlier tests' rackpulse_uptime stays imported in sys.modules.
+    install(site_packages, "rackpulse_uptime_page", "rackpulse_uptime_page", UPTIME_WITH_PAGE,
+            "uptime = rackpulse_uptime_page:PLUGIN")
+    plugins.cache_clear()  # importing the app above already looked the plug-ins up
+    (site_packages / "section.html").write_text("<section id=uptime>{{ 'rebooted' if v.rebooted_recently "
+                                                "else 'steady' }}</section>\n")
+    root = tmp_path / "host"
+    (root / "proc").mkdir(parents=True)
+    (root / "proc/uptime").write_text("321.50 1234.00\n")
+    off = {name: {"enabled": False} for name in BUILT_IN}
+    cfg = load_config(None, {"host": "nas", "host_root": str(root), "storage": {"url": f"sqlite:///{tmp_path}/r.db"},
+                             "collectors": {**off, "uptime": {"warn_below_seconds": 3600}}})
+    upgrade(cfg.storage.url)
+    snap = Snapshot(host="nas")
+    sched = Scheduler(build_collectors(cfg), cfg.schedules(["uptime"]), snap)
+    app = create_app(cfg, collect=False, snapshot=snap, migrate=False)
+    sched.store = app.state.store
+    import asyncio
+
+    asyncio.run(sched.run_all_once())
+    assert builtin_rules()["host_rebooted"].severity == "warning"
+    assert [(c.rule, c.summary) for c in Conditions().build(snap)] == [("host_rebooted", "nas rebooted recently")]
+    overview = fetch(app, "/").text
+    assert "<strong>Uptime</strong>" in overview and "nas rebooted recently" in overview
+    assert 'href="/uptime"' in overview  # in the navigation
+    page = fetch(app, "/uptime")
+    assert page.status_code == 200 and "<section id=uptime>rebooted</section>" in page.text
+

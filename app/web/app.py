@@ -86,6 +86,7 @@ def create_app(
     login.install_guards(app, s)
     for family in (pages, alert_pages, api, ingest, login):
         app.include_router(family.router)
+    app.include_router(pages.section_pages())
     return HostPrefix(app, HostCheck(cfg.web.allowed_hosts))  # type: ignore[return-value]
 
 

@@ -118,7 +118,12 @@ def section_page(page: str, title: str) -> Any:
     return handler
 
 
-for _page, _title in views.pages().items():
-    if _page != "disks":  # the disks page also draws the bay map, above its sections
-        router.add_api_route(f"/{_page}", section_page(_page, _title), methods=["GET"], response_class=HTMLResponse,
-                             name=_page)
+def section_pages() -> APIRouter:
+    """A route for every page the installed plug-ins' sections name (built with each app, so a
+    plug-in installed since start-up of another app is served too)."""
+    out = APIRouter()
+    for page, title in views.pages().items():
+        if page != "disks":  # the disks page also draws the bay map, above its sections
+            out.add_api_route(f"/{page}", section_page(page, title), methods=["GET"], response_class=HTMLResponse,
+                              name=page)
+    return out
