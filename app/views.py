@@ -10,7 +10,7 @@ from app.scheduler import Snapshot
 from collectors import plugins
 from collectors.disks.mdraid.findings import array_level, pull_list
 from collectors.disks.smart.findings import disks as sorted_disks
-from collectors.findings import BAD, OK, RANK, UNKNOWN, WARN, Finding, Judging, first, worst
+from collectors.findings import BAD, OK, RANK, UNKNOWN, WARN, Finding, Judging, first, natural, worst
 from collectors.network.frr.findings import peer_level
 
 __all__ = ["BAD", "OK", "RANK", "UNKNOWN", "WARN", "array_level", "peer_level", "pull_list", "worst"]
@@ -133,7 +133,7 @@ def bays_seen(snap: Snapshot) -> list[str]:
     """An agent host's bays: the labels its disks and array members carry (its config is not here)."""
     seen = {d["bay"] for d in disks(snap) if d.get("bay")}
     seen |= {m["bay"] for a in arrays(snap) for m in a["members"] if m.get("bay")}
-    return sorted(seen)
+    return sorted(seen, key=natural)
 
 
 def bay_map(snap: Snapshot, labels: list[str]) -> list[dict[str, Any]]:

@@ -6,6 +6,7 @@ severity and timing); one without a rule is shown on the tile only ("md0 recover
 
 from __future__ import annotations
 
+import re
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -86,6 +87,15 @@ class Tile:
     title: str
     href: str
     all_clear: Callable[[dict[str, Any], Judging], str | None]
+
+
+def natural(text: str | None) -> tuple[Any, ...]:
+    """A sort key that orders the numbers inside names as numbers, as a person counts bays:
+    "shelf 1, bay 9" before "shelf 1, bay 10". None sorts last."""
+    if text is None:
+        return ((1, ""),)
+    return tuple((0, int(part), "") if part.isdigit() else (0, -1, part.lower())
+                 for part in re.split(r"(\d+)", text) if part)
 
 
 def items(state: dict[str, Any], key: str) -> list[Any]:

@@ -314,3 +314,13 @@ def test_the_api_lists_entities_and_their_changes(tmp_path: Path) -> None:
     events = fetch(app, "/api/events", params={"kind": "md_array", "key": "md0"}).json()
     assert any(e["field"] == "degraded" and e["new"] == "true" for e in events)
     assert "/api/events" in fetch(app, "/openapi.json").text
+
+
+def test_the_favicon_is_served_from_the_static_folder_and_linked_from_every_page(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, 0)
+    r = fetch(app, "/favicon.ico")
+    assert (r.status_code, r.headers["location"]) == (301, "/static/favicon.svg")
+    icon = fetch(app, "/static/favicon.svg")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+    assert '<link rel="icon" href="/static/favicon.svg"' in fetch(app, "/host").text
+

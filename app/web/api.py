@@ -8,7 +8,7 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import Response
+from fastapi.responses import RedirectResponse, Response
 
 from app import views
 from app.exposition import CONTENT_TYPE, merge
@@ -84,6 +84,12 @@ async def metrics(request: Request, s: Site = Page) -> Response:
         body = s.snap.metrics_gzip if gz else s.snap.metrics
     return Response(body, media_type=CONTENT_TYPE, headers={"Content-Encoding": "gzip", "Vary": "Accept-Encoding"}
                     if gz else {"Vary": "Accept-Encoding"})
+
+
+@router.get("/favicon.ico", include_in_schema=False)
+async def favicon() -> RedirectResponse:
+    """Browsers ask for it before reading the page's icon link: send them to it, not a 404."""
+    return RedirectResponse("/static/favicon.svg", status_code=301)
 
 
 @router.get("/healthz")

@@ -19,7 +19,7 @@ from app.web.site import Checked, Page, Site
 
 log = logging.getLogger("rackpulse.web")
 router = APIRouter()
-PUBLIC = ("/login", "/static/", "/healthz", "/metrics", "/api/v1/ingest")  # ingest: agent tokens
+PUBLIC = ("/login", "/static/", "/favicon.ico", "/healthz", "/metrics", "/api/v1/ingest")  # ingest: agent tokens
 Next = Callable[[Request], Awaitable[Response]]
 
 

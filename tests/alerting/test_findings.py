@@ -17,7 +17,8 @@ from app import views
 from app.alerting.conditions import BUILTIN, Conditions
 from app.scheduler import CollectorStatus, Snapshot
 from collectors import plugins
-from collectors.findings import BAD, OK, WARN, Finding, Judging, first
+from collectors.disks.smart.findings import disks
+from collectors.findings import BAD, OK, WARN, Finding, Judging, first, natural
 
 HEALTHY = Path(__file__).resolve().parent.parent / "fixtures" / "demo" / "healthy-states.json"
 States = dict[str, Any]
@@ -148,3 +149,13 @@ def test_judging_counts_a_rise_within_the_window_only() -> None:
 def test_a_finding_without_a_rule_never_becomes_a_condition() -> None:
     f = Finding(WARN, "just look")
     assert f.rule is None and f.labels == {}
+
+
+def test_bays_and_devices_sort_as_a_person_counts_them() -> None:
+    labels = ["shelf 1, bay 10", "shelf 1, bay 2", None, "shelf 1, bay 0", "shelf 2, bay 1", "shelf 1, bay 11"]
+    assert sorted(labels, key=natural) == ["shelf 1, bay 0", "shelf 1, bay 2", "shelf 1, bay 10", "shelf 1, bay 11",
+                                           "shelf 2, bay 1", None]
+    state = {"disks": [{"bay": b, "device": d} for b, d in (("bay 10", "sdk"), (None, "sdz"), ("bay 9", "sdj"),
+                                                             (None, "sdaa"), ("bay 1", "sdb"))]}
+    assert [d["device"] for d in disks(state)] == ["sdb", "sdj", "sdk", "sdz", "sdaa"]
+

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from collectors.findings import BAD, WARN, Finding, Judging, RuleSpec, Tile, items
+from collectors.findings import BAD, WARN, Finding, Judging, RuleSpec, Tile, items, natural
 
 RULES = (RuleSpec("disk_failing", "critical", 0, 24), RuleSpec("disk_warning", "warning"),
          RuleSpec("disk_hot", "warning", 600))
 
 
 def disks(state: dict[str, Any]) -> list[dict[str, Any]]:
-    """The disks by bay (natural to a person: where they sit), then by device."""
-    return sorted(items(state, "disks"), key=lambda d: (d.get("bay") or "~", d["device"]))
+    """The disks by bay in natural order ("bay 2" before "bay 10"), then by device in the
+    kernel's order (sdz before sdaa); disks without a bay last."""
+    return sorted(items(state, "disks"), key=lambda d: (d.get("bay") is None, natural(d.get("bay")),
+                                                         len(re.sub(r"\d", "", d["device"])), natural(d["device"])))
 
 
 def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
