@@ -66,6 +66,10 @@ class Snapshot:
     metrics_gzip: bytes = b""
     version: int = 0
 
+    def seen(self, collector: str) -> bool:
+        """Whether the collector ran here or left a state (its findings and tile apply)."""
+        return collector in self.states or collector in self.statuses
+
     def rebuild_metrics(self) -> None:
         self_samples = []
         for st in self.statuses.values():

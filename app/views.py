@@ -33,7 +33,7 @@ def findings(snap: Snapshot, now: float | None = None) -> dict[str, list[Finding
     """Each collector's findings on this snapshot, by collector name."""
     out: dict[str, list[Finding]] = {}
     for name, plugin in plugins().items():
-        if name in snap.states or name in snap.statuses:
+        if snap.seen(name):
             out[name] = plugin.findings(snap.states.get(name) or {}, judging(snap, name, now))
     return out
 

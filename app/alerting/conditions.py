@@ -56,7 +56,7 @@ class Conditions:
         host = snap.host
         out: list[Condition] = []
         for name, plugin in plugins().items():
-            if name not in snap.states and name not in snap.statuses:
+            if not snap.seen(name):
                 continue
             judging = Judging(host, now, snap.statuses.get(name), self.flap_count, self.flap_window, self.disk_hot,
                               self._memory)

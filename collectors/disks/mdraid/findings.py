@@ -53,7 +53,8 @@ def array_findings(a: dict[str, Any]) -> list[Finding]:
 
 
 def array_level(a: dict[str, Any]) -> str:
-    return worst([f.level for f in array_findings(a)]) if array_findings(a) else OK
+    found = array_findings(a)
+    return worst([f.level for f in found]) if found else OK
 
 
 def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
