@@ -1,5 +1,5 @@
-"""The network half of `rackpulse demo`: BGP peers (one flapping), a VPN whose tun drops
-rise, a six-link bond with a flapping slave, and a switch with a bouncing port.
+"""The network half of `rackpulse demo`: the switch with a bouncing port (the BGP peers, one
+flapping, are printed by the vtysh stand-in in demo/tools.py).
 
 Everything is derived from the story time ``t`` so the pages move while you watch.
 """
@@ -13,39 +13,6 @@ from typing import Any
 from collectors.network.snmp.collector import IF_TABLE, IF_X_TABLE
 from collectors.scenes import atomic_write
 from collectors.snmpwire import SnmpTarget
-
-
-def bgp_summary(t: float) -> dict[str, Any]:
-    """What `show bgp vrf all summary json` prints on a Ceph node with two unnumbered uplinks."""
-    flap_up = int(t // 30) % 2 == 0  # the third session bounces every 30 s
-    flaps = int(t // 60)
-
-    def peer(asn: int, up: bool, uptime: float, pfx: int, desc: str, iface: bool, dropped: int) -> dict[str, Any]:
-        p = {"remoteAs": asn, "state": "Established" if up else "Active", "peerState": "OK",
-             "peerUptimeMsec": int(uptime * 1000), "pfxRcd": pfx if up else 0, "pfxSnt": 4 if up else 0,
-             "connectionsEstablished": dropped + (1 if up else 0), "connectionsDropped": dropped,
-             "desc": desc, "idType": "interface" if iface else "ipv4"}
-        if up:
-            p["hostname"] = desc.split()[0]
-        return p
-
-    v6 = {
-        "swp1": peer(65100, True, 86400 * 12 + t, 42, "tor-a uplink", True, 0),
-        "swp2": peer(65100, True, 86400 * 12 + t, 42, "tor-b uplink", True, 0),
-    }
-    v4 = {
-        "10.0.250.1": peer(65200, flap_up, t % 30, 12, "edge-router 3G failover", False, flaps),
-        "10.0.250.9": {**peer(65300, False, 0, 0, "old-isp (shut down)", False, 0), "state": "Idle (Admin)",
-                       "peerState": "Admin"},
-    }
-    return {"default": {"ipv4Unicast": {"vrfName": "default", "peers": v4},
-                        "ipv6Unicast": {"vrfName": "default", "peers": v6}}}
-
-
-def bgp_neighbors(t: float) -> dict[str, Any]:
-    reason = "Peer closed the session" if int(t // 30) % 2 else "Waiting for NHT"
-    return {"default": {"vrfName": "default", "10.0.250.1": {"lastResetDueTo": reason},
-                        "swp1": {"lastResetDueTo": "Waiting for peer OPEN"}}}
 
 
 def write_network(root: Path, t: float) -> None:

@@ -53,7 +53,7 @@ def start_upsd(clock: Callable[[], float]) -> DemoPeer:
     handler = type("DemoUpsd", (_Handler,), {"clock": staticmethod(clock)})
     server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True, name="demo-upsd")
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True, name="demo-upsd")
     thread.start()
 
     def stop() -> None:

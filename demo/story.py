@@ -165,7 +165,7 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
                 isg_port: int | None = None) -> dict[str, Any]:
     from demo.power import DEMO_HWMON
 
-    tool = [sys.executable, "-m", "demo.tools"]
+    tool = [sys.executable, "-I", "-S", str(Path(__file__).with_name("tools.py"))]
     bays = [{"label": f"shelf 1, bay {i}", "path": f"pci-0000:03:00.0-sas-phy{i}-lun-0"} for i in range(N_BAYS)]
     bays += [{"label": "NVMe slot M2_1", "path": "pci-0000:00:00.0-nvme-1"},
              {"label": "NVMe slot M2_2", "path": "pci-0000:01:00.0-nvme-1"}]

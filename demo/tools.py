@@ -1,13 +1,18 @@
-"""Stand-ins for smartctl and mdadm in `rackpulse demo`: they print what the real tools
-print, from the demo's state file. Run as ``python -m demo.tools smartctl STATE ARGS...``.
+"""Stand-ins for smartctl, mdadm and vtysh in `rackpulse demo`: they print what the real tools
+print, from the demo's state file. Run as ``python -I -S demo/tools.py smartctl STATE ARGS...``.
+
+The collectors start one of these per disk and per command, as they would start the real tool,
+so this file imports nothing beyond json and sys: each start costs Python's bare start-up only.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def smartctl(state: dict[str, Any], args: list[str]) -> int:
@@ -97,9 +102,40 @@ def mdadm(state: dict[str, Any], args: list[str]) -> int:
     return 1 if "degraded" in words else 0
 
 
-def vtysh(state: dict[str, Any], args: list[str]) -> int:
-    from demo.network import bgp_neighbors, bgp_summary
+def bgp_summary(t: float) -> dict[str, Any]:
+    """What `show bgp vrf all summary json` prints on a Ceph node with two unnumbered uplinks."""
+    flap_up = int(t // 30) % 2 == 0  # the third session bounces every 30 s
+    flaps = int(t // 60)
 
+    def peer(asn: int, up: bool, uptime: float, pfx: int, desc: str, iface: bool, dropped: int) -> dict[str, Any]:
+        p = {"remoteAs": asn, "state": "Established" if up else "Active", "peerState": "OK",
+             "peerUptimeMsec": int(uptime * 1000), "pfxRcd": pfx if up else 0, "pfxSnt": 4 if up else 0,
+             "connectionsEstablished": dropped + (1 if up else 0), "connectionsDropped": dropped,
+             "desc": desc, "idType": "interface" if iface else "ipv4"}
+        if up:
+            p["hostname"] = desc.split()[0]
+        return p
+
+    v6 = {
+        "swp1": peer(65100, True, 86400 * 12 + t, 42, "tor-a uplink", True, 0),
+        "swp2": peer(65100, True, 86400 * 12 + t, 42, "tor-b uplink", True, 0),
+    }
+    v4 = {
+        "10.0.250.1": peer(65200, flap_up, t % 30, 12, "edge-router 3G failover", False, flaps),
+        "10.0.250.9": {**peer(65300, False, 0, 0, "old-isp (shut down)", False, 0), "state": "Idle (Admin)",
+                       "peerState": "Admin"},
+    }
+    return {"default": {"ipv4Unicast": {"vrfName": "default", "peers": v4},
+                        "ipv6Unicast": {"vrfName": "default", "peers": v6}}}
+
+
+def bgp_neighbors(t: float) -> dict[str, Any]:
+    reason = "Peer closed the session" if int(t // 30) % 2 else "Waiting for NHT"
+    return {"default": {"vrfName": "default", "10.0.250.1": {"lastResetDueTo": reason},
+                        "swp1": {"lastResetDueTo": "Waiting for peer OPEN"}}}
+
+
+def vtysh(state: dict[str, Any], args: list[str]) -> int:
     command = args[args.index("-c") + 1] if "-c" in args else ""
     t = state.get("t", 0.0)
     if "neighbors" in command:
@@ -113,7 +149,8 @@ def vtysh(state: dict[str, Any], args: list[str]) -> int:
 
 def main() -> int:
     tool, state_path, *args = sys.argv[1:]
-    state = json.loads(Path(state_path).read_text())
+    with open(state_path, encoding="utf-8") as f:
+        state = json.load(f)
     return {"smartctl": smartctl, "mdadm": mdadm, "vtysh": vtysh}[tool](state, args)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,13 +11,13 @@ import pytest
 
 from app.config import ConfigError, load_config
 from demo import story as demo
+from tests.cli import run_cli
 
 ROOT = Path(__file__).parent.parent
 
 
-def rackpulse(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], capture_output=True, text=True, timeout=120,
-                          cwd=cwd or ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+def rackpulse(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return run_cli(*args, env=env)
 
 
 def test_the_example_config_is_valid_and_equals_the_defaults() -> None:

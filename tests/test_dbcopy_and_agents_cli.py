@@ -15,13 +15,13 @@ from app.storage.db import make_engine, upgrade
 from app.storage.models import agent, alert_event, entity, rollup_5m, sample, series
 from app.storage.store import Store
 from collectors.base import CollectResult, Entity, Sample
+from tests.cli import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, capture_output=True, text=True,
-                          input=stdin, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    return run_cli(*args, stdin=stdin)
 
 
 def seed(url: str) -> None:

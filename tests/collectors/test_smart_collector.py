@@ -72,6 +72,34 @@ def test_one_hung_disk_does_not_stop_the_others(tmp_path: Path) -> None:
     assert any("timed out" in w and "/dev/sdb" in w for w in r.warnings)
 
 
+@pytest.mark.parametrize("parallel", [1, 3])
+def test_disks_are_asked_at_most_parallel_at_a_time_and_reported_in_scan_order(parallel: int) -> None:
+    import threading
+    import time
+
+    from collectors.base import CommandResult
+
+    ata = (FIX / "scrutiny__smart-ata.json").read_text()
+    scan = json.dumps({"smartctl": {"exit_status": 0}, "devices": [{"name": f"/dev/sd{c}"} for c in "hgfedcba"]})
+    lock, running, most = threading.Lock(), [0], [0]
+
+    def runner(argv: list[str], timeout: float) -> CommandResult:
+        if "--scan" in argv:
+            return CommandResult(tuple(argv), 0, scan.encode(), b"")
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.1)  # long enough for the other threads to start theirs
+        with lock:
+            running[0] -= 1
+        return CommandResult(tuple(argv), 0, ata.replace("9RK1XXXX", f"SER-{argv[-1][-1]}").encode(), b"")
+
+    r = SmartCollector(Path("/nonexistent"), ["smartctl"], runner=runner, parallel=parallel).collect()
+    assert [d["device"] for d in r.state["disks"]] == [f"sd{c}" for c in "hgfedcba"]
+    assert [d["serial"] for d in r.state["disks"]] == [f"SER-{c}" for c in "hgfedcba"]
+    assert most[0] == parallel
+
+
 def test_an_error_json_for_one_disk_is_a_warning(tmp_path: Path) -> None:
     argv = fake_smartctl(tmp_path, {
         "/dev/sda": {"file": str(FIX / "scrutiny__smart-fail.json"), "exit": 2},

@@ -7,7 +7,6 @@ import logging
 import os
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,13 +16,13 @@ from app.alerting.channels import Channel, render
 from app.credentials import hash_password
 from app.logsafe import OneLineFormatter
 from app.storage.db import make_engine, upgrade
+from tests.cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def rackpulse(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT), "RACKPULSE_PASSWORD_HASH": ""})
+    return run_cli(*args, env={"RACKPULSE_PASSWORD_HASH": ""})
 
 
 def check(tmp_path: Path, toml: str) -> subprocess.CompletedProcess[str]:

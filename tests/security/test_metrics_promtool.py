@@ -88,12 +88,9 @@ def test_an_agent_named_like_the_server_cannot_take_metrics_down(tmp_path: Path)
 
 
 def test_the_cli_refuses_an_agent_token_for_the_servers_own_host_name(tmp_path: Path) -> None:
-    import os
-    import sys
+    from tests.cli import run_cli
 
     cfg = tmp_path / "r.toml"
     cfg.write_text(f'host = "nas"\n[storage]\nurl = "sqlite:///{tmp_path / "r.db"}"\n')
-    root = Path(__file__).resolve().parents[2]
-    r = subprocess.run([sys.executable, "-m", "app.cli", "agents", "issue", "nas", "--config", str(cfg)], cwd=root,
-                       capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(root)})
+    r = run_cli("agents", "issue", "nas", "--config", str(cfg))
     assert r.returncode == 2 and "this server's own host name" in r.stderr and "rpa_" not in r.stdout

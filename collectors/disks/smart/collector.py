@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -56,6 +57,7 @@ class SmartCollector(Collector):
         bays: Sequence[BayRule] = (),
         accepted: Mapping[str, Mapping[str, float]] | None = None,
         runner: Runner = run_command,
+        parallel: int = 4,
     ) -> None:
         self.host_root = host_root
         self.smartctl = list(smartctl)
@@ -66,6 +68,7 @@ class SmartCollector(Collector):
         self.bays = list(bays)
         self.accepted = {k: dict(v) for k, v in (accepted or {}).items()}
         self.runner = runner
+        self.parallel = max(1, parallel)
         self._last: dict[str, dict[str, Any]] = {}  # disk key -> last view (for standby and increases)
 
     def restore(self, state: dict[str, Any]) -> None:
@@ -79,13 +82,11 @@ class SmartCollector(Collector):
         locations = read_locations(self.host_root, self.bays)
         result = CollectResult()
         disks: list[dict[str, Any]] = []
-        for dev, dev_type in devices:
-            try:
-                disk = self._query(dev, dev_type)
-            except CollectorError as exc:
-                result.warnings.append(str(exc))
+        for (dev, _), answer in zip(devices, self._query_all(devices), strict=True):
+            if isinstance(answer, CollectorError):
+                result.warnings.append(str(answer))
                 continue
-            disks.append(self._view(disk, locations, dev))
+            disks.append(self._view(answer, locations, dev))
         if not disks and result.warnings:
             raise CollectorError("; ".join(result.warnings[:5]))
         for view in disks:
@@ -99,6 +100,22 @@ class SmartCollector(Collector):
         if res.returncode & 0b11:
             raise CollectorError(f"smartctl --scan failed: exit {res.returncode}: {res.stderr[:200]!r}")
         return [(name, t) for name, t in parse_smartctl_scan(res.stdout)]
+
+    def _query_all(self, devices: Sequence[tuple[str, str | None]]) -> list[SmartDisk | CollectorError]:
+        """Every disk's answer in the order asked, `parallel` at a time; a disk that hangs holds
+        up only its own thread until the command timeout."""
+
+        def ask(device: tuple[str, str | None]) -> SmartDisk | CollectorError:
+            try:
+                return self._query(*device)
+            except CollectorError as exc:
+                return exc
+
+        workers = min(self.parallel, len(devices))
+        if workers <= 1:
+            return [ask(d) for d in devices]
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="smartctl") as pool:
+            return list(pool.map(ask, devices))
 
     def _query(self, device: str, dev_type: str | None) -> SmartDisk:
         argv = [*self.smartctl, "--json", "--all"]
@@ -209,4 +226,5 @@ def build(cfg: Any, runner: Runner) -> Collector:
     for a in cfg.disks.accept:
         accepted.setdefault(a.serial, {})[a.attribute] = a.value
     return SmartCollector(Path(cfg.host_root), c.smartctl, c.devices, c.nocheck, c.command_timeout,
-                          c.temperature_warning, bay_rules(b.model_dump() for b in cfg.disks.bays), accepted, runner)
+                          c.temperature_warning, bay_rules(b.model_dump() for b in cfg.disks.bays), accepted, runner,
+                          c.parallel)
