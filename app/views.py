@@ -180,5 +180,23 @@ def entity_charts(kind: str, key: str, attrs: dict[str, Any] | None = None) -> l
         labels = {label: value(ref) for label, ref in pick.items()}
         name = value(metric) if metric.startswith("attr:") else metric
         if name and all(v is not None for v in labels.values()):
-            out.append({"title": title, "metric": name, "labels": labels})
+            out.append({"title": title, "metric": name, "labels": labels, **chart_unit(name)})
     return out
+
+
+# A metric's unit from its name (Prometheus' naming rules): what a chart's axis and legend say,
+# whether SI prefixes apply (14.8 MWh, 1.2 GB), and the factor from the stored base unit.
+UNITS: tuple[tuple[str, str, bool, float], ...] = (
+    ("_celsius", "°C", False, 1.0), ("_volts", "V", False, 1.0), ("_amperes", "A", False, 1.0),
+    ("_watts", "W", True, 1.0), ("_rpm", "RPM", False, 1.0), ("_joules_total", "Wh", True, 1 / 3600),
+    ("_bytes_total", "B", True, 1.0), ("_bytes", "B", True, 1.0), ("_bits_per_second", "bit/s", True, 1.0),
+    ("_seconds_total", "s", True, 1.0), ("_seconds", "s", True, 1.0), ("_ratio", "%", False, 100.0),
+)
+
+
+def chart_unit(metric: str) -> dict[str, Any]:
+    """{"unit", "si", "scale"} for a chart of `metric` (no unit for counts and states)."""
+    for suffix, unit, si, scale in UNITS:
+        if metric.endswith(suffix):
+            return {"unit": unit, "si": si, "scale": scale}
+    return {"unit": "", "si": True, "scale": 1.0}

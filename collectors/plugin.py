@@ -52,6 +52,9 @@ class CollectorPlugin:
     tile: Tile | None = None
     charts: dict[str, ChartSpec] = field(default_factory=dict)
     section: Section | None = None
+    # What people call the kinds of entity it reports, for the events page: {"md_member":
+    # "array member"}. A kind not named here reads as itself with spaces ("bond slave").
+    nouns: dict[str, str] = field(default_factory=dict)
     # Its part of `rackpulse demo`: writes what it reads into the demo's host tree at story
     # time t (seconds into the loop), so the demo shows it without hardware.
     scene: Callable[[Path, float], None] | None = None

@@ -2,6 +2,75 @@
 // Pages work without this file; it only adds charts and live-update feedback.
 (function () {
   "use strict";
+  var PREFIXES = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]];
+
+  function round(v) {
+    var a = Math.abs(v);
+    return String(Number(v.toFixed(a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3)));
+  }
+
+  // 14829000 Wh -> "14.8 MWh"; 0.031 s -> "0.031 s". Units that take no prefix (°C, %) pass "" as prefixable.
+  function si(v, unit, prefixable) {
+    if (v == null || isNaN(v)) return "–";
+    var sep = unit && unit.charAt(0) !== "°" && unit !== "%" ? " " : "";
+    if (prefixable) {
+      for (var i = 0; i < PREFIXES.length; i++) {
+        if (Math.abs(v) >= PREFIXES[i][0]) return round(v / PREFIXES[i][0]) + " " + PREFIXES[i][1] + unit;
+      }
+    }
+    return round(v) + (unit ? sep + unit : "");
+  }
+
+  function css(name, fallback) {
+    var v = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+    return v || fallback;
+  }
+
+  // The range's first and last second as empty points, so the time axis always spans the
+  // range asked for (one point would otherwise sit alone on an axis of years), and a null
+  // wherever the data skips more than 2.5 steps, so an outage shows as a gap, not a slope.
+  function shape(d) {
+    var out = [[d.start], [null], [null], [null]];
+    for (var i = 0; i < d.ts.length; i++) {
+      if (i > 0 && d.ts[i] - d.ts[i - 1] > 2.5 * d.step) {
+        out[0].push(d.ts[i - 1] + d.step); out[1].push(null); out[2].push(null); out[3].push(null);
+      }
+      out[0].push(d.ts[i]); out[1].push(d.min[i]); out[2].push(d.avg[i]); out[3].push(d.max[i]);
+    }
+    out[0].push(d.end); out[1].push(null); out[2].push(null); out[3].push(null);
+    return out;
+  }
+
+  function labelWidth(u, values) {
+    var longest = (values || []).reduce(function (m, s) { return Math.max(m, String(s).length); }, 0);
+    return Math.ceil(longest * 7.5) + 22;
+  }
+
+  function options(el, d, width) {
+    var unit = el.dataset.unit || "", prefixable = el.dataset.si === "1";
+    var fg = css("--fg", "#1d1f21"), line = css("--line", "#ddd"), accent = css("--accent", "#1f6fc5");
+    var band = css("--band", "rgba(31,111,197,.18)");
+    var fmt = function (u, v) { return si(v, unit, prefixable); };
+    var rolled = d.resolution !== "raw";
+    return {
+      title: el.dataset.title || d.metric, width: width, height: 220,
+      scales: { x: { time: true } },
+      series: [
+        {},
+        { label: "min", stroke: rolled ? band : "transparent", value: fmt, show: rolled },
+        { label: rolled ? "avg" : "value", stroke: accent, width: 2, value: fmt },
+        { label: "max", stroke: rolled ? band : "transparent", value: fmt, show: rolled },
+      ],
+      bands: rolled ? [{ series: [3, 1], fill: band }] : [],
+      axes: [
+        { stroke: fg, grid: { stroke: line }, ticks: { stroke: line } },
+        { stroke: fg, grid: { stroke: line }, ticks: { stroke: line }, size: labelWidth,
+          values: function (u, splits) { return splits.map(function (v) { return si(v, unit, prefixable); }); } },
+      ],
+      cursor: { drag: { x: true, y: false } },
+    };
+  }
+
   function drawChart(el) {
     if (!window.uPlot || el.dataset.drawn) return;
     el.dataset.drawn = "1";
@@ -9,19 +78,33 @@
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (d) {
         if (!d || !d.ts.length) { el.textContent = (el.dataset.title || "") + ": no data for this range yet."; return; }
-        var width = Math.max(280, el.clientWidth - 16);
-        var opts = {
-          title: el.dataset.title || d.metric, width: width, height: 220,
-          series: [{}, { label: "min", stroke: "#7aa6d8" }, { label: "avg", stroke: "#1f6fc5", width: 2 }, { label: "max", stroke: "#d87a7a" }],
-          axes: [{ stroke: "currentColor" }, { stroke: "currentColor" }],
-        };
-        new window.uPlot(opts, [d.ts, d.min, d.avg, d.max], el);
+        el.textContent = "";
+        var width = Math.max(260, el.clientWidth - 16);
+        el._chart = new window.uPlot(options(el, d, width), shape(d), el);
+        el._data = d;
       })
       .catch(function () { el.textContent = "Could not load the chart."; });
   }
+
   function drawAll() { document.querySelectorAll("[data-chart]").forEach(drawChart); }
+
+  // Colours come from the page's CSS variables: draw again when the system theme flips.
+  function redrawAll() {
+    document.querySelectorAll("[data-chart]").forEach(function (el) {
+      if (el._chart && el._data) {
+        var d = el._data, w = el._chart.width;
+        el._chart.destroy();
+        el._chart = new window.uPlot(options(el, d, w), shape(d), el);
+      }
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", drawAll);
   document.addEventListener("htmx:afterSwap", drawAll);
+  if (window.matchMedia) {
+    var dark = window.matchMedia("(prefers-color-scheme: dark)");
+    if (dark.addEventListener) dark.addEventListener("change", redrawAll);
+  }
   var banner = function () { return document.getElementById("offline"); };
   document.addEventListener("htmx:sendError", function () { var b = banner(); if (b) b.hidden = false; });
   document.addEventListener("htmx:responseError", function () { var b = banner(); if (b) b.hidden = false; });

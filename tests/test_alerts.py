@@ -208,13 +208,45 @@ def test_the_alerts_page_acks_and_silences_with_a_csrf_token(tmp_path: Path) -> 
             token = page.split('name="csrf" value="')[1].split('"')[0]
             bad = await c.post("/alerts/ack", data={"rule": "bad", "subject": "thing=a", "csrf": "nope"})
             assert bad.status_code == 403
-            ok = await c.post("/alerts/ack", data={"rule": "bad", "subject": "thing=a", "csrf": token})
+            ok = await c.post("/alerts/ack", data={"rule": "bad", "subject": "thing=a", "csrf": token,
+                                                   "note": "new disk <b>arrives</b> Saturday"})
             assert ok.status_code == 303
-            assert "acknowledged" in (await c.get("/alerts")).text
-            s = await c.post("/alerts/silence", data={"rule": "bad", "subject": "", "hours": "2", "csrf": token})
-            assert s.status_code == 303 and "until" in (await c.get("/alerts")).text
+            page = (await c.get("/alerts")).text
+            assert "acknowledged" in page and "Note: new disk &lt;b&gt;arrives&lt;/b&gt; Saturday" in page
+            assert "No silence in force." in page
+            s = await c.post("/alerts/silence", data={"rule": "ba*", "subject": "", "duration": "1d",
+                                                      "reason": "replacing it", "csrf": token})
+            assert s.status_code == 303
+            page = (await c.get("/alerts")).text
+            row = page.split('<table class="silences">')[1].split("</table>")[0]
+            assert "ba*" in row and "any subject" in row and "replacing it" in row and "Expire now" in row
+            assert "acknowledged, silenced" in page  # the pattern matches rule "bad"
+            sid = row.split("/alerts/silence/")[1].split("/expire")[0]
+            assert (await c.post("/alerts/silence", data={"duration": "forever", "csrf": token})).status_code == 400
+            assert (await c.post(f"/alerts/silence/{sid}/expire", data={"csrf": "nope"})).status_code == 403
+            assert (await c.post(f"/alerts/silence/{sid}/expire", data={"csrf": token})).status_code == 303
+            assert (await c.post(f"/alerts/silence/{sid}/expire", data={"csrf": token})).status_code == 404
+            page = (await c.get("/alerts")).text
+            assert "No silence in force." in page and "silenced" not in page
+            history = (await c.get("/alerts", params={"severity": "critical"})).text.split("<h2>History</h2>")[1]
+            assert "firing" in history and "Note: new disk" in history
+            history = (await c.get("/alerts", params={"severity": "warning"})).text.split("<h2>History</h2>")[1]
+            assert "Nothing matches these filters." in history
+            history = (await c.get("/alerts", params={"rule": "other"})).text.split("<h2>History</h2>")[1]
+            assert "Nothing matches these filters." in history
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(("pattern", "value", "hit"), [
+    (None, "anything", True), ("bad", "bad", True), ("bad", "bad2", False), ("md*", "md_degraded", True),
+    ("disk=sd?", "disk=sdb", True), ("disk=sd?", "disk=sdaa", False), ("[ab]*", "bgp_down", True),
+    ("*", "", True), ("", "x", False),
+])
+def test_a_silence_matches_exactly_or_as_a_shell_pattern(pattern: str | None, value: str, hit: bool) -> None:
+    from app.alerting.service import matches
+
+    assert matches(pattern, value) is hit
 
 
 def test_a_member_whose_serial_is_unknown_is_described_in_words() -> None:

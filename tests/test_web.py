@@ -82,7 +82,8 @@ PAGE_READS = {
     "/host": ["Filesystems", "/srv", "/dev/md0", "Block devices", "sdm", "eth0", "1000 Mbit/s", "load 0.4"],
     "/heatpump": ["WPM 3", "Outside", "0.3 °C", "Hot water", "47.2 °C", "set 50.0 °C"],
     "/collectors": ["mdraid", "smart", "frr", "openvpn", "snmp"],
-    "/events": ["ZA1049HK", "ok → failing", "degraded", "false → true", "up → down"],
+    "/events": ['<a href="/disks/ZA1049HK">Disk ZA1049HK</a>', "health: ok → failing", "Array md0",
+                "degraded: no → yes", "oper: up → down", "14 disks", "appeared"],
     "/disks/ZA1049HK": ["failing", "SMART overall health: FAILED", "shelf 1, bay 7", "WDC WD80EFZZ-68BTXN0"],
     "/entity/bgp_peer/default/ipv4Unicast/10.0.250.1": ["Established", "65200"],
     "/entity/md_array/md0": ["raid6", "degraded", "True"],
@@ -179,6 +180,39 @@ def test_the_json_api_gives_state_and_history(tmp_path: Path) -> None:
     assert fetch(app, "/api/series", params={"metric": "nope"}).status_code == 404
 
 
+@pytest.mark.parametrize(("range_", "resolution", "step"), [("1h", "raw", 60), ("24h", "5m", 300), ("30d", "5m", 300),
+                                                            ("1y", "1h", 3600)])
+def test_a_series_says_the_span_and_step_it_was_read_at_so_a_chart_spans_its_range(
+        tmp_path: Path, range_: str, resolution: str, step: int) -> None:
+    from app.web.site import RANGES
+
+    app = demo_app(tmp_path, 80)
+    d = fetch(app, "/api/series", params={"metric": "rackpulse_disk_temperature_celsius", "label": "serial=ZA1049HK",
+                                          "range": range_}).json()
+    assert d["end"] - d["start"] == RANGES[range_]
+    assert (d["resolution"], d["step"]) == (resolution, step)  # one raw point: its step is the 60 s default
+
+
+@pytest.mark.parametrize(("metric", "unit", "si", "scale"), [
+    ("rackpulse_heatpump_heat_joules_total", "Wh", True, 1 / 3600),
+    ("rackpulse_disk_temperature_celsius", "°C", False, 1.0),
+    ("rackpulse_ups_battery_charge_ratio", "%", False, 100.0),
+    ("rackpulse_network_receive_bytes_total", "B", True, 1.0),
+    ("rackpulse_bgp_peer_prefixes_received", "", True, 1.0),
+])
+def test_a_charts_unit_comes_from_its_metrics_name(metric: str, unit: str, si: bool, scale: float) -> None:
+    from app.views import chart_unit
+
+    assert chart_unit(metric) == {"unit": unit, "si": si, "scale": scale}
+
+
+def test_the_heat_pump_charts_say_their_unit_and_read_energy_in_watt_hours(tmp_path: Path) -> None:
+    text = fetch(demo_app(tmp_path, 65), "/heatpump").text
+    assert 'metric=rackpulse_heatpump_heat_joules_total&amp;label=use%3Dheating&amp;range=24h&amp;scale=0.0002777' in text
+    assert 'data-unit="Wh" data-si="1"' in text and 'data-unit="°C" data-si="0"' in text
+    assert all(f'href="?range={r}"' in text for r in ("1h", "24h", "7d", "30d", "1y"))
+
+
 def test_a_disk_page_for_an_unknown_disk_is_404(tmp_path: Path) -> None:
     assert fetch(demo_app(tmp_path, 0), "/disks/NOPE").status_code == 404
 
@@ -232,7 +266,7 @@ def test_the_power_page_shows_the_ups_on_low_battery_a_sagging_rail_and_a_stalle
     app = demo_app(tmp_path, 185)  # on battery since t=150, low since 180; HBA fan stopped at 160
     text = fetch(app, "/power").text
     assert "on battery for" in text and "LOW BATTERY" in text
-    assert re.search(r"12V battery bus</a></td>\s*<td>11\.\d\d V", text) and "OUT OF RANGE" in text
+    assert re.search(r"12V battery bus</a></td>\s*<td[^>]*>11\.\d\d V", text) and "OUT OF RANGE" in text
     assert "HBA fan" in text and "STALLED" in text and "0 RPM" in text
     overview = fetch(app, "/").text
     assert "<strong>Power</strong>" in overview and "UPS ups12v LOW BATTERY" in overview

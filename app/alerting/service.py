@@ -9,6 +9,7 @@ drop the rare duplicate of a delivery that succeeded just before a crash.
 from __future__ import annotations
 
 import datetime as dt
+import fnmatch
 import json
 import logging
 import threading
@@ -67,7 +68,7 @@ class Alerting:
         when = dt.datetime.fromtimestamp(now).astimezone()
         out = set()
         for key in keys:
-            if any((r is None or r == key[0]) and (s is None or s == key[1]) for r, s in sil):
+            if any(matches(r, key[0]) and matches(s, key[1]) for r, s in sil):
                 out.add(key)
             elif any(w.covers(key[0], when) for w in self.windows):
                 out.add(key)
@@ -131,8 +132,9 @@ class Alerting:
 
     # -- people ---------------------------------------------------------------------------
 
-    def ack(self, rule: str, subject: str, now: float | None = None) -> bool:
-        """Acknowledge a firing alert: no more reminders until it resolves."""
+    def ack(self, rule: str, subject: str, now: float | None = None, note: str = "") -> bool:
+        """Acknowledge a firing alert: no more reminders until it resolves. The note says why or
+        what is being done, for whoever looks next."""
         now = now or time.time()
         with self.lock:
             st = self.states.get((rule, subject))
@@ -140,35 +142,71 @@ class Alerting:
                 return False
             with self.engine.begin() as c:
                 c.execute(update(alert).where(and_(alert.c.host == self.host, alert.c.rule == rule,
-                                                   alert.c.subject == subject)).values(acked_at=now))
+                                                   alert.c.subject == subject)).values(acked_at=now,
+                                                                                       ack_note=note or None))
                 c.execute(alert_event.insert().values(host=self.host, rule=rule, subject=subject, ts=now,
                                                       kind="ack", severity=st.severity, summary=st.summary,
-                                                      labels=json.dumps(dict(st.labels))))
+                                                      labels=json.dumps(dict(st.labels)), note=note or None))
             self.states = {**self.states, (rule, subject): replace(st, acked_at=now)}
         return True
 
     def silence(self, rule: str | None, subject: str | None, hours: float, reason: str = "",
-                now: float | None = None) -> None:
+                now: float | None = None) -> int:
+        """Hold back this host's notifications whose rule and subject match (a shell-style
+        pattern, "md*", or None for any) for `hours`; returns the silence's id."""
         now = now or time.time()
         with self.engine.begin() as c:
-            c.execute(silence.insert().values(host=self.host, rule=rule or None, subject=subject or None,
-                                              until=now + hours * 3600, reason=reason, created=now))
+            res = c.execute(silence.insert().values(host=self.host, rule=rule or None, subject=subject or None,
+                                                    until=now + hours * 3600, reason=reason, created=now))
+            inserted = res.inserted_primary_key
+            assert inserted is not None
+            return int(inserted[0])
 
-    def view(self, now: float | None = None) -> dict[str, Any]:
+    def expire(self, silence_id: int, now: float | None = None) -> bool:
+        """End a silence now; False when it is not this host's or already over."""
+        now = now or time.time()
+        with self.engine.begin() as c:
+            done = c.execute(update(silence).where(silence.c.id == silence_id, silence.c.host == self.host,
+                                                   silence.c.until > now).values(until=now))
+            return bool(done.rowcount)
+
+    def view(self, now: float | None = None, rule: str = "", severity: str = "") -> dict[str, Any]:
+        """What the alerts page shows; the history narrowed to a rule and a severity when asked."""
         now = now or time.time()
         muted = self.muted(now, set(self.states))
+        past = select(alert_event).where(alert_event.c.host == self.host)
+        if rule:
+            past = past.where(alert_event.c.rule == rule)
+        if severity:
+            past = past.where(alert_event.c.severity == severity)
         with self.engine.connect() as c:
-            history = c.execute(select(alert_event).where(alert_event.c.host == self.host)
-                                .order_by(alert_event.c.id.desc()).limit(100)).all()
+            history = c.execute(past.order_by(alert_event.c.id.desc()).limit(100)).all()
+            rules = sorted(r for (r,) in c.execute(select(alert_event.c.rule).distinct()
+                                                   .where(alert_event.c.host == self.host)))
+            notes = dict(((r, sub), n) for r, sub, n in c.execute(
+                select(alert.c.rule, alert.c.subject, alert.c.ack_note).where(
+                    alert.c.host == self.host, alert.c.ack_note.is_not(None))))
             box = c.execute(select(outbox, alert_event.c.rule, alert_event.c.subject, alert_event.c.kind)
                             .join(alert_event, alert_event.c.id == outbox.c.event_id)
                             .order_by(outbox.c.id.desc()).limit(50)).all()
-            silences = c.execute(select(silence).where(silence.c.host == self.host, silence.c.until > now)).all()
+            silences = c.execute(select(silence).where(silence.c.host == self.host, silence.c.until > now)
+                                 .order_by(silence.c.until)).all()
         active = [s for s in self.states.values() if s.state in ("pending", "firing")]
         active.sort(key=lambda s: (s.state != "firing", s.severity != "critical", -(s.fired_at or s.since)))
-        return {"evaluations": self.evaluations, "active": [{**s.__dict__, "muted": s.key in muted} for s in active],
+        return {"evaluations": self.evaluations,
+                "active": [{**s.__dict__, "muted": s.key in muted,
+                            "ack_note": notes.get(s.key) if s.acked_at else None} for s in active],
                 "history": [dict(r._mapping) for r in history], "outbox": [dict(r._mapping) for r in box],
-                "silences": [dict(r._mapping) for r in silences]}
+                "silences": [dict(r._mapping) for r in silences], "rules": rules}
+
+
+def matches(pattern: str | None, value: str) -> bool:
+    """A silence's matcher: None matches anything; "md*" or "sd?" as in a shell; else exactly."""
+    if pattern is None:
+        return True
+    if any(ch in pattern for ch in "*?["):
+        return fnmatch.fnmatchcase(value, pattern)
+    return pattern == value
 
 
 def from_config(cfg: Any, engine: Engine, host: str | None = None) -> Alerting:

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import and_, select, update
 
 from app.storage.base import (
     _STILL_HERE,
@@ -82,7 +82,11 @@ class Inventory(StoreBase):
             conn.execute(entity_event.insert(), events)
 
     def events(self, kind: str | None = None, key: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
-        q = select(entity_event).where(entity_event.c.host == self.host)
+        """The newest changes first, each with the collector that reports its entity (None when unknown)."""
+        owner = entity_event.outerjoin(entity, and_(entity.c.host == entity_event.c.host,
+                                                    entity.c.kind == entity_event.c.kind,
+                                                    entity.c.key == entity_event.c.key))
+        q = select(entity_event, entity.c.collector).select_from(owner).where(entity_event.c.host == self.host)
         if kind:
             q = q.where(entity_event.c.kind == kind)
         if key:

@@ -147,6 +147,7 @@ alert = Table(
     Column("resolved_at", Float),
     Column("last_notified", Float),
     Column("acked_at", Float),
+    Column("ack_note", Text),  # what the person who acknowledged it wrote
     UniqueConstraint("host", "rule", "subject", name="uq_alert_host_rule_subject"),
 )
 
@@ -163,6 +164,7 @@ alert_event = Table(
     Column("summary", Text, nullable=False),
     Column("labels", Text, nullable=False),
     Column("duration", Float),
+    Column("note", Text),  # an acknowledgement's note
     Index("ix_alert_event_ts", "ts"),
 )
 

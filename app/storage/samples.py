@@ -27,6 +27,15 @@ from app.storage.rollups import Rollups
 from collectors.base import CollectResult, Sample
 
 
+def resolution(span: float, max_points: int = 1500) -> int:
+    """The step a chart of `span` seconds reads: 0 for raw samples (at a 30 s interval they fit
+    in max_points), else 5-minute rollups up to a month, then hourly ones."""
+    span = max(span, 1)
+    if span / 30 <= max_points:
+        return 0
+    return RES_5M if span / RES_5M <= max_points * 6 else RES_1H
+
+
 class SampleWriting(Rollups, Inventory):
     """Writing a run (samples, its record, its state, its entities) in one transaction, refolding
     what arrived late; reading a series back at the resolution a chart needs."""
@@ -123,13 +132,12 @@ class SampleWriting(Rollups, Inventory):
         Rollups exist for finished buckets up to the watermark; the part after it is
         aggregated from raw samples on the fly, so the newest data is always there.
         """
-        span = max(end - start, 1)
-        if span / 30 <= max_points:  # raw at the collection interval fits
+        res = resolution(end - start, max_points)
+        if res == 0:
             q = (select(sample.c.ts, sample.c.value).where(
                 sample.c.series_id == series_id, sample.c.ts >= start, sample.c.ts < end).order_by(sample.c.ts))
             with self.engine.connect() as conn:
                 return [Point(t, v, v, v) for t, v in conn.execute(q).all()]
-        res = RES_5M if span / RES_5M <= max_points * 6 else RES_1H
         watermark = self._watermark(res)
         points: list[Point] = []
         with self.engine.connect() as conn:

@@ -12,31 +12,60 @@ from app.web.site import Checked, Page, Site
 router = APIRouter()
 
 
+# How long a silence lasts, as the form offers it.
+DURATIONS = {"30m": 0.5, "1h": 1.0, "4h": 4.0, "12h": 12.0, "1d": 24.0, "3d": 72.0, "7d": 168.0, "30d": 720.0}
+SEVERITIES = ("critical", "warning", "info")
+
+
 @router.get("/alerts", response_class=HTMLResponse, name="alerts")
-def alerts_page(request: Request, s: Site = Page) -> HTMLResponse:
+def alerts_page(request: Request, rule: str = "", severity: str = "", s: Site = Page) -> HTMLResponse:
     snap, _ = s.view(request)
     a = s.alerting_for(snap.host)
-    return s.render(request, "alerts.html", al=a.view() if a else None, csrf=s.csrf_token(request))
+    severity = severity if severity in SEVERITIES else ""
+    hosts = [(h["host"], h["href"].rstrip("/") + "/alerts") for h in s.hosts()]
+    return s.render(request, "alerts.html", al=a.view(rule=rule, severity=severity) if a else None,
+                    csrf=s.csrf_token(request), rule=rule, severity=severity, severities=SEVERITIES,
+                    durations=list(DURATIONS), hosts=hosts, this_host=snap.host)
+
+
+def _back(request: Request) -> str:
+    return request.scope.get("rackpulse_base", "") + "/alerts"
 
 
 @router.post("/alerts/ack", dependencies=[Checked])
-def alerts_ack(request: Request, rule: str = Form(...), subject: str = Form(...), s: Site = Page) -> Response:
+def alerts_ack(request: Request, rule: str = Form(...), subject: str = Form(...), note: str = Form(""),
+               s: Site = Page) -> Response:
     snap, _ = s.view(request)
     a = s.alerting_for(snap.host)
-    if a is None or not a.ack(rule, subject):
+    if a is None or not a.ack(rule, subject, note=note.strip()[:500]):
         raise HTTPException(404, "no such firing alert")
-    return RedirectResponse("/alerts", status_code=303)
+    return RedirectResponse(_back(request), status_code=303)
 
 
 @router.post("/alerts/silence", dependencies=[Checked])
-def alerts_silence(request: Request, rule: str = Form(""), subject: str = Form(""), hours: float = Form(4.0),
-                   reason: str = Form(""), s: Site = Page) -> Response:
+def alerts_silence(request: Request, rule: str = Form(""), subject: str = Form(""), duration: str = Form(""),
+                   hours: float = Form(4.0), reason: str = Form(""), s: Site = Page) -> Response:
+    """A silence for this page's host, matching a rule and a subject (exactly, or a pattern
+    such as "md*"; empty for any), for a chosen duration."""
     snap, _ = s.view(request)
     a = s.alerting_for(snap.host)
+    if duration:
+        if duration not in DURATIONS:
+            raise HTTPException(400, f"duration must be one of {', '.join(DURATIONS)}")
+        hours = DURATIONS[duration]
     if a is None or not (0 < hours <= 24 * 90):
         raise HTTPException(400, "alerts disabled, or hours out of range")
-    a.silence(rule or None, subject or None, hours, reason)
-    return RedirectResponse("/alerts", status_code=303)
+    a.silence(rule.strip() or None, subject.strip() or None, hours, reason.strip()[:500])
+    return RedirectResponse(_back(request), status_code=303)
+
+
+@router.post("/alerts/silence/{silence_id}/expire", dependencies=[Checked])
+def alerts_expire(request: Request, silence_id: int, s: Site = Page) -> Response:
+    snap, _ = s.view(request)
+    a = s.alerting_for(snap.host)
+    if a is None or not a.expire(silence_id):
+        raise HTTPException(404, "no such silence in force")
+    return RedirectResponse(_back(request), status_code=303)
 
 
 @router.get("/api/alerts")

@@ -12,6 +12,8 @@ from fastapi.responses import RedirectResponse, Response
 
 from app import views
 from app.exposition import CONTENT_TYPE, merge
+from app.storage.base import RES_1H, RES_5M
+from app.storage.samples import resolution
 from app.web.site import RANGES, Page, Site
 
 router = APIRouter()
@@ -59,8 +61,16 @@ def api_series(request: Request, metric: str, range: str = "24h",  # noqa: A002
     if sid is None:
         raise HTTPException(404, f"no series {metric} {labels}")
     end = int(time.time())
-    pts = store.history(sid, end - RANGES.get(range, 86400), end + 1)
-    return {"metric": metric, "labels": labels, "range": range, "ts": [p.ts for p in pts],
+    start = end - RANGES.get(range, 86400)
+    pts = store.history(sid, start, end + 1)
+    res = resolution(end - start)
+    ts = [p.ts for p in pts]
+    # A chart shows a gap where points are further apart than a few steps: a rollup's step is
+    # its bucket; raw samples come at the collector's interval, seen as the usual distance.
+    gaps = sorted(b - a for a, b in zip(ts, ts[1:], strict=False))
+    step = res or (gaps[len(gaps) // 2] if gaps else 60)
+    return {"metric": metric, "labels": labels, "range": range, "start": start, "end": end, "step": step,
+            "resolution": {0: "raw", RES_5M: "5m", RES_1H: "1h"}[res], "ts": ts,
             "min": [_scaled(p.vmin, scale) for p in pts], "avg": [_scaled(p.vavg, scale) for p in pts],
             "max": [_scaled(p.vmax, scale) for p in pts]}
 

@@ -10,9 +10,11 @@ from urllib.parse import quote
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app import views
+from app import events, views
 from app.ingest.agents import revoke
 from app.web.site import RANGES, Checked, Page, Site
+from collectors import plugins
+from collectors.plugin import DOMAINS
 
 router = APIRouter()
 
@@ -58,7 +60,7 @@ def disk_page(request: Request, key: str, range: str = "24h", s: Site = Page) ->
     events = store.events("disk", key) + (store.events("bay", disk["bay"]) if disk and disk.get("bay") else [])
     events.sort(key=lambda e: e["ts"], reverse=True)
     return s.render(request, "disk.html", disk=disk, stored=stored, key=key, events=events[:100],
-                    range=_range(range), ranges=list(RANGES))
+                    range=_range(range), ranges_list=list(RANGES))
 
 
 @router.get("/entity/{kind}/{key:path}", response_class=HTMLResponse, name="entity")
@@ -69,7 +71,7 @@ def entity_page(request: Request, kind: str, key: str, range: str = "24h",  # no
     if stored is None:
         raise HTTPException(404, f"no {kind} {key!r}")
     return s.render(request, "entity.html", kind=kind, key=key, stored=stored, events=store.events(kind, key),
-                    charts=views.entity_charts(kind, key, stored["attrs"]), range=_range(range), ranges=list(RANGES))
+                    charts=views.entity_charts(kind, key, stored["attrs"]), range=_range(range), ranges_list=list(RANGES))
 
 
 @router.get("/collectors", response_class=HTMLResponse, name="collectors")
@@ -89,9 +91,16 @@ async def collector_run_now(request: Request, name: str, s: Site = Page) -> Resp
 
 
 @router.get("/events", response_class=HTMLResponse, name="events")
-def events_page(request: Request, s: Site = Page) -> HTMLResponse:
+def events_page(request: Request, domain: str = "", level: str = "", s: Site = Page) -> HTMLResponse:
+    """Inventory changes in words, start-up bursts collapsed, filtered by domain and level."""
     _, store = s.view(request)
-    return s.render(request, "events.html", events=store.events(limit=200))
+    base = request.scope.get("rackpulse_base", "")
+    lines = events.collapse(store.events(limit=500), plugins(), base)
+    domains = sorted({ln.domain for ln in lines}, key=lambda d: (DOMAINS + (d,)).index(d))
+    level = level if level in events.LEVELS else ""
+    return s.render(request, "events.html", lines=events.select_lines(lines, domain, level)[:200], domain=domain,
+                    level=level, domains=domains, levels=events.LEVELS,
+                    hosts=[(h["host"], h["href"].rstrip("/") + "/events") for h in s.hosts()])
 
 
 @router.get("/hosts", response_class=HTMLResponse, name="hosts")
@@ -113,7 +122,7 @@ def section_page(page: str, title: str) -> Any:
     async def handler(request: Request, range: str = "24h", s: Site = Page) -> HTMLResponse:  # noqa: A002
         snap, _ = s.view(request)
         return s.render(request, "section_page.html", title=title, sections=views.sections(snap, page),
-                        range=_range(range), ranges=list(RANGES))
+                        range=_range(range), ranges_list=list(RANGES))
 
     return handler
 

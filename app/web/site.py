@@ -22,6 +22,7 @@ from app.ingest.agents import Agents, agent_conditions, list_agents
 from app.scheduler import Scheduler, Snapshot
 from app.storage.store import Store
 from app.web.sessions import COOKIE, CSRF_COOKIE, Sessions, Throttle
+from app.web.stacked import label_cells
 from collectors import plugins
 
 log = logging.getLogger("rackpulse.web")
@@ -36,8 +37,11 @@ def templates() -> Environment:
                       autoescape=select_autoescape(["html"]))
     env.globals["ICON"] = views.ICON
     env.globals["PAGES"] = views.pages()
+    env.globals["chart_unit"] = views.chart_unit
     env.filters["ago"] = lambda ts: "never" if not ts else f"{int(time.time() - ts)}s ago"
     env.filters["duration"] = human_duration
+    env.filters["when"] = lambda ts: time.strftime("%Y-%m-%d %H:%M", time.localtime(ts)) if ts else "–"
+    env.filters["iso"] = lambda ts: time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(ts)) if ts else ""
     env.filters["bytes"] = human_bytes
     # One path segment of a link: a serial or a peer name with '/', '?', '#' or '%' stays inside it.
     env.filters["urlpart"] = lambda v: quote(str(v), safe="")
@@ -183,7 +187,7 @@ class Site:
             body = "".join(tmpl.blocks["content"](tmpl.new_context(ctx)))
         else:
             body = tmpl.render(ctx)
-        return HTMLResponse(body, headers={"Vary": "HX-Request"})
+        return HTMLResponse(label_cells(body), headers={"Vary": "HX-Request"})
 
 
 def site(request: Request) -> Site:

@@ -12,4 +12,5 @@ SECTION = Section("disks", "Disks and arrays", Path(__file__).parent,
                   lambda state: {"arrays": [{**a, "health": findings.array_level(a)} for a in items(state, "arrays")]})
 PLUGIN = CollectorPlugin("mdraid", MdraidCollector, build, MdraidConfig, domain="disks",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION)
+                         section=SECTION,
+                         nouns={"md_array": "array", "md_member": "array member"})

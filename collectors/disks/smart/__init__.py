@@ -11,4 +11,5 @@ SECTION = Section("disks", "Disks and arrays", Path(__file__).parent,
                   lambda state: {"disks": findings.disks(state)})
 PLUGIN = CollectorPlugin("smart", SmartCollector, build, SmartConfig, domain="disks",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
-                         section=SECTION)
+                         section=SECTION,
+                         nouns={"disk": "disk", "bay": "bay"})

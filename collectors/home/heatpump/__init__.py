@@ -11,4 +11,5 @@ SECTION = Section("heatpump", "Heat pump", Path(__file__).parent,
                   lambda state: {"hp": state or None})
 PLUGIN = CollectorPlugin("heatpump", HeatpumpCollector, build, HeatpumpConfig, domain="home",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
-                         section=SECTION)
+                         section=SECTION,
+                         nouns={"heatpump": "heat pump"})

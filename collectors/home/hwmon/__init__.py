@@ -14,4 +14,5 @@ SECTION = Section("power", "Power", Path(__file__).parent,
                                             "sensors": items(state, "sensors")})
 PLUGIN = CollectorPlugin("hwmon", HwmonCollector, build, HwmonConfig, domain="home",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION, scene=write_scene)
+                         section=SECTION, scene=write_scene,
+                         nouns={"fan": "fan", "rail": "power rail", "sensor": "sensor"})

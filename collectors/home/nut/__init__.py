@@ -12,4 +12,5 @@ SECTION = Section("power", "Power", Path(__file__).parent,
                   lambda state: {"ups": items(state, "ups")})
 PLUGIN = CollectorPlugin("nut", NutCollector, build, NutConfig, domain="home",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION)
+                         section=SECTION,
+                         nouns={"ups": "UPS"})

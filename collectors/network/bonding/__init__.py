@@ -13,4 +13,5 @@ SECTION = Section("network", "Network", Path(__file__).parent,
                   lambda state: {"bonds": items(state, "bonds")})
 PLUGIN = CollectorPlugin("bonding", BondingCollector, build, BondingConfig, domain="network",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION, scene=write_scene)
+                         section=SECTION, scene=write_scene,
+                         nouns={"bond": "bond", "bond_slave": "bond link"})

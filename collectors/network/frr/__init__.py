@@ -12,4 +12,5 @@ SECTION = Section("network", "Network", Path(__file__).parent,
                   lambda state: {"peers": [{**p, "health": findings.peer_level(p)} for p in items(state, "peers")]})
 PLUGIN = CollectorPlugin("frr", FrrCollector, build, FrrConfig, domain="network",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION)
+                         section=SECTION,
+                         nouns={"bgp_peer": "BGP peer"})

@@ -13,4 +13,5 @@ SECTION = Section("network", "Network", Path(__file__).parent,
                   lambda state: {"instances": items(state, "instances")})
 PLUGIN = CollectorPlugin("openvpn", OpenvpnCollector, build, OpenvpnConfig, domain="network",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION, scene=write_scene)
+                         section=SECTION, scene=write_scene,
+                         nouns={"vpn_instance": "VPN"})

@@ -12,4 +12,5 @@ SECTION = Section("network", "Network", Path(__file__).parent,
                   lambda state: {"targets": items(state, "targets")})
 PLUGIN = CollectorPlugin("snmp", SnmpCollector, build, SnmpConfig, domain="network",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION)
+                         section=SECTION,
+                         nouns={"switch_port": "switch port"})

@@ -1,0 +1,152 @@
+"""Inventory changes in words a person reads: "Disk ZA1049HK: health ok → failing", not
+`disk ZA1049HK health ok → failing`; a start-up's "15 disks appeared" as one line, not fifteen.
+
+Each stored event (kind, key, field, old, new) becomes an `EventLine` with a level (how bad
+the change is), the domain of the collector that reports the entity (for the filters), and a
+link to the page that shows it. The nouns come from the plug-ins (`CollectorPlugin.nouns`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+from collectors.findings import natural
+from collectors.plugin import CollectorPlugin
+
+FAILING, WARNING, OK, INFO = "failing", "warning", "ok", "info"
+LEVELS = (FAILING, WARNING, OK, INFO)
+
+# Words a new value says about the thing: the state it went into.
+_BAD = {"failing", "failed", "faulty", "missing", "removed", "down", "lowerlayerdown", "notpresent", "stalled",
+        "critical", "fault", "degraded", "gone", "idle (admin)"}
+_WARN = {"warning", "rebuilding", "recovering", "resyncing", "reshaping", "checking", "spare", "standby",
+         "on battery", "low battery"}
+_GOOD = {"ok", "up", "established", "clean", "active", "online", "on mains", "back", "in_sync", "in sync"}
+# Fields whose value is a yes/no about health: which answer is the bad one.
+_BAD_WHEN = {"up": "false", "ok": "false", "present": "false", "degraded": "true", "fault": "true", "standby": "true",
+             "low_battery": "true", "on_battery": "true"}
+# Unit suffixes of field names: "speed_mbps" reads "speed", its values "21 Mbit/s".
+_UNITS = {"_mbps": "Mbit/s", "_celsius": "°C", "_volts": "V", "_rpm": "RPM", "_pct": "%", "_percent": "%",
+          "_seconds": "s", "_bytes": "bytes"}
+
+
+@dataclass
+class EventLine:
+    ts: float
+    level: str
+    domain: str
+    what: str  # "Disk ZA1049HK", or "15 disks" for a collapsed line
+    change: str  # "health: ok → failing", "appeared"
+    href: str | None = None
+    members: list[str] = field(default_factory=list)  # the keys a collapsed line stands for
+
+
+def noun(kind: str, plugins: Mapping[str, CollectorPlugin]) -> str:
+    for p in plugins.values():
+        if kind in p.nouns:
+            return p.nouns[kind]
+    return kind.replace("_", " ")
+
+
+def plural(word: str) -> str:
+    return word if word.endswith("s") else word + "s"
+
+
+def domain_of(event: Mapping[str, Any], plugins: Mapping[str, CollectorPlugin]) -> str:
+    plugin = plugins.get(event.get("collector") or "")
+    if plugin is None:  # an entity no longer in the inventory table: find its kind's owner
+        plugin = next((p for p in plugins.values() if event["kind"] in p.nouns), None)
+    return plugin.domain if plugin and plugin.domain else "other"
+
+
+def level_of(kind: str, field_name: str, old: str | None, new: str | None) -> str:
+    if field_name == "present":
+        return {"appeared": INFO, "back": OK}.get(new or "", WARNING)
+    value = (new or "").strip().lower()
+    if kind == "bgp_peer" and field_name == "state":
+        return OK if value == "established" else FAILING
+    if field_name in _BAD_WHEN and value in ("true", "false"):
+        return FAILING if value == _BAD_WHEN[field_name] else OK
+    if value in _BAD or any(w in value.split(", ") for w in _BAD):
+        return FAILING
+    if value in _WARN or any(w in value.split(", ") for w in _WARN):
+        return WARNING
+    if value in _GOOD:
+        return OK
+    return INFO
+
+
+def _value(v: str | None, unit: str | None, field_name: str) -> str:
+    if v is None or v == "":
+        return "none" if field_name != "speed_mbps" else "unknown"
+    if field_name == "up" and v in ("true", "false"):
+        return "up" if v == "true" else "down"
+    if v in ("true", "false"):
+        return "yes" if v == "true" else "no"
+    return f"{v} {unit}" if unit else v
+
+
+def change_words(field_name: str, old: str | None, new: str | None) -> str:
+    if field_name == "present":
+        return {"appeared": "appeared", "back": "is back", "gone": "is gone"}.get(new or "", new or "changed")
+    name, unit = field_name, None
+    for suffix, u in _UNITS.items():
+        if field_name.endswith(suffix):
+            name, unit = field_name.removesuffix(suffix), u
+            break
+    label = "link" if field_name == "up" else name.replace("_", " ")
+    return f"{label}: {_value(old, unit, field_name)} → {_value(new, unit, field_name)}"
+
+
+def href_of(kind: str, key: str, base: str = "") -> str:
+    if kind == "disk":
+        return f"{base}/disks/{quote(key, safe='')}"
+    if kind == "bay":
+        return f"{base}/disks"
+    return f"{base}/entity/{quote(kind, safe='')}/{quote(key, safe='/')}"
+
+
+def describe(event: Mapping[str, Any], plugins: Mapping[str, CollectorPlugin], base: str = "") -> EventLine:
+    kind, key = event["kind"], event["key"]
+    what = noun(kind, plugins)
+    return EventLine(ts=event["ts"], level=level_of(kind, event["field"], event["old"], event["new"]),
+                     domain=domain_of(event, plugins), what=f"{what[:1].upper()}{what[1:]} {key}",
+                     change=change_words(event["field"], event["old"], event["new"]), href=href_of(kind, key, base),
+                     members=[key])
+
+
+def collapse(events: Iterable[Mapping[str, Any]], plugins: Mapping[str, CollectorPlugin], base: str = "",
+             least: int = 3, window: float = 120.0) -> list[EventLine]:
+    """Events newest first, as lines; `least` or more of one kind appearing (or going) within
+    `window` seconds of each other, as at start-up, become one line naming how many."""
+    items: list[EventLine | list[Mapping[str, Any]]] = []
+    bursts: dict[tuple[str, str], list[Mapping[str, Any]]] = {}  # the newest open burst of each kind
+    for e in events:
+        if e["field"] != "present" or e["new"] not in ("appeared", "gone"):
+            items.append(describe(e, plugins, base))
+            continue
+        burst = bursts.get((e["kind"], e["new"]))
+        if burst is not None and burst[-1]["ts"] - e["ts"] <= window:
+            burst.append(e)
+            continue
+        bursts[(e["kind"], e["new"])] = burst = [e]
+        items.append(burst)
+    out: list[EventLine] = []
+    for item in items:
+        if isinstance(item, EventLine):
+            out.append(item)
+        elif len(item) < least:
+            out.extend(describe(e, plugins, base) for e in item)
+        else:
+            line = describe(item[0], plugins, base)
+            line.what = f"{len(item)} {plural(noun(item[0]['kind'], plugins))}"
+            line.members, line.href = sorted((e["key"] for e in item), key=natural), None
+            out.append(line)
+    return out
+
+
+def select_lines(lines: Iterable[EventLine], domain: str = "", level: str = "") -> list[EventLine]:
+    return [ln for ln in lines if (not domain or ln.domain == domain) and (not level or ln.level == level)]

@@ -1,0 +1,110 @@
+"""Inventory changes read as sentences, start-up bursts read as one line, and the filters hold."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.events import change_words, collapse, describe, href_of, level_of, select_lines
+from collectors import plugins
+from tests.test_web import demo_app, fetch
+
+
+def ev(kind: str, key: str, field: str, old: str | None, new: str | None, ts: float = 1000.0,
+       collector: str | None = None) -> dict[str, Any]:
+    return {"kind": kind, "key": key, "field": field, "old": old, "new": new, "ts": ts, "collector": collector}
+
+
+@pytest.mark.parametrize(("field", "old", "new", "words"), [
+    ("present", None, "appeared", "appeared"),
+    ("present", "present", "gone", "is gone"),
+    ("present", "gone", "back", "is back"),
+    ("speed_mbps", "21", None, "speed: 21 Mbit/s → unknown"),
+    ("up", "true", "false", "link: up → down"),
+    ("degraded", "false", "true", "degraded: no → yes"),
+    ("health", "ok", "failing", "health: ok → failing"),
+    ("last_reset", "Waiting for NHT", "Peer closed the session", "last reset: Waiting for NHT → Peer closed the session"),
+    ("temperature_celsius", "41", "48", "temperature: 41 °C → 48 °C"),
+    ("model", None, "WD80", "model: none → WD80"),
+])
+def test_a_change_reads_as_words_with_units_and_no_internal_names(field: str, old: str | None, new: str | None,
+                                                                  words: str) -> None:
+    assert change_words(field, old, new) == words
+
+
+@pytest.mark.parametrize(("kind", "field", "old", "new", "level"), [
+    ("disk", "present", None, "appeared", "info"),
+    ("disk", "present", "present", "gone", "warning"),
+    ("disk", "present", "gone", "back", "ok"),
+    ("disk", "health", "ok", "failing", "failing"),
+    ("disk", "health", "failing", "warning", "warning"),
+    ("disk", "health", "warning", "ok", "ok"),
+    ("md_member", "state", "active", "failed", "failing"),
+    ("md_member", "state", "spare", "rebuilding", "warning"),
+    ("md_array", "state", "clean", "clean, degraded", "failing"),
+    ("md_array", "degraded", "false", "true", "failing"),
+    ("md_array", "degraded", "true", "false", "ok"),
+    ("bond_slave", "up", "true", "false", "failing"),
+    ("bond_slave", "up", "false", "true", "ok"),
+    ("bgp_peer", "state", "Established", "Active", "failing"),
+    ("bgp_peer", "state", "Connect", "Established", "ok"),
+    ("switch_port", "oper", "up", "down", "failing"),
+    ("switch_port", "oper", "down", "lowerLayerDown", "failing"),
+    ("bgp_peer", "last_reset", "a", "b", "info"),
+    ("bond_slave", "speed_mbps", "21", None, "info"),
+])
+def test_each_change_has_the_level_a_person_would_give_it(kind: str, field: str, old: str | None, new: str | None,
+                                                          level: str) -> None:
+    assert level_of(kind, field, old, new) == level
+
+
+def test_a_line_names_the_thing_in_words_and_links_to_its_page() -> None:
+    line = describe(ev("md_member", "md0:ZA1049HK", "state", "active", "failed", collector="mdraid"), plugins(), "/h/nas")
+    assert (line.what, line.change, line.domain, line.href) == (
+        "Array member md0:ZA1049HK", "state: active → failed", "disks", "/h/nas/entity/md_member/md0%3AZA1049HK")
+    assert href_of("disk", "ZA/1 #2") == "/disks/ZA%2F1%20%232"
+    assert href_of("bay", "shelf 1, bay 7") == "/disks"
+    unknown = describe(ev("gizmo_part", "g1", "present", None, "appeared"), plugins())
+    assert (unknown.what, unknown.domain) == ("Gizmo part g1", "other")
+
+
+def test_a_start_up_burst_becomes_one_line_per_kind_and_a_later_one_its_own() -> None:
+    newest_first = [
+        ev("disk", "ZA1", "health", "ok", "failing", ts=5000),
+        ev("disk", "NEW1", "present", None, "appeared", ts=4000),  # one disk added later: a line of its own
+        *[ev("disk", f"S{i}", "present", None, "appeared", ts=1000 + i) for i in (10, 9, 2, 1)],
+        *[ev("bay", f"bay {i}", "present", None, "appeared", ts=1000 + i) for i in (3, 2, 1)],
+        ev("ups", "ups", "present", None, "appeared", ts=1000),
+    ]
+    lines = collapse(newest_first, plugins())
+    assert [(ln.what, ln.change) for ln in lines] == [
+        ("Disk ZA1", "health: ok → failing"), ("Disk NEW1", "appeared"), ("4 disks", "appeared"),
+        ("3 bays", "appeared"), ("UPS ups", "appeared")]
+    assert lines[2].members == ["S1", "S2", "S9", "S10"] and lines[2].href is None
+    assert [ln.what for ln in collapse(newest_first[2:4], plugins())] == ["Disk S10", "Disk S9"]  # two is not a burst
+
+
+def test_bursts_further_apart_than_the_window_stay_apart() -> None:
+    events = [ev("disk", f"A{i}", "present", None, "appeared", ts=9000 - i) for i in range(3)]
+    events += [ev("disk", f"B{i}", "present", None, "appeared", ts=1000 - i) for i in range(3)]
+    assert [ln.what for ln in collapse(events, plugins())] == ["3 disks", "3 disks"]
+
+
+def test_filters_keep_only_the_domain_and_level_asked_for() -> None:
+    lines = collapse([ev("disk", "ZA1", "health", "ok", "failing", collector="smart"),
+                      ev("switch_port", "sw/1", "oper", "down", "up", collector="snmp"),
+                      ev("disk", "ZA2", "health", "failing", "ok", collector="smart")], plugins())
+    assert [ln.what for ln in select_lines(lines, domain="disks")] == ["Disk ZA1", "Disk ZA2"]
+    assert [ln.what for ln in select_lines(lines, level="ok")] == ["Switch port sw/1", "Disk ZA2"]
+    assert [ln.what for ln in select_lines(lines, domain="network", level="failing")] == []
+
+
+def test_the_events_page_filters_by_domain_and_severity(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, 80, runs=2)
+    disks = fetch(app, "/events", params={"domain": "disks"}).text
+    assert "Disk ZA1049HK" in disks and "Switch port" not in disks and '<option value="disks" selected>' in disks
+    failing = fetch(app, "/events", params={"level": "failing"}).text
+    assert "health: ok → failing" in failing and "appeared" not in failing
+    assert "Nothing matches these filters." in fetch(app, "/events", params={"domain": "home", "level": "failing"}).text
