@@ -2,9 +2,10 @@
 FROM node:20-bookworm-slim AS assets
 WORKDIR /src
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund && mkdir -p vendor && \
+RUN npm ci --no-audit --no-fund --ignore-scripts && mkdir -p vendor && \
     cp node_modules/htmx.org/dist/htmx.min.js node_modules/uplot/dist/uPlot.iife.min.js \
-       node_modules/uplot/dist/uPlot.min.css vendor/
+       node_modules/uplot/dist/uPlot.min.css node_modules/swagger-ui-dist/swagger-ui-bundle.js \
+       node_modules/swagger-ui-dist/swagger-ui.css vendor/
 
 FROM python:3.11-slim-bookworm
 RUN apt-get update && apt-get install -y --no-install-recommends smartmontools mdadm && rm -rf /var/lib/apt/lists/*

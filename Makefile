@@ -16,15 +16,17 @@ install: $(BIN)/python assets
 install-test: $(BIN)/python assets
 	$(BIN)/pip install --quiet -e '.[test]'
 
-# htmx and uPlot come from the npm registry through package-lock.json.
+# htmx, uPlot and Swagger UI come from the npm registry through package-lock.json (install scripts off:
+# swagger-ui-dist's analytics dependency would phone home).
 assets: static/vendor/.built
 static/vendor/.built: package.json package-lock.json
 	@command -v npm >/dev/null || { echo "installing npm from Debian's packages"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; }
-	npm ci --no-audit --no-fund --loglevel=error
+	npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
 	mkdir -p static/vendor
 	cp node_modules/htmx.org/dist/htmx.min.js node_modules/uplot/dist/uPlot.iife.min.js \
-	   node_modules/uplot/dist/uPlot.min.css static/vendor/
+	   node_modules/uplot/dist/uPlot.min.css node_modules/swagger-ui-dist/swagger-ui-bundle.js \
+	   node_modules/swagger-ui-dist/swagger-ui.css static/vendor/
 	touch $@
 
 demo: install

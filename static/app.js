@@ -21,6 +21,25 @@
     return round(v) + (unit ? sep + unit : "");
   }
 
+  // Tick labels share one prefix and as many decimals as the tick step needs, so neighbouring
+  // ticks never read the same ("14.8 MWh", "14.8 MWh" for 14.83 and 14.84).
+  function tickLabels(unit, prefixable) {
+    return function (u, splits, axisIdx, space, incr) {
+      var big = 0;
+      splits.forEach(function (v) { big = Math.max(big, Math.abs(v || 0)); });
+      var div = 1, pre = "";
+      if (prefixable) {
+        for (var i = 0; i < PREFIXES.length; i++) {
+          if (big >= PREFIXES[i][0]) { div = PREFIXES[i][0]; pre = PREFIXES[i][1]; break; }
+        }
+      }
+      var step = (incr || 1) / div, dec = 0;  // the decimals the step itself has: 2.5 -> 1, 0.05 -> 2
+      while (dec < 6 && Math.abs(Math.round(step * Math.pow(10, dec)) - step * Math.pow(10, dec)) > 1e-6) dec++;
+      var sep = (unit || pre) && unit.charAt(0) !== "°" && unit !== "%" ? " " : "";
+      return splits.map(function (v) { return v == null ? "" : (v / div).toFixed(dec) + sep + pre + unit; });
+    };
+  }
+
   function css(name, fallback) {
     var v = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
     return v || fallback;
@@ -65,7 +84,7 @@
       axes: [
         { stroke: fg, grid: { stroke: line }, ticks: { stroke: line } },
         { stroke: fg, grid: { stroke: line }, ticks: { stroke: line }, size: labelWidth,
-          values: function (u, splits) { return splits.map(function (v) { return si(v, unit, prefixable); }); } },
+          values: tickLabels(unit, prefixable) },
       ],
       cursor: { drag: { x: true, y: false } },
     };

@@ -248,6 +248,18 @@ def test_front_end_libraries_are_built_from_the_npm_lockfile_and_served(tmp_path
     assert 'src="/static/vendor/htmx.min.js"' in page and 'hx-trigger="every 3s"' in page
 
 
+def test_the_api_docs_load_swagger_ui_from_this_server_only(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, 0)
+    for asset in ("swagger-ui-bundle.js", "swagger-ui.css"):
+        r = fetch(app, f"/static/vendor/{asset}")
+        assert r.status_code == 200 and len(r.content) > 1000, asset
+    docs = fetch(app, "/api/docs").text
+    assert "/static/vendor/swagger-ui-bundle.js" in docs and "/static/favicon.svg" in docs
+    assert re.findall(r'(?:src|href)="(https?:[^"]*)"', docs) == [] and '"validatorUrl": null' in docs
+    paths = fetch(app, "/openapi.json").json()["paths"]
+    assert "/api/series" in paths and "/api/docs" not in paths
+
+
 def test_the_network_page_shows_peers_vpn_drops_bond_slaves_and_a_bouncing_port(tmp_path: Path) -> None:
     app = demo_app(tmp_path, 35, runs=2)  # at t=35 the edge-router session is down and bond slave eoip4 is down
     text = fetch(app, "/network").text

@@ -76,7 +76,7 @@ def create_app(
             await scheduler.stop()
         engine.dispose()
 
-    app = FastAPI(title="rackpulse", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
+    app = FastAPI(title="rackpulse", lifespan=lifespan, docs_url=None, redoc_url=None)  # docs: app/web/api.py
     app.state.site = s
     app.state.snapshot, app.state.store, app.state.scheduler, app.state.config = snap, store, scheduler, cfg
     app.state.get_alerting = s.get_alerting

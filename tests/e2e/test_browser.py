@@ -4,71 +4,12 @@ Screenshots go to test-artifacts/ for a person to look at."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import tempfile
 import time
-import urllib.request
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
-from app.credentials import hash_password
-from tests.agent_hosts import free_port
-
-ROOT = Path(__file__).parent.parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
-PASSWORD = "correct horse battery"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
-                 "--disable-background-networking", "--disable-component-update"]
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "RACKPULSE_PASSWORD_HASH": hash_password(PASSWORD, n=2**12)}
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "demo", "--port", str(port), "--speed", "4",
-                             "--interval", "1", "--dir", tempfile.mkdtemp(prefix="rackpulse-e2e-")],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            urllib.request.urlopen(base + "/healthz", timeout=2)  # noqa: S310 - loopback
-            break
-        except OSError:
-            time.sleep(0.2)
-    try:
-        yield base
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(15)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser: Browser, server: str) -> Iterator[Page]:
-    ctx = browser.new_context(base_url=server)
-    pg = ctx.new_page()
-    pg.goto("/login")
-    pg.fill("input[name=password]", PASSWORD)
-    pg.click("button[type=submit]")
-    pg.wait_for_url(server + "/")
-    yield pg
-    ctx.close()
+from tests.e2e.conftest import ARTIFACTS
 
 
 def test_login_is_required_and_a_wrong_password_is_refused(browser: Browser, server: str) -> None:

@@ -1,0 +1,101 @@
+"""Every page, as a browser draws it, on a desktop, on a phone and in dark mode.
+
+For each: no console error, no failed request, no request to any other host, nothing wider
+than the screen, every chart drawn with axis labels that read against the card (contrast at
+least 4.5:1, WCAG AA), and the heat pump's 24 h charts spanning 24 hours. A screenshot of
+each page in each mode goes to test-artifacts/screens/ (`make screenshots`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from tests.e2e.conftest import ARTIFACTS, PASSWORD
+
+MODES: dict[str, dict[str, Any]] = {
+    "desktop": {"viewport": {"width": 1440, "height": 900}, "color_scheme": "light"},
+    "phone": {"viewport": {"width": 390, "height": 844}, "color_scheme": "light", "is_mobile": True,
+              "has_touch": True, "device_scale_factor": 2},
+    "dark": {"viewport": {"width": 1440, "height": 900}, "color_scheme": "dark"},
+}
+PAGES = ["/", "/host", "/disks", "/disks/ZA1049HK", "/network", "/power", "/heatpump", "/alerts", "/events",
+         "/collectors", "/hosts", "/entity/md_array/md0", "/entity/bond_slave/bond0/eoip4", "/h/ceph-node1/disks",
+         "/api/docs"]
+
+CHARTS_DRAWN = """() => [...document.querySelectorAll('figure.chart')].every(
+    f => f.querySelector('canvas') || (!f.querySelector('noscript') && f.textContent.trim().length > 0))"""
+
+# Each chart's y-axis label colour against its card, as WCAG's contrast ratio, and its time span.
+CHART_FACTS = """() => {
+  const probe = document.createElement('canvas').getContext('2d');
+  const rgb = c => { probe.fillStyle = '#000'; probe.fillStyle = c; const v = probe.fillStyle;
+    if (v.startsWith('#')) return [1, 3, 5].map(i => parseInt(v.slice(i, i + 2), 16));
+    return v.match(/[\\d.]+/g).slice(0, 3).map(Number); };
+  const lum = c => { const [r, g, b] = rgb(c).map(x => { x /= 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const contrast = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  return [...document.querySelectorAll('figure.chart')].filter(f => f._chart).map(f => {
+    const u = f._chart, axis = u.axes[1];
+    const label = typeof axis.stroke === 'function' ? axis.stroke(u, 1) : axis.stroke;
+    return {title: f.dataset.title, contrast: contrast(label, getComputedStyle(f).backgroundColor),
+            span: u.scales.x.max - u.scales.x.min, range: f.dataset.chart.match(/range=([^&]+)/)[1]};
+  });
+}"""
+
+
+@pytest.fixture(scope="module", params=list(MODES))
+def mode(request: pytest.FixtureRequest, browser: Browser, server: str) -> Iterator[tuple[str, Page, dict[str, list[str]]]]:
+    """A logged-in page in one mode, with everything it logged and fetched written down."""
+    ctx = browser.new_context(base_url=server, **MODES[request.param])
+    pg = ctx.new_page()
+    pg.goto("/login")
+    pg.fill("input[name=password]", PASSWORD)
+    pg.click("button[type=submit]")
+    pg.wait_for_url(server + "/")
+    seen: dict[str, list[str]] = {"errors": [], "failed": [], "outside": []}
+    pg.on("console", lambda m: seen["errors"].append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: seen["errors"].append(str(e)))
+    pg.on("requestfailed", lambda r: seen["failed"].append(f"{r.url} {r.failure}"))
+    pg.on("response", lambda r: seen["failed"].append(f"{r.url} {r.status}") if r.status >= 400 else None)
+    pg.on("request", lambda r: None if r.url.startswith((server, "data:", "blob:")) else seen["outside"].append(r.url))
+    yield request.param, pg, seen
+    ctx.close()
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_page_draws_cleanly_on_a_desktop_a_phone_and_in_dark_mode(
+        mode: tuple[str, Page, dict[str, list[str]]], path: str) -> None:
+    name, page, seen = mode
+    for found in seen.values():
+        found.clear()
+    page.goto(path)
+    page.wait_for_load_state("load")
+    if path == "/api/docs":
+        page.wait_for_selector(".swagger-ui .info", timeout=20_000)
+    page.wait_for_function(CHARTS_DRAWN, timeout=20_000)
+    page.wait_for_timeout(300)  # a late request of the page's own scripts
+    shot = ARTIFACTS / "screens" / name / f"{path.strip('/').replace('/', '_') or 'overview'}.png"
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(shot), full_page=True)
+
+    assert seen["errors"] == [], f"console errors on {path} ({name})"
+    assert seen["failed"] == [], f"failed requests on {path} ({name})"
+    assert seen["outside"] == [], f"requests to other hosts from {path} ({name})"
+    wide = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert wide[0] <= wide[1], f"{path} is {wide[0]} px wide in a {wide[1]} px window ({name})"
+    for chart in page.evaluate(CHART_FACTS):
+        assert chart["contrast"] >= 4.5, f"{chart['title']} axis labels on {path} ({name}): {chart['contrast']:.2f}:1"
+
+
+def test_the_heat_pump_charts_span_the_whole_range_asked_for(mode: tuple[str, Page, dict[str, list[str]]]) -> None:
+    _, page, _ = mode
+    for range_, seconds in (("24h", 86400), ("7d", 7 * 86400)):
+        page.goto(f"/heatpump?range={range_}")
+        page.wait_for_function(CHARTS_DRAWN, timeout=20_000)
+        charts = page.evaluate(CHART_FACTS)
+        assert len(charts) >= 5
+        for chart in charts:
+            assert chart["range"] == range_ and abs(chart["span"] - seconds) <= 120, chart
