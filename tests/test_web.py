@@ -370,3 +370,29 @@ def test_the_favicon_is_served_from_the_static_folder_and_linked_from_every_page
     assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
     assert '<link rel="icon" href="/static/favicon.svg"' in fetch(app, "/host").text
 
+
+
+def test_the_disk_page_has_the_whole_smart_table_the_verdict_in_words_and_where_it_stands(tmp_path: Path) -> None:
+    text = fetch(demo_app(tmp_path, 80, runs=2), "/disks/ZA1049HK").text
+    verdict = text.split('<p class="callout failing">')[1].split("</p>")[0]
+    assert "Failing" in verdict and "SMART overall health: FAILED" in verdict
+    standing = text.split('<table class="standing">')[1].split("</table>")[0]
+    assert re.search(r'<td data-label="Attribute">5 Reallocated sectors</td><td data-label="Raw">\d+</td>', standing)
+    assert "above zero, like 42.2 % of the drives that failed and only 1.1 % of those still working" in standing
+    assert "197 Current pending sectors" in standing and "zero, like 99.3 % of working drives" in standing
+    assert "https://www.backblaze.com/blog/what-smart-stats-indicate-hard-drive-failures/" in text
+    smart = text.split('<h2>SMART attributes</h2>')[1].split("</table>")[0]
+    row5 = smart.split('<td data-label="ID">5</td>')[1].split("</tr>")[0]
+    assert 'data-label="Value">1<' in row5 and 'data-label="Threshold">10<' in row5 and "now" in row5
+    assert "Power On Hours" in smart and "UDMA CRC Error Count" in smart
+    assert "metric=rackpulse_disk_smart_attribute_raw&amp;label=serial%3DZA1049HK&amp;label=attribute%3D5" in text
+    assert 'data-title="SMART 5 Reallocated Sector Ct (raw)"' in text
+
+
+def test_an_nvme_disk_shows_its_health_log() -> None:
+    from collectors.disks.smart.smartctl import parse_smartctl_json
+
+    table = parse_smartctl_json((Path(__file__).parent / "fixtures" / "smartctl" / "scrutiny__smart-nvme.json")
+                                .read_text()).table
+    assert table["ata"] == [] and table["scsi"] == []
+    assert {"name": "percentage_used", "value": 0} in table["nvme"] and {"name": "unsafe_shutdowns", "value": 43} in table["nvme"]

@@ -14,6 +14,7 @@ from app import events, views
 from app.ingest.agents import revoke
 from app.web.site import RANGES, Checked, Page, Site
 from collectors import plugins
+from collectors.disks.smart import failure_stats
 from collectors.plugin import DOMAINS
 
 router = APIRouter()
@@ -57,9 +58,15 @@ def disk_page(request: Request, key: str, range: str = "24h", s: Site = Page) ->
     stored = next((e for e in store.entities("disk") if e["key"] == key), None)
     if disk is None and stored is None:
         raise HTTPException(404, f"no disk {key!r}")
-    events = store.events("disk", key) + (store.events("bay", disk["bay"]) if disk and disk.get("bay") else [])
-    events.sort(key=lambda e: e["ts"], reverse=True)
-    return s.render(request, "disk.html", disk=disk, stored=stored, key=key, events=events[:100],
+    changes = store.events("disk", key) + (store.events("bay", disk["bay"]) if disk and disk.get("bay") else [])
+    changes.sort(key=lambda e: e["ts"], reverse=True)
+    base = request.scope.get("rackpulse_base", "")
+    lines = [events.describe(e, plugins(), base) for e in changes[:100]]
+    return s.render(request, "disk.html", disk=disk, stored=stored, key=key, events=lines,
+                    standing=failure_stats.standing(disk["attributes"]) if disk else [],
+                    attr_names={str(a["id"]): a["name"].replace("_", " ")
+                                for a in ((disk or {}).get("table") or {}).get("ata", [])},
+                    source=failure_stats.SOURCE,
                     range=_range(range), ranges_list=list(RANGES))
 
 

@@ -206,3 +206,20 @@ def test_scan_errors_say_what_was_wrong(text: str, message: str) -> None:
     with pytest.raises(ParseError) as err:
         parse_smartctl_scan(text)
     assert str(err.value).startswith(message)
+
+
+@pytest.mark.parametrize(("attributes", "expected"), [
+    ({}, []),
+    ({"9": 1200.0}, []),  # power-on hours: not one of the five
+    ({"5": 0.0}, [("5", False, "zero, like 98.9 % of working drives")]),
+    ({"5": 8.0, "198": 0.0}, [("5", True, "above zero, like 42.2 % of the drives that failed and only 1.1 % of "
+                                           "those still working"),
+                              ("198", False, "zero, like 99.7 % of working drives")]),
+    ({"188": 3.0}, [("188", True, "above zero, like 44.5 % of the drives that failed and only 4.8 % of those "
+                                  "still working")]),
+])
+def test_a_disk_stands_against_the_published_failure_statistics_attribute_by_attribute(
+        attributes: dict[str, float], expected: list[tuple[str, bool, str]]) -> None:
+    from collectors.disks.smart.failure_stats import standing
+
+    assert [(r["id"], r["above_zero"], r["words"]) for r in standing(attributes)] == expected

@@ -178,6 +178,7 @@ class SmartCollector(Collector):
             "health": level,
             "health_name": HEALTH_NAMES[level],
             "reasons": reasons,
+            "table": disk.table,
         }
         self._last[key] = view
         return view

@@ -61,6 +61,8 @@ class SmartDisk:
     # "available_spare", "available_spare_threshold", "percentage_used" for NVMe; "grown_defects" for SCSI.
     attributes: dict[str, float] = field(default_factory=dict)
     ata_failing_now: tuple[str, ...] = ()  # attributes with when_failed == "now"
+    # Everything else the disk reports, for its page: see smart_table().
+    table: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     @property
     def exit_bits(self) -> tuple[int, ...]:
@@ -137,7 +139,42 @@ def parse_smartctl_json(data: str | bytes, returncode: int | None = None) -> Sma
         standby=standby,
         attributes=attributes,
         ata_failing_now=tuple(failing_now),
+        table=smart_table(doc),
     )
+
+
+def smart_table(doc: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The whole SMART report in rows for a person: "ata" (id, name, normalized value, worst,
+    threshold, raw, when it failed, pre-failure or not), "nvme" (the health log, name and
+    value) and "scsi" (grown defects and the error counter log). Empty lists where the disk
+    speaks another protocol; fields smartctl left out are None."""
+    ata: list[dict[str, Any]] = []
+    rows = _obj(doc, "ata_smart_attributes").get("table")
+    for row in rows if isinstance(rows, list) else []:
+        if not isinstance(row, dict) or _int(row.get("id")) is None:
+            continue
+        raw = _obj(row, "raw")
+        ata.append({"id": int(row["id"]), "name": _str(row.get("name")) or "", "value": _int(row.get("value")),
+                    "worst": _int(row.get("worst")), "thresh": _int(row.get("thresh")), "raw": _num(raw.get("value")),
+                    "raw_string": _str(raw.get("string")), "when_failed": _str(row.get("when_failed")) or "",
+                    "prefailure": _obj(row, "flags").get("prefailure") is True})
+    nvme: list[dict[str, Any]] = []
+    for key, value in _obj(doc, "nvme_smart_health_information_log").items():
+        if isinstance(value, list):  # temperature_sensors: [36, 41]
+            value = ", ".join(str(v) for v in value if _num(v) is not None)
+        if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+            nvme.append({"name": str(key), "value": value})
+    scsi: list[dict[str, Any]] = []
+    if _num(doc.get("scsi_grown_defect_list")) is not None:
+        scsi.append({"name": "grown defect list", "value": doc["scsi_grown_defect_list"]})
+    for op, counters in _obj(doc, "scsi_error_counter_log").items():
+        for key, value in (counters.items() if isinstance(counters, dict) else ()):
+            if _num(value) is not None or (isinstance(value, str) and value.replace(".", "", 1).isdigit()):
+                scsi.append({"name": f"{op}: {str(key).replace('_', ' ')}", "value": value})  # "386.568" GB
+    for key, value in _obj(doc, "scsi_start_stop_cycle_counter").items():
+        if _num(value) is not None:
+            scsi.append({"name": str(key).replace("_", " "), "value": value})
+    return {"ata": ata, "nvme": nvme, "scsi": scsi}
 
 
 def _obj(doc: Mapping[str, Any], key: str) -> dict[str, Any]:
