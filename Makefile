@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 9842
 
-.PHONY: demo test quick install install-test assets lint bench mutation clean
+.PHONY: demo test quick install install-test assets lint bench mutation screenshots clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,13 @@ test: install-test
 
 bench: install-test
 	bash bench/run-all.sh
+
+# Every page on a desktop, a phone and in dark mode, drawn by Chromium against `rackpulse demo`:
+# test-artifacts/screens/<mode>/<page>.png for a person to look at (not committed).
+screenshots: install-test
+	bash scripts/install-test-peers.sh
+	$(BIN)/python -m pytest tests/e2e/test_every_page.py -p no:randomly
+	@echo "screenshots: $$(find test-artifacts/screens -name '*.png' | wc -l) in test-artifacts/screens/"
 
 # Mutation testing (mutmut 3): slow, not part of `make test`; prints the killed share per package.
 mutation: install-test

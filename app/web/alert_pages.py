@@ -22,7 +22,7 @@ def alerts_page(request: Request, rule: str = "", severity: str = "", s: Site = 
     snap, _ = s.view(request)
     a = s.alerting_for(snap.host)
     severity = severity if severity in SEVERITIES else ""
-    hosts = [(h["host"], h["href"].rstrip("/") + "/alerts") for h in s.hosts()]
+    hosts = s.host_pages("alerts")
     return s.render(request, "alerts.html", al=a.view(rule=rule, severity=severity) if a else None,
                     csrf=s.csrf_token(request), rule=rule, severity=severity, severities=SEVERITIES,
                     durations=list(DURATIONS), hosts=hosts, this_host=snap.host)

@@ -107,7 +107,7 @@ def events_page(request: Request, domain: str = "", level: str = "", s: Site = P
     level = level if level in events.LEVELS else ""
     return s.render(request, "events.html", lines=events.select_lines(lines, domain, level)[:200], domain=domain,
                     level=level, domains=domains, levels=events.LEVELS,
-                    hosts=[(h["host"], h["href"].rstrip("/") + "/events") for h in s.hosts()])
+                    hosts=s.host_pages("events"))
 
 
 @router.get("/hosts", response_class=HTMLResponse, name="hosts")

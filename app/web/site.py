@@ -164,6 +164,13 @@ class Site:
                         "remote": row["remote"], "tiles": tiles})
         return out
 
+    def host_pages(self, page: str) -> list[tuple[str, str]]:
+        """(host, its `page` URL) for this host and every agent: the host switch of the alerts
+        and events pages, without judging every host as hosts() does."""
+        out = [(self.cfg.host, f"/{page}")]
+        out += [(r["host"], f"/h/{quote(r['host'], safe='')}/{page}") for r in list_agents(self.engine)]
+        return out
+
     # -- CSRF and pages ---------------------------------------------------------------------
 
     def csrf_identity(self, request: Request) -> str | None:

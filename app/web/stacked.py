@@ -12,50 +12,52 @@ from __future__ import annotations
 import html
 import re
 
-_TABLE = re.compile(r"<table\b.*?</table>", re.S)
-_HEAD = re.compile(r"<thead\b.*?</thead>", re.S)
-_HEADER = re.compile(r"<th\b[^>]*>(.*?)</th>", re.S)
-_ROW = re.compile(r"(<tr\b[^>]*>)(.*?)(</tr>)", re.S)
-_CELL = re.compile(r"<(td|th)\b([^>]*)>")
+_TAG = re.compile(r"<(/?)(table|thead|tr|td|th)\b([^>]*)>", re.I)
 _SPAN = re.compile(r"""\bcolspan\s*=\s*["']?(\d+)""")
-_TAG = re.compile(r"<[^>]+>")
+_MARKUP = re.compile(r"<[^>]+>")
 
 
 def header_labels(thead: str) -> list[str]:
     """The text of each header cell, tags and extra spaces removed ("Serial <small>(WWN)</small>")."""
-    return [" ".join(html.unescape(_TAG.sub(" ", th)).split()) for th in _HEADER.findall(thead)]
-
-
-def _label_row(labels: list[str], row: re.Match[str]) -> str:
-    column = 0
-
-    def cell(m: re.Match[str]) -> str:
-        nonlocal column
-        tag, attrs = m.group(1), m.group(2)
-        label = labels[column] if column < len(labels) else ""
-        span = _SPAN.search(attrs)
-        width = int(span.group(1)) if span else 1
-        column += width
-        # A cell across columns ("No changes recorded.") speaks for itself.
-        if tag == "th" or width > 1 or not label or "data-label" in attrs:
-            return m.group(0)
-        return f'<td data-label="{html.escape(label, quote=True)}"{attrs}>'
-
-    return row.group(1) + _CELL.sub(cell, row.group(2)) + row.group(3)
-
-
-def _label_table(m: re.Match[str]) -> str:
-    table = m.group(0)
-    head = _HEAD.search(table)
-    if head is None:
-        return table
-    labels = header_labels(head.group(0))
-    body = _ROW.sub(lambda row: _label_row(labels, row), table[head.end():])
-    return table[:head.end()] + body
+    cells = re.findall(r"<th\b[^>]*>(.*?)</th>", thead, re.S)
+    return [" ".join(html.unescape(_MARKUP.sub(" ", th)).split()) for th in cells]
 
 
 def label_cells(page: str) -> str:
-    """`page` with data-label on every body cell of every table that has a header row."""
+    """`page` with data-label on every body cell of every table that has a header row.
+
+    One pass over the table tags (a page is rendered for every request and refresh): the
+    header cells of a <thead> name the columns, and each later row's cells are labelled by
+    their column, a colspan moving the count along. Tables do not nest in these pages."""
     if "<table" not in page:
         return page
-    return _TABLE.sub(_label_table, page)
+    out: list[str] = []
+    last = 0
+    labels: list[str] = []
+    in_head = False
+    head_start = 0
+    column = 0
+    for m in _TAG.finditer(page):
+        closing, tag, attrs = m.group(1), m.group(2).lower(), m.group(3)
+        if tag == "table":
+            labels, column = [], 0
+        elif tag == "thead":
+            if closing:
+                labels = header_labels(page[head_start:m.start()])
+            else:
+                head_start = m.end()
+            in_head = not closing
+        elif tag == "tr" and not closing:
+            column = 0
+        elif tag in ("td", "th") and not closing and not in_head:
+            span = _SPAN.search(attrs)
+            width = int(span.group(1)) if span else 1
+            label = labels[column] if column < len(labels) else ""
+            column += width
+            # A cell across columns ("No changes recorded.") speaks for itself; row headers too.
+            if tag == "td" and width == 1 and label and "data-label" not in attrs:
+                out.append(page[last:m.start()])
+                out.append(f'<td data-label="{html.escape(label, quote=True)}"{attrs}>')
+                last = m.end()
+    out.append(page[last:])
+    return "".join(out)
