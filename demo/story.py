@@ -189,6 +189,11 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
             "hwmon": {"interval": interval, **DEMO_HWMON},
             "nut": {"interval": interval, "upsd": [{"port": upsd_port}] if upsd_port else []},
             "heatpump": {"interval": interval, "host": "127.0.0.1" if isg_port else "", "port": isg_port or 502},
+            # Reachability of the demo's own simulated devices (loopback only: the demo sends
+            # nothing beyond this machine; pings need fping, which a demo machine may lack).
+            "probes": {"interval": interval, "tcp": [
+                {"name": name, "host": "127.0.0.1", "port": p, "timeout": 2}
+                for name, p in (("UPS server", upsd_port), ("heat pump gateway", isg_port)) if p]},
         },
         "disks": {"bays": bays},
         "alerts": {"interval": max(interval, 2.0)},

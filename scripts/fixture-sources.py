@@ -13,7 +13,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIX = ROOT / "tests" / "fixtures"
-SUBDIRS = ("mdstat", "mdadm", "smartctl", "bonding", "frr", "openvpn", "host")
+SUBDIRS = ("mdstat", "mdadm", "smartctl", "bonding", "frr", "openvpn", "host", "fping", "iperf3")
 
 
 def main() -> None:

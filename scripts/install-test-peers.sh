@@ -2,7 +2,8 @@
 # The real peers the tests start as their own child processes: FRR (bgpd, zebra, vtysh),
 # OpenVPN with an openssl-made PKI, nsenter/mount for a namespace's sysfs, net-snmp snmpd,
 # NUT upsd with the dummy-ups driver, Prometheus (promtool) and Alertmanager,
-# docker-compose to validate the compose file (no engine runs), Chromium for the browser tests.
+# docker-compose to validate the compose file (no engine runs), Chromium for the browser tests,
+# fping, iperf3 and nftables for the probes (real loss inside a test's own network namespace).
 # Installed from Debian's packages; nothing is started as a service.
 set -euo pipefail
 missing=()
@@ -18,6 +19,9 @@ command -v promtool >/dev/null && command -v prometheus >/dev/null || missing+=(
 command -v prometheus-alertmanager >/dev/null && command -v amtool >/dev/null || missing+=(prometheus-alertmanager)
 command -v docker-compose >/dev/null || missing+=(docker-compose)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v fping >/dev/null || missing+=(fping)
+command -v iperf3 >/dev/null || missing+=(iperf3)
+command -v nft >/dev/null || missing+=(nftables)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
   echo "install-test-peers: need root to install ${missing[*]}" >&2

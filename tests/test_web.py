@@ -81,7 +81,8 @@ PAGE_READS = {
     "/power": ["ups12v", "on mains", "OL", "13.60 V", "11.4 – 14.6 V", "HBA fan", "2400 RPM"],
     "/host": ["Filesystems", "/srv", "/dev/md0", "Block devices", "sdm", "eth0", "1000 Mbit/s", "load 0.4"],
     "/heatpump": ["WPM 3", "Outside", "0.3 °C", "Hot water", "47.2 °C", "set 50.0 °C"],
-    "/collectors": ["mdraid", "smart", "frr", "openvpn", "snmp"],
+    "/collectors": ["mdraid", "smart", "frr", "openvpn", "snmp", "probes"],
+    "/probes": ["UPS server", "heat pump gateway", "127.0.0.1:", "✔</span> up"],
     "/events": ['<a href="/disks/ZA1049HK">Disk ZA1049HK</a>', "health: ok → failing", "Array md0",
                 "degraded: no → yes", "oper: up → down", "14 disks", "appeared"],
     "/disks/ZA1049HK": ["failing", "SMART overall health: FAILED", "shelf 1, bay 7", "WDC WD80EFZZ-68BTXN0"],
@@ -143,7 +144,8 @@ def test_metrics_match_the_golden_file(tmp_path: Path) -> None:
     assert r.headers["content-type"].startswith("text/plain; version=0.0.4")
     # Durations and timestamps change every run, and the demo's filesystems are the test
     # machine's own (statvfs of its temporary folder): their values are masked, their series kept.
-    stable = "".join(re.sub(r"^(rackpulse_filesystem_(?:size|avail)_bytes\{.*\}|rackpulse_filesystem_files_free\{.*\}) .*",
+    stable = "".join(re.sub(r"^(rackpulse_filesystem_(?:size|avail)_bytes\{.*\}|rackpulse_filesystem_files_free\{.*\}"
+                            r"|rackpulse_probe_duration_seconds\{.*\}) .*",
                             r"\1 <machine's>", line) + "\n" for line in r.text.splitlines()
                      if not re.match(r"rackpulse_collector_(duration_seconds|last_success_timestamp_seconds)\{", line))
     if os.environ.get("UPDATE_GOLDEN"):

@@ -131,7 +131,30 @@ def all_but_one_peer_down(s: States) -> None:
     s["frr"]["peers"][0].update(up=True, state="Established")
 
 
+def probe(s: States, **attrs: Any) -> None:
+    s["probes"]["probes"][0].update(attrs)  # tcp "UPS server"
+
+
+# Expiry stamps a whole number of days and a half from now, so the words do not flip at midnight.
+SOON, LATER = int(time.time()) + int(5.5 * 86400), int(time.time()) + int(20.5 * 86400)
+
+
+def ping(s: States, **attrs: Any) -> None:
+    """A ping probe over a 3G link, healthy unless `attrs` say otherwise."""
+    s["probes"]["probes"].append({
+        "kind": "ping", "name": "3g-bond", "target": "10.0.250.1", "interface": "ppp0", "count": 20,
+        "loss_warning": 0.2, "rtt_warning_ms": 300.0, "ok": True, "seconds": 1.2, "sent": 20, "received": 20,
+        "loss": 0.0, "rtt_ms": {"min": 40.0, "avg": 60.0, "max": 90.0, "p95": 85.0}, "rtts_ms": [], "error": None,
+        **attrs})
+
+
 CASES: dict[str, tuple[Callable[[States], None], Callable[[States], None], str | None]] = {
+    "probe_down": (lambda s: probe(s, ok=False, error="connection refused"), lambda s: probe(s, ok=True), "Probes"),
+    "probe_loss": (lambda s: ping(s, received=10, loss=0.5), lambda s: ping(s, received=17, loss=0.15), "Probes"),
+    "probe_latency": (lambda s: ping(s, rtt_ms={"min": 200.0, "avg": 350.0, "max": 900.0, "p95": 800.0}),
+                      lambda s: ping(s, rtt_ms={"min": 200.0, "avg": 299.0, "max": 900.0, "p95": 800.0}), "Probes"),
+    "tls_expiring": (lambda s: probe(s, cert_expires=SOON, cert_subject="CN=ups.lan"),
+                     lambda s: probe(s, cert_expires=LATER, cert_subject="CN=ups.lan"), "Probes"),
     # rule: (make it fire, the nearest healthy state, the overview tile that must not be ok)
     "array_degraded": (degrade, scrub, "Arrays"),
     "filesystem_full": (lambda s: fs(s, used_ratio=0.93, avail=50e9, size=800e9),
@@ -213,6 +236,15 @@ SAYS = {
     "ups_low_battery": ("ups12v", "UPS ups12v LOW BATTERY: 9% charge, about 1 min left", {**H, "ups": "ups12v"}),
     "ups_on_battery": ("ups12v", "UPS ups12v on battery (64% charge)", {**H, "ups": "ups12v"}),
     "vpn_down": ("site-b", "VPN site-b down: status file is 300 s old", {**H, "instance": "site-b"}),
+    "probe_down": ("UPS server", "tcp UPS server (127.0.0.1:3493) is down: connection refused",
+                   {**H, "probe": "UPS server", "kind": "tcp", "target": "127.0.0.1:3493"}),
+    "probe_loss": ("3g-bond", "ping 3g-bond (10.0.250.1 via ppp0) lost 50% of 20 pings",
+                   {**H, "probe": "3g-bond", "kind": "ping", "target": "10.0.250.1"}),
+    "probe_latency": ("3g-bond", "ping 3g-bond (10.0.250.1) answers in 350 ms on average (p95 800 ms; warning from "
+                      "300 ms)", {**H, "probe": "3g-bond", "kind": "ping", "target": "10.0.250.1"}),
+    "tls_expiring": ("UPS server", f"TLS certificate of UPS server (127.0.0.1:3493) expires in 5 days "
+                     f"({time.strftime('%Y-%m-%d', time.gmtime(SOON))})",
+                     {**H, "probe": "UPS server", "kind": "tcp", "target": "127.0.0.1:3493", "subject": "CN=ups.lan"}),
     "vpn_tunnel_drops": ("site-b", "VPN site-b: 5 packets dropped on tun0 since the last poll",
                          {**H, "instance": "site-b", "interface": "tun0"}),
 }

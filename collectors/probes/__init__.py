@@ -1,0 +1,1 @@
+"""Probes: what a host can reach and how well, from where it stands (ping, HTTP, TCP, TLS, iperf3)."""
