@@ -148,7 +148,14 @@ def ping(s: States, **attrs: Any) -> None:
         **attrs})
 
 
+def iperf(s: States, ratio: float) -> None:
+    s["throughput"] = {"tests": [{"name": "3g down", "server": "10.0.250.1:5201", "direction": "download",
+                                  "baseline_mbps": 40.0, "low_ratio": 0.5, "ran_at": 1000.0, "next_at": 22600.0,
+                                  "ok": True, "error": None, "mbps": 40.0 * ratio, "retransmits": 12, "ratio": ratio}]}
+
+
 CASES: dict[str, tuple[Callable[[States], None], Callable[[States], None], str | None]] = {
+    "throughput_low": (lambda s: iperf(s, 0.3), lambda s: iperf(s, 0.5), "Throughput"),
     "probe_down": (lambda s: probe(s, ok=False, error="connection refused"), lambda s: probe(s, ok=True), "Probes"),
     "probe_loss": (lambda s: ping(s, received=10, loss=0.5), lambda s: ping(s, received=17, loss=0.15), "Probes"),
     "probe_latency": (lambda s: ping(s, rtt_ms={"min": 200.0, "avg": 350.0, "max": 900.0, "p95": 800.0}),
@@ -236,6 +243,8 @@ SAYS = {
     "ups_low_battery": ("ups12v", "UPS ups12v LOW BATTERY: 9% charge, about 1 min left", {**H, "ups": "ups12v"}),
     "ups_on_battery": ("ups12v", "UPS ups12v on battery (64% charge)", {**H, "ups": "ups12v"}),
     "vpn_down": ("site-b", "VPN site-b down: status file is 300 s old", {**H, "instance": "site-b"}),
+    "throughput_low": ("3g down", "throughput test 3g down (download, 10.0.250.1:5201): 12.0 Mbit/s, 30% of its 40 "
+                       "Mbit/s baseline", {**H, "test": "3g down", "direction": "download"}),
     "probe_down": ("UPS server", "tcp UPS server (127.0.0.1:3493) is down: connection refused",
                    {**H, "probe": "UPS server", "kind": "tcp", "target": "127.0.0.1:3493"}),
     "probe_loss": ("3g-bond", "ping 3g-bond (10.0.250.1 via ppp0) lost 50% of 20 pings",
