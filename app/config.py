@@ -67,6 +67,9 @@ class WebConfig(_Strict):
     # Serve HTTPS (agents then use https://...; agent.ca_file for a private CA).
     tls_cert_file: Path | None = None
     tls_key_file: Path | None = None
+    # /status (each probe's uptime over 24 h, 7 d and 30 d, names only) without a login, for a
+    # status page others may see.
+    status_public: bool = False
 
 
 class StorageConfig(_Strict):

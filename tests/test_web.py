@@ -82,6 +82,7 @@ PAGE_READS = {
     "/host": ["Filesystems", "/srv", "/dev/md0", "Block devices", "sdm", "eth0", "1000 Mbit/s", "load 0.4"],
     "/heatpump": ["WPM 3", "Outside", "0.3 °C", "Hot water", "47.2 °C", "set 50.0 °C"],
     "/collectors": ["mdraid", "smart", "frr", "openvpn", "snmp", "probes", "throughput"],
+    "/status": ["UPS server", "heat pump gateway", "100.00 %", "30 d"],
     "/probes": ["UPS server", "heat pump gateway", "127.0.0.1:", "✔</span> up", "Throughput",
                 "add <code>[[collectors.throughput]]</code>"],
     "/events": ['<a href="/disks/ZA1049HK">Disk ZA1049HK</a>', "health: ok → failing", "Array md0",

@@ -20,7 +20,7 @@ from app.ingest.agents import Agents
 from app.scheduler import Scheduler, Snapshot
 from app.storage.db import make_engine, upgrade
 from app.storage.store import Store
-from app.web import alert_pages, api, ingest, login, pages
+from app.web import alert_pages, api, ingest, login, pages, status
 from app.web.site import ROOT, Site
 from collectors import build_collectors
 from collectors.base import Runner, run_command
@@ -84,7 +84,7 @@ def create_app(
     app.state.agents = agents
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
     login.install_guards(app, s)
-    for family in (pages, alert_pages, api, ingest, login):
+    for family in (pages, alert_pages, api, ingest, login, status):
         app.include_router(family.router)
     app.include_router(pages.section_pages())
     return HostPrefix(app, HostCheck(cfg.web.allowed_hosts))  # type: ignore[return-value]

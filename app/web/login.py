@@ -28,7 +28,8 @@ def install_guards(app: FastAPI, s: Site) -> None:
         @app.middleware("http")
         async def require_login(request: Request, call_next: Next) -> Response:
             path = request.url.path
-            if not any(path == p or path.startswith(p) for p in PUBLIC):
+            public = path == "/status" and s.cfg.web.status_public
+            if not public and not any(path == p or path.startswith(p) for p in PUBLIC):
                 read_only_api = (request.method == "GET" and path.startswith("/api/")
                                  and credentials.check_token(request.headers.get("authorization"), s.api_token_hash))
                 if not read_only_api and not s.sessions.check(request.cookies.get(COOKIE)):
