@@ -200,3 +200,15 @@ def chart_unit(metric: str) -> dict[str, Any]:
         if metric.endswith(suffix):
             return {"unit": unit, "si": si, "scale": scale}
     return {"unit": "", "si": True, "scale": 1.0}
+
+
+def smoke_urls(base: str, metric: str, labels: dict[str, str], range_: str) -> dict[str, str]:
+    """The four series of a smokeping-like chart: `metric` with stat=min, avg, p95 and max."""
+    from urllib.parse import urlencode
+
+    def url(stat: str) -> str:
+        pairs = [("metric", metric), *(("label", f"{k}={v}") for k, v in labels.items()), ("label", f"stat={stat}"),
+                 ("range", range_)]
+        return f"{base}/api/series?{urlencode(pairs)}"
+
+    return {stat: url(stat) for stat in ("min", "avg", "p95", "max")}

@@ -191,9 +191,18 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
             "heatpump": {"interval": interval, "host": "127.0.0.1" if isg_port else "", "port": isg_port or 502},
             # Reachability of the demo's own simulated devices (loopback only: the demo sends
             # nothing beyond this machine; pings need fping, which a demo machine may lack).
-            "probes": {"interval": interval, "tcp": [
-                {"name": name, "host": "127.0.0.1", "port": p, "timeout": 2}
-                for name, p in (("UPS server", upsd_port), ("heat pump gateway", isg_port)) if p]},
+            # Pings answered by the fping stand-in (nothing is sent): the 3G bond's evening rush.
+            "probes": {"interval": interval, "fping": [*tool, "fping", str(root / "demo-state.json")],
+                       "ping": [{"name": "3G bond", "target": "10.0.250.1", "interface": "bond0", "count": 20,
+                                 "interval_ms": 20},
+                                {"name": "LAN gateway", "target": "192.168.1.1", "count": 5, "interval_ms": 20}],
+                       "tcp": [{"name": name, "host": "127.0.0.1", "port": p, "timeout": 2}
+                               for name, p in (("UPS server", upsd_port), ("heat pump gateway", isg_port)) if p]},
+            "throughput": {"interval": interval, "iperf3": [*tool, "iperf3", str(root / "demo-state.json")],
+                           "tests": [{"name": "VPN site-b up", "server": "10.8.0.1", "duration": 5, "interval": 600,
+                                      "baseline_mbps": 90},
+                                     {"name": "VPN site-b down", "server": "10.8.0.1", "duration": 5, "interval": 600,
+                                      "baseline_mbps": 90, "reverse": True}]},
         },
         "disks": {"bays": bays},
         "alerts": {"interval": max(interval, 2.0)},

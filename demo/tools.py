@@ -1,4 +1,4 @@
-"""Stand-ins for smartctl, mdadm and vtysh in `rackpulse demo`: they print what the real tools
+"""Stand-ins for smartctl, mdadm, vtysh, fping and iperf3 in `rackpulse demo`: they print what the real tools
 print, from the demo's state file. Run as ``python -I -S demo/tools.py smartctl STATE ARGS...``.
 
 The collectors start one of these per disk and per command, as they would start the real tool,
@@ -147,11 +147,54 @@ def vtysh(state: dict[str, Any], args: list[str]) -> int:
     return 0
 
 
+# The demo's pings: a LAN gateway, and a bond of 3G links whose round trip "goes over a few
+# hundred ms" in the evening rush (story minutes 2 to 3 of every 4) and then loses pings too.
+PINGS = {"192.168.1.1": (0.4, 0.3, 0.0), "10.0.250.1": (95.0, 60.0, 0.05)}
+
+
+def _rtts(target: str, count: int, t: float) -> list[float | None]:
+    base, spread, loss = PINGS.get(target, (1.0, 0.5, 0.0))
+    rush = target == "10.0.250.1" and int(t // 60) % 4 == 2
+    if rush:
+        base, spread, loss = base * 4, spread * 5, 0.3
+    out: list[float | None] = []
+    for i in range(count):
+        wave = ((i * 7919 + int(t)) % 97) / 97  # the same story moment, the same answers
+        out.append(None if wave < loss else round(base + spread * wave * wave, 3))
+    return out
+
+
+def fping(state: dict[str, Any], args: list[str]) -> int:
+    """`fping -C N -q ... -- TARGET...`: each target's round trips on standard error, "-" for a lost one."""
+    count = int(args[args.index("-C") + 1]) if "-C" in args else 1
+    targets = args[args.index("--") + 1:] if "--" in args else args[-1:]
+    missed = 0
+    for target in targets:
+        rtts = _rtts(target, count, state.get("t", 0.0))
+        missed += all(r is None for r in rtts)
+        print(f"{target} : " + " ".join("-" if r is None else f"{r:.3f}" for r in rtts), file=sys.stderr)
+    return 1 if missed else 0
+
+
+def iperf3(state: dict[str, Any], args: list[str]) -> int:
+    """`iperf3 -c SERVER -J [-R]`: a VPN that does about 90 Mbit/s up, and half of it down in the rush."""
+    t = state.get("t", 0.0)
+    reverse = "-R" in args
+    mbps = 88.0 if not reverse else (41.0 if int(t // 60) % 4 == 2 else 86.0)
+    seconds = float(args[args.index("-t") + 1]) if "-t" in args else 10.0
+    bps = mbps * 1e6
+    print(json.dumps({"start": {"test_start": {"protocol": "TCP", "num_streams": 1, "duration": seconds,
+                                               "reverse": int(reverse)}},
+                      "end": {"sum_sent": {"seconds": seconds, "bits_per_second": bps * 1.01, "retransmits": 7},
+                              "sum_received": {"seconds": seconds, "bits_per_second": bps}}}))
+    return 0
+
+
 def main() -> int:
     tool, state_path, *args = sys.argv[1:]
     with open(state_path, encoding="utf-8") as f:
         state = json.load(f)
-    return {"smartctl": smartctl, "mdadm": mdadm, "vtysh": vtysh}[tool](state, args)
+    return {"smartctl": smartctl, "mdadm": mdadm, "vtysh": vtysh, "fping": fping, "iperf3": iperf3}[tool](state, args)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,17 @@
 (function () {
   "use strict";
   var PREFIXES = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]];
+  // Units that are counted in small parts (seconds of a round trip) also take milli and micro.
+  var SMALL = [[1e-3, "m"], [1e-6, "µ"]];
+
+  function prefixFor(big, unit) {
+    for (var i = 0; i < PREFIXES.length; i++) if (big >= PREFIXES[i][0]) return PREFIXES[i];
+    if (unit === "s" && big > 0 && big < 1) {
+      for (var j = 0; j < SMALL.length; j++) if (big >= SMALL[j][0]) return SMALL[j];
+      return SMALL[SMALL.length - 1];
+    }
+    return [1, ""];
+  }
 
   function round(v) {
     var a = Math.abs(v);
@@ -14,9 +25,8 @@
     if (v == null || isNaN(v)) return "–";
     var sep = unit && unit.charAt(0) !== "°" && unit !== "%" ? " " : "";
     if (prefixable) {
-      for (var i = 0; i < PREFIXES.length; i++) {
-        if (Math.abs(v) >= PREFIXES[i][0]) return round(v / PREFIXES[i][0]) + " " + PREFIXES[i][1] + unit;
-      }
+      var p = prefixFor(Math.abs(v), unit);
+      if (p[1]) return round(v / p[0]) + " " + p[1] + unit;
     }
     return round(v) + (unit ? sep + unit : "");
   }
@@ -29,9 +39,8 @@
       splits.forEach(function (v) { big = Math.max(big, Math.abs(v || 0)); });
       var div = 1, pre = "";
       if (prefixable) {
-        for (var i = 0; i < PREFIXES.length; i++) {
-          if (big >= PREFIXES[i][0]) { div = PREFIXES[i][0]; pre = PREFIXES[i][1]; break; }
-        }
+        var p = prefixFor(big, unit);
+        div = p[0]; pre = p[1];
       }
       var step = (incr || 1) / div, dec = 0;  // the decimals the step itself has: 2.5 -> 1, 0.05 -> 2
       while (dec < 6 && Math.abs(Math.round(step * Math.pow(10, dec)) - step * Math.pow(10, dec)) > 1e-6) dec++;
@@ -105,7 +114,47 @@
       .catch(function () { el.textContent = "Could not load the chart."; });
   }
 
-  function drawAll() { document.querySelectorAll("[data-chart]").forEach(drawChart); }
+  // A smokeping-like chart of round trips: per interval the spread from the fastest to the
+  // slowest answer (light), from the average to the 95th percentile (darker), the average line.
+  function smokeOptions(el, d, width) {
+    var o = options(el, d, width), fmt = o.series[2].value;
+    var band = css("--band", "rgba(31,111,197,.18)"), warn = css("--warn", "#a15c00");
+    o.series = [{},
+      { label: "fastest", stroke: band, value: fmt }, { label: "avg", stroke: css("--accent", "#1f6fc5"), width: 2, value: fmt },
+      { label: "p95", stroke: warn, value: fmt }, { label: "slowest", stroke: band, value: fmt }];
+    o.bands = [{ series: [4, 1], fill: band }, { series: [3, 2], fill: band }];
+    return o;
+  }
+
+  function drawSmoke(el) {
+    if (!window.uPlot || el.dataset.drawn) return;
+    el.dataset.drawn = "1";
+    var urls = JSON.parse(el.dataset.smoke);
+    Promise.all(["min", "avg", "p95", "max"].map(function (k) {
+      return fetch(urls[k], { headers: { Accept: "application/json" } }).then(function (r) { return r.ok ? r.json() : null; });
+    })).then(function (ds) {
+      var avg = ds[1];
+      if (!avg || !avg.ts.length) { el.textContent = (el.dataset.title || "") + ": no data for this range yet."; return; }
+      var at = function (d, pick) {
+        var byTs = {};
+        if (d) d.ts.forEach(function (t, j) { byTs[t] = d[pick][j]; });
+        return avg.ts.map(function (t) { return byTs[t] == null ? null : byTs[t]; });
+      };
+      // The fastest of the fastest, the slowest of the slowest; p95 and avg as their bucket's mean.
+      var d = { start: avg.start, end: avg.end, step: avg.step, resolution: "raw", ts: avg.ts,
+                min: at(ds[0], "min"), avg: avg.avg, max: at(ds[3], "max"), p95: at(ds[2], "avg") };
+      var rows = shape({ start: d.start, end: d.end, step: d.step, ts: d.ts, min: d.min, avg: d.avg, max: d.p95 });
+      var tops = shape({ start: d.start, end: d.end, step: d.step, ts: d.ts, min: d.max, avg: d.max, max: d.max });
+      el.textContent = "";
+      el._chart = new window.uPlot(smokeOptions(el, d, Math.max(260, el.clientWidth - 16)),
+                                   [rows[0], rows[1], rows[2], rows[3], tops[1]], el);
+    }).catch(function () { el.textContent = "Could not load the chart."; });
+  }
+
+  function drawAll() {
+    document.querySelectorAll("[data-chart]").forEach(drawChart);
+    document.querySelectorAll("[data-smoke]").forEach(drawSmoke);
+  }
 
   // Colours come from the page's CSS variables: draw again when the system theme flips.
   function redrawAll() {

@@ -38,6 +38,7 @@ def templates() -> Environment:
     env.globals["ICON"] = views.ICON
     env.globals["PAGES"] = views.pages()
     env.globals["chart_unit"] = views.chart_unit
+    env.globals["smoke_urls"] = views.smoke_urls
     env.filters["ago"] = lambda ts: "never" if not ts else f"{int(time.time() - ts)}s ago"
     env.filters["duration"] = human_duration
     env.filters["when"] = lambda ts: time.strftime("%Y-%m-%d %H:%M", time.localtime(ts)) if ts else "–"

@@ -132,7 +132,7 @@ def all_but_one_peer_down(s: States) -> None:
 
 
 def probe(s: States, **attrs: Any) -> None:
-    s["probes"]["probes"][0].update(attrs)  # tcp "UPS server"
+    next(p for p in s["probes"]["probes"] if p["name"] == "UPS server").update(attrs)  # tcp
 
 
 # Expiry stamps a whole number of days and a half from now, so the words do not flip at midnight.

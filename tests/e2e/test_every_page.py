@@ -41,7 +41,7 @@ CHART_FACTS = """() => {
     const u = f._chart, axis = u.axes[1];
     const label = typeof axis.stroke === 'function' ? axis.stroke(u, 1) : axis.stroke;
     return {title: f.dataset.title, contrast: contrast(label, getComputedStyle(f).backgroundColor),
-            span: u.scales.x.max - u.scales.x.min, range: f.dataset.chart.match(/range=([^&]+)/)[1]};
+            span: u.scales.x.max - u.scales.x.min, range: (f.dataset.chart || f.dataset.smoke).match(/range=([^&"]+)/)[1]};
   });
 }"""
 
