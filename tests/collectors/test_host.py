@@ -294,3 +294,26 @@ def test_this_machines_own_proc_is_read_across_two_polls() -> None:
     assert r.state["cpu"]["busy_ratio"] is None or 0 <= r.state["cpu"]["busy_ratio"] <= 1
     assert all(f["mountpoint"].startswith("/") for f in r.state["filesystems"])
     assert all_clear(r.state, Judging()) is not None
+
+
+def test_the_hottest_hwmon_temperatures_are_on_the_host_state_and_tile(tree: Tree) -> None:
+    from collectors.host.basics.findings import all_clear
+
+    tree.write("/sys/class/hwmon/hwmon0/name", "k10temp\n")
+    tree.write("/sys/class/hwmon/hwmon0/temp1_input", "52125\n")
+    tree.write("/sys/class/hwmon/hwmon0/temp1_label", "Tctl\n")
+    tree.write("/sys/class/hwmon/hwmon0/temp1_max", "70000\n")
+    tree.write("/sys/class/hwmon/hwmon1/name", "nvme\n")
+    tree.write("/sys/class/hwmon/hwmon1/temp1_input", "38850\n")
+    tree.write("/sys/class/hwmon/hwmon1/temp1_crit", "84850\n")
+    tree.write("/sys/class/hwmon/hwmon1/in0_input", "1200\n")  # a voltage: not a temperature
+    state = tree.collector().collect().state
+    assert state["temperatures"] == [
+        {"chip": "k10temp", "sensor": "Tctl", "celsius": 52.1, "max": 70.0, "crit": None},
+        {"chip": "nvme", "sensor": "temp1", "celsius": 38.9, "max": None, "crit": 84.9}]
+    assert (all_clear(state, Judging()) or "").endswith("hottest k10temp Tctl 52 °C")
+
+
+def test_a_host_without_hwmon_has_no_temperatures_and_no_warning(tree: Tree) -> None:
+    result = tree.collector().collect()
+    assert result.state["temperatures"] == [] and not any("temperatures" in w for w in result.warnings)

@@ -37,6 +37,7 @@ from collectors.host.basics.procfs import (
     parse_pressure,
     parse_stat_cpu,
 )
+from collectors.hwmon_sysfs import Sensor, read_hwmon
 
 TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 FILL_WINDOW = 6 * 3600.0  # the fill rate is judged over up to this much of the past
@@ -125,12 +126,12 @@ class HostCollector(Collector):
                                             "memory_low_ratio": self.cfg.memory_low_ratio}}
         for part, fn in (("load", self._load), ("memory", self._memory), ("pressure", self._pressure),
                          ("filesystems", self._filesystems), ("interfaces", self._interfaces),
-                         ("blockdevs", self._blockdevs)):
+                         ("blockdevs", self._blockdevs), ("temperatures", self._temperatures)):
             try:
                 state[part] = fn(result, now)
             except (OSError, CollectorError) as exc:
                 result.warnings.append(f"{part}: {exc}")
-                state[part] = [] if part in ("filesystems", "interfaces", "blockdevs") else {}
+                state[part] = [] if part in ("filesystems", "interfaces", "blockdevs", "temperatures") else {}
         result.state = state
         return result
 
@@ -261,6 +262,12 @@ class HostCollector(Collector):
         except OSError:  # absent, or EINVAL reading the speed of a link that is down
             return None
 
+    def _temperatures(self, result: CollectResult, now: float) -> list[dict[str, Any]]:
+        try:
+            return hottest(read_hwmon(self.root))
+        except NoData:
+            return []  # no hwmon drivers (a VM, a container): nothing to show, nothing wrong
+
     def _blockdevs(self, result: CollectResult, now: float) -> list[dict[str, Any]]:
         out = []
         for name, d in parse_diskstats(self._read("/proc/diskstats")).items():
@@ -277,6 +284,19 @@ class HostCollector(Collector):
                 result.samples.append(Sample.of("rackpulse_blockdev_busy_ratio", round(busy, 4), **lab))
             out.append({"name": name, "read_bytes": d.read_bytes, "written_bytes": d.written_bytes, "busy_ratio": busy})
         return out
+
+
+def hottest(sensors: list[Sensor], limit: int = 8) -> list[dict[str, Any]]:
+    """The hottest temperature sensors, hottest first, with their chip's own limits: what the
+    host tile and page show (the hwmon collector, when on, keeps their history and alerts)."""
+    temps = sorted((s for s in sensors if s.kind == "temp" and s.value is not None),
+                   key=lambda s: -(s.value or 0.0))
+    def limit_of(s: Sensor, key: str) -> float | None:
+        v = s.attrs.get(key)
+        return round(v, 1) if v is not None else None
+
+    return [{"chip": s.chip, "sensor": s.label or s.name, "celsius": round(s.value or 0.0, 1),
+             "max": limit_of(s, "max"), "crit": limit_of(s, "crit")} for s in temps[:limit]]
 
 
 def build(cfg: Any, runner: Runner) -> Collector:

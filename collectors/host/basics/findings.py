@@ -79,6 +79,9 @@ def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
                   key=lambda f: f["used_ratio"], default=None)
     if fullest:
         parts.append(f"fullest {fullest['mountpoint']} {fullest['used_ratio'] * 100:.0f}%")
+    temps = state.get("temperatures") or []
+    if temps:
+        parts.append(f"hottest {temps[0]['chip']} {temps[0]['sensor']} {temps[0]['celsius']:.0f} °C")
     return ", ".join(parts) or None
 
 
