@@ -239,14 +239,17 @@ def seed_history(store: Any, now: float | None = None, days: int = 30) -> int:
     rows: dict[int, list[dict[str, Any]]] = {RES_5M: [], RES_1H: []}
     with store.engine.begin() as conn:
         ids = store.series_ids(conn, [k for k, _ in keys])
+    def wave(ts: float) -> float:  # a day's swing and a season's
+        return math.sin(ts / 86400 * 2 * math.pi) * 2 + math.sin(ts / (86400 * 91) * 2 * math.pi) * 4
+
     for sid, (_, base) in zip(ids, keys, strict=True):
         for res, span in ((RES_5M, days * 86400), (RES_1H, 365 * 86400)):
             end = now // res * res
             for ts in range(end - span, end, res):
                 avg = 0.0
                 if base:
-                    day = math.sin(ts / 86400 * 2 * math.pi) * 2 + math.sin(ts / (86400 * 91) * 2 * math.pi) * 4
-                    avg = base + day + rng.uniform(-0.3, 0.3)
+                    # The past ends where the live story starts (base now), not a season away from it.
+                    avg = base + wave(ts) - wave(now) + rng.uniform(-0.3, 0.3)
                 rows[res].append({"series_id": sid, "bucket": ts // res, "vmin": avg - 0.5 if base else 0,
                                   "vavg": avg, "vmax": avg + 0.5 if base else 0, "n": res // 30})
     store.import_rollups(rows, {RES_5M: now // RES_5M * RES_5M, RES_1H: now // RES_1H * RES_1H})
