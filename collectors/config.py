@@ -3,7 +3,7 @@ from a plug-in package) can extend it without importing the app."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,3 +26,13 @@ class CollectorBase(Strict):
     # Each external command's output is capped: past this the command is killed and the run fails
     # with "output exceeded ...", so a command that never stops printing cannot fill memory.
     command_max_bytes: Annotated[int, Field(ge=1024)] = 16 * 1024 * 1024
+
+
+def unique_names(entries: list[Any], what: str) -> list[Any]:
+    """A section's list of named entries (probes, tests), refused when two share a name: the
+    name keys their metrics, alerts and history."""
+    names = [e.name for e in entries]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"{what} names must be unique: {', '.join(dup)}")
+    return entries

@@ -243,3 +243,14 @@ def test_a_server_that_accepts_and_never_speaks_times_out_and_the_other_probes_s
         assert probes["fine"]["ok"] and probes["fine"]["error"] is None
     finally:
         silent.close()
+
+
+def test_two_probes_of_one_kind_may_not_share_a_name_nor_may_a_target_carry_options() -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="probe names must be unique: a"):
+        ProbesConfig(ping=[{"name": "a", "target": "10.0.0.1"}, {"name": "a", "target": "10.0.0.2"}])
+    with pytest.raises(ValidationError):  # an argument smuggled into fping's command line
+        ProbesConfig(ping=[{"name": "x", "target": "-f /etc/shadow"}])
+    with pytest.raises(ValidationError):
+        ProbesConfig(http=[{"name": "x", "url": "file:///etc/passwd"}])

@@ -92,3 +92,22 @@ def test_a_lost_connection_shows_a_banner_that_goes_away_by_itself(page: Page) -
     expect(banner).to_be_visible(timeout=15_000)
     page.unroute("**/")
     expect(banner).to_be_hidden(timeout=15_000)
+
+
+def test_a_chart_zooms_on_a_drag_and_resets_on_a_double_click(page: Page) -> None:
+    page.goto("/disks/ZA1042GK?range=24h")
+    chart = page.locator("figure.chart").first
+    expect(chart.locator("canvas")).to_have_count(1, timeout=20_000)
+    span = "() => { const u = document.querySelector('figure.chart')._chart; return u.scales.x.max - u.scales.x.min; }"
+    full = page.evaluate(span)
+    over = chart.locator(".u-over")
+    box = over.bounding_box()
+    assert box is not None and abs(full - 86400) <= 120
+    page.mouse.move(box["x"] + box["width"] * 0.3, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.6, box["y"] + box["height"] / 2, steps=5)
+    page.mouse.up()
+    zoomed = page.evaluate(span)
+    assert zoomed < full * 0.5, (zoomed, full)
+    over.dblclick()
+    assert abs(page.evaluate(span) - full) <= 120

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, field_validator
 
-from collectors.config import Argv, CollectorBase, Seconds, Strict
+from collectors.config import Argv, CollectorBase, Seconds, Strict, unique_names
 
 Name = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f]+$")]
 
@@ -56,8 +56,4 @@ class ProbesConfig(CollectorBase):
     @field_validator("ping", "http", "tcp")
     @classmethod
     def _unique(cls, probes: list[Any]) -> list[Any]:
-        names = [p.name for p in probes]
-        dup = sorted({n for n in names if names.count(n) > 1})
-        if dup:
-            raise ValueError(f"probe names must be unique: {', '.join(dup)}")
-        return probes
+        return unique_names(probes, "probe")

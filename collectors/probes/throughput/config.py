@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, field_validator, model_validator
 
-from collectors.config import Argv, CollectorBase, Seconds, Strict
+from collectors.config import Argv, CollectorBase, Seconds, Strict, unique_names
 
 
 class ThroughputTest(Strict):
@@ -38,8 +38,4 @@ class ThroughputConfig(CollectorBase):
     @field_validator("tests")
     @classmethod
     def _unique(cls, tests: list[ThroughputTest]) -> list[ThroughputTest]:
-        names = [t.name for t in tests]
-        dup = sorted({n for n in names if names.count(n) > 1})
-        if dup:
-            raise ValueError(f"test names must be unique: {', '.join(dup)}")
-        return tests
+        return unique_names(tests, "test")
