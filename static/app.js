@@ -95,7 +95,7 @@
         { stroke: fg, grid: { stroke: line }, ticks: { stroke: line }, size: labelWidth,
           values: tickLabels(unit, prefixable) },
       ],
-      cursor: { drag: { x: true, y: false } },
+      cursor: { drag: { x: true, y: false, setScale: true } },
     };
   }
 

@@ -54,7 +54,7 @@ def test_killing_the_server_mid_stream_loses_nothing_and_stores_nothing_twice(tm
             agents[host] = rackpulse("agent", "--config", str(cfg), "--server", base,
                                      "--token-file", str(tmp_path / f"{host}.token"), log=log)
 
-        collectors = {"mdraid", "smart", "bonding", "openvpn", "hwmon", "host"}
+        collectors = {"mdraid", "smart", "bonding", "openvpn", "hwmon", "host", "probes", "throughput"}
 
         def every_collector_stored(since: float) -> bool:
             """Each host has at least two runs of every collector that started after ``since``."""

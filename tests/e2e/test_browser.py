@@ -101,6 +101,7 @@ def test_a_chart_zooms_on_a_drag_and_resets_on_a_double_click(page: Page) -> Non
     span = "() => { const u = document.querySelector('figure.chart')._chart; return u.scales.x.max - u.scales.x.min; }"
     full = page.evaluate(span)
     over = chart.locator(".u-over")
+    over.scroll_into_view_if_needed()  # below the SMART tables: the mouse can only drag what is on screen
     box = over.bounding_box()
     assert box is not None and abs(full - 86400) <= 120
     page.mouse.move(box["x"] + box["width"] * 0.3, box["y"] + box["height"] / 2)
