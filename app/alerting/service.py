@@ -181,8 +181,6 @@ class Alerting:
             past = past.where(alert_event.c.severity == severity)
         with self.engine.connect() as c:
             history = c.execute(past.order_by(alert_event.c.id.desc()).limit(100)).all()
-            rules = sorted(r for (r,) in c.execute(select(alert_event.c.rule).distinct()
-                                                   .where(alert_event.c.host == self.host)))
             notes = dict(((r, sub), n) for r, sub, n in c.execute(
                 select(alert.c.rule, alert.c.subject, alert.c.ack_note).where(
                     alert.c.host == self.host, alert.c.ack_note.is_not(None))))
@@ -197,7 +195,7 @@ class Alerting:
                 "active": [{**s.__dict__, "muted": s.key in muted,
                             "ack_note": notes.get(s.key) if s.acked_at else None} for s in active],
                 "history": [dict(r._mapping) for r in history], "outbox": [dict(r._mapping) for r in box],
-                "silences": [dict(r._mapping) for r in silences], "rules": rules}
+                "silences": [dict(r._mapping) for r in silences], "rules": sorted(self.rules)}
 
 
 def matches(pattern: str | None, value: str) -> bool:
