@@ -250,7 +250,11 @@ def test_two_probes_of_one_kind_may_not_share_a_name_nor_may_a_target_carry_opti
 
     with pytest.raises(ValidationError, match="probe names must be unique: a"):
         ProbesConfig(ping=[{"name": "a", "target": "10.0.0.1"}, {"name": "a", "target": "10.0.0.2"}])
-    with pytest.raises(ValidationError):  # an argument smuggled into fping's command line
-        ProbesConfig(ping=[{"name": "x", "target": "-f /etc/shadow"}])
+    for target in ("-f /etc/shadow", "-f", "--file=x", "a b"):  # an argument smuggled into fping's command line
+        with pytest.raises(ValidationError):
+            ProbesConfig(ping=[{"name": "x", "target": target}])
+    with pytest.raises(ValidationError):
+        ProbesConfig(ping=[{"name": "x", "target": "10.0.0.1", "interface": "-I"}])
+    assert ProbesConfig(ping=[{"name": "x", "target": "fe80::1%bond0"}]).ping[0].target == "fe80::1%bond0"
     with pytest.raises(ValidationError):
         ProbesConfig(http=[{"name": "x", "url": "file:///etc/passwd"}])

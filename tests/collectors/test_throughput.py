@@ -52,6 +52,8 @@ def test_the_config_takes_a_list_of_tests_or_a_section() -> None:
     section = load_config(None, {"collectors": {"throughput": {"iperf3": ["/opt/iperf3"], "tests": [
         {"name": "vpn", "server": "10.8.0.1", "reverse": True, "baseline_mbps": 90}]}}})
     assert section.collectors.throughput.iperf3 == ["/opt/iperf3"]
+    with pytest.raises(Exception, match="string_pattern_mismatch|should match pattern"):
+        ThroughputConfig(tests=[{"name": "a", "server": "-R"}])
     with pytest.raises(Exception, match="unique"):
         ThroughputConfig(tests=[{"name": "a", "server": "x"}, {"name": "a", "server": "y"}])
 

@@ -13,9 +13,10 @@ Name = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f
 
 class PingProbe(Strict):
     name: Name
-    target: Annotated[str, Field(min_length=1, max_length=255, pattern=r"^[A-Za-z0-9.:_%-]+$")]
+    # A name or an address; never starting with "-", so it cannot read as one of fping's options.
+    target: Annotated[str, Field(min_length=1, max_length=255, pattern=r"^[A-Za-z0-9.:_%][A-Za-z0-9.:_%-]*$")]
     # The source interface (one bond slave, a ppp link): fping -I, SO_BINDTODEVICE.
-    interface: Annotated[str | None, Field(max_length=15, pattern=r"^[A-Za-z0-9._@-]+$")] = None
+    interface: Annotated[str | None, Field(max_length=15, pattern=r"^[A-Za-z0-9._@][A-Za-z0-9._@-]*$")] = None
     count: Annotated[int, Field(ge=1, le=100)] = 10
     # Milliseconds between the pings to this target (fping -p).
     interval_ms: Annotated[int, Field(ge=10, le=10_000)] = 500

@@ -14,7 +14,7 @@ from collectors.config import Argv, CollectorBase, Seconds, Strict, unique_names
 
 class ThroughputTest(Strict):
     name: Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f]+$")]
-    server: Annotated[str, Field(min_length=1, max_length=255, pattern=r"^[A-Za-z0-9.:_%-]+$")]
+    server: Annotated[str, Field(min_length=1, max_length=255, pattern=r"^[A-Za-z0-9.:_%][A-Za-z0-9.:_%-]*$")]
     port: Annotated[int, Field(ge=1, le=65535)] = 5201
     duration: Annotated[int, Field(ge=1, le=120)] = 10  # seconds of traffic (iperf3 -t)
     reverse: bool = False  # the server sends (iperf3 -R): the download direction
