@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from typing import Any
+from urllib.parse import urlencode
 
 from app.scheduler import Snapshot
 from collectors import plugins
@@ -204,8 +205,6 @@ def chart_unit(metric: str) -> dict[str, Any]:
 
 def smoke_urls(base: str, metric: str, labels: dict[str, str], range_: str) -> dict[str, str]:
     """The four series of a smokeping-like chart: `metric` with stat=min, avg, p95 and max."""
-    from urllib.parse import urlencode
-
     def url(stat: str) -> str:
         pairs = [("metric", metric), *(("label", f"{k}={v}") for k, v in labels.items()), ("label", f"stat={stat}"),
                  ("range", range_)]

@@ -13,8 +13,12 @@ RULES = (RuleSpec("probe_down", "critical", 120), RuleSpec("probe_loss", "warnin
          RuleSpec("probe_latency", "warning", 300), RuleSpec("tls_expiring", "warning", 0, 24))
 
 
+def _number(v: float | None) -> str:
+    return "–" if v is None else f"{v:.0f}" if v >= 10 else f"{v:.1f}"
+
+
 def _ms(v: float | None) -> str:
-    return "–" if v is None else f"{v:.0f} ms" if v >= 10 else f"{v:.1f} ms"
+    return "–" if v is None else f"{_number(v)} ms"
 
 
 def probe_findings(p: dict[str, Any], warning_days: float, now: float) -> list[Finding]:
@@ -60,6 +64,18 @@ def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
         worst = max(pings, key=lambda p: p["rtt_ms"]["avg"])
         words += f"; slowest ping {worst['name']} {_ms(worst['rtt_ms']['avg'])}"
     return words
+
+
+def view(state: dict[str, Any]) -> dict[str, Any]:
+    """The probes as the page lists them: round trips in one phrase, days left on a certificate."""
+    now, out = time.time(), []
+    days = state.get("tls_warning_days", 14.0) if state else 14.0
+    for p in items(state, "probes") if state else []:
+        rtt = p.get("rtt_ms") or {}
+        cert_days = int((p["cert_expires"] - now) // 86400) if p.get("cert_expires") else None
+        out.append({**p, "rtt_text": " / ".join(_number(rtt.get(k)) for k in ("min", "avg", "p95", "max")) + " ms",
+                    "cert_days": cert_days, "warn": bool(probe_findings(p, days, now))})
+    return {"probes": out}
 
 
 TILE = Tile("Probes", "/probes", all_clear)

@@ -51,7 +51,7 @@ def _peer_cert(sock: socket.socket) -> tuple[float | None, str | None]:
 def _why(exc: BaseException) -> str:
     if isinstance(exc, ssl.SSLCertVerificationError):
         return f"certificate not trusted: {exc.verify_message}"
-    if isinstance(exc, (TimeoutError, socket.timeout)):
+    if isinstance(exc, TimeoutError):  # socket.timeout is the same class since 3.10
         return "timed out"
     if isinstance(exc, ConnectionRefusedError):
         return "connection refused"

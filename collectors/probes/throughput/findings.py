@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from collectors.findings import WARN, ChartSpec, Finding, Judging, RuleSpec, Tile, items
@@ -29,10 +28,6 @@ def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
     if not tests:
         return None
     return "; ".join(f"{t['name']} {t['mbps']:.0f} Mbit/s" for t in tests[:3])
-
-
-def when(ts: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
 
 
 TILE = Tile("Throughput", "/probes", all_clear)
