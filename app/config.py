@@ -38,6 +38,7 @@ class BayConfig(_Strict):
     wwn: str | None = None
     path: str | None = None
     enclosure_slot: str | None = None
+    slot: str | None = None  # a RAID controller's "EID:Slt" ("252:4"), or "<controller>/<EID:Slt>"
 
 
 class AcceptConfig(_Strict):

@@ -13,3 +13,15 @@ def atomic_write(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text)
     os.replace(tmp, path)
+
+
+def replay_name(args: list[str]) -> str:
+    """The file a command's answer is kept in for the demo's `replay` stand-in: its arguments
+    as one name ("/" would make a folder)."""
+    return " ".join(args).replace("/", "%")
+
+
+def write_answer(folder: Path, args: list[str], stdout: str, rc: int = 0) -> None:
+    """What the demo's stand-in prints for `<tool> args...`, and its exit status."""
+    atomic_write(folder / (replay_name(args) + ".out"), stdout)
+    atomic_write(folder / (replay_name(args) + ".rc"), f"{rc}\n")

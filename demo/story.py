@@ -169,6 +169,13 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
     bays = [{"label": f"shelf 1, bay {i}", "path": f"pci-0000:03:00.0-sas-phy{i}-lun-0"} for i in range(N_BAYS)]
     bays += [{"label": "NVMe slot M2_1", "path": "pci-0000:00:00.0-nvme-1"},
              {"label": "NVMe slot M2_2", "path": "pci-0000:01:00.0-nvme-1"}]
+    # The ZFS mirror's disks by serial (the replacement takes the pulled one's bay), the
+    # RAID controller's by its slot (whatever drive sits there).
+    bays += [{"label": "shelf 2, bay 0", "serial": "WD-WCC7K4NL1AXA"},
+             {"label": "shelf 2, bay 1", "serial": "WD-WCC7K6RR9KXB"},
+             {"label": "shelf 2, bay 1", "serial": "WD-WCC7K2HJ7YZN"}]
+    bays += [{"label": f"shelf 3, bay {i}", "slot": f"252:{i}"} for i in range(8)]
+    replay = [*tool, "replay"]
     return {
         "host": "demo-nas",
         "host_root": str(root),
@@ -198,6 +205,10 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
                                 {"name": "LAN gateway", "target": "192.168.1.1", "count": 5, "interval_ms": 20}],
                        "tcp": [{"name": name, "host": "127.0.0.1", "port": p, "timeout": 2}
                                for name, p in (("UPS server", upsd_port), ("heat pump gateway", isg_port)) if p]},
+            # Storage beyond md, answered by the scenes' replayed zpool, storcli and ceph output.
+            "zfs": {"interval": interval, "format": "text", "zpool": [*replay, str(root / "demo-tools" / "zpool")]},
+            "megaraid": {"interval": interval, "storcli": [*replay, str(root / "demo-tools" / "storcli")]},
+            "ceph": {"interval": interval, "ceph": [*replay, str(root / "demo-tools" / "ceph")]},
             "throughput": {"interval": interval, "iperf3": [*tool, "iperf3", str(root / "demo-state.json")],
                            "tests": [{"name": "VPN site-b up", "server": "10.8.0.1", "duration": 5, "interval": 600,
                                       "baseline_mbps": 90},

@@ -1,4 +1,4 @@
-"""Stand-ins for smartctl, mdadm, vtysh, fping and iperf3 in `rackpulse demo`: they print what the real tools
+"""Stand-ins for smartctl, mdadm, vtysh, fping, iperf3 and (by replay) the storage tools in `rackpulse demo`: they print what the real tools
 print, from the demo's state file. Run as ``python -I -S demo/tools.py smartctl STATE ARGS...``.
 
 The collectors start one of these per disk and per command, as they would start the real tool,
@@ -190,8 +190,24 @@ def iperf3(state: dict[str, Any], args: list[str]) -> int:
     return 0
 
 
+def replay(folder: str, args: list[str]) -> int:
+    """A storage tool's answer as a collector's demo scene wrote it (collectors.scenes.write_answer):
+    `zpool`, `storcli64` and `ceph` in the demo. An answer not written is the tool's "unknown command"."""
+    base = folder + "/" + " ".join(args).replace("/", "%")
+    try:
+        with open(base + ".out", encoding="utf-8") as f:
+            sys.stdout.write(f.read())
+        with open(base + ".rc", encoding="utf-8") as f:
+            return int(f.read().strip() or 0)
+    except FileNotFoundError:
+        print(f"demo: no answer for {' '.join(args)!r}", file=sys.stderr)
+        return 2
+
+
 def main() -> int:
     tool, state_path, *args = sys.argv[1:]
+    if tool == "replay":
+        return replay(state_path, args)
     with open(state_path, encoding="utf-8") as f:
         state = json.load(f)
     return {"smartctl": smartctl, "mdadm": mdadm, "vtysh": vtysh, "fping": fping, "iperf3": iperf3}[tool](state, args)

@@ -13,7 +13,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIX = ROOT / "tests" / "fixtures"
-SUBDIRS = ("mdstat", "mdadm", "smartctl", "bonding", "frr", "openvpn", "host", "fping", "iperf3")
+SUBDIRS = ("mdstat", "mdadm", "smartctl", "bonding", "frr", "openvpn", "host", "fping", "iperf3", "zpool", "btrfs",
+           "storcli", "ceph")
 
 
 def main() -> None:

@@ -68,6 +68,9 @@ class DiskLocation:
     enclosure_slot: str | None = None  # "0:0:12:0/Slot07"
     bay: str | None = None  # the user's label: "shelf 2, bay 7"
     ids: list[str] = field(default_factory=list)
+    # A RAID controller's own slot ("0/252:4": controller 0, enclosure 252, slot 4) for a disk
+    # behind it that the host never sees as a block device.
+    slot: str | None = None
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,9 @@ class BayRule:
     wwn: str | None = None
     path: str | None = None  # by-path name (or a prefix of it)
     enclosure_slot: str | None = None
+    # A RAID controller's "EID:Slt" as storcli prints it ("252:4"), on any controller, or
+    # "<controller>/<EID:Slt>" ("1/252:4") on that one only.
+    slot: str | None = None
 
     def matches(self, loc: DiskLocation) -> bool:
         if self.serial and loc.serial and self.serial == loc.serial:
@@ -85,7 +91,14 @@ class BayRule:
             return True
         if self.path and loc.by_path and (loc.by_path == self.path or loc.by_path.startswith(self.path + "-")):
             return True
+        if self.slot and loc.slot and (loc.slot == self.slot or loc.slot.split("/", 1)[-1] == self.slot):
+            return True
         return bool(self.enclosure_slot and loc.enclosure_slot == self.enclosure_slot)
+
+
+def bay_of(rules: Iterable[BayRule], loc: DiskLocation) -> str | None:
+    """The first rule's label that matches: the config's order decides."""
+    return next((r.label for r in rules if r.matches(loc)), None)
 
 
 def _links(directory: Path) -> Iterable[tuple[str, str]]:
@@ -133,7 +146,7 @@ def read_locations(host_root: Path, bays: Iterable[BayRule] = ()) -> dict[str, D
         loc(dev).enclosure_slot = slot
     rules = list(bays)
     for d in locs.values():
-        d.bay = next((r.label for r in rules if r.matches(d)), None)
+        d.bay = bay_of(rules, d)
     return locs
 
 

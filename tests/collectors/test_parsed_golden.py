@@ -1,5 +1,5 @@
 """Every real capture (mdstat, `mdadm --detail`, smartctl JSON, /proc/net/bonding, OpenVPN
-status, FRR's BGP summaries and neighbors) parses to exactly the record stored beside it in tests/golden/parsed/, every field of
+status, FRR's BGP summaries and neighbors, zpool, btrfs, storcli and ceph) parses to exactly the record stored beside it in tests/golden/parsed/, every field of
 it, and for smartctl the verdict with its reasons too. A change to what a parser reads shows up
 here as a diff to review; after an intended one:
 UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/collectors/test_parsed_golden.py"""
@@ -23,12 +23,40 @@ from collectors.disks.smart.smartctl import judge_health, parse_smartctl_json, p
 from collectors.network.bonding.collector import parse_bonding
 from collectors.network.frr.collector import parse_bgp_neighbors, parse_bgp_summary
 from collectors.network.openvpn.status import parse_status
+from collectors.storage.btrfs.parse import parse_device_stats, parse_fi_show, parse_scrub_status
+from collectors.storage.ceph.parse import parse_osd_tree
+from collectors.storage.ceph.parse import parse_status as parse_ceph_status
+from collectors.storage.megaraid.storcli import parse_drives, parse_show_all
+from collectors.storage.zfs.zpool_json import parse_zpool_status_json
+from collectors.storage.zfs.zpool_text import parse_zpool_list, parse_zpool_status
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 GOLDEN = Path(__file__).parent.parent / "golden" / "parsed"
 PARSERS = {"mdstat": parse_mdstat, "mdadm": parse_mdadm_detail, "bonding": parse_bonding, "openvpn": parse_status,
-           "smartctl": None, "frr": None}
-CASES = [(kind, p.name) for kind in PARSERS for p in sorted((FIXTURES / kind).iterdir()) if p.is_file()]
+           "smartctl": None, "frr": None, "zpool": None, "btrfs": None, "storcli": None, "ceph": None}
+# telegraf's FreeBSD captures are `zpool list -Hp -o name,health,size,alloc,free,fragmentation,capacity,dedupratio`.
+TELEGRAF_ZPOOL = ("name", "health", "size", "allocated", "free", "fragmentation", "capacity", "dedupratio")
+NOW = 1795918600.0  # the clock a running scan's time left is reckoned from
+
+
+def storage_record(kind: str, name: str, text: str) -> Any:
+    """The storage tools' parsers, chosen by what the capture is of (its name says)."""
+    if kind == "zpool":
+        if name.endswith(".json"):
+            return parse_zpool_status_json(text, now=NOW)
+        if "list" in name or name.endswith("zpool.txt"):
+            return parse_zpool_list(text, TELEGRAF_ZPOOL) if name.startswith("telegraf") else parse_zpool_list(text)
+        return parse_zpool_status(text)
+    if kind == "btrfs":
+        if "fi_show" in name:
+            return parse_fi_show(text)
+        return parse_device_stats(text) if "device_stats" in name else parse_scrub_status(text)
+    if kind == "storcli":
+        if "sALL" in name or "drives" in name:
+            return {f"{c}/{slot}": d for (c, slot), d in parse_drives(text).items()}
+        return parse_show_all(text)
+    return parse_osd_tree(text) if "tree" in name else parse_ceph_status(text)
+CASES = [(kind, p.name) for kind in PARSERS for p in sorted((FIXTURES / kind).iterdir()) if p.is_file() and p.suffix != ".md"]
 
 
 def record(kind: str, name: str) -> Any:
@@ -38,6 +66,9 @@ def record(kind: str, name: str) -> Any:
             if "neighbors" in name:
                 return {f"{vrf}/{peer}": info for (vrf, peer), info in parse_bgp_neighbors(text).items()}
             return [dataclasses.asdict(p) for p in parse_bgp_summary(text)]
+        if kind in ("zpool", "btrfs", "storcli", "ceph"):
+            got = storage_record(kind, name, text)
+            return json.loads(json.dumps(got, default=lambda o: dataclasses.asdict(o)))
         if kind != "smartctl":
             return json.loads(json.dumps(dataclasses.asdict(PARSERS[kind](text))))  # type: ignore[misc]
         if "scan" in name:

@@ -1,0 +1,14 @@
+"""Ceph: health checks in Ceph's words, OSDs up/in per host with their disk and bay, PGs, space."""
+
+from pathlib import Path
+
+from collectors.plugin import CollectorPlugin, Section
+from collectors.storage.ceph import findings
+from collectors.storage.ceph.collector import CephCollector, build
+from collectors.storage.ceph.config import CephConfig
+from collectors.storage.ceph.demo import write_scene
+
+SECTION = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
+PLUGIN = CollectorPlugin("ceph", CephCollector, build, CephConfig, domain="storage",
+                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
+                         section=SECTION, scene=write_scene, nouns={"ceph_osd": "Ceph OSD"})

@@ -1,0 +1,130 @@
+"""Ceph: the cluster's health with each check's own words, OSDs up and in per host (with the
+disk and bay behind each, from its metadata), placement groups by state, space."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from collectors.base import (
+    Collector,
+    CollectorError,
+    CollectResult,
+    Entity,
+    MetricSpec,
+    NoData,
+    Runner,
+    Sample,
+    run_command,
+)
+from collectors.disks.location import BayRule, bay_rules, read_locations
+from collectors.storage.ceph.parse import HEALTH, parse_osd_metadata, parse_osd_tree, parse_status
+from collectors.storage.common import first_line, identify, run_tool
+
+# What the ceph CLI says on a host that is no cluster's client: not used here.
+NOT_A_CLIENT = ("conf_read_file", "did not load config file", "unable to get monitor info",
+                "error calling conf_read_file", "no monitors specified", "ObjectNotFound")
+
+
+class CephCollector(Collector):
+    name: ClassVar[str] = "ceph"
+    metrics: ClassVar[dict[str, MetricSpec]] = {
+        "rackpulse_ceph_health_status": MetricSpec("Cluster health: 0 HEALTH_OK, 1 HEALTH_WARN, 2 HEALTH_ERR."),
+        "rackpulse_ceph_health_check": MetricSpec("1 per raised health check, with its severity.", store=False),
+        "rackpulse_ceph_osd_up": MetricSpec("1 if the OSD is up."),
+        "rackpulse_ceph_osd_in": MetricSpec("1 if the OSD is in (reweight above 0)."),
+        "rackpulse_ceph_osds": MetricSpec("OSDs in the cluster by state (total, up, in)."),
+        "rackpulse_ceph_pgs": MetricSpec("Placement groups by state (active+clean ...)."),
+        "rackpulse_ceph_used_bytes": MetricSpec("Raw bytes used in the cluster."),
+        "rackpulse_ceph_total_bytes": MetricSpec("Raw capacity of the cluster."),
+        "rackpulse_ceph_degraded_ratio": MetricSpec("Share of object copies degraded, 0..1."),
+        "rackpulse_ceph_misplaced_ratio": MetricSpec("Share of objects misplaced, 0..1."),
+    }
+
+    def __init__(self, host_root: Path, ceph: Sequence[str] = ("ceph",), connect_timeout: int = 10,
+                 metadata: bool = True, timeout: float = 20.0, host: str = "", bays: Sequence[BayRule] = (),
+                 runner: Runner = run_command) -> None:
+        self.host_root = host_root
+        self.ceph = list(ceph)
+        self.connect_timeout = connect_timeout
+        self.metadata = metadata
+        self.timeout = timeout
+        self.host = host
+        self.bays = list(bays)
+        self.runner = runner
+
+    def _run(self, *args: str) -> str:
+        argv = [*self.ceph, "--connect-timeout", str(self.connect_timeout), *args, "-f", "json"]
+        res = run_tool(self.runner, argv, self.timeout, "ceph")
+        out = res.stdout.decode("utf-8", "replace")
+        if res.returncode != 0 or not out.strip():
+            said = first_line(res)
+            if any(s in res.stderr.decode("utf-8", "replace") for s in NOT_A_CLIENT):
+                raise NoData(f"ceph {' '.join(args)}: {said} (not a Ceph client)")
+            raise CollectorError(f"ceph {' '.join(args)}: {said}")
+        return out
+
+    def collect(self) -> CollectResult:
+        status = parse_status(self._run("status"))
+        result = CollectResult()
+        osds: list[dict[str, Any]] = []
+        tree_read = False
+        try:
+            tree = parse_osd_tree(self._run("osd", "tree"))
+            tree_read = True
+            meta: dict[int, dict[str, Any]] = {}
+            if self.metadata:
+                try:
+                    meta = parse_osd_metadata(self._run("osd", "metadata"))
+                except CollectorError as exc:
+                    result.warnings.append(f"OSD disks unknown: {exc}")
+            locs = read_locations(self.host_root, self.bays)
+            for o in tree:
+                m = meta.get(o.id, {})
+                local = bool(self.host) and m.get("hostname", "").split(".")[0] == self.host.split(".")[0]
+                device = (m.get("devices") or [""])[0]
+                ident = identify(device if local and device else o.name, locs if local else {}, self.bays,
+                                 serial=(m.get("serials") or [None])[0])
+                osds.append({"id": o.id, "name": o.name, "host": o.host or m.get("hostname", ""), "up": o.up,
+                             "in": o.in_, "exists": o.exists, "device_class": o.device_class,
+                             "device": device or None, **{k: getattr(ident, k) for k in ("serial", "model", "bay")}})
+        except CollectorError as exc:
+            result.warnings.append(f"OSD tree unknown: {exc}")
+        view = {"health": status.health, "fsid": status.fsid, "quorum": status.quorum,
+                "checks": [c.__dict__ for c in status.checks], "num_osds": status.num_osds, "num_up": status.num_up,
+                "num_in": status.num_in, "pgs_by_state": status.pgs_by_state, "num_pgs": status.num_pgs,
+                "bytes_used": status.bytes_used, "bytes_total": status.bytes_total,
+                "degraded_ratio": status.degraded_ratio, "misplaced_ratio": status.misplaced_ratio,
+                "recovering_bytes_per_sec": status.recovering_bytes_per_sec, "osds": osds, "osd_tree": tree_read}
+        result.samples = cluster_samples(view)
+        result.entities = [Entity("ceph_osd", o["name"], {"host": o["host"], "up": o["up"], "in": o["in"],
+                                                          "serial": o["serial"], "bay": o["bay"]}) for o in osds]
+        result.state = {"clusters": [view]}
+        return result
+
+
+def cluster_samples(c: dict[str, Any]) -> list[Sample]:
+    s = [Sample.of("rackpulse_ceph_health_status", HEALTH[c["health"]])]
+    for chk in c["checks"]:
+        if chk["name"]:
+            s.append(Sample.of("rackpulse_ceph_health_check", 1, check=chk["name"], severity=chk["severity"]))
+    for o in c["osds"]:
+        s.append(Sample.of("rackpulse_ceph_osd_up", 1 if o["up"] else 0, osd=o["name"], host=o["host"]))
+        s.append(Sample.of("rackpulse_ceph_osd_in", 1 if o["in"] else 0, osd=o["name"], host=o["host"]))
+    for state, key in (("total", "num_osds"), ("up", "num_up"), ("in", "num_in")):
+        if c[key] is not None:
+            s.append(Sample.of("rackpulse_ceph_osds", c[key], state=state))
+    for state, n in c["pgs_by_state"].items():
+        s.append(Sample.of("rackpulse_ceph_pgs", n, state=state))
+    for key, metric in (("bytes_used", "used_bytes"), ("bytes_total", "total_bytes"),
+                        ("degraded_ratio", "degraded_ratio"), ("misplaced_ratio", "misplaced_ratio")):
+        if c[key] is not None:
+            s.append(Sample.of(f"rackpulse_ceph_{metric}", c[key]))
+    return s
+
+
+def build(cfg: Any, runner: Runner) -> Collector:
+    c = cfg.collectors.ceph
+    return CephCollector(Path(cfg.host_root), c.ceph, c.connect_timeout, c.metadata, c.command_timeout, cfg.host,
+                         bay_rules(b.model_dump() for b in cfg.disks.bays), runner)

@@ -1,0 +1,16 @@
+"""MegaRAID/PERC controllers through storcli/perccli JSON: virtual drives, physical drives by
+EID:slot with serial and bay, BBU/CacheVault."""
+
+from pathlib import Path
+
+from collectors.plugin import CollectorPlugin, Section
+from collectors.storage.megaraid import findings
+from collectors.storage.megaraid.collector import MegaraidCollector, build
+from collectors.storage.megaraid.config import MegaraidConfig
+from collectors.storage.megaraid.demo import write_scene
+
+SECTION = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
+PLUGIN = CollectorPlugin("megaraid", MegaraidCollector, build, MegaraidConfig, domain="storage",
+                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
+                         section=SECTION, scene=write_scene,
+                         nouns={"megaraid_vd": "RAID virtual drive", "megaraid_pd": "RAID drive"})

@@ -1,0 +1,15 @@
+"""ZFS pools: `zpool status` (JSON where OpenZFS offers it) and `zpool list`, each device
+with its disk and bay."""
+
+from pathlib import Path
+
+from collectors.plugin import CollectorPlugin, Section
+from collectors.storage.zfs import findings
+from collectors.storage.zfs.collector import ZfsCollector, build
+from collectors.storage.zfs.config import ZfsConfig
+from collectors.storage.zfs.demo import write_scene
+
+SECTION = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
+PLUGIN = CollectorPlugin("zfs", ZfsCollector, build, ZfsConfig, domain="storage",
+                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
+                         section=SECTION, scene=write_scene, nouns={"zfs_pool": "ZFS pool", "zfs_device": "ZFS device"})
