@@ -130,10 +130,28 @@ def heatpump(snap: Snapshot) -> dict[str, Any] | None:
     return snap.states.get("heatpump") or None
 
 
+def storage_bays(snap: Snapshot) -> list[dict[str, Any]]:
+    """The disks the storage plug-ins (ZFS, btrfs, RAID controllers, Ceph) place in bays."""
+    out: list[dict[str, Any]] = []
+    for name, p in plugins().items():
+        if p.bays is not None:
+            try:
+                out.extend(e for e in p.bays(snap.states.get(name) or {}) if e.get("bay"))
+            except (KeyError, TypeError):  # a state of another shape (an agent of another version)
+                continue
+    return out
+
+
+def storage_pulls(snap: Snapshot) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(what it belongs to, the device) for each storage device to pull, as md's pull list reads."""
+    return [({"name": e["where"]}, e) for e in storage_bays(snap) if e.get("pull")]
+
+
 def bays_seen(snap: Snapshot) -> list[str]:
     """An agent host's bays: the labels its disks and array members carry (its config is not here)."""
     seen = {d["bay"] for d in disks(snap) if d.get("bay")}
     seen |= {m["bay"] for a in arrays(snap) for m in a["members"] if m.get("bay")}
+    seen |= {e["bay"] for e in storage_bays(snap)}
     return sorted(seen, key=natural)
 
 
@@ -142,20 +160,30 @@ def bay_map(snap: Snapshot, labels: list[str]) -> list[dict[str, Any]]:
     A shelf is the part of the label before its last comma ("shelf 2, bay 7" -> "shelf 2")."""
     by_bay = {d["bay"]: d for d in disks(snap) if d.get("bay")}
     pulls = {m["bay"]: m for a in arrays(snap) for m in pull_list(a) if m.get("bay")}
+    stored: dict[str, dict[str, Any]] = {}
+    for e in storage_bays(snap):  # the worst device a storage plug-in places in a bay speaks for it
+        if e["bay"] not in stored or RANK[e["level"]] > RANK[stored[e["bay"]]["level"]]:
+            stored[e["bay"]] = e
+        if e.get("pull"):
+            pulls.setdefault(e["bay"], e)
     shelves: dict[str, list[dict[str, Any]]] = {}
-    for label in labels:
+    for label in dict.fromkeys(labels):  # two rules may name one bay (an old disk and its replacement)
         shelf, _, short = label.rpartition(",")
         d = by_bay.get(label)
         pull = pulls.get(label)
+        other = stored.get(label)
         if pull is not None and (d is None or d.get("serial") == pull.get("serial")):
             level, state = BAD, f"PULL: {pull['state']}"
+        elif d is None and other is not None:
+            level, state = other["level"], other["state"]
         elif d is None:
             level, state = UNKNOWN, "empty"
         else:
             level = {0: OK, 1: WARN, 2: BAD}[d["health"]]
             state = d["health_name"]
         shelves.setdefault(shelf.strip() or "bays", []).append({
-            "label": label, "short": short.strip() or label, "disk": d, "pull": pull, "level": level, "state": state})
+            "label": label, "short": short.strip() or label, "disk": d, "pull": pull, "level": level, "state": state,
+            "other": other if d is None else None})
     return [{"name": name, "bays": bays} for name, bays in shelves.items()]
 
 

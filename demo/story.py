@@ -175,6 +175,9 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
              {"label": "shelf 2, bay 1", "serial": "WD-WCC7K6RR9KXB"},
              {"label": "shelf 2, bay 1", "serial": "WD-WCC7K2HJ7YZN"}]
     bays += [{"label": f"shelf 3, bay {i}", "slot": f"252:{i}"} for i in range(8)]
+    # Ceph OSD disks by serial, on this node and its two peers (a serial is unique anywhere).
+    bays += [{"label": f"{('demo-nas', 'ceph-b', 'ceph-c')[i // 2]}, bay {i % 2}", "serial": f"ZRT0{i:02d}K{i}"}
+             for i in range(6)]
     replay = [*tool, "replay"]
     return {
         "host": "demo-nas",

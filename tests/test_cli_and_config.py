@@ -25,6 +25,13 @@ def test_the_example_config_is_valid_and_equals_the_defaults() -> None:
     assert cfg.collectors.smart.nocheck == "standby" and cfg.web.listen == "127.0.0.1"
 
 
+def test_the_example_config_documents_every_built_in_collector() -> None:
+    from collectors import plugins
+
+    text = (ROOT / "rackpulse.example.toml").read_text()
+    assert [n for n in plugins() if f"[collectors.{n}]" not in text] == []
+
+
 @pytest.mark.parametrize(
     ("toml", "message"),
     [
@@ -64,12 +71,12 @@ def _demo_toml(tmp_path: Path, t: float) -> Path:
     cfg = demo.demo_config(tmp_path, f"sqlite:///{tmp_path / 'x.db'}", 1, 1)
     lines = [f'host = "{cfg["host"]}"', f'host_root = "{cfg["host_root"]}"']
     for name, c in cfg["collectors"].items():
-        if name not in ("mdraid", "smart", "frr", "bonding"):
+        if name not in ("mdraid", "smart", "frr", "bonding", "zfs", "megaraid", "ceph"):
             continue  # simulated peers plug in only inside `rackpulse demo`; lists of tables need TOML arrays
         lines.append(f"[collectors.{name}]")
         lines += [f"{k} = {json.dumps(v)}" for k, v in c.items()]
     for b in cfg["disks"]["bays"]:
-        lines += ["[[disks.bays]]", f'label = "{b["label"]}"', f'path = "{b["path"]}"']
+        lines += ["[[disks.bays]]", *(f"{k} = {json.dumps(v)}" for k, v in b.items())]
     f = tmp_path / "rackpulse.toml"
     f.write_text("\n".join(lines) + "\n")
     return f

@@ -14,7 +14,8 @@ import pytest
 from app.config import ConfigError, load_config
 from collectors import build_collectors, metric_specs, plugins
 
-BUILT_IN = {"mdraid", "smart", "frr", "bonding", "openvpn", "snmp", "nut", "hwmon", "heatpump", "host", "probes", "throughput"}
+BUILT_IN = {"mdraid", "smart", "frr", "bonding", "openvpn", "snmp", "nut", "hwmon", "heatpump", "host", "probes", "throughput",
+            "zfs", "btrfs", "megaraid", "ceph"}
 
 UPTIME = '''
 from pathlib import Path

@@ -319,9 +319,24 @@ def test_firing_alerts_are_on_top_of_the_overview(tmp_path: Path) -> None:
 def test_the_bay_map_marks_the_bay_to_pull(tmp_path: Path) -> None:
     text = fetch(demo_app(tmp_path, 80, runs=2), "/disks").text
     bays = text[text.index('class="baymap"'):text.index("</section>", text.index('class="baymap"'))]
-    assert bays.count('<li class="bay') == 14
+    # 12 md bays and 2 NVMe slots; the ZFS mirror's 2 (two rules name bay 1: one bay), the RAID
+    # controller's 8 slots, and 6 Ceph OSD disks.
+    assert bays.count('<li class="bay') == 30
     failing = bays[bays.index('<li class="bay failing"'):]
     assert "bay 7" in failing[:200] and "PULL: failed" in failing[:300] and "ZA1049HK" in failing[:500]
+    shelf2 = bays[bays.index("<h2>shelf 2</h2>"):bays.index("<h2>shelf 3</h2>")]
+    assert shelf2.count("bay failing") == 1 and "PULL: ZFS FAULTED" in shelf2 and "WD-WCC7K6RR9KXB" in shelf2
+    shelf3 = bays[bays.index("<h2>shelf 3</h2>"):]
+    assert "PULL: RAID unconfigured bad" in shelf3 and "ZL2PV003" in shelf3
+    assert "osd.5 up" in bays and "Ceph osd.5 on ceph-c" in bays
+
+
+def test_the_disks_page_says_which_bay_to_pull_for_zfs_and_the_raid_controller(tmp_path: Path) -> None:
+    text = fetch(demo_app(tmp_path, 80, runs=2), "/disks").text
+    assert "ZFS pool tank: pull shelf 2, bay 1</strong>" in text
+    assert "RAID controller c0: pull shelf 3, bay 3</strong>" in text and "was <code>c0 slot 252:3</code>" in text
+    for section in ('id="zfs"', 'id="megaraid"', 'id="ceph"'):
+        assert section in text
 
 
 def test_a_read_only_api_token_opens_the_api_but_not_the_pages(tmp_path: Path) -> None:

@@ -45,7 +45,7 @@ def overview(request: Request, s: Site = Page) -> HTMLResponse:
 async def disks_page(request: Request, s: Site = Page) -> HTMLResponse:
     snap, _ = s.view(request)
     arrs = views.arrays(snap)
-    pulls = [(a, m) for a in arrs for m in views.pull_list(a)]
+    pulls = [(a, m) for a in arrs for m in views.pull_list(a)] + views.storage_pulls(snap)
     bays = [b.label for b in s.cfg.disks.bays] if snap.host == s.cfg.host else views.bays_seen(snap)
     return s.render(request, "disks.html", pulls=pulls, shelves=views.bay_map(snap, bays),
                     sections=views.sections(snap, "disks"))

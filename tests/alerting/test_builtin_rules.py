@@ -396,8 +396,10 @@ def test_a_rebuilding_array_with_two_members_out_names_neither_alone(healthy: Sn
     assert set(c.labels) == {"host", "array"}  # bay and serial labels only when one member is out
 
 
-def test_every_built_in_rule_is_tested_here() -> None:
-    here = set(CASES) | {"collector_down", "heatpump_unreachable", "bond_slave_flapping", "switch_port_flapping",
+def test_every_built_in_rule_is_tested_here_or_with_the_storage_rules() -> None:
+    from tests.alerting.test_storage_rules import RULES as STORAGE
+
+    here = set(CASES) | STORAGE | {"collector_down", "heatpump_unreachable", "bond_slave_flapping", "switch_port_flapping",
                          "agent_silent", "agent_clock_skew", "agent_cardinality", "interface_errors"}
     assert here == set(BUILTIN)
 

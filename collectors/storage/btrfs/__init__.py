@@ -10,4 +10,5 @@ from collectors.storage.btrfs.config import BtrfsConfig
 SECTION = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
 PLUGIN = CollectorPlugin("btrfs", BtrfsCollector, build, BtrfsConfig, domain="storage",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION, nouns={"btrfs_fs": "btrfs filesystem", "btrfs_device": "btrfs device"})
+                         section=SECTION, bays=findings.bay_devices,
+                         nouns={"btrfs_fs": "btrfs filesystem", "btrfs_device": "btrfs device"})

@@ -75,3 +75,15 @@ TILE = Tile("btrfs", "/disks#btrfs", all_clear)
 CHARTS: dict[str, ChartSpec] = {"btrfs_fs": (("fs",), [
     ("Missing devices", "rackpulse_btrfs_devices_missing", {"fs": 0}),
 ])}
+
+
+def bay_devices(state: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for fs in items(state, "filesystems"):
+        for d in fs["devices"]:
+            errors = sum(d["errors"].values())
+            out.append({"bay": d.get("bay"), "serial": d.get("serial"), "model": d.get("model"),
+                        "device": d.get("path"), "state": "btrfs missing" if d["missing"] else "btrfs",
+                        "level": BAD if d["missing"] else WARN if errors else OK, "pull": d["missing"],
+                        "where": f"btrfs {fs['name']}"})
+    return out

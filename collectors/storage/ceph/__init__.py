@@ -11,4 +11,5 @@ from collectors.storage.ceph.demo import write_scene
 SECTION = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
 PLUGIN = CollectorPlugin("ceph", CephCollector, build, CephConfig, domain="storage",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION, scene=write_scene, nouns={"ceph_osd": "Ceph OSD"})
+                         section=SECTION, bays=findings.bay_devices, scene=write_scene,
+                         nouns={"ceph_osd": "Ceph OSD"})

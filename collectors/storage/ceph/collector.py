@@ -85,7 +85,7 @@ class CephCollector(Collector):
                 local = bool(self.host) and m.get("hostname", "").split(".")[0] == self.host.split(".")[0]
                 device = (m.get("devices") or [""])[0]
                 ident = identify(device if local and device else o.name, locs if local else {}, self.bays,
-                                 serial=(m.get("serials") or [None])[0])
+                                 serial=(m.get("serials") or [None])[0], model=(m.get("models") or [None])[0])
                 osds.append({"id": o.id, "name": o.name, "host": o.host or m.get("hostname", ""), "up": o.up,
                              "in": o.in_, "exists": o.exists, "device_class": o.device_class,
                              "device": device or None, **{k: getattr(ident, k) for k in ("serial", "model", "bay")}})
@@ -110,8 +110,9 @@ def cluster_samples(c: dict[str, Any]) -> list[Sample]:
         if chk["name"]:
             s.append(Sample.of("rackpulse_ceph_health_check", 1, check=chk["name"], severity=chk["severity"]))
     for o in c["osds"]:
-        s.append(Sample.of("rackpulse_ceph_osd_up", 1 if o["up"] else 0, osd=o["name"], host=o["host"]))
-        s.append(Sample.of("rackpulse_ceph_osd_in", 1 if o["in"] else 0, osd=o["name"], host=o["host"]))
+        # "host" is rackpulse's own label on every series: the OSD's CRUSH host is ceph_host.
+        s.append(Sample.of("rackpulse_ceph_osd_up", 1 if o["up"] else 0, osd=o["name"], ceph_host=o["host"]))
+        s.append(Sample.of("rackpulse_ceph_osd_in", 1 if o["in"] else 0, osd=o["name"], ceph_host=o["host"]))
     for state, key in (("total", "num_osds"), ("up", "num_up"), ("in", "num_in")):
         if c[key] is not None:
             s.append(Sample.of("rackpulse_ceph_osds", c[key], state=state))

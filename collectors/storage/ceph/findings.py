@@ -5,7 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.findings import BAD, OK, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile, first, items, worst
+from collectors.findings import (
+    BAD,
+    OK,
+    WARN,
+    ChartSpec,
+    Finding,
+    Judging,
+    RuleSpec,
+    Tile,
+    first,
+    items,
+    worst,
+)
 from collectors.storage.common import describe
 
 RULES = (
@@ -34,7 +46,7 @@ def cluster_findings(c: dict[str, Any]) -> list[Finding]:
             where = f" ({describe(o)})" if o.get("serial") or o.get("bay") else ""
             out_of = "" if o["in"] else ", out"
             out.append(Finding(BAD, f"Ceph {o['name']} down{out_of} on {o['host'] or 'host unknown'}{where}",
-                               "ceph_osd_down", o["name"], {"osd": o["name"], "host": o["host"] or None,
+                               "ceph_osd_down", o["name"], {"osd": o["name"], "ceph_host": o["host"] or None,
                                                              "serial": o.get("serial"), "bay": o.get("bay")}))
     return out
 
@@ -65,3 +77,11 @@ def view(state: dict[str, Any]) -> dict[str, Any]:
 
 TILE = Tile("Ceph", "/disks#ceph", all_clear)
 CHARTS: dict[str, ChartSpec] = {"ceph_osd": (("osd",), [("Up", "rackpulse_ceph_osd_up", {"osd": 0})])}
+
+
+def bay_devices(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """OSD disks in their bays. A down OSD is not yet a disk to pull: Ceph may bring it back."""
+    return [{"bay": o.get("bay"), "serial": o.get("serial"), "model": o.get("model"), "device": o.get("device"),
+             "state": f"{o['name']} {'up' if o['up'] else 'down'}", "level": OK if o["up"] else BAD, "pull": False,
+             "where": f"Ceph {o['name']} on {o['host']}"}
+            for c in items(state, "clusters") for o in c["osds"]]

@@ -67,7 +67,7 @@ def parse_status(text: str) -> CephStatus:
             st.checks.append(HealthCheck(name="", severity=str(s.get("severity", "HEALTH_WARN")),
                                          summary=str(s["summary"])))
     osdmap = doc.get("osdmap") or {}
-    osdmap = osdmap.get("osdmap", osdmap)  # nested before octopus
+    osdmap = osdmap.get("osdmap") or osdmap if isinstance(osdmap, dict) else {}  # nested before octopus
     st.num_osds, st.num_up, st.num_in = (integer(osdmap.get(k)) for k in ("num_osds", "num_up_osds", "num_in_osds"))
     pg = doc.get("pgmap") or {}
     for row in pg.get("pgs_by_state") or []:
@@ -116,18 +116,23 @@ def parse_osd_tree(text: str) -> list[Osd]:
 
 
 def parse_osd_metadata(text: str) -> dict[int, dict[str, Any]]:
-    """{osd id: {"hostname", "devices": ["sdb"], "serials": ["ZL2PVFA8"]}} from `ceph osd metadata`.
-    device_ids reads "sdb=ATA_ST16000NM001G-2KK103_ZL2PVFA8" (several, comma-separated)."""
+    """{osd id: {"hostname", "devices": ["sdb"], "serials": ["ZL2PVFA8"], "models": [...]}} from `ceph osd
+    metadata`. device_ids reads "sdb=ATA_ST16000NM001G-2KK103_ZL2PVFA8": vendor, model, serial (several,
+    comma-separated); an NVMe one has no vendor part."""
     doc = _load(text, "ceph osd metadata")
     rows = doc if isinstance(doc, list) else [doc]
     out: dict[int, dict[str, Any]] = {}
     for r in rows:
         if not isinstance(r, dict) or integer(r.get("id")) is None:
             continue
-        serials, devices = [], [d for d in str(r.get("devices", "")).split(",") if d]
+        serials, models, devices = [], [], [d for d in str(r.get("devices", "")).split(",") if d]
         for item in str(r.get("device_ids", "")).split(","):
             _, _, ident = item.partition("=")
             if ident:
-                serials.append(ident.rpartition("_")[2] or ident)
-        out[int(r["id"])] = {"hostname": str(r.get("hostname", "")), "devices": devices, "serials": serials}
+                head, _, serial = ident.rpartition("_")
+                serials.append(serial or ident)
+                words = head.split("_")
+                models.append(" ".join(words[1:] if len(words) > 1 else words) or None)
+        out[int(r["id"])] = {"hostname": str(r.get("hostname", "")), "devices": devices, "serials": serials,
+                             "models": models}
     return out

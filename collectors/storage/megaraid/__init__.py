@@ -12,5 +12,5 @@ from collectors.storage.megaraid.demo import write_scene
 SECTION = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
 PLUGIN = CollectorPlugin("megaraid", MegaraidCollector, build, MegaraidConfig, domain="storage",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION, scene=write_scene,
+                         section=SECTION, bays=findings.bay_devices, scene=write_scene,
                          nouns={"megaraid_vd": "RAID virtual drive", "megaraid_pd": "RAID drive"})

@@ -29,7 +29,7 @@ def _pd_state(t: float, slot: int) -> tuple[str, str]:
     return "Onln", "0"
 
 
-def _wrap(data: dict[str, Any], description: str = "None") -> str:
+def _wrap(data: dict[str, Any] | list[dict[str, Any]], description: str = "None") -> str:
     return json.dumps({"Controllers": [{"Command Status": {"CLI Version": "007.2807.0000.0000 Dec 22, 2023",
                                                            "Operating system": "Linux 6.1.0-demo", "Controller": 0,
                                                            "Status": "Success", "Description": description},

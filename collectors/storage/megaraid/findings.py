@@ -107,3 +107,16 @@ CHARTS: dict[str, ChartSpec] = {"megaraid_pd": (("controller", "eid_slot"), [
     ("Media errors", "rackpulse_megaraid_pd_media_errors", {"serial": "attr:serial"}),
     ("Temperature", "rackpulse_megaraid_pd_temperature_celsius", {"serial": "attr:serial"}),
 ])}
+
+
+def bay_devices(state: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for c in items(state, "controllers"):
+        for pd in c["pds"]:
+            bad = pd["state"] in PD_BAD
+            level = BAD if bad else WARN if pd["state"] == "Rbld" or pd.get("predictive_failures") else OK
+            out.append({"bay": pd.get("bay"), "serial": pd.get("serial"), "model": pd.get("model"),
+                        "device": f"{c['name']} slot {pd['eid_slot']}",
+                        "state": f"RAID {STATE_WORDS.get(pd['state'], pd['state'])}", "level": level, "pull": bad,
+                        "where": f"RAID controller {c['name']}"})
+    return out

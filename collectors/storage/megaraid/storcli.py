@@ -90,7 +90,7 @@ def _failure(c: dict[str, Any]) -> str:
 
 def parse_show_all(text: str) -> list[Controller]:
     """`storcli /call show all J` (or `/cX show J`)."""
-    out = []
+    out: list[Controller] = []
     for c in _controllers(text, "storcli /call show all J"):
         st = c.get("Command Status") or {}
         data = c.get("Response Data") or {}

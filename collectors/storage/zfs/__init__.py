@@ -12,4 +12,5 @@ from collectors.storage.zfs.demo import write_scene
 SECTION = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
 PLUGIN = CollectorPlugin("zfs", ZfsCollector, build, ZfsConfig, domain="storage",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION, scene=write_scene, nouns={"zfs_pool": "ZFS pool", "zfs_device": "ZFS device"})
+                         section=SECTION, bays=findings.bay_devices, scene=write_scene,
+                         nouns={"zfs_pool": "ZFS pool", "zfs_device": "ZFS device"})

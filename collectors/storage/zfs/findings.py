@@ -23,9 +23,15 @@ def device_words(v: dict[str, Any]) -> str:
     return f"{v['name']} {v['state']} ({where}{was})"
 
 
+def being_replaced(v: dict[str, Any]) -> bool:
+    """A device under replacing-N has its successor resilvering beside it: already dealt with."""
+    return str(v.get("parent") or "").startswith("replacing-")
+
+
 def pull_list(p: dict[str, Any]) -> list[dict[str, Any]]:
-    """The devices to act on: leaves that are out. A spare waiting (AVAIL) or in use is fine."""
-    return [v for v in p["vdevs"] if v["leaf"] and v["state"] in BAD_STATES]
+    """The devices to act on: leaves that are out and not being replaced. A spare waiting (AVAIL)
+    or in use is fine."""
+    return [v for v in p["vdevs"] if v["leaf"] and v["state"] in BAD_STATES and not being_replaced(v)]
 
 
 def _labels(pool: str, devs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -51,7 +57,9 @@ def _minutes(seconds: float) -> str:
 def pool_findings(p: dict[str, Any], judging: Judging | None = None) -> list[Finding]:
     name, pulls, out = p["name"], pull_list(p), []
     if p["state"] != "ONLINE":
-        where = "; ".join(device_words(v) for v in pulls)
+        replaced = [v for v in p["vdevs"] if v["leaf"] and v["state"] in BAD_STATES and being_replaced(v)]
+        where = "; ".join([*(device_words(v) for v in pulls),
+                           *(f"{device_words(v)} being replaced" for v in replaced)])
         out.append(Finding(BAD, f"ZFS pool {name} {p['state']}" + (f": {where}" if where else ""),
                            "zfs_pool_degraded", name, _labels(name, pulls)))
     else:
@@ -107,3 +115,19 @@ CHARTS: dict[str, ChartSpec] = {"zfs_pool": (("pool",), [
     ("Allocated", "rackpulse_zfs_pool_allocated_bytes", {"pool": 0}),
     ("Scrub/resilver progress", "rackpulse_zfs_scan_completed_ratio", {"pool": 0}),
 ])}
+
+
+def bay_devices(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each pool's disks in their bays: a faulted, unavailable or removed one is to be pulled."""
+    out = []
+    for p in items(state, "pools"):
+        for v in p["vdevs"]:
+            if not v["leaf"]:
+                continue
+            errors = v["read_errors"] + v["write_errors"] + v["checksum_errors"]
+            level = BAD if v["state"] in BAD_STATES else WARN if errors or "resilvering" in v["note"] else OK
+            out.append({"bay": v.get("bay"), "serial": v.get("serial"), "model": v.get("model"),
+                        "device": v.get("device") or v["name"], "state": f"ZFS {v['state']}", "level": level,
+                        "pull": v["state"] in ("FAULTED", "UNAVAIL", "REMOVED") and not being_replaced(v),
+                        "where": f"ZFS pool {p['name']}"})
+    return out
