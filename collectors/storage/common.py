@@ -3,14 +3,18 @@ several ways, and naming a device's disk and bay."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from collectors.base import CollectorError, CommandNotFound, CommandResult, NoData, ParseError, Runner
 from collectors.disks.location import BayRule, DiskLocation, base_device, bay_of, parse_by_id_name
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 _PART = re.compile(r"-part\d+$")
 _SIZE = re.compile(r"^([0-9]+(?:[.,][0-9]+)?)\s*([KMGTPE]?)(i?)B?$", re.IGNORECASE)
@@ -139,3 +143,18 @@ def check_json(res: CommandResult, what: str) -> Any:
         lines = text.splitlines()
         line = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else text[:80]
         raise ParseError(f"{what}: not JSON ({exc}): {line[:120]!r}") from None
+
+
+def json_shape(what: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """A JSON parser whose document has another shape somewhere (a list where an object was, a
+    number for a name: a newer tool, a broken controller) raises a ParseError saying so, not
+    the TypeError or AttributeError that walking it would."""
+    def wrap(parse: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(parse)
+        def run(*args: P.args, **kwargs: P.kwargs) -> R:
+            try:
+                return parse(*args, **kwargs)
+            except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:
+                raise ParseError(f"{what}: unexpected JSON shape ({type(exc).__name__}: {exc})") from None
+        return run
+    return wrap

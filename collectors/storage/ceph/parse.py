@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from collectors.base import ParseError
-from collectors.storage.common import integer, number
+from collectors.storage.common import integer, json_shape, number
 
 HEALTH = {"HEALTH_OK": 0, "HEALTH_WARN": 1, "HEALTH_ERR": 2}
 
@@ -47,6 +47,7 @@ def _load(text: str, what: str) -> Any:
         raise ParseError(f"{what}: not JSON ({exc}): {text.strip()[:80]!r}") from None
 
 
+@json_shape("ceph status")
 def parse_status(text: str) -> CephStatus:
     doc = _load(text, "ceph status")
     if not isinstance(doc, dict) or not isinstance(doc.get("health"), dict):
@@ -91,6 +92,7 @@ class Osd:
     device_class: str = ""
 
 
+@json_shape("ceph osd tree")
 def parse_osd_tree(text: str) -> list[Osd]:
     doc = _load(text, "ceph osd tree")
     nodes = doc.get("nodes") if isinstance(doc, dict) else None
@@ -115,6 +117,7 @@ def parse_osd_tree(text: str) -> list[Osd]:
     return osds
 
 
+@json_shape("ceph osd metadata")
 def parse_osd_metadata(text: str) -> dict[int, dict[str, Any]]:
     """{osd id: {"hostname", "devices": ["sdb"], "serials": ["ZL2PVFA8"], "models": [...]}} from `ceph osd
     metadata`. device_ids reads "sdb=ATA_ST16000NM001G-2KK103_ZL2PVFA8": vendor, model, serial (several,

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from collectors.base import NoData, ParseError
-from collectors.storage.common import duration_seconds, integer
+from collectors.storage.common import duration_seconds, integer, json_shape
 
 VD_STATES = ("Optl", "Dgrd", "Pdgd", "Rbld", "OfLn", "Rec")
 PD_BAD = ("UBad", "Offln", "Failed", "Msng", "UBUnsp")
@@ -88,6 +88,7 @@ def _failure(c: dict[str, Any]) -> str:
     return "; ".join(msgs) or str(st.get("Description") or "Failure")
 
 
+@json_shape("storcli /call show all J")
 def parse_show_all(text: str) -> list[Controller]:
     """`storcli /call show all J` (or `/cX show J`)."""
     out: list[Controller] = []
@@ -133,6 +134,7 @@ def _pd(row: dict[str, Any]) -> PhysicalDrive:
 _DRIVE_KEY = re.compile(r"^Drive /c(\d+)(?:/e(\d+))?/s(\d+)(?: - Detailed Information)?$")
 
 
+@json_shape("storcli /call/eall/sall show all J")
 def parse_drives(text: str) -> dict[tuple[int, str], dict[str, Any]]:
     """`storcli /call/eall/sall show all J`: {(controller, "EID:Slt"): serial, WWN, errors ...}."""
     out: dict[tuple[int, str], dict[str, Any]] = {}
@@ -161,6 +163,7 @@ def parse_drives(text: str) -> dict[tuple[int, str], dict[str, Any]]:
     return out
 
 
+@json_shape("storcli show rebuild J")
 def parse_rebuild(text: str) -> dict[tuple[int, str], tuple[float | None, float | None]]:
     """`storcli /call/eall/sall show rebuild J`: {(controller, "EID:Slt"): (ratio, seconds left)}."""
     out: dict[tuple[int, str], tuple[float | None, float | None]] = {}

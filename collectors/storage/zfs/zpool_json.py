@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from collectors.base import ParseError
-from collectors.storage.common import integer, number
+from collectors.storage.common import integer, json_shape, number
 from collectors.storage.zfs.records import Pool, Scan, Vdev
 
 _GROUP_KEYS = (("dedup", "dedup"), ("special", "special"), ("logs", "logs"), ("l2cache", "cache"),
@@ -89,6 +89,7 @@ def _scan(s: Any, now: float) -> Scan | None:
     return scan
 
 
+@json_shape("zpool status -j")
 def parse_zpool_status_json(text: str, now: float | None = None) -> list[Pool]:
     """Every pool; `now` is the clock the time left is reckoned from (zpool's own way: what is
     left at this pass's average rate)."""

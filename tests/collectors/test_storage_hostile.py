@@ -1,0 +1,190 @@
+"""No input crashes a storage parser: random text, random JSON of any shape, and real captures
+cut at any byte or with any line dropped give a record or a ParseError/CollectorError, never
+anything else (a KeyError or a TypeError would stop the collector with a traceback)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from collectors.base import CollectorError
+from collectors.storage.btrfs.parse import (
+    parse_device_stats,
+    parse_error_stats,
+    parse_fi_show,
+    parse_scrub_status,
+)
+from collectors.storage.ceph.parse import parse_osd_metadata, parse_osd_tree, parse_status
+from collectors.storage.megaraid.storcli import parse_drives, parse_rebuild, parse_show_all
+from collectors.storage.zfs.zpool_json import parse_zpool_status_json
+from collectors.storage.zfs.zpool_text import parse_zpool_list, parse_zpool_status
+from tests.collectors.storage_helpers import FIXTURES
+
+TEXT_PARSERS: dict[str, Callable[[str], Any]] = {
+    "zpool status": parse_zpool_status, "zpool list": parse_zpool_list, "btrfs fi show": parse_fi_show,
+    "btrfs device stats": parse_device_stats, "btrfs scrub": parse_scrub_status, "error_stats": parse_error_stats,
+}
+JSON_PARSERS: dict[str, Callable[[str], Any]] = {
+    "zpool status -j": parse_zpool_status_json, "storcli show": parse_show_all, "storcli drives": parse_drives,
+    "storcli rebuild": parse_rebuild, "ceph status": parse_status, "ceph osd tree": parse_osd_tree,
+    "ceph osd metadata": parse_osd_metadata,
+}
+ALL = {**TEXT_PARSERS, **JSON_PARSERS}
+
+# JSON of any shape, with the keys the parsers look for so that the fuzzing reaches inside.
+KEYS = st.sampled_from(["pools", "vdevs", "name", "state", "scan_stats", "function", "to_examine", "issued",
+                        "Controllers", "Command Status", "Response Data", "Status", "VD LIST", "PD LIST",
+                        "EID:Slt", "DG", "BBU_Info", "Drive /c0/e252/s1 - Detailed Information", "Drive-ID",
+                        "health", "checks", "summary", "osdmap", "pgmap", "pgs_by_state", "nodes", "children",
+                        "type", "id", "reweight", "status", "device_ids", "logs", "spares", "error_count", "x"])
+WORDS = st.sampled_from(["HEALTH_OK", "HEALTH_WARN", "HEALTH_ERR", "ONLINE", "DEGRADED", "SCRUB", "RESILVER",
+                         "SCANNING", "FINISHED", "Optl", "Dgrd", "Onln", "Rbld", "UBad", "osd", "host", "up", "root",
+                         "Success", "Failure", "252:3", "/c0/e252/s3", "0/0", "-", "", "12", "1.5K"])
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12)
+                    | WORDS,
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=6),
+                    max_leaves=40)
+
+
+def survives(parse: Callable[[str], Any], text: str) -> None:
+    try:
+        parse(text)
+    except CollectorError:
+        pass  # a clear error (ParseError, NoData ...) is the right answer to bad input
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(max_size=400))
+def test_random_text_never_crashes_a_storage_parser(name: str, text: str) -> None:
+    survives(ALL[name], text)
+
+
+@pytest.mark.parametrize("name", sorted(JSON_PARSERS))
+@settings(max_examples=300, deadline=None)
+@given(doc=JSON)
+def test_json_of_any_shape_never_crashes_a_storage_parser(name: str, doc: Any) -> None:
+    survives(JSON_PARSERS[name], json.dumps(doc))
+
+
+def _paths(doc: Any, here: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every place in a JSON document, as the keys and indexes that lead there."""
+    out = [here]
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            out += _paths(v, (*here, k))
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            out += _paths(v, (*here, i))
+    return out
+
+
+def _replace(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
+    if not path:
+        return value
+    doc[path[0]] = _replace(doc[path[0]], path[1:], value)
+    return doc
+
+
+def _captures() -> list[tuple[str, str]]:
+    which = {"zpool": "zpool status", "btrfs": "btrfs fi show", "storcli": "storcli show", "ceph": "ceph status"}
+    out = []
+    for kind, parser in which.items():
+        for p in sorted((FIXTURES / kind).iterdir()):
+            if p.suffix != ".md":
+                name = parser
+                if kind == "zpool" and p.suffix == ".json":
+                    name = "zpool status -j"
+                elif kind == "btrfs" and "scrub" in p.name:
+                    name = "btrfs scrub"
+                elif kind == "btrfs" and "device_stats" in p.name:
+                    name = "btrfs device stats"
+                elif kind == "storcli" and ("sALL" in p.name or "drives" in p.name):
+                    name = "storcli drives"
+                elif kind == "ceph" and "tree" in p.name:
+                    name = "ceph osd tree"
+                out.append((name, p.read_text()))
+    return out
+
+
+CAPTURES = _captures()
+
+
+@settings(max_examples=400, deadline=None)
+@given(which=st.integers(0, len(CAPTURES) - 1), cut=st.floats(0, 1), drop=st.integers(0, 200))
+def test_a_real_capture_cut_short_or_missing_a_line_never_crashes_its_parser(which: int, cut: float,
+                                                                            drop: int) -> None:
+    name, text = CAPTURES[which]
+    survives(ALL[name], text[:int(len(text) * cut)])
+    lines = text.splitlines(keepends=True)
+    if lines:
+        del lines[drop % len(lines)]
+    survives(ALL[name], "".join(lines))
+
+
+JSON_CAPTURES = [(n, t) for n, t in CAPTURES if n in JSON_PARSERS and t.lstrip().startswith(("{", "["))]
+
+
+@settings(max_examples=600, deadline=None)
+@given(which=st.integers(0, len(JSON_CAPTURES) - 1), where=st.integers(0, 10**6), value=JSON)
+def test_a_real_json_capture_with_any_part_replaced_never_crashes_its_parser(which: int, where: int,
+                                                                            value: Any) -> None:
+    """A device or a newer tool version answering with another shape in one place."""
+    name, text = JSON_CAPTURES[which]
+    doc = json.loads(text)
+    paths = _paths(doc)
+    survives(JSON_PARSERS[name], json.dumps(_replace(doc, paths[where % len(paths)], value)))
+
+
+def _collect_and_judge(plugin_name: str, collector: Any) -> None:
+    """A collection that succeeds gives a state its findings, tile and page view can read."""
+    from collectors import plugins
+    from collectors.findings import Judging
+
+    try:
+        res = collector.collect()
+    except CollectorError:
+        return
+    p = plugins()[plugin_name]
+    p.findings(res.state, Judging())
+    assert p.section is not None and p.tile is not None and p.bays is not None
+    p.section.view(res.state)
+    p.tile.all_clear(res.state, Judging())
+    p.bays(res.state)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(which=st.sampled_from(["zfs", "megaraid", "ceph"]), where=st.integers(0, 10**6), value=JSON)
+def test_a_collector_fed_a_capture_with_any_part_replaced_gives_a_state_or_an_error(tmp_path_factory: Any, which: str,
+                                                                                   where: int, value: Any) -> None:
+    from collectors.storage.ceph.collector import CephCollector
+    from collectors.storage.megaraid.collector import MegaraidCollector
+    from collectors.storage.zfs.collector import ZfsCollector
+    from tests.collectors.storage_helpers import fixture, runner
+
+    source = {"zfs": ("zpool", "status-j-int-resilvering.json"), "megaraid": ("storcli", "netdata__storcli__megaraid"
+                                                                               "-controllers-info.json"),
+              "ceph": ("ceph", "telegraf__ceph_status__pacific_HEALTH_OK.json")}[which]
+    doc = json.loads(fixture(*source))
+    paths = _paths(doc)
+    out = json.dumps(_replace(doc, paths[where % len(paths)], value)).encode()
+    root = tmp_path_factory.mktemp("host")
+    if which == "zfs":
+        c: Any = ZfsCollector(root, runner=runner({"status -p -j --json-int": (0, out, b""), "list -Hp -o name,size,"
+                                                   "allocated,free,fragmentation,capacity,dedupratio,health":
+                                                   (0, b"", b"")}))
+    elif which == "megaraid":
+        c = MegaraidCollector(root, runner=runner({"/call show all J": (0, out, b""), "/call/eall/sall show all J":
+                                                   (0, fixture("storcli", "netdata__storcli__megaraid-drives-info.json"),
+                                                    b"")}))
+    else:
+        c = CephCollector(root, runner=runner({"--connect-timeout 10 status -f json": (0, out, b""),
+                                               "--connect-timeout 10 osd tree -f json":
+                                               (0, fixture("ceph", "insights-core__ceph_osd_tree__osd4-down.json"),
+                                                b"")}))
+    _collect_and_judge(which, c)
