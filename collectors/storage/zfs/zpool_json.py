@@ -18,6 +18,10 @@ _GROUP_KEYS = (("dedup", "dedup"), ("special", "special"), ("logs", "logs"), ("l
 _INTERIOR = ("root", "mirror", "raidz", "draid", "replacing", "spare")
 
 
+def _text(value: Any) -> str | None:
+    return str(value) if value not in (None, "", "-") and not isinstance(value, dict | list | bool) else None
+
+
 def _state(value: Any) -> str:
     state = str(value or "").upper()
     return "ONLINE" if state == "HEALTHY" else state
@@ -35,8 +39,8 @@ def _vdevs(pool: Pool, children: Any, group: str, depth: int, parent: str | None
             name=str(v.get("name", key)), state=_state(v.get("state")), group=group, depth=depth, parent=parent,
             read_errors=integer(v.get("read_errors")) or 0, write_errors=integer(v.get("write_errors")) or 0,
             checksum_errors=integer(v.get("checksum_errors")) or 0,
-            path=v.get("path") or None, phys_path=v.get("phys_path") or None,
-            enclosure=v.get("vdev_enc_sysfs_path") or v.get("enc_path") or None,
+            path=_text(v.get("path")), phys_path=_text(v.get("phys_path")),
+            enclosure=_text(v.get("vdev_enc_sysfs_path")) or _text(v.get("enc_path")),
             leaf=not nested and not any(kind.startswith(t) for t in _INTERIOR),
         )
         notes = []
