@@ -130,13 +130,14 @@ def heatpump(snap: Snapshot) -> dict[str, Any] | None:
     return snap.states.get("heatpump") or None
 
 
-def storage_bays(snap: Snapshot) -> list[dict[str, Any]]:
-    """The disks the storage plug-ins (ZFS, btrfs, RAID controllers, Ceph) place in bays."""
+def storage_bays(snap: Snapshot, placed: bool = True) -> list[dict[str, Any]]:
+    """The disks the storage plug-ins (ZFS, btrfs, RAID controllers, Ceph) know; with `placed`,
+    only those in a labelled bay."""
     out: list[dict[str, Any]] = []
     for name, p in plugins().items():
         if p.bays is not None:
             try:
-                out.extend(e for e in p.bays(snap.states.get(name) or {}) if e.get("bay"))
+                out.extend(e for e in p.bays(snap.states.get(name) or {}) if e.get("bay") or not placed)
             except (KeyError, TypeError):  # a state of another shape (an agent of another version)
                 continue
     return out

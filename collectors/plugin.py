@@ -56,7 +56,8 @@ class CollectorPlugin:
     # "array member"}. A kind not named here reads as itself with spaces ("bond slave").
     nouns: dict[str, str] = field(default_factory=dict)
     # The disks it places in the user's bays, for the bay map and the "pull" callouts of the
-    # disks page: [{"bay", "serial", "model", "device", "state" (words), "level", "pull", "where"}].
+    # disks page: [{"bay", "serial", "model", "device", "state" (words), "level", "pull", "where",
+    # "entity": (kind, key) of its inventory entry}].
     bays: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None
     # Its part of `rackpulse demo`: writes what it reads into the demo's host tree at story
     # time t (seconds into the loop), so the demo shows it without hardware.

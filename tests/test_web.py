@@ -339,6 +339,16 @@ def test_the_disks_page_says_which_bay_to_pull_for_zfs_and_the_raid_controller(t
         assert section in text
 
 
+def test_a_serial_smart_does_not_see_leads_to_its_raid_slot_or_osd_page(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, 80, runs=2)
+    r = fetch(app, "/disks/ZL2PV003")
+    assert r.status_code == 303 and r.headers["location"] == "/entity/megaraid_pd/c0/252:3"
+    page = fetch(app, r.headers["location"])
+    assert page.status_code == 200 and "rackpulse_megaraid_pd_media_errors" in page.text
+    assert fetch(app, "/disks/ZRT005K5").headers["location"] == "/entity/ceph_osd/osd.5"
+    assert fetch(app, "/disks/NOSUCHSERIAL").status_code == 404
+
+
 def test_a_read_only_api_token_opens_the_api_but_not_the_pages(tmp_path: Path) -> None:
     from app.credentials import make_token
 

@@ -52,12 +52,20 @@ async def disks_page(request: Request, s: Site = Page) -> HTMLResponse:
 
 
 @router.get("/disks/{key:path}", response_class=HTMLResponse, name="disk")
-def disk_page(request: Request, key: str, range: str = "24h", s: Site = Page) -> HTMLResponse:  # noqa: A002
+def disk_page(request: Request, key: str, range: str = "24h", s: Site = Page) -> Response:  # noqa: A002
     snap, store = s.view(request)
     disk = next((d for d in views.disks(snap) if d["key"] == key), None)
     stored = next((e for e in store.entities("disk") if e["key"] == key), None)
     if disk is None and stored is None:
-        raise HTTPException(404, f"no disk {key!r}")
+        # A disk SMART does not see (behind a RAID controller, or on another Ceph node) but a
+        # storage plug-in does: its own page.
+        other = next((e for e in views.storage_bays(snap, placed=False) if e.get("serial") == key and e.get("entity")),
+                     None)
+        if other is None:
+            raise HTTPException(404, f"no disk {key!r}")
+        kind, ekey = other["entity"]
+        base = request.scope.get("rackpulse_base", "")
+        return RedirectResponse(f"{base}/entity/{quote(kind)}/{quote(ekey, safe='/:')}", status_code=303)
     changes = store.events("disk", key) + (store.events("bay", disk["bay"]) if disk and disk.get("bay") else [])
     changes.sort(key=lambda e: e["ts"], reverse=True)
     base = request.scope.get("rackpulse_base", "")

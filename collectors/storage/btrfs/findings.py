@@ -85,5 +85,6 @@ def bay_devices(state: dict[str, Any]) -> list[dict[str, Any]]:
             out.append({"bay": d.get("bay"), "serial": d.get("serial"), "model": d.get("model"),
                         "device": d.get("path"), "state": "btrfs missing" if d["missing"] else "btrfs",
                         "level": BAD if d["missing"] else WARN if errors else OK, "pull": d["missing"],
-                        "where": f"btrfs {fs['name']}"})
+                        "where": f"btrfs {fs['name']}",
+                        "entity": ("btrfs_device", f"{fs['name']}:{d['devid']}")})
     return out

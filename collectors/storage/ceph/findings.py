@@ -83,5 +83,6 @@ def bay_devices(state: dict[str, Any]) -> list[dict[str, Any]]:
     """OSD disks in their bays. A down OSD is not yet a disk to pull: Ceph may bring it back."""
     return [{"bay": o.get("bay"), "serial": o.get("serial"), "model": o.get("model"), "device": o.get("device"),
              "state": f"{o['name']} {'up' if o['up'] else 'down'}", "level": OK if o["up"] else BAD, "pull": False,
-             "where": f"Ceph {o['name']} on {o['host']}"}
+             "where": f"Ceph {o['name']} on {o['host']}",
+             "entity": ("ceph_osd", o["name"])}
             for c in items(state, "clusters") for o in c["osds"]]

@@ -118,5 +118,6 @@ def bay_devices(state: dict[str, Any]) -> list[dict[str, Any]]:
             out.append({"bay": pd.get("bay"), "serial": pd.get("serial"), "model": pd.get("model"),
                         "device": f"{c['name']} slot {pd['eid_slot']}",
                         "state": f"RAID {STATE_WORDS.get(pd['state'], pd['state'])}", "level": level, "pull": bad,
-                        "where": f"RAID controller {c['name']}"})
+                        "where": f"RAID controller {c['name']}",
+                        "entity": ("megaraid_pd", f"{c['name']}/{pd['eid_slot']}")})
     return out

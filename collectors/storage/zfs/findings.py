@@ -129,5 +129,6 @@ def bay_devices(state: dict[str, Any]) -> list[dict[str, Any]]:
             out.append({"bay": v.get("bay"), "serial": v.get("serial"), "model": v.get("model"),
                         "device": v.get("device") or v["name"], "state": f"ZFS {v['state']}", "level": level,
                         "pull": v["state"] in ("FAULTED", "UNAVAIL", "REMOVED") and not being_replaced(v),
-                        "where": f"ZFS pool {p['name']}"})
+                        "where": f"ZFS pool {p['name']}",
+                        "entity": ("zfs_device", f"{p['name']}:{v['name']}")})
     return out
