@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 9842
 
-.PHONY: demo test quick install install-test assets lint bench mutation screenshots clean
+.PHONY: demo test quick install install-test assets lint bench mutation screenshots clean dist
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,12 +22,13 @@ assets: static/vendor/.built
 static/vendor/.built: package.json package-lock.json
 	@command -v npm >/dev/null || { echo "installing npm from Debian's packages"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; }
-	npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
-	mkdir -p static/vendor
-	cp node_modules/htmx.org/dist/htmx.min.js node_modules/uplot/dist/uPlot.iife.min.js \
-	   node_modules/uplot/dist/uPlot.min.css node_modules/swagger-ui-dist/swagger-ui-bundle.js \
-	   node_modules/swagger-ui-dist/swagger-ui.css static/vendor/
-	touch $@
+	$(PYTHON) scripts/vendor_assets.py --force
+
+# An sdist and a wheel in dist/ that carry the built assets: installing either needs no npm.
+dist: install-test assets
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist
+	@ls -l dist
 
 demo: install
 	$(BIN)/rackpulse demo --port $(PORT)

@@ -11,7 +11,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib.metadata import entry_points
+from importlib.metadata import PackageNotFoundError, entry_points, version
 from pathlib import Path
 
 from app.config import Config, ConfigError, load_config, resolve_config_path
@@ -152,13 +152,31 @@ def cmd_agent(args: argparse.Namespace) -> int:
     return 0
 
 
+def _missing_sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite URL that does not exist (None for one that does, or another database)."""
+    from sqlalchemy.engine import make_url
+
+    u = make_url(url)
+    if u.get_backend_name() != "sqlite" or not u.database or u.database == ":memory:":
+        return None
+    path = Path(u.database).expanduser()
+    return None if path.exists() else path
+
+
 def cmd_agents(args: argparse.Namespace) -> int:
     """Tokens for agents, on the server: issue (or re-issue), revoke, list."""
     from app.ingest import agents
     from app.storage.db import make_engine, upgrade
 
     cfg = _load(args)
-    upgrade(cfg.storage.url)
+    if args.action == "list":
+        # Reading creates nothing: no database file, no schema.
+        missing = _missing_sqlite_file(cfg.storage.url)
+        if missing is not None:
+            print(f"no agents: the database {missing} does not exist yet", file=sys.stderr)
+            return 0
+    else:
+        upgrade(cfg.storage.url)
     engine = make_engine(cfg.storage.url)
     try:
         if args.action == "list":
@@ -245,9 +263,22 @@ class Command:
     run: Callable[[argparse.Namespace], int]
 
 
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def _version() -> str:
+    try:
+        return version("rackpulse")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rackpulse", description=__doc__)
-    p.add_argument("--log-level", default="INFO")
+    p.add_argument("--version", action="version", version=f"rackpulse {_version()}",
+                   help="print rackpulse's version and exit")
+    p.add_argument("--log-level", default="INFO", type=str.upper, choices=LOG_LEVELS, metavar="LEVEL",
+                   help="how much to log: DEBUG, INFO (default), WARNING, ERROR or CRITICAL")
     sub = p.add_subparsers(dest="cmd", required=True)
 
     def add(name: str, fn, help_: str) -> argparse.ArgumentParser:
@@ -258,11 +289,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     add("serve", cmd_serve, "collect, serve the web UI and /metrics")
     c = add("collect", cmd_collect, "run every collector once and print what it saw")
-    c.add_argument("--once", action="store_true", required=True)
-    c.add_argument("--format", choices=("json", "prometheus"), default="json")
+    c.add_argument("--once", action="store_true", required=True, help="one round, then exit (required)")
+    c.add_argument("--format", choices=("json", "prometheus"), default="json",
+                   help="json (every collector's state, samples and errors) or prometheus (/metrics text)")
     add("check-config", cmd_check_config, "validate the config file")
     db = add("db", None, "database commands")
-    db.add_argument("action", choices=("upgrade", "copy"))
+    db.add_argument("action", choices=("upgrade", "copy"),
+                    help="upgrade: apply the schema migrations; copy: copy everything to another database")
     db.add_argument("--from", dest="source", help="copy: source URL (default: storage.url of the config)")
     db.add_argument("--to", help="copy: destination URL, e.g. postgresql://rackpulse@localhost/rackpulse")
     db.set_defaults(fn=cmd_db)
@@ -271,8 +304,9 @@ def build_parser() -> argparse.ArgumentParser:
     ag.add_argument("--token-file", help="file holding this agent's token (default: agent.token_file)")
     ag.add_argument("--outbox", help="outbox file (default: agent.outbox)")
     ags = add("agents", cmd_agents, "on the server: issue, revoke or list agent tokens")
-    ags.add_argument("action", choices=("issue", "revoke", "list"))
-    ags.add_argument("host", nargs="?")
+    ags.add_argument("action", choices=("issue", "revoke", "list"),
+                     help="issue (or re-issue) a host's token, revoke it, or list the agents")
+    ags.add_argument("host", nargs="?", help="the agent's host name (issue, revoke)")
     add("hash-password", cmd_hash_password, "print a password hash for web.password_hash (reads stdin)")
     add("make-token", cmd_make_token, "print a new read-only API token and its hash for web.api_token_hash")
     for ep in entry_points(group=COMMANDS):  # `rackpulse demo` comes this way, from demo/cli.py

@@ -4,6 +4,8 @@ through the entry point group rackpulse.commands, so the demo uses the app like 
 from __future__ import annotations
 
 import argparse
+import shutil
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -17,18 +19,27 @@ from demo.power import start_upsd
 
 
 def add_arguments(d: argparse.ArgumentParser) -> None:
-    d.add_argument("--port", type=int, default=9842)
+    d.add_argument("--port", type=int, default=9842, help="web port on 127.0.0.1 (default 9842)")
     d.add_argument("--speed", type=float, default=1.0, help="story speed (2 = twice as fast)")
     d.add_argument("--interval", type=float, default=5.0, help="collection interval in seconds")
-    d.add_argument("--dir", help="where to build the fixture host (default: a new temporary folder)")
+    d.add_argument("--dir", help="where to build the fixture host and its database (default: a new temporary "
+                                 "folder, removed when the demo stops)")
 
 
 def run(args: argparse.Namespace) -> int:
+    root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="rackpulse-demo-"))
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        return _run(args, root)
+    finally:
+        if not args.dir:  # ours: gone with the demo, after Ctrl-C or a kill too
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _run(args: argparse.Namespace, root: Path) -> int:
     from app.storage.db import make_engine, upgrade
     from app.storage.store import Store
 
-    root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="rackpulse-demo-"))
-    root.mkdir(parents=True, exist_ok=True)
     db_url = f"sqlite:///{root / 'rackpulse-demo.db'}"
     driver = demo.Driver(root, speed=args.speed)
     driver.tick()
@@ -43,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     engine.dispose()
     driver.start()
 
-    start_demo_agent(root, db_url, args.port, args.interval)
+    agent = start_demo_agent(root, db_url, args.port, args.interval)
     print(f"rackpulse demo: http://127.0.0.1:{args.port}/  (fixture host in {root}, {n} series with history; "
           f"a second host, {AGENT_HOST}, pushes through a real agent: /hosts)")
 
@@ -53,7 +64,19 @@ def run(args: argparse.Namespace) -> int:
 
     print("The RAID6 md0 degrades (bay 7 fails) and rebuilds every "
           f"{demo.CYCLE / args.speed:.0f}s. Ctrl-C stops it.", flush=True)
-    return serve_config(cfg, simulated_switch)
+    try:
+        return serve_config(cfg, simulated_switch)
+    finally:
+        # Everything that writes into root stops before root is removed.
+        agent.terminate()
+        try:
+            agent.wait(10)
+        except subprocess.TimeoutExpired:
+            agent.kill()
+        driver.stop_event.set()
+        driver.join(5)
+        upsd.stop()
+        isg.stop()
 
 
 COMMAND = Command("demo", "a populated dashboard with no hardware", add_arguments, run)

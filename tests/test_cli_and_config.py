@@ -123,3 +123,41 @@ def test_hash_password_reads_stdin_and_never_echoes_it() -> None:
     r = subprocess.run([sys.executable, "-m", "app.cli", "hash-password"], input="s3cret-pass\n", text=True,
                        capture_output=True, cwd=ROOT, timeout=60)
     assert r.returncode == 0 and r.stdout.startswith("scrypt$") and "s3cret-pass" not in r.stdout
+
+
+def test_version_prints_the_installed_version() -> None:
+    from importlib.metadata import version
+
+    r = rackpulse("--version")
+    assert r.returncode == 0 and r.stdout.strip() == f"rackpulse {version('rackpulse')}"
+
+
+def test_a_wrong_log_level_is_refused_with_the_levels_it_takes() -> None:
+    r = rackpulse("--log-level", "loud", "check-config")
+    assert r.returncode == 2
+    assert "argument --log-level: invalid choice: 'LOUD' (choose from 'DEBUG', 'INFO', 'WARNING'" in r.stderr
+    assert rackpulse("--log-level", "warning", "--version").returncode == 0  # any case
+
+
+def test_every_option_of_every_command_has_help_text() -> None:
+    import argparse
+
+    from app.cli import build_parser
+
+    parser = build_parser()
+    missing = []
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, p in [("rackpulse", parser), *sub.choices.items()]:
+        for action in p._actions:
+            if not isinstance(action, argparse._HelpAction | argparse._SubParsersAction) and not action.help:
+                missing.append(f"{name} {action.dest}")
+    assert missing == []
+    assert all(a.help for a in sub._choices_actions)  # every command says what it does
+
+
+def test_listing_agents_creates_no_database(tmp_path: Path) -> None:
+    f = tmp_path / "c.toml"
+    f.write_text(f'[storage]\nurl = "sqlite:///{tmp_path / "never.db"}"\n')
+    r = rackpulse("agents", "list", "--config", str(f))
+    assert r.returncode == 0 and "does not exist yet" in r.stderr
+    assert list(tmp_path.iterdir()) == [f]

@@ -1,0 +1,42 @@
+"""`rackpulse demo` without --dir builds its host in a temporary folder and removes it when it
+stops, whether by Ctrl-C (SIGINT) or a plain kill (SIGTERM), its agent and threads first."""
+
+from __future__ import annotations
+
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "kill"])
+def test_the_demo_removes_its_temporary_folder_when_stopped(sig: signal.Signals, tmp_path: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "demo", "--port", str(free_port()), "--interval", "2"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={"PATH": "/usr/bin:/bin", "TMPDIR": str(tmp_path)})
+    assert proc.stdout is not None
+    folder = None
+    deadline = time.time() + 120
+    while folder is None and time.time() < deadline:
+        line = proc.stdout.readline()
+        if m := re.search(r"fixture host in (\S+),", line):
+            folder = Path(m[1])
+    assert folder is not None and folder.is_dir() and folder.parent == tmp_path
+    time.sleep(3)  # serving, collecting, the agent pushing
+    proc.send_signal(sig)
+    proc.communicate(timeout=60)
+    assert not folder.exists()
+    assert list(tmp_path.iterdir()) == []
