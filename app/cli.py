@@ -263,6 +263,31 @@ class Command:
     run: Callable[[argparse.Namespace], int]
 
 
+def cmd_init(args: argparse.Namespace) -> int:
+    """A starter config from what this host has; never over an existing file without --force."""
+    from app.starter.discover import discover
+    from app.starter.toml import render
+
+    root = Path(args.host_root)
+    if not root.is_dir():
+        print(f"rackpulse init: --host-root {root} is not a folder", file=sys.stderr)
+        return 2
+    out = Path(args.output)
+    if args.output != "-" and out.exists() and not args.force:
+        print(f"rackpulse init: {out} exists; --force replaces it (or --output another file)", file=sys.stderr)
+        return 2
+    text = render(discover(root), root)
+    if args.output == "-":
+        sys.stdout.write(text)
+        return 0
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(text)
+    tmp.replace(out)
+    found = text.count("[[disks.bays]]")
+    print(f"wrote {out}: {found} bays to label; `rackpulse check-config --config {out}` checks it", file=sys.stderr)
+    return 0
+
+
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
@@ -307,6 +332,14 @@ def build_parser() -> argparse.ArgumentParser:
     ags.add_argument("action", choices=("issue", "revoke", "list"),
                      help="issue (or re-issue) a host's token, revoke it, or list the agents")
     ags.add_argument("host", nargs="?", help="the agent's host name (issue, revoke)")
+    ini = sub.add_parser("init", help="write a starter config from what this host has (disks, bays, arrays, "
+                                      "bonds, tunnels, sensors, UPS)")
+    ini.add_argument("--output", default="rackpulse.toml", help="file to write, - for standard output "
+                                                                "(default ./rackpulse.toml)")
+    ini.add_argument("--force", action="store_true", help="replace the file if it exists")
+    ini.add_argument("--host-root", default="/", help="read /proc, /sys, /dev and /etc under this folder "
+                                                      "(a fixture tree, a mounted host)")
+    ini.set_defaults(fn=cmd_init)
     add("hash-password", cmd_hash_password, "print a password hash for web.password_hash (reads stdin)")
     add("make-token", cmd_make_token, "print a new read-only API token and its hash for web.api_token_hash")
     for ep in entry_points(group=COMMANDS):  # `rackpulse demo` comes this way, from demo/cli.py

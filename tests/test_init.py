@@ -1,0 +1,89 @@
+"""`rackpulse init` writes a starter config from what a host has, read from fixture trees the
+tests already use: the demo host (a 12-disk HBA, an NVMe mirror, md0/md1, a bond, an OpenVPN
+instance, hwmon), an enclosure, nothing at all. The file loads as a config, and an existing
+one is never replaced without --force."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+from app.config import load_config
+from app.starter.discover import discover, propose_bays
+from app.starter.toml import render
+from collectors.disks.location import DiskLocation
+from demo import story
+from tests.cli import run_cli
+
+
+def demo_host(root: Path) -> Path:
+    story.write_tree(root, story.story_state(10))
+    (root / "etc").mkdir(exist_ok=True)
+    (root / "etc/hostname").write_text("nas01.lan\n")
+    (root / "etc/nut").mkdir()
+    (root / "etc/nut/ups.conf").write_text("[ups12v]\n  driver = usbhid-ups\n  port = auto\n")
+    (root / "sys/class/net/tun0").mkdir(parents=True, exist_ok=True)
+    (root / "sys/class/net/tun0/tun_flags").write_text("0x1001\n")
+    return root
+
+
+def test_the_demo_host_gives_a_config_that_loads_with_a_bay_per_port(tmp_path: Path) -> None:
+    text = render(discover(demo_host(tmp_path)), tmp_path)
+    f = tmp_path / "rackpulse.toml"
+    f.write_text(text)
+    cfg = load_config(f)
+    assert cfg.host == "nas01"
+    bays = [(b.label, b.path) for b in cfg.disks.bays]
+    assert bays[:3] == [("NVMe slot 1", "pci-0000:00:00.0-nvme-1"), ("NVMe slot 2", "pci-0000:01:00.0-nvme-1"),
+                        ("port 0", "pci-0000:03:00.0-sas-phy0-lun-0")]
+    assert len(bays) == 14 and bays[-1] == ("port 11", "pci-0000:03:00.0-sas-phy11-lun-0")
+    assert 'path = "pci-0000:03:00.0-sas-phy7-lun-0"  # now sdh: WDC WD80EFZZ-68BTXN0, serial ZA1049HK' in text
+    assert "## md0: raid6, members" in text and "## md1: raid1, members nvme1n1p2 nvme0n1p2" in text
+    assert cfg.collectors.bonding.bonds == ["bond0"]
+    (vpn,) = cfg.collectors.openvpn.instances
+    assert (vpn.name, vpn.status_file, vpn.config_file) == ("site-b", "/run/openvpn/site-b.status",
+                                                            "/etc/openvpn/server/site-b.conf")
+    assert "## tun/tap devices now: tun0" in text
+    assert [(r.chip, r.sensor) for r in cfg.collectors.hwmon.rails][:1] == [("nct6798", "in0")]
+    assert cfg.collectors.hwmon.rails[0].name == "Vcore"  # the chip's own label
+    assert cfg.collectors.nut.upsd[0].ups == ["ups12v"]
+
+
+def test_disks_in_an_enclosure_get_its_slots_and_two_hbas_are_told_apart() -> None:
+    disks = [DiskLocation("sda", serial="A", enclosure_slot="0:0:12:0/Slot07"),
+             DiskLocation("sdb", serial="B", by_path="pci-0000:03:00.0-sas-phy2-lun-0"),
+             DiskLocation("sdc", serial="C", by_path="pci-0000:04:00.0-sas-phy2-lun-0"),
+             DiskLocation("sdd", serial="D", by_path="pci-0000:00:17.0-ata-3.0")]
+    assert [b.label for b in propose_bays(disks)] == ["enclosure 0:0:12:0, Slot07", "controller 1, port 3",
+                                                      "controller 2, port 2", "controller 3, port 2"]
+
+
+def test_an_empty_host_gives_a_config_that_loads_and_says_what_was_not_there(tmp_path: Path) -> None:
+    text = render(discover(tmp_path), tmp_path)
+    f = tmp_path / "c.toml"
+    f.write_text(text)
+    cfg = load_config(f)
+    assert cfg.disks.bays == [] and "no md arrays on this host now" in text
+    tomllib.loads(text)
+
+
+def test_init_never_replaces_a_file_without_force(tmp_path: Path) -> None:
+    demo_host(tmp_path / "host")
+    out = tmp_path / "rackpulse.toml"
+    out.write_text("# mine\n")
+    r = run_cli("init", "--host-root", str(tmp_path / "host"), "--output", str(out))
+    assert r.returncode == 2 and "--force" in r.stderr and out.read_text() == "# mine\n"
+    r = run_cli("init", "--host-root", str(tmp_path / "host"), "--output", str(out), "--force")
+    assert r.returncode == 0 and "14 bays to label" in r.stderr
+    assert load_config(out).disks.bays[0].label == "NVMe slot 1"
+    assert not any(p.name.endswith(".tmp") for p in tmp_path.iterdir())
+
+
+def test_init_to_standard_output_and_a_host_root_that_is_not_there(tmp_path: Path) -> None:
+    demo_host(tmp_path)
+    r = run_cli("init", "--host-root", str(tmp_path), "--output", "-")
+    assert r.returncode == 0 and r.stdout.startswith("# rackpulse configuration")
+    r = run_cli("init", "--host-root", str(tmp_path / "nope"), "--output", "-")
+    assert r.returncode == 2 and "is not a folder" in r.stderr
+    assert os.path.exists(tmp_path / "proc")
