@@ -11,9 +11,10 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, entry_points, version
+from importlib.metadata import entry_points
 from pathlib import Path
 
+from app import version as app_version
 from app.config import Config, ConfigError, load_config, resolve_config_path
 
 log = logging.getLogger("rackpulse")
@@ -291,16 +292,9 @@ def cmd_init(args: argparse.Namespace) -> int:
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
-def _version() -> str:
-    try:
-        return version("rackpulse")
-    except PackageNotFoundError:  # run from a checkout that was never installed
-        return "unknown (not installed)"
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rackpulse", description=__doc__)
-    p.add_argument("--version", action="version", version=f"rackpulse {_version()}",
+    p.add_argument("--version", action="version", version=f"rackpulse {app_version()}",
                    help="print rackpulse's version and exit")
     p.add_argument("--log-level", default="INFO", type=str.upper, choices=LOG_LEVELS, metavar="LEVEL",
                    help="how much to log: DEBUG, INFO (default), WARNING, ERROR or CRITICAL")

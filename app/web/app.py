@@ -15,6 +15,7 @@ from fastapi import FastAPI
 from fastapi.concurrency import run_in_threadpool
 from fastapi.staticfiles import StaticFiles
 
+from app import version
 from app.config import Config
 from app.ingest.agents import Agents
 from app.scheduler import Scheduler, Snapshot
@@ -69,9 +70,19 @@ def create_app(
             if s.get_alerting() is not None:
                 s.get_alerting().courier.start()
                 scheduler.add_task(s.alert_tick, cfg.alerts.interval, "alerts")
+            if cfg.export.mqtt is not None:
+                from app.export.mqtt import MqttExport
+
+                mqtt = MqttExport(cfg.export.mqtt, version())
+                mqtt.start(cfg.host)
+                app.state.mqtt = mqtt
+                scheduler.add_task(lambda: mqtt.publish([snap, *agents.snapshots.values()]),
+                                   cfg.export.mqtt.interval, "mqtt")
         yield
         if s.built_alerting() is not None:
             await run_in_threadpool(s.built_alerting().courier.stop)
+        if getattr(app.state, "mqtt", None) is not None:
+            await run_in_threadpool(app.state.mqtt.stop)
         if scheduler is not None:
             await scheduler.stop()
         engine.dispose()
