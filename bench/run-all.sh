@@ -16,6 +16,7 @@ $PY bench/db_size_year.py
 $PY bench/network_cycle.py
 $PY bench/host_cycle.py
 $PY bench/storage_cycle.py
+$PY bench/remote_write.py
 $PY bench/heatpump_poll.py
 $PY bench/alerts.py
 $PY bench/agents.py

@@ -78,6 +78,12 @@ def create_app(
                 app.state.mqtt = mqtt
                 scheduler.add_task(lambda: mqtt.publish([snap, *agents.snapshots.values()]),
                                    cfg.export.mqtt.interval, "mqtt")
+            for rw_cfg in cfg.export.remote_write:
+                from app.export.remote_write import RemoteWrite
+
+                rw = RemoteWrite(rw_cfg, engine, f"rackpulse/{version()}")
+                app.state.remote_writes = [*getattr(app.state, "remote_writes", []), rw]
+                scheduler.add_task(rw.tick, rw_cfg.interval, "remote_write")
         yield
         if s.built_alerting() is not None:
             await run_in_threadpool(s.built_alerting().courier.stop)
