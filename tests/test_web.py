@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 from pathlib import Path
@@ -426,3 +427,37 @@ def test_an_nvme_disk_shows_its_health_log() -> None:
                                 .read_text()).table
     assert table["ata"] == [] and table["scsi"] == []
     assert {"name": "percentage_used", "value": 0} in table["nvme"] and {"name": "unsafe_shutdowns", "value": 43} in table["nvme"]
+
+
+def test_an_unlabelled_disk_gets_a_hint_and_a_label_saved_from_its_page_beside_the_database(tmp_path: Path) -> None:
+    from app import bay_labels
+    from collectors.disks import location
+
+    app = demo_app(tmp_path, 0, extra={"disks": {"bays": []}})
+    try:
+        overview = fetch(app, "/").text
+        assert "14 disks have no bay label" in overview and "set a bay label</a>" in overview
+
+        async def save() -> tuple[int, int, str]:
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
+                page = (await c.get("/disks/ZA1049HK")).text
+                token = page.split('name="csrf" value="')[1].split('"')[0]
+                bad = await c.post("/disks/ZA1049HK/bay", data={"label": "shelf 1, bay 7", "csrf": "nope"})
+                ok = await c.post("/disks/ZA1049HK/bay", data={"label": "shelf 1, bay 7", "csrf": token})
+                empty = await c.post("/disks/ZA1049HK/bay", data={"label": "\x01", "csrf": token})
+                return bad.status_code, ok.status_code, ok.headers["location"] + f" {empty.status_code}"
+
+        assert asyncio.run(save()) == (403, 303, "/disks/ZA1049HK?saved=1 400")
+        saved = json.loads((tmp_path / "bay-labels.json").read_text())
+        # kept for the port, so the disk that replaces this one is in the same bay
+        assert saved == [{"label": "shelf 1, bay 7", "path": "pci-0000:03:00.0-sas-phy7-lun-0"}]
+        assert "rackpulse.toml" not in {p.name for p in tmp_path.iterdir()}
+        # the next collection places it; a restart reads the file again
+        sched_app = demo_app(tmp_path, 0, extra={"disks": {"bays": []}})
+        disk = next(d for d in sched_app.state.snapshot.states["smart"]["disks"] if d["serial"] == "ZA1049HK")
+        assert disk["bay"] == "shelf 1, bay 7"
+        assert "13 disks have no bay label" in fetch(sched_app, "/").text
+    finally:
+        bay_labels.apply([])
+        assert location.SAVED_RULES == []

@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from fastapi.concurrency import run_in_threadpool
 from fastapi.staticfiles import StaticFiles
 
-from app import version
+from app import bay_labels, version
 from app.config import Config
 from app.ingest.agents import Agents
 from app.scheduler import Scheduler, Snapshot
@@ -39,6 +39,10 @@ def create_app(
     migrate: bool = True,
 ) -> FastAPI:
     """Build the app. ``collect=False`` serves pages from a given snapshot (tests, demo parts)."""
+    try:
+        bay_labels.apply(bay_labels.load(bay_labels.labels_file(cfg)))
+    except ValueError as exc:  # a damaged labels file costs the saved labels, not the start
+        log.warning("saved bay labels not read: %s", exc)
     engine = make_engine(cfg.storage.url)
     store = Store(engine, cfg.host)
     snap = snapshot or Snapshot(host=cfg.host)

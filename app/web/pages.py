@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app import events, views
+from app import bay_labels, events, views
 from app.ingest.agents import revoke
 from app.web.site import RANGES, Checked, Page, Site
 from collectors import plugins
@@ -37,7 +37,9 @@ def overview(request: Request, s: Site = Page) -> HTMLResponse:
             firing += [{**x.__dict__, "href": f"/h/{quote(host, safe='')}/alerts"} for x in ha.states.values()
                        if x.state == "firing"]
         hosts = [h for h in s.hosts() if h["agent"]]
+    unlabelled = [d for d in views.disks(snap) if not d.get("bay")] if snap.host == s.cfg.host else []
     return s.render(request, "overview.html", ov=views.overview(snap), arrays=views.arrays(snap), firing=firing,
+                    unlabelled=unlabelled,
                     hosts=hosts)
 
 
@@ -71,11 +73,28 @@ def disk_page(request: Request, key: str, range: str = "24h", s: Site = Page) ->
     base = request.scope.get("rackpulse_base", "")
     lines = [events.describe(e, plugins(), base) for e in changes[:100]]
     return s.render(request, "disk.html", disk=disk, stored=stored, key=key, events=lines,
+                    can_label=disk is not None and snap.host == s.cfg.host, csrf=s.csrf_token(request),
+                    saved=request.query_params.get("saved") == "1",
                     standing=failure_stats.standing(disk["attributes"]) if disk else [],
                     attr_names={str(a["id"]): a["name"].replace("_", " ")
                                 for a in ((disk or {}).get("table") or {}).get("ata", [])},
                     source=failure_stats.SOURCE,
                     range=_range(range), ranges_list=list(RANGES))
+
+
+@router.post("/disks/{key:path}/bay", dependencies=[Checked])
+def disk_bay_label(request: Request, key: str, label: str = Form(...), s: Site = Page) -> Response:
+    """Save a label for the bay this disk sits in (this host's disks; an agent labels its own)."""
+    snap, _ = s.view(request)
+    disk = next((d for d in views.disks(snap) if d["key"] == key), None) if snap.host == s.cfg.host else None
+    if disk is None:
+        raise HTTPException(404, f"no disk {key!r} on this host")
+    try:
+        bay_labels.save(bay_labels.labels_file(s.cfg), disk, label)
+    except ValueError as exc:
+        raise HTTPException(400, str(exc)) from None
+    base = request.scope.get("rackpulse_base", "")
+    return RedirectResponse(f"{base}/disks/{quote(key, safe='')}?saved=1", status_code=303)
 
 
 @router.get("/entity/{kind}/{key:path}", response_class=HTMLResponse, name="entity")

@@ -1,0 +1,68 @@
+"""Bay labels saved from a disk's page: a small JSON file beside the database (never the user's
+TOML, which stays theirs). Each entry is a bay rule like [[disks.bays]]: by controller port
+when the disk has one (so a replacement disk keeps the label), else enclosure slot, else serial."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.engine import make_url
+
+from collectors.disks import location
+
+LABEL = re.compile(r"^[^\x00-\x1f]{1,100}$")
+MATCHERS = ("path", "enclosure_slot", "serial", "wwn")
+
+
+def labels_file(cfg: Any) -> Path:
+    """bay-labels.json beside a SQLite file; beside the config file (or in the working folder)
+    for PostgreSQL."""
+    u = make_url(cfg.storage.url)
+    if u.get_backend_name() == "sqlite" and u.database and u.database != ":memory:":
+        return Path(u.database).expanduser().resolve().parent / "bay-labels.json"
+    return (cfg.source.parent if cfg.source else Path.cwd()) / "bay-labels.json"
+
+
+def load(path: Path) -> list[dict[str, str]]:
+    try:
+        rows = json.loads(path.read_text())
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    return [r for r in rows if isinstance(r, dict) and isinstance(r.get("label"), str)
+            and any(isinstance(r.get(k), str) for k in MATCHERS)]
+
+
+def apply(rows: list[dict[str, str]]) -> None:
+    location.SAVED_RULES[:] = [location.BayRule(**{k: r[k] for k in ("label", *MATCHERS) if r.get(k)}) for r in rows]
+
+
+def rule_for(disk: dict[str, Any]) -> dict[str, str] | None:
+    """The matcher a saved label uses for this disk: its port, else its slot, else its serial."""
+    for key, attr in (("path", "by_path"), ("enclosure_slot", "enclosure_slot"), ("serial", "serial"),
+                      ("wwn", "wwn")):
+        if disk.get(attr):
+            return {key: str(disk[attr])}
+    return None
+
+
+def save(path: Path, disk: dict[str, Any], label: str) -> dict[str, str]:
+    """Add or replace the label of the disk's bay; written whole, then renamed over."""
+    label = label.strip()
+    if not LABEL.match(label):
+        raise ValueError("a bay label is 1 to 100 characters, without control characters")
+    matcher = rule_for(disk)
+    if matcher is None:
+        raise ValueError("this disk has no port, slot, serial or WWN to hang a label on")
+    rows = [r for r in load(path) if not all(r.get(k) == v for k, v in matcher.items())]
+    rows.append({"label": label, **matcher})
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(rows, indent=1) + "\n")
+    os.replace(tmp, path)
+    apply(rows)
+    return {"label": label, **matcher}
