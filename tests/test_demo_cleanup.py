@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -13,13 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.peers import free_port
+
 ROOT = Path(__file__).resolve().parent.parent
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "kill"])

@@ -22,12 +22,7 @@ from app.config import MqttExportConfig
 from app.export.mqtt import MqttExport
 from app.scheduler import Snapshot
 from collectors.base import Sample
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.peers import free_port
 
 
 class Broker:

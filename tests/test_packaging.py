@@ -6,7 +6,6 @@ without npm too. (Starts processes and installs packages: marked `peers`.)"""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -15,6 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.peers import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -74,11 +75,6 @@ def test_a_wheel_builds_from_the_sdist_without_npm(dist: Path, installed: Path, 
         "--wheel-dir", tmp_path, sdist, env=no_npm_env(installed))
     assert list(tmp_path.glob("rackpulse-*.whl"))
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture

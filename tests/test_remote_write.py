@@ -6,7 +6,6 @@ and a receiver that refuses a batch for good does not stop the rest."""
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import threading
 import time
@@ -24,12 +23,7 @@ from app.export.remote_write import RemoteWrite, encode_write_request
 from app.storage.db import make_engine, upgrade
 from app.storage.store import Store
 from collectors.base import Sample
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.peers import free_port
 
 
 class Prometheus:
