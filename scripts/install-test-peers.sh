@@ -22,6 +22,7 @@ command -v docker-compose >/dev/null || missing+=(docker-compose)
 command -v fping >/dev/null || missing+=(fping)
 command -v iperf3 >/dev/null || missing+=(iperf3)
 command -v nft >/dev/null || missing+=(nftables)
+command -v mosquitto >/dev/null && command -v mosquitto_passwd >/dev/null || missing+=(mosquitto)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
   echo "install-test-peers: need root to install ${missing[*]}" >&2
