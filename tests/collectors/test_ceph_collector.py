@@ -91,3 +91,17 @@ def test_the_osd_tree_failing_keeps_the_health_and_warns(tmp_path: Path) -> None
 def test_status_that_is_not_json_is_a_parse_error(tmp_path: Path) -> None:
     with pytest.raises(ParseError, match="not JSON"):
         CephCollector(tmp_path, runner=runner({STATUS: (0, b'{"health": {"status": "HEALTH_', b"")})).collect()
+
+
+def test_osd_metadata_is_asked_again_only_when_the_osds_change(tmp_path: Path) -> None:
+    tree = json.loads(fixture("ceph", "insights-core__ceph_osd_tree__osd4-down.json"))
+    answers = {STATUS: (0, json.dumps(WARN).encode(), b""), TREE: (0, json.dumps(tree).encode(), b""),
+               META: (0, META_JSON, b"")}
+    calls: list[list[str]] = []
+    c = CephCollector(tmp_path, runner=runner(answers, calls))
+    c.collect()
+    c.collect()
+    tree["nodes"].append({"id": 6, "name": "osd.6", "type": "osd", "status": "up", "reweight": 1.0})
+    answers[TREE] = (0, json.dumps(tree).encode(), b"")
+    c.collect()
+    assert [" ".join(a[1:]) for a in calls].count(META) == 2

@@ -3,6 +3,7 @@ disk and bay behind each, from its metadata), placement groups by state, space."
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -22,6 +23,7 @@ from collectors.disks.location import BayRule, bay_rules, read_locations
 from collectors.storage.ceph.parse import HEALTH, parse_osd_metadata, parse_osd_tree, parse_status
 from collectors.storage.common import first_line, identify, run_tool
 
+METADATA_MAX_AGE = 600.0
 # What the ceph CLI says on a host that is no cluster's client: not used here.
 NOT_A_CLIENT = ("conf_read_file", "did not load config file", "unable to get monitor info",
                 "error calling conf_read_file", "no monitors specified", "ObjectNotFound")
@@ -53,6 +55,11 @@ class CephCollector(Collector):
         self.host = host
         self.bays = list(bays)
         self.runner = runner
+        # `osd metadata` is the heaviest answer on a big cluster and changes only when OSDs are
+        # added or replaced: asked again when the set of OSDs changes, or every 10 minutes.
+        self._meta: dict[int, dict[str, Any]] = {}
+        self._meta_key: tuple[int, ...] = ()
+        self._meta_at = 0.0
 
     def _run(self, *args: str) -> str:
         argv = [*self.ceph, "--connect-timeout", str(self.connect_timeout), *args, "-f", "json"]
@@ -76,7 +83,7 @@ class CephCollector(Collector):
             meta: dict[int, dict[str, Any]] = {}
             if self.metadata:
                 try:
-                    meta = parse_osd_metadata(self._run("osd", "metadata"))
+                    meta = self._metadata(tuple(sorted(o.id for o in tree)))
                 except CollectorError as exc:
                     result.warnings.append(f"OSD disks unknown: {exc}")
             locs = read_locations(self.host_root, self.bays)
@@ -102,6 +109,13 @@ class CephCollector(Collector):
                                                           "serial": o["serial"], "bay": o["bay"]}) for o in osds]
         result.state = {"clusters": [view]}
         return result
+
+
+    def _metadata(self, osds: tuple[int, ...]) -> dict[int, dict[str, Any]]:
+        if osds != self._meta_key or time.monotonic() - self._meta_at > METADATA_MAX_AGE:
+            self._meta = parse_osd_metadata(self._run("osd", "metadata"))
+            self._meta_key, self._meta_at = osds, time.monotonic()
+        return self._meta
 
 
 def cluster_samples(c: dict[str, Any]) -> list[Sample]:
