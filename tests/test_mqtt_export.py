@@ -128,7 +128,11 @@ def test_home_assistant_finds_the_heat_pump_energy_for_its_energy_dashboard(brok
     e = exporter(broker.port)
     try:
         assert e.publish([snapshot("nas"), snapshot("ceph-node1", heat_kwh=10)]) == 16
-        ha = Listener(broker.port)  # subscribes after: everything it gets is retained
+        # Once the last state is at the broker, a subscriber that comes after gets it all retained.
+        first = Listener(broker.port)
+        first.wait_for("rackpulse/ceph_node1/heatpump_fault", "OFF")
+        first.close()
+        ha = Listener(broker.port)
         config = json.loads(ha.wait_for(HEAT))
         assert {k: config[k] for k in ("device_class", "state_class", "unit_of_measurement", "name")} == {
             "device_class": "energy", "state_class": "total_increasing", "unit_of_measurement": "kWh",
