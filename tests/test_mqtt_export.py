@@ -243,3 +243,20 @@ def test_serve_starts_the_export_from_the_config_and_stops_it_offline(broker: Br
         assert ha.wait_for("rackpulse/nas/availability", "online")
     assert ha.wait_for("rackpulse/nas/availability", "offline")
     ha.close()
+
+
+def test_serve_runs_on_when_the_mqtt_password_file_cannot_be_read(tmp_path: Path,
+                                                                  caplog: pytest.LogCaptureFixture) -> None:
+    from fastapi.testclient import TestClient
+
+    from app.config import load_config
+    from app.web.app import create_app
+    from collectors import plugins
+
+    off = {name: {"enabled": False} for name in plugins()}
+    cfg = load_config(None, {"host": "nas", "host_root": str(tmp_path), "storage": {"url": f"sqlite:///{tmp_path}/db"},
+                             "collectors": off, "export": {"mqtt": {"url": "mqtt://127.0.0.1:9", "username": "rp",
+                                                                    "password_file": str(tmp_path / "nope")}}})
+    with TestClient(create_app(cfg), base_url="http://127.0.0.1") as client:
+        assert client.get("/healthz").status_code == 200
+    assert "export.mqtt not started: cannot read password_file" in caplog.text

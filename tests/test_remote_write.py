@@ -187,3 +187,13 @@ def test_serve_sends_to_the_configured_receiver(prometheus: Prometheus, tmp_path
             time.sleep(0.1)
     assert rw.stats.samples_sent == 20
     assert len(prometheus.query("rackpulse_disk_temperature_celsius[10m]", time.time())[0]["values"]) == 10
+
+
+def test_an_unreadable_password_file_is_said_and_retried_not_a_crash(tmp_path: Path) -> None:
+    st = store(tmp_path)
+    now = int(time.time())
+    write(st, now - 60, 30.0)
+    rw = sender("http://127.0.0.1:9/api/v1/write", st,
+                basic_auth={"username": "rp", "password_file": str(tmp_path / "missing.pw")})
+    assert rw.tick(now=now) == 0 and rw.stats.failures == 1
+    assert "basic_auth password_file" in (rw.stats.last_error or "") and "missing.pw" in (rw.stats.last_error or "")

@@ -140,7 +140,10 @@ class RemoteWrite:
             "Content-Encoding": "snappy", "Content-Type": "application/x-protobuf",
             "X-Prometheus-Remote-Write-Version": "0.1.0", "User-Agent": self.user_agent,
             **{k: v.get_secret_value() for k, v in self.cfg.headers.items()}})
-        auth = self.cfg.auth()
+        try:
+            auth = self.cfg.auth()
+        except OSError as exc:  # basic_auth.password_file: tried again after the backoff
+            return 0, f"basic_auth password_file: {exc}"
         if auth is not None:
             req.add_header("Authorization", "Basic " + base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode())
         try:

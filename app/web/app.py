@@ -77,11 +77,15 @@ def create_app(
             if cfg.export.mqtt is not None:
                 from app.export.mqtt import MqttExport
 
-                mqtt = MqttExport(cfg.export.mqtt, version())
-                mqtt.start(cfg.host)
-                app.state.mqtt = mqtt
-                scheduler.add_task(lambda: mqtt.publish([snap, *agents.snapshots.values()]),
-                                   cfg.export.mqtt.interval, "mqtt")
+                try:
+                    mqtt = MqttExport(cfg.export.mqtt, version())
+                except OSError as exc:  # its password file: said, and the rest of rackpulse runs
+                    log.error("export.mqtt not started: cannot read password_file: %s", exc)
+                else:
+                    mqtt.start(cfg.host)
+                    app.state.mqtt = mqtt
+                    scheduler.add_task(lambda: mqtt.publish([snap, *agents.snapshots.values()]),
+                                       cfg.export.mqtt.interval, "mqtt")
             for rw_cfg in cfg.export.remote_write:
                 from app.export.remote_write import RemoteWrite
 
