@@ -66,7 +66,7 @@ def test_every_rule_and_dashboard_query_uses_metrics_rackpulse_exports() -> None
     used = {m for e in exprs for m in re.findall(r"\b(rackpulse_[a-z0-9_]+)", e)}
     assert used and used <= known, sorted(used - known)
     sections = {p["title"] for p in dash["panels"] if p["type"] == "row"}
-    assert sections == {"Disks and arrays", "Network", "Heat pump", "Power"}
+    assert sections == {"Disks and arrays", "Network", "Heat pump", "Power", "Storage beyond md"}
 
 
 def test_the_compose_file_wires_the_stack_without_privileged_containers() -> None:
