@@ -21,6 +21,11 @@ def worst(levels: list[str]) -> str:
     return max(levels, key=lambda x: RANK[x]) if levels else UNKNOWN
 
 
+def level_of(found: list[Finding]) -> str:
+    """How a thing stands on a page: the worst of its findings, ok when it has none."""
+    return worst([f.level for f in found]) if found else OK
+
+
 @dataclass(frozen=True)
 class Finding:
     level: str  # WARN or BAD: how the tile shows it

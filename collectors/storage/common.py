@@ -4,13 +4,12 @@ several ways, and naming a device's disk and bay."""
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
 
-from collectors.base import CollectorError, CommandNotFound, CommandResult, NoData, ParseError, Runner
+from collectors.base import CommandNotFound, CommandResult, NoData, ParseError, Runner
 from collectors.disks.location import BayRule, DiskLocation, base_device, bay_of, parse_by_id_name
 
 P = ParamSpec("P")
@@ -101,7 +100,7 @@ def identify(name: str, locs: dict[str, DiskLocation], rules: Iterable[BayRule],
     tool knows (a ZFS guid, a controller slot): then what the tool itself said is used."""
     ident = Identity(name, serial=serial, wwn=wwn, model=model)
     short = name.removeprefix("/dev/").removeprefix("disk/by-id/").removeprefix("disk/by-path/")
-    short = short.removeprefix("mapper/") if short.startswith("mapper/") else short
+    short = short.removeprefix("mapper/")
     whole = _PART.sub("", short)
     loc = next((d for d in locs.values() if whole in d.ids or d.by_path == whole), None)
     if loc is None and "/" not in short:
@@ -131,18 +130,6 @@ def describe(d: dict[str, Any]) -> str:
     serial = f"serial {d['serial']}" if d.get("serial") else "serial unknown"
     return f"{bay}, {model} {serial}"
 
-
-def check_json(res: CommandResult, what: str) -> Any:
-    """A tool's JSON answer, or an error that quotes what it said instead."""
-    text = res.stdout.decode("utf-8", "replace")
-    if not text.strip():
-        raise CollectorError(f"{what}: {first_line(res)}")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        lines = text.splitlines()
-        line = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else text[:80]
-        raise ParseError(f"{what}: not JSON ({exc}): {line[:120]!r}") from None
 
 
 def json_shape(what: str) -> Callable[[Callable[P, R]], Callable[P, R]]:

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.findings import BAD, OK, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile, items, worst
+from collectors.findings import (
+    BAD,
+    WARN,
+    ChartSpec,
+    Finding,
+    Judging,
+    RuleSpec,
+    Tile,
+    items,
+    level_of,
+)
 
 RULES = (RuleSpec("array_degraded", "critical", 0, 12), RuleSpec("array_member_failed", "critical", 0, 12))
 REBUILDING = ("resync", "recovery", "reshape", "repair")  # a check is routine, not a finding
@@ -53,8 +63,7 @@ def array_findings(a: dict[str, Any]) -> list[Finding]:
 
 
 def array_level(a: dict[str, Any]) -> str:
-    found = array_findings(a)
-    return worst([f.level for f in found]) if found else OK
+    return level_of(array_findings(a))
 
 
 def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:

@@ -5,7 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.findings import BAD, OK, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile, items, worst
+from collectors.findings import (
+    BAD,
+    OK,
+    WARN,
+    ChartSpec,
+    Finding,
+    Judging,
+    RuleSpec,
+    Tile,
+    items,
+    level_of,
+)
 from collectors.storage.common import describe
 
 RULES = (
@@ -54,8 +65,7 @@ def fs_findings(fs: dict[str, Any], judging: Judging | None = None) -> list[Find
 
 
 def fs_level(fs: dict[str, Any]) -> str:
-    found = fs_findings(fs)
-    return worst([f.level for f in found]) if found else OK
+    return level_of(fs_findings(fs))
 
 
 def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:

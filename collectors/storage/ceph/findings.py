@@ -16,7 +16,7 @@ from collectors.findings import (
     Tile,
     first,
     items,
-    worst,
+    level_of,
 )
 from collectors.storage.common import describe
 
@@ -52,8 +52,7 @@ def cluster_findings(c: dict[str, Any]) -> list[Finding]:
 
 
 def cluster_level(c: dict[str, Any]) -> str:
-    found = cluster_findings(c)
-    return worst([f.level for f in found]) if found else OK
+    return level_of(cluster_findings(c))
 
 
 def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:

@@ -5,7 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.findings import BAD, OK, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile, items, worst
+from collectors.findings import (
+    BAD,
+    OK,
+    WARN,
+    ChartSpec,
+    Finding,
+    Judging,
+    RuleSpec,
+    Tile,
+    items,
+    level_of,
+)
 from collectors.storage.common import describe
 from collectors.storage.megaraid.collector import CONTROLLER_OK
 from collectors.storage.megaraid.storcli import PD_BAD
@@ -81,8 +92,7 @@ def controller_findings(c: dict[str, Any], judging: Judging | None = None) -> li
 
 
 def controller_level(c: dict[str, Any]) -> str:
-    found = controller_findings(c)
-    return worst([f.level for f in found]) if found else OK
+    return level_of(controller_findings(c))
 
 
 def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:

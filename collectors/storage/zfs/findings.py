@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.findings import BAD, OK, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile, items, worst
+from collectors.findings import (
+    BAD,
+    OK,
+    WARN,
+    ChartSpec,
+    Finding,
+    Judging,
+    RuleSpec,
+    Tile,
+    items,
+    level_of,
+)
 from collectors.storage.common import describe
 
 RULES = (
@@ -91,8 +102,7 @@ def pool_findings(p: dict[str, Any], judging: Judging | None = None) -> list[Fin
 
 
 def pool_level(p: dict[str, Any]) -> str:
-    found = pool_findings(p)
-    return worst([f.level for f in found]) if found else OK
+    return level_of(pool_findings(p))
 
 
 def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
