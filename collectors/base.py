@@ -187,14 +187,22 @@ def _read_capped(proc: subprocess.Popen[bytes], timeout: float, max_bytes: int) 
     return b"".join(chunks[out_fd]), b"".join(chunks[err_fd])
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+def _kill_group(proc: subprocess.Popen[bytes], grace: float = 2.0) -> None:
+    """Stop a command's whole process group: SIGTERM, then SIGKILL after `grace` seconds.
+
+    Our ends of its pipes are closed first and never read again: a command that ignores SIGTERM
+    and keeps printing (``trap '' TERM; exec yes``) must not be read without a cap while it is
+    given its grace (communicate() here once held 9 GB)."""
+    for pipe in (proc.stdout, proc.stderr):
+        if pipe is not None:
+            pipe.close()
     for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
             os.killpg(proc.pid, sig)
         except ProcessLookupError:
             break
         try:
-            proc.communicate(timeout=2)
+            proc.wait(timeout=grace)
             break
         except subprocess.TimeoutExpired:
             continue

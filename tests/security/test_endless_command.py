@@ -81,3 +81,29 @@ def _parent(pid: int) -> int:
         return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
     except (OSError, ValueError, IndexError):
         return -1
+
+
+def test_a_command_that_ignores_sigterm_is_killed_without_an_uncapped_read() -> None:
+    # `trap '' TERM; exec yes`: after the cap it gets SIGTERM, ignores it and keeps printing.
+    # The kill must not read it while it is given its grace: its output goes nowhere, then SIGKILL.
+    script = (
+        "import resource, time\n"
+        "from collectors.base import CollectorError, run_command\n"
+        "t = time.monotonic()\n"
+        "try:\n"
+        "    run_command(['sh', '-c', \"trap '' TERM; exec yes\"], timeout=30, max_bytes=1 << 20)\n"
+        "except CollectorError as exc:\n"
+        "    print('error:', exc)\n"
+        "print('seconds:', round(time.monotonic() - t, 1))\n"
+        "print('maxrss_mb:', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\n"
+        "print('child_mb:', resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)\n"
+    )
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).resolve().parents[2]).stdout
+    figures = dict(line.split(": ", 1) for line in out.splitlines())
+    assert figures["error"].startswith("output exceeded 1048576 bytes")
+    assert int(figures["maxrss_mb"]) < 150, out  # the 9 GB of the uncapped read would show here
+    assert float(figures["seconds"]) < 60, out  # SIGKILL after the grace: it does not run on
