@@ -17,6 +17,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from collectors import finite
+
 FORMAT = "rackpulse-batch/1"
 CONTENT_TYPE = "application/json"
 # Samples are accepted from this far back (a backlog older than a year is no longer a backlog)
@@ -60,6 +62,17 @@ LabelValue = Annotated[str, StringConstraints(max_length=1024)]
 Labels = Annotated[dict[LabelName, LabelValue], Field(max_length=32), AfterValidator(_check_labels)]
 
 
+def _finite_json(value: Any) -> Any:
+    # allow_inf_nan covers the float fields only: a state or an entity's attributes (free JSON)
+    # could still carry Infinity, NaN or 1e999 to a page's int() or a rule's comparison.
+    if finite.count_bad(value):
+        raise ValueError("holds a number that is not finite or is beyond ±1e30 (NaN, Infinity, 1e999, 2**64)")
+    return value
+
+
+FiniteJson = Annotated[dict[str, Any], AfterValidator(_finite_json)]
+
+
 class BatchError(Exception):
     """A batch the server refuses; ``status`` is the HTTP status to answer with."""
 
@@ -88,8 +101,8 @@ class RunRecord(_Strict):
     interval: Annotated[float, Field(gt=0, le=7 * 86400)] = 30.0
     warnings: Annotated[list[Annotated[str, StringConstraints(max_length=2000)]], Field(max_length=1000)] = []
     samples: list[tuple[MetricName, Labels, Value]] = []
-    state: dict[str, Any] = {}
-    entities: list[tuple[Annotated[Text, StringConstraints(max_length=32)], Name, dict[str, Any]]] = []
+    state: FiniteJson = {}
+    entities: list[tuple[Annotated[Text, StringConstraints(max_length=32)], Name, FiniteJson]] = []
 
 
 Point = tuple[int, Value, Value, Value, Annotated[int, Field(ge=1, le=MAX_POINT_N)]]  # bucket, min, avg, max, n

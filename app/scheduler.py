@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from app.exposition import Families, merge, render_families
-from collectors.base import Collector, CollectorError, CollectResult, MetricSpec, NoData, Sample
+from collectors import finite
+from collectors.base import Collector, CollectorError, CollectResult, Entity, MetricSpec, NoData, Sample
 
 if TYPE_CHECKING:  # the agent runs the scheduler without a database: no SQLAlchemy import there
     from app.storage.store import Store
@@ -89,6 +90,24 @@ class Snapshot:
         self.version += 1
 
 
+def sane_result(result: CollectResult) -> CollectResult:
+    """The result with every number a page, a rule or the database can hold: a value that is
+    not finite (a UPS saying `inf`) is dropped from the samples and is None ("unknown") in the
+    state and the entities, with a warning naming how many there were."""
+    samples = [s for s in result.samples if finite.is_sane(s.value)]
+    state, bad = finite.clean(result.state)
+    entities = result.entities
+    bad_attrs = sum(finite.count_bad(e.attrs) for e in entities)
+    if bad_attrs:
+        entities = [Entity(e.kind, e.key, finite.clean(dict(e.attrs))[0]) for e in entities]
+    dropped = len(result.samples) - len(samples)
+    if not (dropped or bad or bad_attrs):
+        return result
+    warning = (f"{dropped + bad + bad_attrs} values were not finite numbers (inf, nan or beyond ±1e30): "
+               f"{dropped} samples dropped, the rest shown as unknown")
+    return CollectResult(samples, entities, state, [*result.warnings, warning])
+
+
 class Scheduler:
     def __init__(
         self,
@@ -154,6 +173,8 @@ class Scheduler:
             log.error("%s: unexpected error\n%s", name, traceback.format_exc())
         duration = time.perf_counter() - t0
         ok = error is None
+        if result is not None:
+            result = sane_result(result)
         self._record(st, started, duration, ok, error, no_data, result)
         if self.store is not None:
             try:

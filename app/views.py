@@ -35,8 +35,22 @@ def findings(snap: Snapshot, now: float | None = None) -> dict[str, list[Finding
     out: dict[str, list[Finding]] = {}
     for name, plugin in plugins().items():
         if snap.seen(name):
-            out[name] = plugin.findings(snap.states.get(name) or {}, judging(snap, name, now))
+            out[name] = plugin.judge(snap.states.get(name) or {}, judging(snap, name, now))
     return out
+
+
+def not_understood(name: str, state: dict[str, Any], host: str = "") -> str | None:
+    """Why a plug-in cannot read this state (its findings, tile, section or bays fail on it), or
+    None. The agent ingest asks before it stores a state an agent sent: an agent of another
+    version may shape it differently, and the server then keeps the last state it understood."""
+    plugin = plugins().get(name)
+    if plugin is None:
+        return None
+    for f in plugin.judge(state, Judging(host=host)):
+        if f.rule is None and f.text.startswith(f"{name}: state not understood"):
+            return f.text.removeprefix(f"{name}: ")
+    error = plugin.view(state).get("error")
+    return str(error).removeprefix(f"{name}: ") if error else None
 
 
 def tiles(snap: Snapshot, now: float | None = None) -> list[dict[str, Any]]:
@@ -47,7 +61,7 @@ def tiles(snap: Snapshot, now: float | None = None) -> list[dict[str, Any]]:
     for name, plugin in plugins().items():
         if plugin.tile is None or name not in found:
             continue
-        clear = plugin.tile.all_clear(snap.states.get(name) or {}, judging(snap, name, now))
+        clear = plugin.clear_words(snap.states.get(name) or {}, judging(snap, name, now))
         t = merged.setdefault(plugin.tile.title, {"title": plugin.tile.title, "href": plugin.tile.href,
                                                   "findings": [], "clear": []})
         t["findings"] += found[name]
@@ -98,7 +112,7 @@ def pages() -> dict[str, str]:
 def sections(snap: Snapshot, page: str) -> list[dict[str, Any]]:
     """What a page shows: each of its collectors' sections, with what the section reads."""
     return [{"name": name, "template": f"{name}/section.html", "status": snap.statuses.get(name),
-             "v": p.section.view(snap.states.get(name) or {})}
+             "v": p.view(snap.states.get(name) or {})}
             for name, p in plugins().items() if p.section is not None and p.section.page == page]
 
 
@@ -135,11 +149,8 @@ def storage_bays(snap: Snapshot, placed: bool = True) -> list[dict[str, Any]]:
     only those in a labelled bay."""
     out: list[dict[str, Any]] = []
     for name, p in plugins().items():
-        if p.bays is not None:
-            try:
-                out.extend(e for e in p.bays(snap.states.get(name) or {}) if e.get("bay") or not placed)
-            except (KeyError, TypeError):  # a state of another shape (an agent of another version)
-                continue
+        # A state of another shape (an agent of another version) places nothing.
+        out.extend(e for e in p.bay_list(snap.states.get(name) or {}) if e.get("bay") or not placed)
     return out
 
 
@@ -180,7 +191,7 @@ def bay_map(snap: Snapshot, labels: list[str]) -> list[dict[str, Any]]:
         elif d is None:
             level, state = UNKNOWN, "empty"
         else:
-            level = {0: OK, 1: WARN, 2: BAD}[d["health"]]
+            level = {0: OK, 1: WARN, 2: BAD}.get(d.get("health", -1), UNKNOWN)  # None: not read (a bad number)
             state = d["health_name"]
         shelves.setdefault(shelf.strip() or "bays", []).append({
             "label": label, "short": short.strip() or label, "disk": d, "pull": pull, "level": level, "state": state,

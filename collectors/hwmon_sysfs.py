@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from collectors import finite
 from collectors.base import NoData, host_path
 
 _FILE_RE = re.compile(r"^(in|fan|temp|pwm|curr|power)(\d+)(?:_(\w+))?$")
@@ -47,7 +48,7 @@ def parse_hwmon_dir(chip: str, files: dict[str, str]) -> list[Sensor]:
             s.label = text
             continue
         try:
-            num = float(text)
+            num = finite.parse_float(text)
         except ValueError:
             continue  # "enable"-style text attributes and broken reads are skipped
         scaled = num if prop in ("alarm", "beep", "pulses", "type", "enable", "mode") else num * SCALE[kind]

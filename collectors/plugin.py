@@ -16,7 +16,7 @@ from typing import Any
 
 from collectors.base import Collector, Runner
 from collectors.config import CollectorBase
-from collectors.findings import ChartSpec, Finding, FindingsFn, Judging, RuleSpec, Tile
+from collectors.findings import WARN, ChartSpec, Finding, FindingsFn, Judging, RuleSpec, Tile
 
 GROUP = "rackpulse.collectors"
 # The overview and /metrics list collectors by domain, then by name; a domain not named here
@@ -62,6 +62,62 @@ class CollectorPlugin:
     # Its part of `rackpulse demo`: writes what it reads into the demo's host tree at story
     # time t (seconds into the loop), so the demo shows it without hardware.
     scene: Callable[[Path, float], None] | None = None
+
+
+    # -- called by the app: one plug-in's bad state costs its own tile or section, never the page ----
+
+    def judge(self, state: dict[str, Any], judging: Judging) -> list[Finding]:
+        """Its findings; a state it cannot read (a value of another type, an agent of another
+        version) is one finding saying so, not an exception that stops every other plug-in's."""
+        try:
+            return list(self.findings(state, judging))
+        except Exception as exc:  # noqa: BLE001 - a plug-in's bug or an odd state stays in its own tile
+            return [unreadable(self.name, exc)]
+
+    def clear_words(self, state: dict[str, Any], judging: Judging) -> str | None:
+        if self.tile is None:
+            return None
+        try:
+            return self.tile.all_clear(state, judging)
+        except Exception as exc:  # noqa: BLE001
+            _log_once(self.name, "tile", exc)
+            return None
+
+    def view(self, state: dict[str, Any]) -> dict[str, Any]:
+        """What its section reads; {"error": ...} (shown in place of the section) when it cannot."""
+        if self.section is None:
+            return {}
+        try:
+            return self.section.view(state)
+        except Exception as exc:  # noqa: BLE001
+            _log_once(self.name, "section", exc)
+            return {"error": f"{self.name}: state not understood ({type(exc).__name__}: {exc})"[:300]}
+
+    def bay_list(self, state: dict[str, Any]) -> list[dict[str, Any]]:
+        if self.bays is None:
+            return []
+        try:
+            return list(self.bays(state))
+        except Exception as exc:  # noqa: BLE001
+            _log_once(self.name, "bays", exc)
+            return []
+
+
+_logged: set[tuple[str, str, str]] = set()
+
+
+def _log_once(plugin: str, where: str, exc: Exception) -> None:
+    key = (plugin, where, type(exc).__name__)
+    if key not in _logged and len(_logged) < 1000:
+        _logged.add(key)
+        log.warning("%s: its %s could not read the state (%s: %s); shown as not understood",
+                    plugin, where, type(exc).__name__, exc)
+
+
+def unreadable(name: str, exc: Exception) -> Finding:
+    """The finding of a plug-in whose findings could not read its state."""
+    _log_once(name, "findings", exc)
+    return Finding(WARN, f"{name}: state not understood ({type(exc).__name__}: {exc})"[:300])
 
 
 def _order(plugin: CollectorPlugin) -> tuple[int, str]:

@@ -60,7 +60,7 @@ class Conditions:
                 continue
             judging = Judging(host, now, snap.statuses.get(name), self.flap_count, self.flap_window, self.disk_hot,
                               self._memory)
-            for f in plugin.findings(snap.states.get(name) or {}, judging):
+            for f in plugin.judge(snap.states.get(name) or {}, judging):  # an odd state: no alert, no stop
                 if f.rule is not None:
                     labels = {k: str(v) for k, v in f.labels.items() if v is not None}
                     out.append(Condition(f.rule, f.subject, f.text, {"host": host, **labels}))

@@ -191,6 +191,10 @@ class Agents:
         if batch.host != host:
             raise AuthError(403, f"this token belongs to host {host!r}, but the batch says it is from {batch.host!r}")
         store = self.store(host)
+        # Checked before anything is stored: a state this server's plug-in cannot read (an agent of
+        # another version) is not stored; its samples are, and the pages keep the last good state.
+        odd = {r.seq: why for r in batch.records
+               if isinstance(r, RunRecord) and r.state and (why := views.not_understood(r.collector, r.state, host))}
         with store.lock.shared(), self._write_lock:
             try:
                 with self.engine.begin() as conn:
@@ -214,7 +218,7 @@ class Agents:
                         if isinstance(r, RunRecord):
                             if (r.collector, r.started) in stored_runs:
                                 continue
-                            stored += self._write_run(conn, store, r, built, late)
+                            stored += self._write_run(conn, store, r, built, late, r.seq in odd)
                         else:
                             if not self._first_time(conn, agent_id, r, now):
                                 continue
@@ -243,7 +247,7 @@ class Agents:
                 store.forget()  # its caches may name rows the rollback took away
                 raise
         self.over_limit.pop(host, None)
-        self._update_snapshot(host, applied, statuses, built)
+        self._update_snapshot(host, applied, statuses, built, odd)
         return Accepted(len(applied), len(batch.records) - len(applied), stored, new_seq)
 
     def _stored_runs(self, conn, host: str, records: list[RunRecord | RollupRecord]
@@ -266,7 +270,7 @@ class Agents:
         return res.first() is not None
 
     def _write_run(self, conn, store: Store, r: RunRecord,
-                   built: dict[int, list[Sample]], late: Late) -> int:
+                   built: dict[int, list[Sample]], late: Late, odd: bool) -> int:
         specs = self.specs(r.collector)
         skip = frozenset(m for m, s in specs.items() if not s.store)
         # Agents send the same label sets every run: sorting each one again was 8 % of ingest.
@@ -283,40 +287,35 @@ class Agents:
         built[r.seq] = out
         result = CollectResult(samples=built[r.seq],
                                entities=[Entity(k, key, attrs) for k, key, attrs in r.entities],
-                               state=r.state, warnings=list(r.warnings))
+                               state=self._last_good(store.host, r.collector) if odd else r.state,
+                               warnings=list(r.warnings))
         return store.write_run_in(conn, r.collector, r.started, r.duration, r.ok, r.error, result, skip, late)
 
+    def _last_good(self, host: str, collector: str) -> dict[str, Any]:
+        with self._lock:
+            snap = self.snapshots.get(host)
+            return dict(snap.states.get(collector) or {}) if snap else {}
+
     def _update_snapshot(self, host: str, fresh: list[RunRecord | RollupRecord], statuses: dict[str, Any],
-                         built: dict[int, list[Sample]]) -> None:
+                         built: dict[int, list[Sample]], odd: dict[int, str]) -> None:
         with self._lock:
             snap = self.snapshots.setdefault(host, Snapshot(host=host))
-            before = dict(snap.states)
             for r in fresh:
                 if isinstance(r, RunRecord):
-                    snap.states[r.collector] = r.state
+                    if r.seq not in odd:
+                        snap.states[r.collector] = r.state
                     snap.samples[r.collector] = built[r.seq]
             for name, st in statuses.items():
                 snap.statuses[name] = CollectorStatus(**st)
-            try:
-                # The state is the agent's; an agent of another version may shape it differently.
-                # Pages and alerts must not break on it: try it here, keep the last good one if not.
-                views.overview(snap)
-                for page in views.pages():
-                    views.sections(snap, page)
-            except (KeyError, TypeError, ValueError, AttributeError) as exc:
-                bad = sorted({r.collector for r in fresh if isinstance(r, RunRecord)})
-                for name in bad:
-                    if name in before:
-                        snap.states[name] = before[name]
-                    else:
-                        snap.states.pop(name, None)
-                    if name in snap.statuses:
-                        snap.statuses[name].warnings = [f"state from agent not understood by this server "
-                                                        f"({type(exc).__name__}: {exc}); pages show the last good one"]
-                if host not in self._bad_state:
-                    self._bad_state.add(host)
-                    log.warning("agent %s: state of %s not understood (%s: %s); is the agent another version?",
-                                host, ", ".join(bad), type(exc).__name__, exc)
+            for r in fresh:
+                if isinstance(r, RunRecord) and r.seq in odd and r.collector in snap.statuses:
+                    snap.statuses[r.collector].warnings = [f"state from agent not understood by this server "
+                                                           f"({odd[r.seq]}); pages show the last good one"]
+            if odd and host not in self._bad_state:
+                self._bad_state.add(host)
+                bad = sorted({r.collector for r in fresh if isinstance(r, RunRecord) and r.seq in odd})
+                log.warning("agent %s: state of %s not understood (%s); is the agent another version?",
+                            host, ", ".join(bad), next(iter(odd.values())))
             snap.version += 1
 
     def metrics_parts(self) -> list[Families]:

@@ -18,6 +18,7 @@ from app.storage.models import (
     entity,
     entity_event,
 )
+from collectors import finite
 from collectors.base import Entity
 
 
@@ -26,7 +27,8 @@ class Inventory(StoreBase):
         with self.engine.connect() as conn:
             rows = conn.execute(select(collector_state.c.collector, collector_state.c.state)
                                 .where(collector_state.c.host == self.host))
-            return {c: json.loads(s) for c, s in rows}
+            # finite.loads: a state stored before numbers were checked (Infinity) must not break a page now
+            return {c: finite.loads(s) for c, s in rows}
 
     # -- inventory ----------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ agent hosts, sessions and alerting, and how a page is rendered. Routes get it th
 from __future__ import annotations
 
 import logging
+import math
 import time
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,9 @@ from urllib.parse import quote
 
 from fastapi import Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse
-from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PrefixLoader, select_autoescape
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PrefixLoader, pass_context, select_autoescape
+from jinja2.runtime import Context
+from markupsafe import Markup
 from sqlalchemy import Engine
 
 from app import views
@@ -35,21 +38,51 @@ def templates() -> Environment:
     sections = PrefixLoader({name: FileSystemLoader(p.section.folder) for name, p in plugins().items() if p.section})
     env = Environment(loader=ChoiceLoader([FileSystemLoader(ROOT / "templates"), sections]),
                       autoescape=select_autoescape(["html"]))
+    env.globals["section"] = render_section
     env.globals["ICON"] = views.ICON
     env.globals["PAGES"] = views.pages()
     env.globals["chart_unit"] = views.chart_unit
     env.globals["smoke_urls"] = views.smoke_urls
-    env.filters["ago"] = lambda ts: "never" if not ts else f"{int(time.time() - ts)}s ago"
+    env.filters["ago"] = ago
     env.filters["duration"] = human_duration
-    env.filters["when"] = lambda ts: time.strftime("%Y-%m-%d %H:%M", time.localtime(ts)) if ts else "–"
-    env.filters["iso"] = lambda ts: time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(ts)) if ts else ""
+    env.filters["when"] = lambda ts: _strftime("%Y-%m-%d %H:%M", ts) or "–"
+    env.filters["iso"] = lambda ts: _strftime("%Y-%m-%dT%H:%M:%S%z", ts)
     env.filters["bytes"] = human_bytes
+    # A number that is unknown (None) or not finite prints "–" rather than raising in a template.
+    env.filters["int"] = safe_int
+    env.filters["format"] = safe_format
     # One path segment of a link: a serial or a peer name with '/', '?', '#' or '%' stays inside it.
     env.filters["urlpart"] = lambda v: quote(str(v), safe="")
     return env
 
 
+@pass_context
+def render_section(ctx: Context, sec: dict[str, Any]) -> Markup:
+    """One plug-in's section of a page. A state it cannot draw (a value of another type, an
+    agent of another version) costs that section, shown as not understood, never the page."""
+    error = sec["v"].get("error") if isinstance(sec["v"], dict) else None
+    if error is None:
+        try:
+            tmpl = ctx.environment.get_template(sec["template"])
+            return Markup(tmpl.render({**ctx.get_all(), "v": sec["v"], "status": sec["status"]}))  # noqa: S704
+        except Exception as exc:  # noqa: BLE001
+            error = f"{sec['name']}: state not understood ({type(exc).__name__}: {exc})"[:300]
+            log.warning("section %s could not be drawn: %s", sec["name"], error)
+    return Markup('<section class="unreadable"><h2>{}</h2><p class="level-warning">{}</p></section>').format(
+        sec["name"], error)
+
+
+def _number(x: Any) -> float | None:
+    """A number a filter can format: None for None, text, inf and nan (shown as unknown)."""
+    try:
+        x = float(x)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return x if math.isfinite(x) else None
+
+
 def human_duration(s: float | None) -> str:
+    s = _number(s)
     if s is None:
         return "–"
     s = int(s)
@@ -61,6 +94,7 @@ def human_duration(s: float | None) -> str:
 
 
 def human_bytes(n: float | None) -> str:
+    n = _number(n)
     if not n:
         return "–"
     for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
@@ -68,6 +102,42 @@ def human_bytes(n: float | None) -> str:
             return f"{n:.1f} {unit}" if unit != "B" else f"{int(n)} B"
         n /= 1000
     return f"{n:.1f} EB"
+
+
+def safe_int(x: Any, default: int = 0) -> int | str:
+    """Jinja's int filter, but "–" for infinity and NaN (Jinja's raises OverflowError on inf)."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return "–"
+    try:
+        return int(float(x)) if isinstance(x, str) else int(x)
+    except (TypeError, ValueError, OverflowError):
+        return default
+
+
+def safe_format(fmt: str, *args: Any, **kwargs: Any) -> str:
+    """Jinja's format filter; "–" where a value to format is unknown or not finite."""
+    if any(v is None or (isinstance(v, float) and not math.isfinite(v)) for v in (*args, *kwargs.values())):
+        return "–"
+    try:
+        return fmt % (kwargs or args)
+    except (TypeError, ValueError, OverflowError):
+        return "–"
+
+
+def ago(ts: Any) -> str:
+    t = _number(ts)
+    return f"{int(time.time() - t)}s ago" if t else "never"
+
+
+def _strftime(fmt: str, ts: Any) -> str:
+    """A local time, or "" for no time, inf, nan or a year no calendar has."""
+    t = _number(ts)
+    if not t:
+        return ""
+    try:
+        return time.strftime(fmt, time.localtime(t))
+    except (OverflowError, OSError, ValueError):
+        return ""
 
 
 def known_worst(tiles: list[dict[str, Any]]) -> str:

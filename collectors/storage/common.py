@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
 
+from collectors import finite
 from collectors.base import CommandNotFound, CommandResult, NoData, ParseError, Runner
 from collectors.disks.location import BayRule, DiskLocation, base_device, bay_of, parse_by_id_name
 
@@ -42,7 +43,7 @@ def number(value: Any) -> float | None:
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        return float(value)
+        return float(value) if finite.is_sane(value) else None  # float() of a 400-digit int overflows
     text = str(value).strip()
     if text in ("", "-", "none", "None"):
         return None
@@ -50,7 +51,11 @@ def number(value: Any) -> float | None:
     if not m:
         return None
     base = 1024 if m[3] or m[2] else 1
-    return float(m[1].replace(",", ".")) * base ** _POWERS[m[2].upper()]
+    try:
+        size = finite.parse_float(m[1].replace(",", ".")) * base ** _POWERS[m[2].upper()]
+    except (ValueError, OverflowError):
+        return None  # 400 digits, or a yottabyte beyond LIMIT: not a size any pool has
+    return size if finite.is_sane(size) else None
 
 
 def integer(value: Any) -> int | None:

@@ -7,8 +7,10 @@ The example counts keep the quick loop quick; RACKPULSE_FUZZ=40 runs forty times
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from collectors import finite
 from collectors.base import CollectorError
 from collectors.storage.btrfs.parse import (
     parse_device_stats,
@@ -50,8 +53,10 @@ KEYS = st.sampled_from(["pools", "vdevs", "name", "state", "scan_stats", "functi
 WORDS = st.sampled_from(["HEALTH_OK", "HEALTH_WARN", "HEALTH_ERR", "ONLINE", "DEGRADED", "SCRUB", "RESILVER",
                          "SCANNING", "FINISHED", "Optl", "Dgrd", "Onln", "Rbld", "UBad", "osd", "host", "up", "root",
                          "Success", "Failure", "252:3", "/c0/e252/s3", "0/0", "-", "", "12", "1.5K"])
+# Numbers no page can show: json.dumps writes them as Infinity, NaN, 1e+308 and a 41-digit integer.
+NOT_FINITE = st.sampled_from([float("inf"), -float("inf"), float("nan"), 1e308, -1e308, 10**40, -(2**64)])
 JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12)
-                    | WORDS,
+                    | WORDS | NOT_FINITE,
                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=6),
                     max_leaves=40)
 
@@ -144,6 +149,39 @@ def test_a_real_json_capture_with_any_part_replaced_never_crashes_its_parser(whi
     doc = json.loads(text)
     paths = _paths(doc)
     survives(JSON_PARSERS[name], json.dumps(_replace(doc, paths[where % len(paths)], value)))
+
+
+NUMBER = re.compile(r"(?<![\w.\"])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.\"])")
+LITERALS = ["Infinity", "-Infinity", "NaN", "1e400", "-1e400", "9" * 400, "1e308"]
+
+
+@settings(max_examples=150 * DEEP, deadline=None)
+@given(which=st.integers(0, len(JSON_CAPTURES) - 1), where=st.integers(0, 10**6), literal=st.sampled_from(LITERALS))
+def test_a_number_in_a_real_json_capture_that_is_not_finite_is_read_as_unknown(which: int, where: int,
+                                                                               literal: str) -> None:
+    """ZFS or Ceph answering 1e400 or Infinity somewhere (Python's json reads both as infinity):
+    the parser gives a record or a clear error, and no number in the record is infinite or NaN."""
+    name, text = JSON_CAPTURES[which]
+    spots = list(NUMBER.finditer(text))
+    if not spots:
+        return
+    m = spots[where % len(spots)]
+    try:
+        record = JSON_PARSERS[name](text[:m.start()] + literal + text[m.end():])
+    except CollectorError:
+        return
+    assert finite.count_bad(_plain(record)) == 0, (name, m[0], literal)
+
+
+def _plain(obj: Any) -> Any:
+    """A parsed record (dataclasses, tuples) as plain JSON-like values."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return _plain(dataclasses.asdict(obj))
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple | set | frozenset):
+        return [_plain(v) for v in obj]
+    return obj
 
 
 def _collect_and_judge(plugin_name: str, collector: Any) -> None:

@@ -163,3 +163,58 @@ def test_a_host_over_its_series_limit_is_refused_and_agent_cardinality_fires(ser
     some = batch([run_record(3, NOW - 10)])
     some["records"][0]["samples"] = [["rackpulse_x", {"id": str(i)}, 1.0] for i in range(40)]
     assert post(client, token, body(some)).status_code == 200
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e999", "1" + "0" * 40])
+@pytest.mark.parametrize("where", ["state", "entity"])
+def test_a_number_that_is_not_finite_deep_in_a_state_or_an_entity_is_refused_before_anything_is_stored(
+        server, literal: str, where: str) -> None:
+    """`battery.runtime: inf` from an agent's UPS: refused with 400, never stored to break / later."""
+    client, engine, token, app, _ = server
+    before = stored(engine)
+    b = good()
+    rec = b["records"][0]
+    rec["collector"] = "nut"
+    if where == "state":
+        rec["state"] = {"ups": [{"name": "u", "up": True, "low_battery": True, "on_battery": True,
+                                 "charge": 4.0, "runtime": "@@"}]}
+    else:
+        rec["entities"] = [["ups", "u", {"nested": [{"runtime": "@@"}]}]]
+    r = post(client, token, body_text(json.dumps(b).replace('"@@"', literal)))
+    assert r.status_code == 400, r.text
+    assert "not finite" in r.json()["error"]
+    assert stored(engine) == before
+    for page in ("/", "/hosts", "/h/ceph1/", "/h/ceph1/power", "/collectors"):
+        assert client.get(page).status_code == 200, page
+    app.state.site.alert_tick()
+
+
+def test_a_state_with_infinity_stored_by_an_older_version_is_read_as_unknown_after_a_restart(db_url: str) -> None:
+    """Before this check existed, an agent's Infinity was committed and every later start read it
+    back: / and /hosts answered 500 for everyone, after a restart and after `agents revoke`."""
+    from sqlalchemy import update
+
+    from app.storage.models import collector_state
+
+    upgrade(db_url)
+    cfg = load_config(None, {"host": "server", "storage": {"url": db_url}})
+    engine = make_engine(db_url)
+    token = agents.issue(engine, "ceph1")
+    app = create_app(cfg, collect=False, snapshot=Snapshot(host="server"), migrate=False)
+    state = {"ups": [{"name": "u", "up": True, "low_battery": True, "on_battery": True, "charge": 4.0,
+                      "runtime": 60.0}]}
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        assert post(client, token, body(batch([run_record(1, NOW - 30, collector="nut", state=state)]))).status_code == 200
+    with engine.begin() as c:  # what an older version let in
+        c.execute(update(collector_state).where(collector_state.c.host == "ceph1")
+                  .values(state=json.dumps(state).replace("60.0", "Infinity")))
+    agents.revoke(engine, "ceph1")
+    restarted = create_app(cfg, collect=False, snapshot=Snapshot(host="server"), migrate=False)
+    with TestClient(restarted, base_url="http://127.0.0.1") as client:
+        assert restarted.state.agents.snapshots["ceph1"].states["nut"]["ups"][0]["runtime"] is None
+        for page in ("/", "/hosts", "/h/ceph1/", "/h/ceph1/power", "/h/ceph1/collectors"):
+            assert client.get(page).status_code == 200, page
+        restarted.state.site.alert_tick()
+        fired = restarted.state.site.alerting_for("ceph1").states[("ups_low_battery", "u")]
+        assert fired.state == "firing" and "runtime unknown" in fired.summary
+    engine.dispose()

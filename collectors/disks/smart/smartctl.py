@@ -6,11 +6,11 @@ and the exit status bitmask in smartctl(8), section RETURN VALUES.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from collectors import finite
 from collectors.base import ParseError
 
 # smartctl(8) RETURN VALUES
@@ -72,7 +72,7 @@ class SmartDisk:
 def parse_smartctl_json(data: str | bytes, returncode: int | None = None) -> SmartDisk:
     """Parse one ``smartctl --json`` document. ``returncode`` overrides the JSON's exit_status."""
     try:
-        doc = json.loads(data)
+        doc = finite.loads(data)
     except (ValueError, UnicodeDecodeError) as exc:
         head = data[:80] if isinstance(data, str) else data[:80].decode("utf-8", "replace")
         raise ParseError(f"smartctl output is not JSON ({exc}): {head!r}") from None
@@ -190,7 +190,7 @@ def _str(v: Any) -> str | None:
 def parse_smartctl_scan(data: str | bytes) -> list[tuple[str, str]]:
     """``smartctl --scan --json`` -> [(name, type)], e.g. [("/dev/sda", "sat")]."""
     try:
-        doc = json.loads(data)
+        doc = finite.loads(data)
     except ValueError as exc:
         raise ParseError(f"smartctl --scan output is not JSON: {exc}") from None
     devices = doc.get("devices") if isinstance(doc, dict) else None

@@ -9,11 +9,15 @@ from collectors.findings import BAD, ChartSpec, Finding, Judging, RuleSpec, Tile
 RULES = (RuleSpec("rail_out_of_range", "critical", 30), RuleSpec("fan_stalled", "critical", 30))
 
 
+def _volts(v: float | None) -> str:
+    return f"{v:.2f} V" if v is not None else "an unreadable voltage"
+
+
 def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
     out = []
     for r in items(state, "rails"):
         if r["ok"] is False:
-            out.append(Finding(BAD, f"{r['name']} at {r['volts']:.2f} V, outside {r['min']}-{r['max']} V",
+            out.append(Finding(BAD, f"{r['name']} at {_volts(r['volts'])}, outside {r['min']}-{r['max']} V",
                                "rail_out_of_range", r["name"], {"rail": r["name"]}))
     for f in items(state, "fans"):
         if f["stalled"]:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from collectors import finite
 from collectors.base import (
     DEFAULT_MAX_BYTES,
     Collector,
@@ -90,7 +91,7 @@ class UpsState:
 
     def num(self, key: str) -> float | None:
         try:
-            return float(self.vars[key])
+            return finite.parse_float(self.vars[key])
         except (KeyError, ValueError):
             return None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile, items
@@ -15,7 +16,7 @@ def charge(u: dict[str, Any]) -> str:
 
 def runtime(u: dict[str, Any]) -> str:
     s = u.get("runtime")
-    if s is None:
+    if s is None or not math.isfinite(s):
         return "runtime unknown"
     return f"about {int(s) // 60} min left" if s >= 60 else f"about {int(s)} s left"
 

@@ -57,7 +57,7 @@ def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
                            + (f", {human(mem['swap_used'])} swap used" if mem.get("swap_used") else ""),
                            "memory_low", judging.host or "memory"))
     for i in items(state, "interfaces"):
-        rose = judging.rose(f"iferr:{i['name']}", i["rx_errs"] + i["tx_errs"])
+        rose = judging.rose(f"iferr:{i['name']}", (i["rx_errs"] or 0) + (i["tx_errs"] or 0))
         if rose >= ERRORS_PER_HOUR:
             out.append(Finding(WARN, f"interface {i['name']}: {rose} errors in the last hour", "interface_errors",
                                i["name"], {"interface": i["name"]}))

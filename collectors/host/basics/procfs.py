@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from collectors.base import ParseError
+from collectors.finite import parse_float
 
 # /proc/stat's cpu line, in order; guest time is already counted in user and nice.
 CPU_MODES = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal", "guest", "guest_nice")
@@ -40,7 +41,7 @@ def busy_ratio(before: dict[str, int], after: dict[str, int]) -> float | None:
 def parse_loadavg(text: str) -> tuple[float, float, float]:
     parts = text.split()
     try:
-        return float(parts[0]), float(parts[1]), float(parts[2])
+        return parse_float(parts[0]), parse_float(parts[1]), parse_float(parts[2])
     except (IndexError, ValueError):
         raise ParseError(f"/proc/loadavg: expected three numbers, got {text.strip()!r}") from None
 
@@ -161,7 +162,7 @@ def parse_pressure(text: str) -> dict[str, dict[str, float]]:
             continue
         kind, *pairs = line.split()
         try:
-            out[kind] = {k: float(v) for k, v in (p.split("=", 1) for p in pairs)}
+            out[kind] = {k: parse_float(v) for k, v in (p.split("=", 1) for p in pairs)}
         except ValueError:
             raise ParseError(f"pressure: cannot read {line!r}") from None
         if kind not in ("some", "full") or "total" not in out[kind]:

@@ -19,7 +19,7 @@ def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
             if not s["up"]:
                 out.append(Finding(BAD if all_down else WARN, f"bond {b['name']}: slave {s['name']} down "
                                    f"({b['slaves_up']}/{len(slaves)} up)", "bond_slave_down", subject, labels))
-            rose = judging.rose(f"bond:{subject}", s["link_failures"])
+            rose = judging.rose(f"bond:{subject}", s["link_failures"] or 0)
             if rose >= judging.flap_count:
                 out.append(Finding(WARN, f"bond {b['name']}: slave {s['name']} failed {rose} times in the last hour",
                                    "bond_slave_flapping", subject, labels))

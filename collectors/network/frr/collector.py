@@ -7,12 +7,12 @@ peer (an address, or an interface name for unnumbered peers).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from collectors import finite
 from collectors.base import (
     Collector,
     CollectorError,
@@ -67,7 +67,7 @@ def parse_bgp_summary(data: str | bytes) -> list[BgpPeer]:
     if not stripped.startswith("{"):
         raise ParseError(f"vtysh did not print JSON: {stripped.splitlines()[0][:160]!r}")
     try:
-        doc = json.loads(stripped)
+        doc = finite.loads(stripped)
     except ValueError as exc:
         raise ParseError(f"vtysh JSON is malformed ({exc}): {stripped[:80]!r}") from None
     if not doc:  # it began with "{": an object
@@ -124,7 +124,7 @@ def _count(v: Any) -> int | None:
 def parse_bgp_neighbors(data: str | bytes) -> dict[tuple[str, str], dict[str, Any]]:
     """`show bgp vrf all neighbors json` -> {(vrf, peer): {reset reason, description, ...}}."""
     try:
-        doc = json.loads(data)
+        doc = finite.loads(data)
     except ValueError as exc:
         raise ParseError(f"neighbors JSON is malformed: {exc}") from None
     if not isinstance(doc, dict):

@@ -28,7 +28,7 @@ def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
                                {"peer": p["peer"], "vrf": p["vrf"], "afi": p["afi"], "peer_as": p["remote_as"]}))
         elif (p.get("uptime_seconds") or 1e9) < 600 and p.get("flaps"):
             out.append(Finding(WARN, f"BGP peer {p['peer']} flapped {p['flaps']}x, up for "
-                               f"{int(p['uptime_seconds'])} s"))
+                               f"{p['uptime_seconds']:.0f} s"))
     if all_down:
         out.append(Finding(BAD, f"all {len(live)} BGP sessions of {judging.host} are down", "bgp_all_peers_down",
                            judging.host))

@@ -18,12 +18,12 @@ def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
             out.append(Finding(BAD, f"switch {t['name']} unreachable: {t.get('error')}"))
         for p in t["ports"]:
             alias = f"({p['alias']}) " if p.get("alias") else ""
-            rose = judging.rose(f"port:{t['name']}/{p['name']}", p["flaps"])
+            rose = judging.rose(f"port:{t['name']}/{p['name']}", p["flaps"] or 0)
             if rose >= judging.flap_count:
                 out.append(Finding(WARN, f"{t['name']} port {p['name']} {alias}changed state {rose} times in the "
                                    "last hour", "switch_port_flapping", f"{t['name']}/{p['name']}",
                                    {"target": t["name"], "interface": p["name"]}))
-            elif p["flaps"] >= SHOWN_FLAPS:
+            elif (p["flaps"] or 0) >= SHOWN_FLAPS:
                 out.append(Finding(WARN, f"{t['name']} port {p['name']} {alias}flapped {p['flaps']}x"))
     return out
 

@@ -28,7 +28,7 @@ def probe_findings(p: dict[str, Any], warning_days: float, now: float) -> list[F
         out.append(Finding(BAD, f"{p['kind']} {name} ({p['target']}) is down: {p.get('error') or 'no answer'}",
                            "probe_down", name, labels))
     elif p["kind"] == "ping":
-        if p["loss"] >= p["loss_warning"]:
+        if p["loss"] is not None and p["loss"] >= p["loss_warning"]:
             out.append(Finding(WARN, f"ping {name} ({p['target']}{' via ' + p['interface'] if p['interface'] else ''})"
                                f" lost {p['loss'] * 100:.0f}% of {p['sent']} pings", "probe_loss", name, labels))
         avg = p["rtt_ms"]["avg"]

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from collectors.base import ParseError
+from collectors.finite import parse_float
 
 _PER_PING = re.compile(r"^(?P<target>\S+)\s+:\s+(?P<rtts>(?:(?:\d+(?:\.\d+)?|-)\s*)+)$")
 _SUMMARY = re.compile(r"^(?P<target>\S+)\s+:\s+xmt/rcv/%loss\s+=\s+(?P<sent>\d+)/(?P<rcvd>\d+)/(?P<loss>\d+)%"
@@ -46,7 +47,7 @@ class PingResult:
 
 
 def _per_ping(target: str, fields: list[str]) -> PingResult:
-    rtts = tuple(float(f) for f in fields if f != "-")
+    rtts = tuple(parse_float(f) for f in fields if f != "-")
     return PingResult(target, len(fields), len(rtts), rtts, min(rtts, default=None),
                       round(sum(rtts) / len(rtts), 6) if rtts else None, max(rtts, default=None))
 
@@ -58,7 +59,7 @@ def parse_fping(text: str) -> dict[str, PingResult]:
         line = line.strip()
         if m := _SUMMARY.match(line):
             sent, rcvd = int(m["sent"]), int(m["rcvd"])
-            num = {k: float(m[k]) if m[k] else None for k in ("min", "avg", "max")}
+            num = {k: parse_float(m[k]) if m[k] else None for k in ("min", "avg", "max")}
             out[m["target"]] = PingResult(m["target"], sent, rcvd, (), num["min"], num["avg"], num["max"])
         elif m := _PER_PING.match(line):
             out[m["target"]] = _per_ping(m["target"], m["rtts"].split())

@@ -6,10 +6,10 @@ that carries iperf3's own words."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
+from collectors import finite
 from collectors.base import CollectorError, ParseError
 
 
@@ -39,7 +39,7 @@ def _obj(doc: dict[str, Any], key: str) -> dict[str, Any]:
 
 def parse_iperf3(text: str | bytes) -> Iperf3Result:
     try:
-        doc = json.loads(text)
+        doc = finite.loads(text)
     except (ValueError, UnicodeDecodeError):
         raw = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
         first = next((ln.strip() for ln in raw.splitlines() if ln.strip()), "")

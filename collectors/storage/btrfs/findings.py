@@ -43,7 +43,7 @@ def fs_findings(fs: dict[str, Any], judging: Judging | None = None) -> list[Find
             x for x in (where, more) if x)
         out.append(Finding(BAD, text, "btrfs_device_missing", name, _labels(name, gone[0] if len(gone) == 1 else None)))
     for d in fs["devices"]:
-        total = sum(d["errors"].values())
+        total = sum(n or 0 for n in d["errors"].values())
         if not total:
             continue
         counts = ", ".join(f"{n} {k}" for k, n in d["errors"].items() if n)
@@ -91,7 +91,7 @@ def bay_devices(state: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for fs in items(state, "filesystems"):
         for d in fs["devices"]:
-            errors = sum(d["errors"].values())
+            errors = sum(n or 0 for n in d["errors"].values())
             out.append({"bay": d.get("bay"), "serial": d.get("serial"), "model": d.get("model"),
                         "device": d.get("path"), "state": "btrfs missing" if d["missing"] else "btrfs",
                         "level": BAD if d["missing"] else WARN if errors else OK, "pull": d["missing"],

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from collectors import finite
 from collectors.base import ParseError
 from collectors.storage.common import integer, json_shape, number
 
@@ -42,7 +42,7 @@ class CephStatus:
 
 def _load(text: str, what: str) -> Any:
     try:
-        return json.loads(text)
+        return finite.loads(text)
     except ValueError as exc:
         raise ParseError(f"{what}: not JSON ({exc}): {text.strip()[:80]!r}") from None
 

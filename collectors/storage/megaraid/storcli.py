@@ -6,11 +6,11 @@ OfLn, Rec; PD Onln, UGood, UBad, Rbld, Offln, Failed, Msng, GHS/DHS (hot spares)
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from collectors import finite
 from collectors.base import NoData, ParseError
 from collectors.storage.common import duration_seconds, integer, json_shape
 
@@ -72,7 +72,7 @@ class Controller:
 
 def _controllers(text: str, what: str) -> list[dict[str, Any]]:
     try:
-        doc = json.loads(text)
+        doc = finite.loads(text)
     except ValueError as exc:
         raise ParseError(f"{what}: not JSON ({exc}): {text[:80]!r}") from None
     ctrls = doc.get("Controllers") if isinstance(doc, dict) else None

@@ -78,7 +78,7 @@ def pool_findings(p: dict[str, Any], judging: Judging | None = None) -> list[Fin
             out.append(Finding(BAD, f"ZFS pool {name}: {device_words(v)}", "zfs_device_faulted",
                                f"{name}:{v['name']}", _labels(name, [v])))
     for v in p["vdevs"]:
-        total = v["read_errors"] + v["write_errors"] + v["checksum_errors"]
+        total = (v["read_errors"] or 0) + (v["write_errors"] or 0) + (v["checksum_errors"] or 0)
         if not total:
             continue
         counts = f"{v['read_errors']} read, {v['write_errors']} write, {v['checksum_errors']} checksum errors"

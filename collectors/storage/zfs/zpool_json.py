@@ -4,10 +4,10 @@ integers with it; both are read."""
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
+from collectors import finite
 from collectors.base import ParseError
 from collectors.storage.common import integer, json_shape, number
 from collectors.storage.zfs.records import Pool, Scan, Vdev
@@ -98,7 +98,7 @@ def parse_zpool_status_json(text: str, now: float | None = None) -> list[Pool]:
     """Every pool; `now` is the clock the time left is reckoned from (zpool's own way: what is
     left at this pass's average rate)."""
     try:
-        doc = json.loads(text)
+        doc = finite.loads(text)
     except ValueError as exc:
         raise ParseError(f"zpool status -j: not JSON ({exc}): {text[:80]!r}") from None
     pools_doc = doc.get("pools") if isinstance(doc, dict) else None

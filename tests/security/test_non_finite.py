@@ -1,0 +1,243 @@
+"""One number that is not finite (a UPS saying `battery.runtime: inf`, a JSON answer holding
+1e400 or NaN) or absurdly large must not take a page down or stop the alert tick.
+
+Every entrance keeps them out: text parsers read them as unreadable, tool JSON as null, the
+scheduler drops such samples and turns such state values into None ("unknown"), the agent
+ingest refuses them with 400 before it stores anything, and a state stored by an older version
+is cleaned as it is loaded. Behind the entrances, each plug-in's findings, tile, section and
+bays are isolated: a state one plug-in cannot read costs its own tile, never the page."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import math
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app import views
+from app.alerting.conditions import Conditions
+from app.scheduler import CollectorStatus, Scheduler, Snapshot, sane_result
+from app.web.site import render_section, templates
+from collectors import finite, plugins
+from collectors.base import CollectResult, Entity, Sample
+from collectors.findings import Judging
+from tests.collectors.storage_helpers import runner
+from tests.collectors.test_btrfs_collector import BAYS, answers, tree
+from tests.test_web import demo_app
+
+BAD_VALUES = [math.inf, -math.inf, math.nan, 1e300, -1e300, 10**40]
+# Limits that come from the user's config, never from a device: a None there is another
+# version's state, and the plug-in's tile saying "not understood" is the right answer.
+THRESHOLDS = {("host", "limits"), ("probes", "loss_warning"), ("probes", "rtt_warning_ms"),
+              ("throughput", "low_ratio"), ("throughput", "baseline_mbps")}
+# Structure, not measurement (a ZFS device's depth in its tree): read by the section's layout.
+STRUCTURE = {("zfs", "depth")}
+DEEP = int(os.environ.get("RACKPULSE_FUZZ", "1"))  # as in tests/collectors/test_storage_hostile.py
+MOMENTS = (80.0, 185.0)  # a disk failing and an array degraded; the UPS on battery and low
+
+
+@pytest.fixture(scope="module")
+def demo_states(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
+    """Every plug-in's state as the demo host has it at two moments of its story (and btrfs,
+    which the demo host does not mount, from real btrfs-progs captures)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for t in MOMENTS:
+        app = demo_app(tmp_path_factory.mktemp("demo"), t, runs=2)
+        for name, state in app.state.site.snap.states.items():
+            if state:
+                out.setdefault(name, []).append(json.loads(json.dumps(state, default=str)))
+    from collectors.storage.btrfs.collector import BtrfsCollector
+
+    btrfs = BtrfsCollector(tree(tmp_path_factory.mktemp("btrfs")), bays=BAYS, runner=runner(answers())).collect()
+    out["btrfs"] = [json.loads(json.dumps(btrfs.state))]
+    return out
+
+
+def number_paths(obj: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    """Every place a number stands in a state, list indexes written as '*'."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from number_paths(v, (*path, str(k)))
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from number_paths(v, (*path, "*"))
+    elif isinstance(obj, int | float) and not isinstance(obj, bool):
+        yield path
+
+
+def put(obj: Any, path: tuple[str, ...], value: Any) -> Any:
+    """obj with `value` at every place `path` names."""
+    if not path:
+        return value
+    if path[0] == "*" and isinstance(obj, list):
+        return [put(v, path[1:], value) for v in obj]
+    if isinstance(obj, dict) and path[0] in obj:
+        return {**obj, path[0]: put(obj[path[0]], path[1:], value)}
+    return obj
+
+
+def cases(states: dict[str, list[dict[str, Any]]], name: str) -> list[tuple[dict[str, Any], tuple[str, ...]]]:
+    return [(state, path) for state in states[name] for path in sorted(set(number_paths(state)))]
+
+
+ENV = templates()
+
+
+def section_html(name: str, view: dict[str, Any]) -> str:
+    env = ENV
+    ctx = env.from_string("").new_context({"base": "", "range": "24h", "ranges_list": ["24h"], "csrf": "",
+                                           "host": "h", "snap": None})
+    return str(render_section(ctx, {"name": name, "template": f"{name}/section.html", "v": view, "status": None}))
+
+
+def test_every_built_in_plug_in_is_covered(demo_states: dict[str, list[dict[str, Any]]]) -> None:
+    assert set(plugins()) <= set(demo_states), set(plugins()) - set(demo_states)
+
+
+@pytest.mark.parametrize("name", sorted(plugins()))
+def test_a_bad_number_in_any_field_is_unknown_after_the_entrance_and_never_breaks_the_plug_in(
+        demo_states: dict[str, list[dict[str, Any]]], name: str) -> None:
+    plugin = plugins()[name]
+    checked = 0
+    for state, path in cases(demo_states, name):
+        for bad in BAD_VALUES:
+            raw = put(state, path, bad)
+            judging = Judging(host="h", status=CollectorStatus(name, 60, 30, up=True))
+            # Behind the entrances (an older version's stored state, a plug-in of a third party):
+            # the plug-in's own parts may fail, but only into words, never an exception.
+            plugin.judge(raw, judging)
+            plugin.clear_words(raw, judging)
+            plugin.bay_list(raw)
+            assert "<section" in section_html(name, plugin.view(raw)) or plugin.section is None
+            # Through the entrance (the scheduler, an agent batch, a restart): the value is None,
+            # and the plug-in reads it as unknown, still judging everything else.
+            clean = sane_result(CollectResult(state=raw)).state
+            assert finite.count_bad(clean) == 0
+            if (name, path[-1]) in THRESHOLDS or (name, path[0]) in THRESHOLDS:
+                continue
+            words = [f.text for f in plugin.judge(clean, Judging(host="h"))]
+            assert not [w for w in words if "not understood" in w], (path, bad, words)
+            if (name, path[-1]) not in STRUCTURE and plugin.section is not None:
+                assert "not understood" not in section_html(name, plugin.view(clean)), (path, bad)
+            checked += 1
+    assert checked > 0
+
+
+@pytest.fixture(scope="module")
+def app_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, TestClient]]:
+    app = demo_app(tmp_path_factory.mktemp("pages"), 185.0, runs=2, shared=False)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        yield app, client
+
+
+PAGES = ["/", "/disks", "/network", "/power", "/heatpump", "/probes", "/hosts", "/collectors", "/alerts",
+         "/api/state", "/metrics"]
+
+
+@settings(max_examples=40 * DEEP, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pick=st.integers(0, 10**6), bad=st.sampled_from(BAD_VALUES))
+def test_any_page_and_the_alert_tick_survive_a_bad_number_that_got_past_the_entrances(
+        app_client: tuple[Any, TestClient], demo_states: dict[str, list[dict[str, Any]]], pick: int,
+        bad: float) -> None:
+    app, client = app_client
+    snap: Snapshot = app.state.site.snap
+    everything = [(name, s, p) for name in sorted(demo_states) if name in snap.states
+                  for s, p in cases(demo_states, name)]
+    name, state, path = everything[pick % len(everything)]
+    before = snap.states[name]
+    conditions = Conditions()
+    others = sorted((c.rule, c.subject) for c in conditions.build(snap, now=time.time())
+                    if not c.rule.startswith(("collector_",)) and c.labels.get("collector") != name)
+    try:
+        snap.states[name] = put(copy.deepcopy(state), path, bad)
+        for page in [p for p in PAGES if p.lstrip("/") in views.pages() or p in ("/", "/hosts", "/collectors",
+                                                                                  "/alerts", "/api/state",
+                                                                                  "/metrics")]:
+            assert client.get(page).status_code == 200, (page, name, path, bad)
+        after = Conditions().build(snap, now=time.time())
+        mine = {r.name for r in plugins()[name].rules}
+        # The tick goes on for every other plug-in: their alerts are the same as before.
+        assert sorted((c.rule, c.subject) for c in after if c.rule not in mine and not c.rule.startswith(
+            "collector_")) == [o for o in others if o[0] not in mine]
+        app.state.site.alert_tick()
+    finally:
+        snap.states[name] = before
+
+
+def test_a_collector_returning_infinity_loses_those_samples_and_says_so() -> None:
+    result = CollectResult(samples=[Sample.of("rackpulse_ups_battery_runtime_seconds", math.inf, ups="u"),
+                                    Sample.of("rackpulse_ups_battery_charge_ratio", 0.05, ups="u"),
+                                    Sample.of("rackpulse_x", math.nan)],
+                           entities=[Entity("ups", "u", {"runtime": math.inf, "model": "x"})],
+                           state={"ups": [{"name": "u", "runtime": -math.inf, "charge": 5.0, "big": 10**40}]})
+    out = sane_result(result)
+    assert [s.metric for s in out.samples] == ["rackpulse_ups_battery_charge_ratio"]
+    assert out.state == {"ups": [{"name": "u", "runtime": None, "charge": 5.0, "big": None}]}
+    assert out.entities[0].attrs == {"runtime": None, "model": "x"}
+    assert out.warnings == ["5 values were not finite numbers (inf, nan or beyond ±1e30): 2 samples dropped, "
+                            "the rest shown as unknown"]
+    assert sane_result(CollectResult(state={"a": 1.5})).warnings == []
+
+
+class _Upsd:
+    """A UPS whose upsd says its runtime is infinite while it is on battery and low."""
+
+    def __init__(self, runtime: str) -> None:
+        import demo.power as power
+
+        self._old = power.ups_vars
+        power.ups_vars = lambda t: {"ups.status": "OB DISCHRG LB", "battery.charge": "4",
+                                    "battery.runtime": runtime, "input.voltage": "nan", "ups.load": "inf"}
+        self.peer = power.start_upsd(lambda: 0.0)
+
+    def close(self) -> None:
+        import demo.power as power
+
+        power.ups_vars = self._old
+        self.peer.stop()
+
+
+@pytest.mark.parametrize("runtime", ["inf", "nan", "-inf", "1e999"])
+def test_a_ups_saying_its_runtime_is_infinite_while_low_still_fires_ups_low_battery(tmp_path: Path,
+                                                                                   runtime: str) -> None:
+    from app.alerting.service import from_config
+    from app.config import load_config
+    from app.storage.db import make_engine, upgrade
+    from app.web.app import create_app
+    from collectors import build_collectors
+
+    upsd = _Upsd(runtime)
+    try:
+        off = {"enabled": False}
+        url = f"sqlite:///{tmp_path / 'r.db'}"
+        cfg = load_config(None, {"host": "nas", "host_root": str(tmp_path), "storage": {"url": url},
+                                 "collectors": {**{n: off for n in plugins() if n != "nut"},
+                                                "nut": {"upsd": [{"port": upsd.peer.port}]}}})
+        upgrade(url)
+        snap = Snapshot(host="nas")
+        colls = build_collectors(cfg)
+        sched = Scheduler(colls, {n: (60, 30) for n in colls}, snap)
+        asyncio.run(sched.run_all_once())
+        ups = snap.states["nut"]["ups"][0]
+        assert ups["runtime"] is None and ups["low_battery"] is True
+        alerting = from_config(cfg, make_engine(url))
+        alerting.tick(snap, time.time(), deliver=False)
+        fired = alerting.states[("ups_low_battery", "ups12v")]
+        assert fired.state == "firing" and "runtime unknown" in fired.summary, fired
+        app = create_app(cfg, collect=False, snapshot=snap, migrate=False)
+        with TestClient(app, base_url="http://127.0.0.1") as client:
+            for page in ("/", "/power", "/hosts", "/collectors", "/api/state", "/metrics"):
+                assert client.get(page).status_code == 200, page
+            assert "runtime ?" in client.get("/power").text
+    finally:
+        upsd.close()
