@@ -310,12 +310,29 @@ def format_errors(name: str, exc: ValidationError) -> str:
         elif _is_secret(err["loc"]):
             lines.append(f"{name}: key '{key}': {err['msg'].lower()} (value not shown: it is a secret)")
         else:
-            lines.append(f"{name}: key '{key}': {err['msg'].lower()} (got {err.get('input')!r})")
+            lines.append(f"{name}: key '{key}': {err['msg'].lower()} (got {_shown(err.get('input'))})")
     return "\n".join(lines)
 
 
+def _shown(value: Any) -> str:
+    """What a config error may say of the input it refused. A table or a list is named by its
+    shape only: an error on `[alerts.channels]` (one bracket) sits on the parent of a URL and
+    would otherwise print the whole table, webhook token and all. A URL shows its scheme and host."""
+    if isinstance(value, dict):
+        keys = ", ".join(str(k) for k in list(value)[:8])
+        return f"a table with keys {keys}" if value else "an empty table"
+    if isinstance(value, list | tuple):
+        return f"a list of {len(value)} items"
+    if isinstance(value, str) and "://" in value:
+        scheme, _, rest = value.partition("://")
+        host = rest.split("/", 1)[0].rpartition("@")[2]
+        return repr(f"{scheme}://{host}/…")
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 SECRET_KEYS = frozenset({"password_hash", "api_token_hash", "community", "auth_password", "priv_password", "url",
-                         "headers", "password", "token"})
+                         "headers", "password", "token", "basic_auth", "secret", "api_key"})
 
 
 def _is_secret(loc: tuple[Any, ...]) -> bool:

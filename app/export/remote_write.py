@@ -14,12 +14,16 @@ written land in it; agent data that arrives later than that is not sent."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
+import http.client
 import json
 import logging
+import socket
 import struct
+import threading
 import time
-import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -28,6 +32,7 @@ from typing import Any
 import cramjam
 from sqlalchemy import Engine, select, update
 
+from app.logsafe import redact
 from app.storage.models import meta, sample, series
 
 log = logging.getLogger("rackpulse.export.remote_write")
@@ -146,13 +151,7 @@ class RemoteWrite:
             return 0, f"basic_auth password_file: {exc}"
         if auth is not None:
             req.add_header("Authorization", "Basic " + base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode())
-        try:
-            with urllib.request.urlopen(req, timeout=self.cfg.timeout) as r:  # noqa: S310 - http(s) only (config)
-                return int(r.status), ""
-        except urllib.error.HTTPError as exc:
-            return int(exc.code), exc.read(300).decode("utf-8", "replace").strip()
-        except (OSError, TimeoutError) as exc:
-            return 0, str(getattr(exc, "reason", exc))
+        return _send(req, self.cfg.timeout)
 
     def tick(self, now: float | None = None, budget_seconds: float = 20.0) -> int:
         """Send the windows that are due, oldest first, until caught up or out of budget. A
@@ -181,7 +180,7 @@ class RemoteWrite:
                     # The receiver will never take these (out of order, too old, bad labels): skip them.
                     self.stats.dropped += sum(len(p) for _, p in batch)
                     self.stats.last_error = f"HTTP {status}: {said[:200]}"
-                    log.warning("remote write %s refused a batch for good: %s", self.cfg.url, self.stats.last_error)
+                    log.warning("remote write %s refused a batch for good: %s", redact(self.cfg.url), self.stats.last_error)
                     continue
                 self._failed(now, f"HTTP {status}: {said[:200]}" if status else said)
                 self.stats.samples_sent += sent
@@ -195,10 +194,46 @@ class RemoteWrite:
     def _failed(self, now: float, why: str) -> None:
         self._failures_in_row += 1
         self.stats.failures += 1
-        self.stats.last_error = why
+        self.stats.last_error = redact(why)
         delay = min(2 ** (self._failures_in_row - 1), 300)
         self.stats.backoff_until = now + delay
-        log.warning("remote write to %s failed (%s); retrying in %ss from the same point", self.cfg.url, why, delay)
+        log.warning("remote write to %s failed (%s); retrying in %ss from the same point", redact(self.cfg.url),
+                    redact(why), delay)
+
+
+def _send(req: urllib.request.Request, timeout: float) -> tuple[int, str]:
+    """POST with one deadline for the whole exchange. A receiver that trickles its answer a byte
+    at a time never trips a per-read timeout: at the deadline its socket is shut down from a
+    timer, so the export fails, logs and backs off instead of stalling without a word."""
+    url = urllib.parse.urlsplit(req.full_url)
+    cls = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
+    conn = cls(url.hostname or "", url.port, timeout=timeout)
+    expired = threading.Event()
+
+    def cut() -> None:
+        expired.set()
+        sock = conn.sock
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    timer = threading.Timer(timeout, cut)
+    timer.daemon = True
+    timer.start()
+    try:
+        path = url.path or "/"
+        conn.request("POST", path + (f"?{url.query}" if url.query else ""), body=req.data,
+                     headers=dict(req.header_items()))
+        r = conn.getresponse()
+        text = r.read(300).decode("utf-8", "replace").strip() if r.status >= 300 else ""
+        return int(r.status), text
+    except (OSError, http.client.HTTPException) as exc:
+        if expired.is_set():
+            return 0, f"no complete answer within {timeout:g}s (the receiver is too slow or trickling)"
+        return 0, str(exc) or type(exc).__name__
+    finally:
+        timer.cancel()
+        conn.close()
 
 
 def _batches(window: dict[int, list[tuple[int, float]]], limit: int) -> list[list[tuple[int, list[tuple[int, float]]]]]:

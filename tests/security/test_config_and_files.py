@@ -66,6 +66,45 @@ def test_a_config_error_names_the_key_of_a_secret_but_never_its_value(tmp_path: 
     assert SECRET not in r.stderr + r.stdout
 
 
+# The error sits on a parent of the secret (a table written with one bracket, a string where a
+# list of tables belongs): the parent's input holds the secret and was printed whole.
+@pytest.mark.parametrize("toml", [
+    f'[alerts.channels]\nname = "slack"\nurl = "https://hooks.slack.com/services/T0/B0/{SECRET}"\n',
+    f'[alerts]\nchannels = "https://hooks.slack.com/services/T0/B0/{SECRET}"\n',
+    f'[collectors.snmp.targets]\nname = "sw"\nhost = "10.0.0.2"\ncommunity = "{SECRET}"\n',
+    f'[collectors.nut.upsd]\nhost = "127.0.0.1"\nusername = "mon"\npassword = "{SECRET}"\n',
+    f'[[export.mqtt]]\nurl = "mqtt://u:{SECRET}@broker"\n',
+    f'[export.remote_write]\nurl = "https://mimir.example/api/v1/push"\nheaders = {{ Authorization = "Bearer {SECRET}" }}\n',
+    f'[[export.remote_write]]\nurl = "https://mimir.example/api/v1/push"\nbasic_auth = "rackpulse:{SECRET}"\n',
+    f'[[export.remote_write]]\nurl = "https://u:{SECRET}@mimir.example/api/v1/push"\ninterval = "often"\n',
+    f'[[export.remote_write]]\nurl = "https://mimir.example/api/v1/push"\nheaders = ["Authorization: Bearer {SECRET}"]\n',
+    f'[[alerts.channels]]\nname = "x"\nkind = "nope"\nurl = "https://ntfy.example/{SECRET}"\n',
+    f'[alerts.channels.x]\nurl = "https://ntfy.example/{SECRET}"\n',
+])
+def test_a_config_error_on_a_parent_of_a_secret_never_prints_the_secret(tmp_path: Path, toml: str) -> None:
+    r = check(tmp_path, toml)
+    assert r.returncode != 0, r.stdout
+    assert SECRET not in r.stderr + r.stdout, r.stderr
+    assert "key '" in r.stderr or "not valid TOML" in r.stderr or "unknown key" in r.stderr
+
+
+def test_credentials_in_urls_are_redacted_from_every_log_line() -> None:
+    fmt = OneLineFormatter("%(levelname)s %(message)s")
+    rec = logging.LogRecord("rackpulse.export", logging.WARNING, __file__, 1, "remote write to %s failed (%s)",
+                            (f"https://rackpulse:{SECRET}@mimir.example/api/v1/push",
+                             f"GET http://h/x?token={SECRET}&a=1 refused"), None)
+    line = fmt.format(rec)
+    assert SECRET not in line
+    assert "https://rackpulse:***@mimir.example/api/v1/push" in line and "?token=***&a=1" in line
+    try:
+        raise OSError(f"cannot reach https://u:{SECRET}@h/")
+    except OSError:
+        import sys
+
+        rec = logging.LogRecord("x", logging.ERROR, __file__, 1, "failed", (), sys.exc_info())
+    assert SECRET not in fmt.format(rec)
+
+
 def mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
