@@ -5,13 +5,13 @@ when the disk has one (so a replacement disk keeps the label), else enclosure sl
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy.engine import make_url
 
+from app.files import atomic_write, locked
 from collectors.disks import location
 
 LABEL = re.compile(r"^[^\x00-\x1f]{1,100}$")
@@ -52,17 +52,16 @@ def rule_for(disk: dict[str, Any]) -> dict[str, str] | None:
 
 
 def save(path: Path, disk: dict[str, Any], label: str) -> dict[str, str]:
-    """Add or replace the label of the disk's bay; written whole, then renamed over."""
+    """Add or replace the label of the disk's bay; written whole, then renamed over, under a lock."""
     label = label.strip()
     if not LABEL.match(label):
         raise ValueError("a bay label is 1 to 100 characters, without control characters")
     matcher = rule_for(disk)
     if matcher is None:
         raise ValueError("this disk has no port, slot, serial or WWN to hang a label on")
-    rows = [r for r in load(path) if not all(r.get(k) == v for k, v in matcher.items())]
-    rows.append({"label": label, **matcher})
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(rows, indent=1) + "\n")
-    os.replace(tmp, path)
-    apply(rows)
+    with locked(path):  # thirty saves at once: each reads what the one before it wrote
+        rows = [r for r in load(path) if not all(r.get(k) == v for k, v in matcher.items())]
+        rows.append({"label": label, **matcher})
+        atomic_write(path, json.dumps(rows, indent=1) + "\n", mode=0o644)
+        apply(rows)
     return {"label": label, **matcher}

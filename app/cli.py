@@ -16,6 +16,7 @@ from pathlib import Path
 
 from app import version as app_version
 from app.config import Config, ConfigError, load_config, resolve_config_path
+from app.files import atomic_write
 
 log = logging.getLogger("rackpulse")
 
@@ -281,9 +282,7 @@ def cmd_init(args: argparse.Namespace) -> int:
     if args.output == "-":
         sys.stdout.write(text)
         return 0
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(text)
-    tmp.replace(out)
+    atomic_write(out, text, mode=0o644)
     found = text.count("[[disks.bays]]")
     print(f"wrote {out}: {found} bays to label; `rackpulse check-config --config {out}` checks it", file=sys.stderr)
     return 0

@@ -4,14 +4,17 @@ whole, never half."""
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 
 def atomic_write(path: Path, text: str) -> None:
     """Write beside, then rename over: a collector reading at that moment sees old or new, never a torn file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)  # one per writer
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
+    os.chmod(tmp, 0o644)
     os.replace(tmp, path)
 
 
