@@ -151,10 +151,21 @@ class Alerting:
         return True
 
     def silence(self, rule: str | None, subject: str | None, hours: float, reason: str = "",
-                now: float | None = None) -> int:
+                now: float | None = None, everything: bool = False) -> int:
         """Hold back this host's notifications whose rule and subject match (a shell-style
-        pattern, "md*", or None for any) for `hours`; returns the silence's id."""
+        pattern, "md*", or None for any) for `hours`; returns the silence's id. A silence that
+        matches every alert, critical ones included, must say so (`everything`) and lasts at
+        most ALL_SILENCE_HOURS; ValueError otherwise, or for a pattern over PATTERN_MAX."""
         now = now or time.time()
+        for what, pattern in (("rule", rule), ("subject", subject)):
+            if pattern is not None and len(pattern) > PATTERN_MAX:
+                raise ValueError(f"the {what} pattern is {len(pattern)} characters; at most {PATTERN_MAX}")
+        if matches_all(rule) and matches_all(subject):
+            if not everything:
+                raise ValueError("this silence matches every alert, critical ones included: confirm with \"all\" "
+                                 "to silence everything")
+            if hours > ALL_SILENCE_HOURS:
+                raise ValueError(f"a silence of every alert lasts at most {ALL_SILENCE_HOURS // 24} days")
         with self.engine.begin() as c:
             res = c.execute(silence.insert().values(host=self.host, rule=rule or None, subject=subject or None,
                                                     until=now + hours * 3600, reason=reason, created=now))
@@ -169,6 +180,15 @@ class Alerting:
             done = c.execute(update(silence).where(silence.c.id == silence_id, silence.c.host == self.host,
                                                    silence.c.until > now).values(until=now))
             return bool(done.rowcount)
+
+    def silenced_all_until(self, now: float | None = None) -> float | None:
+        """When the latest silence of every alert ends, if one is in force (the overview says so)."""
+        now = now or time.time()
+        with self.engine.connect() as c:
+            rows = c.execute(select(silence.c.rule, silence.c.subject, silence.c.until).where(
+                silence.c.host == self.host, silence.c.until > now)).all()
+        ends = [until for r, sub, until in rows if matches_all(r) and matches_all(sub)]
+        return max(ends) if ends else None
 
     def view(self, now: float | None = None, rule: str = "", severity: str = "") -> dict[str, Any]:
         """What the alerts page shows; the history narrowed to a rule and a severity when asked."""
@@ -196,6 +216,17 @@ class Alerting:
                             "ack_note": notes.get(s.key) if s.acked_at else None} for s in active],
                 "history": [dict(r._mapping) for r in history], "outbox": [dict(r._mapping) for r in box],
                 "silences": [dict(r._mapping) for r in silences], "rules": sorted(self.rules)}
+
+
+# A silence's patterns are short (a rule name, "md*", a subject); fnmatch on a megabyte pattern
+# per alert per tick stalled evaluation for 25 s.
+PATTERN_MAX = 200
+ALL_SILENCE_HOURS = 7 * 24
+
+
+def matches_all(pattern: str | None) -> bool:
+    """Whether a silence's pattern matches any value: none, empty, or only '*'."""
+    return not pattern or set(pattern) <= {"*"}
 
 
 def matches(pattern: str | None, value: str) -> bool:

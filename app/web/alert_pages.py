@@ -44,7 +44,8 @@ def alerts_ack(request: Request, rule: str = Form(...), subject: str = Form(...)
 
 @router.post("/alerts/silence", dependencies=[Checked])
 def alerts_silence(request: Request, rule: str = Form(""), subject: str = Form(""), duration: str = Form(""),
-                   hours: float = Form(4.0), reason: str = Form(""), s: Site = Page) -> Response:
+                   hours: float = Form(4.0), reason: str = Form(""), confirm: str = Form(""),
+                   s: Site = Page) -> Response:
     """A silence for this page's host, matching a rule and a subject (exactly, or a pattern
     such as "md*"; empty for any), for a chosen duration."""
     snap, _ = s.view(request)
@@ -55,7 +56,11 @@ def alerts_silence(request: Request, rule: str = Form(""), subject: str = Form("
         hours = DURATIONS[duration]
     if a is None or not (0 < hours <= 24 * 90):
         raise HTTPException(400, "alerts disabled, or hours out of range")
-    a.silence(rule.strip() or None, subject.strip() or None, hours, reason.strip()[:500])
+    try:
+        a.silence(rule.strip() or None, subject.strip() or None, hours, reason.strip()[:500],
+                  everything=confirm.strip().lower() == "all")
+    except ValueError as exc:
+        raise HTTPException(400, str(exc)) from None
     return RedirectResponse(_back(request), status_code=303)
 
 

@@ -39,7 +39,7 @@ def overview(request: Request, s: Site = Page) -> HTMLResponse:
         hosts = [h for h in s.hosts() if h["agent"]]
     unlabelled = [d for d in views.disks(snap) if not d.get("bay")] if snap.host == s.cfg.host else []
     return s.render(request, "overview.html", ov=views.overview(snap), arrays=views.arrays(snap), firing=firing,
-                    unlabelled=unlabelled,
+                    unlabelled=unlabelled, silenced_until=a.silenced_all_until() if a else None,
                     hosts=hosts)
 
 

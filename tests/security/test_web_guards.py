@@ -161,3 +161,40 @@ def test_without_a_password_csrf_is_bound_to_the_browser_cookie(client: TestClie
     client.cookies.set("rackpulse_csrf", "another-browser")
     r = client.post("/alerts/ack", data={"rule": "bad", "subject": "thing=a", "csrf": csrf})
     assert r.status_code == 403
+
+
+def _csrf(client: TestClient) -> str:
+    return client.get("/alerts").text.split('name="csrf" value="')[1].split('"')[0]
+
+
+@pytest.mark.parametrize("field", ["rule", "subject"])
+def test_a_silence_pattern_over_200_characters_is_refused_and_nothing_is_stored(client: TestClient,
+                                                                               field: str) -> None:
+    data = {"rule": "bad", "subject": "a=1", "duration": "1h", "csrf": _csrf(client), field: "*x" * (480_000 // 3)}  # ~320 KB (the issue: three ~960 KB)
+    r = client.post("/alerts/silence", data=data)
+    assert r.status_code == 400 and "at most 200" in r.text
+    ok = client.post("/alerts/silence", data={**data, field: "x" * 200}, follow_redirects=False)
+    assert ok.status_code == 303
+    assert [len(s[field]) for s in client.get("/api/alerts").json()["silences"]] == [200]
+
+
+@pytest.mark.parametrize("rule, subject", [("", ""), ("*", ""), ("", "*"), ("**", "*")])
+def test_a_silence_of_everything_needs_all_is_capped_at_seven_days_and_the_overview_says_so(
+        client: TestClient, rule: str, subject: str) -> None:
+    csrf = _csrf(client)
+    base = {"rule": rule, "subject": subject, "csrf": csrf}
+    r = client.post("/alerts/silence", data={**base, "duration": "1d"})
+    assert r.status_code == 400 and "matches every alert" in r.text
+    r = client.post("/alerts/silence", data={**base, "duration": "30d", "confirm": "all"})
+    assert r.status_code == 400 and "at most 7 days" in r.text
+    assert client.get("/api/alerts").json()["silences"] == []
+    assert "All alerts silenced" not in client.get("/").text
+    r = client.post("/alerts/silence", data={**base, "duration": "7d", "confirm": "all"}, follow_redirects=False)
+    assert r.status_code == 303
+    page = client.get("/").text
+    assert "All alerts silenced until" in page and "critical ones included" in page
+    # A narrower silence is not "everything": no confirmation, no banner.
+    client.post("/alerts/silence/1/expire", data={"csrf": csrf})
+    r = client.post("/alerts/silence", data={"rule": "ba*", "subject": "", "duration": "30d", "csrf": csrf},
+                    follow_redirects=False)
+    assert r.status_code == 303 and "All alerts silenced" not in client.get("/").text
