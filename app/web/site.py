@@ -5,6 +5,7 @@ agent hosts, sessions and alerting, and how a page is rendered. Routes get it th
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import time
@@ -155,6 +156,7 @@ class Site:
         self.env = templates()
         self.sessions = Sessions(engine, self.password_hash)
         self.throttle = Throttle()
+        self.password_checks: asyncio.Semaphore | None = None  # see app/web/login.py
         self._alerting: dict[str, Any] = {}
         self.host_alerting: dict[str, Any] = {}  # agent host -> its Alerting
         self._failed_hosts: set[str] = set()

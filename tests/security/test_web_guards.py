@@ -198,3 +198,50 @@ def test_a_silence_of_everything_needs_all_is_capped_at_seven_days_and_the_overv
     r = client.post("/alerts/silence", data={"rule": "ba*", "subject": "", "duration": "30d", "csrf": csrf},
                     follow_redirects=False)
     assert r.status_code == 303 and "All alerts silenced" not in client.get("/").text
+
+
+def test_password_checks_from_many_addresses_run_one_at_a_time(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Eight guessers from eight addresses each pass the per-address throttle: the cap is global,
+    so scrypt never holds more than one core and the rest of the server stays quick."""
+    import threading
+    import time
+
+    import httpx
+
+    from app import credentials
+
+    running, peak, lock = [0], [0], threading.Lock()
+    real = credentials.verify_password
+
+    def counted(password: str, encoded: str) -> bool:
+        with lock:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        try:
+            time.sleep(0.02)  # scrypt's tens of milliseconds, so the checks would overlap
+            return real(password, encoded)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(credentials, "verify_password", counted)
+    app = make_app(tmp_path)
+
+    async def guess_all() -> list[int]:
+        import asyncio
+
+        async def guess(i: int) -> int:
+            transport = httpx.ASGITransport(app=app, client=(f"10.0.0.{i}", 5000))
+            async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
+                codes = [(await c.post("/login", data={"password": f"wrong{n}"})).status_code for n in range(4)]
+                return max(codes)
+
+        async with app.router.lifespan_context(app):
+            return await asyncio.gather(*(guess(i) for i in range(8)))
+
+    import asyncio
+
+    codes = asyncio.run(guess_all())
+    assert codes == [200] * 8  # all wrong, none throttled yet (4 each from 8 addresses)
+    assert peak[0] == 1
