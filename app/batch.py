@@ -30,7 +30,13 @@ MAX_CLOCK_OFF = 10 * 365 * 86400
 
 # Prometheus names, without the colons that are reserved for recording rules.
 NAME_PATTERN = r"^[a-zA-Z_][a-zA-Z0-9_]*$"
-MetricName = Annotated[str, StringConstraints(pattern=NAME_PATTERN, max_length=200)]
+def _not_reserved(name: str) -> str:
+    if name.startswith("__"):
+        raise ValueError(f"metric name {name!r} is reserved (__* names are Prometheus' own)")
+    return name
+
+
+MetricName = Annotated[str, StringConstraints(pattern=NAME_PATTERN, max_length=200), AfterValidator(_not_reserved)]
 Name = Annotated[str, StringConstraints(min_length=1, max_length=255), AfterValidator(lambda t: _no_nul(t))]
 # Values a rollup can sum and average without overflowing: far beyond any counter a host has.
 MAX_VALUE = 1e30

@@ -46,6 +46,8 @@ def render_families(
         spec = specs.get(metric)
         if spec is None and only_declared:
             raise ValueError(f"metric {metric!r} is not declared")
+        if spec is None and not exposable(metric, group):
+            continue  # stored, but not shown as a gauge: Prometheus would read it as a counter or histogram
         help_text = spec.help if spec else metric
         kind = spec.kind if spec else "gauge"
         seen: set[tuple[tuple[str, str], ...]] = set()
@@ -60,8 +62,25 @@ def render_families(
     return out
 
 
+# An undeclared metric (an agent of another version) is shown as a gauge. These names and labels
+# belong to counters, histograms and summaries (promtool fails the scrape), or to Prometheus itself.
+RESERVED_SUFFIXES = ("_total", "_bucket", "_count", "_sum", "_created")
+RESERVED_LABELS = ("le", "quantile")
+
+
+def exposable(metric: str, group: Sequence[Sample]) -> bool:
+    """Whether an undeclared metric can be shown as a gauge."""
+    if metric.startswith("__") or metric.endswith(RESERVED_SUFFIXES):
+        return False
+    if any(f"_{t}_" in metric or metric.endswith(f"_{t}") for t in ("counter", "gauge", "histogram", "summary")):
+        return False  # promtool: "metric name should not include type"
+    return not any(k in RESERVED_LABELS or k.startswith("__") for s in group for k, _ in s.labels)
+
+
 def merge(parts: Iterable[Mapping[str, tuple[str, str]]]) -> bytes:
-    """One exposition from many parts: each family's header once, its samples together."""
+    """One exposition from many parts: each family's header once, its samples together, and each
+    series once (two collectors of one agent may send the same series; a scrape repeating one is
+    refused whole)."""
     heads: dict[str, str] = {}
     bodies: dict[str, list[str]] = {}
     for part in parts:
@@ -70,7 +89,21 @@ def merge(parts: Iterable[Mapping[str, tuple[str, str]]]) -> bytes:
                 heads[metric] = head
                 bodies[metric] = []
             bodies[metric].append(lines)
-    return "".join(heads[m] + "".join(bodies[m]) for m in sorted(heads)).encode("utf-8")
+    return "".join(heads[m] + _once(bodies[m]) for m in sorted(heads)).encode("utf-8")
+
+
+def _once(bodies: list[str]) -> str:
+    if len(bodies) == 1:
+        return bodies[0]  # one part renders each series once already (the usual case: no split)
+    seen: set[str] = set()
+    out = []
+    for body in bodies:
+        for line in body.splitlines(keepends=True):
+            series = line.rsplit(" ", 1)[0]
+            if series not in seen:
+                seen.add(series)
+                out.append(line)
+    return "".join(out)
 
 
 def render_block(

@@ -20,6 +20,25 @@ from app.web.site import RANGES, Page, Site
 router = APIRouter()
 
 
+def accepts_gzip(header: str) -> bool:
+    """Whether Accept-Encoding allows gzip (RFC 9110 12.5.3): named, or by "*", with a q above 0."""
+    weights: dict[str, float] = {}
+    for item in header.lower().split(","):
+        name, _, params = item.strip().partition(";")
+        q = 1.0
+        for p in params.split(";"):
+            key, _, value = p.strip().partition("=")
+            if key == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        if name:
+            weights[name.strip()] = q
+    q = weights.get("gzip", weights.get("x-gzip", weights.get("*", 0.0)))
+    return q > 0
+
+
 @router.get("/api/entities/{kind}")
 def api_entities(request: Request, kind: str, s: Site = Page) -> list[dict[str, Any]]:
     """The inventory of one kind (disk, bay, md_array, md_member, bgp_peer, bond_slave, ...)."""
@@ -85,7 +104,7 @@ def api_hosts(s: Site = Page) -> list[dict[str, Any]]:
 @router.get("/metrics")
 async def metrics(request: Request, s: Site = Page) -> Response:
     # Served from the snapshot rendered after the last collection: a scrape never touches a device.
-    gz = "gzip" in request.headers.get("accept-encoding", "")
+    gz = accepts_gzip(request.headers.get("accept-encoding", ""))
     if s.agents.snapshots:  # agents (all of them since start-up), and their hosts' samples, one family each
         parts = s.snap.parts + await run_in_threadpool(s.agents.metrics_parts)
         body = await run_in_threadpool(merge, parts)

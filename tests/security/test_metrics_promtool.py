@@ -94,3 +94,40 @@ def test_the_cli_refuses_an_agent_token_for_the_servers_own_host_name(tmp_path: 
     cfg.write_text(f'host = "nas"\n[storage]\nurl = "sqlite:///{tmp_path / "r.db"}"\n')
     r = run_cli("agents", "issue", "nas", "--config", str(cfg))
     assert r.returncode == 2 and "this server's own host name" in r.stderr and "rpa_" not in r.stdout
+
+
+def test_agent_metrics_prometheus_would_misread_are_refused_or_left_out_and_promtool_passes(tmp_path: Path) -> None:
+    """An agent's undeclared metric is shown as a gauge: not when its name or labels say counter,
+    histogram or summary (promtool fails the scrape), nor a name Prometheus keeps for itself."""
+    with server_with_agents(tmp_path) as client:
+        engine = make_engine(f"sqlite:///{tmp_path / 'r.db'}")
+        token = agents.issue(engine, "ceph3")
+        for name in ("__name__", "__meta_x"):
+            b = batch([run_record(1, time.time() - 8)], host="ceph3")
+            b["records"][0]["samples"] = [[name, {}, 1.0]]
+            r = post(client, token, body(b))
+            assert r.status_code == 400 and "reserved" in r.json()["error"], r.text
+        b = batch([run_record(1, time.time() - 5, collector="smart"),
+                   run_record(2, time.time() - 4, collector="hwmon")], host="ceph3")
+        odd = [["rackpulse_odd_total", {}, 1.0], ["rackpulse_odd_bucket", {"le": "1"}, 2.0],
+               ["rackpulse_odd_seconds", {"quantile": "0.5"}, 3.0], ["rackpulse_odd_gauge", {}, 5.0], ["rackpulse_fine", {}, 4.0]]
+        b["records"][0]["samples"] += odd
+        # The same series from two collectors of one agent: shown once.
+        b["records"][1]["samples"] = list(b["records"][0]["samples"])
+        assert post(client, token, body(b)).status_code == 200
+        text = client.get("/metrics").text
+    assert 'rackpulse_fine{host="ceph3"} 4' in text
+    for name in ("rackpulse_odd_total", "rackpulse_odd_bucket", "rackpulse_odd_seconds", "rackpulse_odd_gauge"):
+        assert name not in text
+    assert text.count('rackpulse_disk_temperature_celsius{host="ceph3",serial="ZA1049HK"}') == 1
+    check = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True, timeout=60)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_gzip_refused_with_q_0_is_not_sent() -> None:
+    from app.web.api import accepts_gzip
+
+    assert accepts_gzip("gzip") and accepts_gzip("br, gzip;q=0.5") and accepts_gzip("*")
+    assert not accepts_gzip("gzip;q=0") and not accepts_gzip("gzip; q=0.0, identity")
+    assert not accepts_gzip("identity") and not accepts_gzip("") and not accepts_gzip("*;q=0")
+    assert not accepts_gzip("gzip;q=0, *")  # gzip named with q=0 wins over the wildcard
