@@ -29,7 +29,9 @@ def install_guards(app: FastAPI, s: Site) -> None:
         @app.middleware("http")
         async def require_login(request: Request, call_next: Next) -> Response:
             path = request.url.path
-            public = path == "/status" and s.cfg.web.status_public
+            # This server's /status only: /h/<agent>/status would show every agent's probes, and its
+            # 404 for a name that is not an agent would tell which names are.
+            public = path == "/status" and s.cfg.web.status_public and "rackpulse_host" not in request.scope
             if not public and not any(path == p or path.startswith(p) for p in PUBLIC):
                 read_only_api = (request.method == "GET" and path.startswith("/api/")
                                  and credentials.check_token(request.headers.get("authorization"), s.api_token_hash))
