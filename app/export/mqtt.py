@@ -36,6 +36,8 @@ class MqttExport:
         self.client.reconnect_delay_set(1, 60)
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
+        self.client.on_connect_fail = self._on_connect_fail
+        self._failing = False
         self._lock = threading.Lock()
         self._hosts: dict[str, list[Entity]] = {}  # what was last built, per host
         self._sent: dict[str, str] = {}  # topic -> payload last published (states and configs)
@@ -78,12 +80,20 @@ class MqttExport:
             log.warning("MQTT broker %s:%s refused the connection: %s", self.host, self.port, reason)
             return
         log.info("MQTT connected to %s:%s", self.host, self.port)
+        self._failing = False
         self.connected.set()
         with self._lock:
             self._sent.clear()  # a broker that restarted may have lost its retained messages: say everything again
             hosts = dict(self._hosts)
         for host, ents in hosts.items():
             self._publish_host(host, ents)
+
+    def _on_connect_fail(self, client: paho.Client, userdata: Any) -> None:
+        # No broker listening, or a name that does not resolve: paho retries in its loop thread,
+        # saying nothing. One warning per outage; the retries after it at debug.
+        (log.debug if self._failing else log.warning)(
+            "MQTT broker %s:%s cannot be reached; retrying (1 s doubling to 60 s)", self.host, self.port)
+        self._failing = True
 
     def _on_disconnect(self, client: paho.Client, userdata: Any, flags: Any, reason: Any, props: Any = None) -> None:
         self.connected.clear()
