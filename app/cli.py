@@ -8,6 +8,7 @@ import getpass
 import json
 import logging
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -265,9 +266,12 @@ class Command:
     run: Callable[[argparse.Namespace], int]
 
 
+INIT_SECONDS = 60.0
+
+
 def cmd_init(args: argparse.Namespace) -> int:
     """A starter config from what this host has; never over an existing file without --force."""
-    from app.starter.discover import discover
+    from app.starter.discover import Found, discover
     from app.starter.toml import render
 
     root = Path(args.host_root)
@@ -278,7 +282,17 @@ def cmd_init(args: argparse.Namespace) -> int:
     if args.output != "-" and out.exists() and not args.force:
         print(f"rackpulse init: {out} exists; --force replaces it (or --output another file)", file=sys.stderr)
         return 2
-    text = render(discover(root), root)
+    # One deadline for reading the whole host tree: a file on a hung mount (NFS, FUSE) blocks a
+    # read forever, and init is run by hand, so it must end and say why.
+    done: list[Found] = []
+    reader = threading.Thread(target=lambda: done.append(discover(root)), daemon=True, name="init-discover")
+    reader.start()
+    reader.join(INIT_SECONDS)
+    if not done:
+        print(f"rackpulse init: reading {root} took longer than {INIT_SECONDS:g}s (a hung mount under it?); "
+              "nothing written", file=sys.stderr)
+        return 1
+    text = render(done[0], root)
     if args.output == "-":
         sys.stdout.write(text)
         return 0

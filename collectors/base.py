@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import selectors
 import signal
+import stat
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -214,8 +215,15 @@ def host_path(host_root: Path, path: str) -> Path:
 
 
 def read_text(path: Path, limit: int = 4 * 1024 * 1024) -> str:
-    """Read a small kernel/sysfs file; binary garbage is decoded with replacement, never raised."""
-    with open(path, "rb") as fh:
+    """Read a small kernel/sysfs file; binary garbage is decoded with replacement, never raised.
+
+    Only a regular file is read (procfs and sysfs files are): a FIFO in a host tree would block
+    the open forever, and /dev/zero or a tty never ends. Either is an OSError, like a missing file.
+    O_NONBLOCK lets the open of a FIFO return at once, so it can be refused."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path}: not a regular file")
         data = fh.read(limit)
     return data.decode("utf-8", errors="replace")
 

@@ -67,11 +67,21 @@ def _read(host_root: Path, path: str) -> str | None:
         return None
 
 
-def _listdir(path: Path) -> list[str]:
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]")  # control characters, and bytes not UTF-8
+
+
+def _listdir(path: Path, notes: list[str] | None = None) -> list[str]:
+    """The names in a folder that a config may hold: one with a control character or bytes that
+    are not UTF-8 is no device a person named (tun0 + newline + [collectors.ceph] ...), so it is
+    left out, and said in the file's notes."""
     try:
-        return sorted(os.listdir(path))
+        names = sorted(os.listdir(path))
     except OSError:
         return []
+    odd = [n for n in names if _CONTROL.search(n)]
+    if odd and notes is not None:
+        notes.append(f"{path}: left out {len(odd)} name(s) with control characters or bytes that are not UTF-8")
+    return [n for n in names if n not in odd]
 
 
 def hostname(host_root: Path) -> str:
@@ -111,7 +121,7 @@ def _openvpn(host_root: Path, found: Found) -> None:
     config names (an instance started by hand)."""
     named: set[str] = set()
     for folder in ("/etc/openvpn", "/etc/openvpn/server", "/etc/openvpn/client"):
-        for name in _listdir(host_path(host_root, folder)):
+        for name in _listdir(host_path(host_root, folder), found.notes):
             if not name.endswith(".conf"):
                 continue
             conf = f"{folder}/{name}"
@@ -129,7 +139,7 @@ def _openvpn(host_root: Path, found: Found) -> None:
                 named.add(t.status_file)
             found.tunnels.append(t)
     for folder in ("/run/openvpn", "/run/openvpn-server", "/run/openvpn-client", "/var/log/openvpn"):
-        for name in _listdir(host_path(host_root, folder)):
+        for name in _listdir(host_path(host_root, folder), found.notes):
             path = f"{folder}/{name}"
             if "status" not in name and not name.endswith(".status") or path in named:
                 continue
@@ -168,9 +178,9 @@ def discover(host_root: Path) -> Found:
     found.disks = sorted((d for d in locs.values() if d.serial or d.wwn or d.by_path or d.enclosure_slot),
                          key=lambda d: (len(d.device), d.device))
     found.bays = propose_bays(found.disks)
-    found.bonds = _listdir(host_path(host_root, "/proc/net/bonding"))
+    found.bonds = _listdir(host_path(host_root, "/proc/net/bonding"), found.notes)
     net = host_path(host_root, "/sys/class/net")
-    found.tun_devices = [n for n in _listdir(net) if (net / n / "tun_flags").exists()]
+    found.tun_devices = [n for n in _listdir(net, found.notes) if (net / n / "tun_flags").exists()]
     _openvpn(host_root, found)
     _hwmon(host_root, found)
     ups_conf = _read(host_root, "/etc/nut/ups.conf") or ""

@@ -3,16 +3,19 @@ what to change. Only keys whose value differs from the default are set; the rest
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
+import tomli_w
+
+from app.logsafe import escape
 from app.starter.discover import Found
 
 
 def q(value: str) -> str:
-    """A TOML basic string (JSON's escapes are TOML's)."""
-    return json.dumps(value, ensure_ascii=False)
+    """A TOML string, as a TOML writer quotes it: a name the host chose (an interface, a mount
+    point, a serial) stays one value, whatever quotes, brackets or newlines it holds."""
+    return tomli_w.dumps({"v": value}).removeprefix("v = ").rstrip("\n")
 
 
 def _disk_words(d: object) -> str:
@@ -50,7 +53,11 @@ def render(found: Found, host_root: Path, now: float | None = None) -> str:
         out += ["## Read-only now; list those that are read-only on purpose, or each one raises an alert:",
                 f"# expect_readonly = [{', '.join(q(m) for m in ro)}]"]
     out.append("")
-    return "\n".join(out)
+    # Each item is one line. Names the host chose (an interface, a model, a note) stand in comments
+    # as they are: a newline in one would start a line of config ("tun0\n[collectors.ceph]\nceph
+    # = [\"/bin/sh\", ...]" ran as root on the next `collect`). Control characters are shown
+    # escaped; values are JSON-quoted by q() already, which has none.
+    return "\n".join(escape(line) for line in out)
 
 
 def _disks(found: Found) -> list[str]:
