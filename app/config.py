@@ -159,6 +159,19 @@ class AgentsConfig(_Strict):
     # An agent host may have this many series; a batch that would add more is refused (422) and
     # agent_cardinality fires. It bounds the server's memory and database against a runaway label.
     max_series_per_host: Annotated[int, Field(ge=1)] = 20_000
+    # Memory is bounded before a batch is parsed: a body holding more samples, points or entities
+    # than this (counted as its JSON lists, a cheap upper bound) is refused with 413 and the agent
+    # sends smaller batches. An agent's usual 4 MiB batch holds about 70,000.
+    max_batch_items: Annotated[int, Field(ge=100)] = 200_000
+    # Batches parsed and stored at once; the others wait for a turn (up to ingest_wait, then 503
+    # and the agent retries). Each one parsed can take ~100 MB at max_batch_items.
+    max_concurrent_ingests: Annotated[int, Field(ge=1)] = 2
+    ingest_wait: Seconds = 30.0
+    # Per agent host: distinct collector names, inventory entities, and one collector's state as
+    # JSON. Past them a batch is refused (422) and agent_cardinality fires, like the series limit.
+    max_collectors_per_host: Annotated[int, Field(ge=1)] = 64
+    max_entities_per_host: Annotated[int, Field(ge=1)] = 50_000
+    max_state_bytes: Annotated[int, Field(ge=1024)] = 2 * 1024 * 1024
 
 
 class AgentConfig(_Strict):

@@ -137,8 +137,12 @@ class Accepted:
 class Agents:
     """Everything the server holds about agent hosts, in memory and in SQL."""
 
-    def __init__(self, engine: Engine, local_host: str, max_series: int | None = None) -> None:
+    def __init__(self, engine: Engine, local_host: str, max_series: int | None = None, max_collectors: int = 64,
+                 max_entities: int = 50_000, max_state_bytes: int = 2 * 1024 * 1024) -> None:
         self.engine = engine
+        # What one agent host may hold besides its series (agents.max_*_per_host, max_state_bytes):
+        # 10,000 collector names and 400,000 entities once grew the server by 330 MB.
+        self.max_collectors, self.max_entities, self.max_state_bytes = max_collectors, max_entities, max_state_bytes
         self.local_host = local_host
         self.snapshots: dict[str, Snapshot] = {}
         self._stores: dict[str, Store] = {}
@@ -197,6 +201,7 @@ class Agents:
                if isinstance(r, RunRecord) and r.state and (why := views.not_understood(r.collector, r.state, host))}
         with store.lock.shared(), self._write_lock:
             try:
+                self._check_host_limits(host, batch)
                 with self.engine.begin() as conn:
                     row = conn.execute(_CLAIM, {"b_id": agent_id, "b_hash": who.token_hash, "b_now": now}).first()
                     if row is None:
@@ -211,6 +216,11 @@ class Agents:
                     stored_runs = (self._stored_runs(conn, host, fresh)
                                    if row.instance is not None and row.instance != batch.instance else set())
                     stored = 0
+                    total = store.entities_with(conn, ((k, key) for r in fresh if isinstance(r, RunRecord)
+                                                       for k, key, _ in r.entities))
+                    if total > self.max_entities:
+                        raise SeriesLimit(f"host {host} would have {total} inventory entities, beyond its limit of "
+                                          f"{self.max_entities} (agents.max_entities_per_host)")
                     applied: list[RunRecord | RollupRecord] = []
                     late = Late(store.watermarks(conn)[0])  # a spooled backlog is refolded once per batch
                     built: dict[int, list[Sample]] = {}  # seq -> its samples, built once for store and snapshot
@@ -290,6 +300,22 @@ class Agents:
                                state=self._last_good(store.host, r.collector) if odd else r.state,
                                warnings=list(r.warnings))
         return store.write_run_in(conn, r.collector, r.started, r.duration, r.ok, r.error, result, skip, late)
+
+    def _check_host_limits(self, host: str, batch: Batch) -> None:
+        """Collector names and state sizes, before anything is stored (SeriesLimit: 422)."""
+        runs = [r for r in batch.records if isinstance(r, RunRecord)]
+        with self._lock:
+            snap = self.snapshots.get(host)
+            names = set(snap.statuses) | set(snap.states) if snap else set()
+        names |= {r.collector for r in runs}
+        if len(names) > self.max_collectors:
+            raise SeriesLimit(f"host {host} would have {len(names)} collectors, beyond its limit of "
+                              f"{self.max_collectors} (agents.max_collectors_per_host)")
+        for r in runs:
+            size = len(json.dumps(r.state, separators=(",", ":")))
+            if size > self.max_state_bytes:
+                raise SeriesLimit(f"the state of {r.collector} from {host} is {size} bytes, beyond the limit of "
+                                  f"{self.max_state_bytes} (agents.max_state_bytes)")
 
     def _last_good(self, host: str, collector: str) -> dict[str, Any]:
         with self._lock:

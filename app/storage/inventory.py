@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import and_, select, update
@@ -41,6 +41,11 @@ class Inventory(StoreBase):
             ):
                 self._entities[(kind, key)] = {"collector": coll, "attrs": json.loads(attrs), "present": present}
         return self._entities
+
+    def entities_with(self, conn, keys: Iterable[tuple[str, str]]) -> int:
+        """How many entities this host would have with these (kind, key) added."""
+        known = self._load_entities(conn)
+        return len(known) + len({k for k in keys if k not in known})
 
     def _sync_entities(self, conn, collector: str, now: float, ents: Sequence[Entity]) -> None:
         """Diff the run's entities against the stored ones; every change becomes an event row."""

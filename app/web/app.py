@@ -46,7 +46,8 @@ def create_app(
     engine = make_engine(cfg.storage.url)
     store = Store(engine, cfg.host)
     snap = snapshot or Snapshot(host=cfg.host)
-    agents = Agents(engine, cfg.host, cfg.agents.max_series_per_host)
+    agents = Agents(engine, cfg.host, cfg.agents.max_series_per_host, cfg.agents.max_collectors_per_host,
+                    cfg.agents.max_entities_per_host, cfg.agents.max_state_bytes)
     if scheduler is None and collect:
         colls = build_collectors(cfg, runner)
         settings = cfg.schedules(colls)

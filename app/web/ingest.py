@@ -3,6 +3,7 @@ by the agent's token; the work happens in app/ingest/agents.py."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import Any
@@ -12,13 +13,37 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import SQLAlchemyError
 
-from app.batch import BatchError, decode_body, parse_batch
+from app.batch import BatchError, check_items, decode_body, parse_batch
 from app.ingest.agents import authenticate, bearer_hash
 from app.web.site import Page, Site
 
 log = logging.getLogger("rackpulse.web")
 router = APIRouter()
 SLOW_INGEST = 0.5  # seconds: a batch slower than this is logged with where the time went
+
+
+async def _take(request: Request, s: Site, who: Any, limit: int, marks: list[float]) -> dict[str, Any]:
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise BatchError(413, f"batch is larger than the server's limit of {limit} bytes")
+    remote = request.client.host if request.client else ""
+    marks.append(time.perf_counter())
+
+    def work() -> dict[str, Any]:
+        marks.append(time.perf_counter())
+        raw = decode_body(bytes(body), request.headers.get("content-encoding"), limit)
+        body.clear()  # the compressed copy is not needed past here
+        check_items(raw, s.cfg.agents.max_batch_items)
+        batch = parse_batch(raw)
+        del raw
+        marks.append(time.perf_counter())
+        return s.agents.accept(who, batch, remote).as_dict()
+
+    result = await run_in_threadpool(work)
+    marks.append(time.perf_counter())
+    return result
 
 
 @router.post("/api/v1/ingest")
@@ -37,22 +62,17 @@ async def ingest(request: Request, s: Site = Page) -> JSONResponse:
         declared = request.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > limit:
             raise BatchError(413, f"batch of {declared} bytes is larger than the server's limit of {limit}")
-        body = bytearray()
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > limit:
-                raise BatchError(413, f"batch is larger than the server's limit of {limit} bytes")
-        remote = request.client.host if request.client else ""
-        marks.append(time.perf_counter())
-
-        def work() -> dict[str, Any]:
-            marks.append(time.perf_counter())
-            batch = parse_batch(decode_body(bytes(body), request.headers.get("content-encoding"), limit))
-            marks.append(time.perf_counter())
-            return agents.accept(who, batch, remote).as_dict()
-
-        result = await run_in_threadpool(work)
-        marks.append(time.perf_counter())
+        # A turn before the body is read: the batches waiting hold a connection, not their bytes.
+        slots = s.ingest_slots()
+        try:
+            await asyncio.wait_for(slots.acquire(), s.cfg.agents.ingest_wait)
+        except TimeoutError:
+            raise BatchError(503, f"server busy: more than {s.cfg.agents.max_concurrent_ingests} batches at once "
+                                  f"for {s.cfg.agents.ingest_wait:g}s; retry") from None
+        try:
+            result = await _take(request, s, who, limit, marks)
+        finally:
+            slots.release()
         if marks[-1] - marks[0] > SLOW_INGEST:
             steps = ("auth", "body", "queue", "parse", "store")
             log.info("slow ingest from %s: %.0f ms (%s)", host, (marks[-1] - marks[0]) * 1000,

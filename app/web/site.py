@@ -157,9 +157,16 @@ class Site:
         self.sessions = Sessions(engine, self.password_hash)
         self.throttle = Throttle()
         self.password_checks: asyncio.Semaphore | None = None  # see app/web/login.py
+        self._ingest_slots: asyncio.Semaphore | None = None
         self._alerting: dict[str, Any] = {}
         self.host_alerting: dict[str, Any] = {}  # agent host -> its Alerting
         self._failed_hosts: set[str] = set()
+
+    def ingest_slots(self) -> asyncio.Semaphore:
+        """Agent batches parsed at once (agents.max_concurrent_ingests); made in the running loop."""
+        if self._ingest_slots is None:
+            self._ingest_slots = asyncio.Semaphore(self.cfg.agents.max_concurrent_ingests)
+        return self._ingest_slots
 
     # -- alerting ---------------------------------------------------------------------------
 
