@@ -22,3 +22,4 @@ $PY bench/alerts.py
 $PY bench/agents.py
 $PY bench/agent_footprint.py
 $PY bench/trust.py
+$PY bench/ingest_memory.py

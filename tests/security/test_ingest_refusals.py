@@ -218,3 +218,92 @@ def test_a_state_with_infinity_stored_by_an_older_version_is_read_as_unknown_aft
         fired = restarted.state.site.alerting_for("ceph1").states[("ups_low_battery", "u")]
         assert fired.state == "firing" and "runtime unknown" in fired.summary
     engine.dispose()
+
+
+@pytest.fixture
+def tight(db_url: str):  # type: ignore[no-untyped-def]
+    """A server whose per-host limits are small enough to reach in a test."""
+    upgrade(db_url)
+    cfg = load_config(None, {"host": "server", "storage": {"url": db_url},
+                             "agents": {"max_batch_items": 500, "max_collectors_per_host": 3,
+                                        "max_entities_per_host": 20, "max_state_bytes": 4096}})
+    engine = make_engine(db_url)
+    token = agents.issue(engine, "ceph1")
+    app = create_app(cfg, collect=False, snapshot=Snapshot(host="server"), migrate=False)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        assert post(client, token, body(batch([run_record(1, NOW - 60)]))).status_code == 200
+        yield client, engine, token, app, cfg
+    engine.dispose()
+
+
+def test_a_batch_with_more_items_than_the_limit_is_refused_before_parsing(tight) -> None:
+    client, engine, token, _, _ = tight
+    before = stored(engine)
+    b = good()
+    b["records"][0]["samples"] = [["rackpulse_x", {"id": str(i)}, 1.0] for i in range(600)]
+    r = post(client, token, body(b))
+    assert r.status_code == 413 and "agents.max_batch_items" in r.json()["error"]
+    assert stored(engine) == before
+
+
+def test_more_collector_names_than_the_limit_are_refused_and_agent_cardinality_fires(tight) -> None:
+    client, engine, token, app, cfg = tight
+    before = stored(engine)
+    names = ["alpha", "beta", "gamma"]  # smart is the host's first: four in all
+    r = post(client, token, body(batch([run_record(i + 2, NOW - 30 + i, collector=n) for i, n in enumerate(names)])))
+    assert r.status_code == 422 and "4 collectors" in r.json()["error"] and "max_collectors_per_host" in r.text
+    assert stored(engine) == before
+    assert [c.rule for c in agent_conditions(app.state.agents, cfg, time.time())] == ["agent_cardinality"]
+    assert post(client, token, body(batch([run_record(2, NOW - 20, collector="alpha")]))).status_code == 200
+
+
+def test_more_entities_than_the_limit_are_refused(tight) -> None:
+    client, engine, token, _, _ = tight
+    before = stored(engine)
+    b = good()
+    b["records"][0]["entities"] = [["disk", f"SER{i}", {"bay": str(i)}] for i in range(25)]
+    r = post(client, token, body(b))
+    assert r.status_code == 422 and "max_entities_per_host" in r.json()["error"]
+    assert stored(engine) == before
+    b["records"][0]["entities"] = b["records"][0]["entities"][:10]
+    assert post(client, token, body(b)).status_code == 200
+
+
+def test_a_state_larger_than_the_limit_is_refused(tight) -> None:
+    client, engine, token, _, _ = tight
+    before = stored(engine)
+    b = good()
+    b["records"][0]["state"] = {"disks": [{"serial": "x" * 100, "n": i} for i in range(100)]}
+    r = post(client, token, body(b))
+    assert r.status_code == 422 and "max_state_bytes" in r.json()["error"]
+    assert stored(engine) == before
+
+
+def test_batches_beyond_the_concurrent_limit_wait_their_turn_then_are_told_to_retry(db_url: str) -> None:
+    """One slot, held: the next batch waits ingest_wait and gets 503 (the agent retries), and once
+    the slot is free it is taken."""
+    import asyncio
+
+    import httpx
+
+    upgrade(db_url)
+    cfg = load_config(None, {"host": "server", "storage": {"url": db_url},
+                             "agents": {"max_concurrent_ingests": 1, "ingest_wait": 0.5}})
+    engine = make_engine(db_url)
+    token = agents.issue(engine, "ceph1")
+    app = create_app(cfg, collect=False, snapshot=Snapshot(host="server"), migrate=False)
+
+    async def scenario() -> tuple[int, int]:
+        async with app.router.lifespan_context(app):
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
+                headers = {"Authorization": f"Bearer {token}", "Content-Encoding": "gzip"}
+                slots = app.state.site.ingest_slots()
+                await slots.acquire()  # a batch being parsed
+                busy = await c.post("/api/v1/ingest", content=body(good()), headers=headers)
+                slots.release()
+                free = await c.post("/api/v1/ingest", content=body(good()), headers=headers)
+                return busy.status_code, free.status_code
+
+    assert asyncio.run(scenario()) == (503, 200)
+    engine.dispose()
