@@ -1,5 +1,6 @@
 """Exports facing a hostile or broken peer: a remote-write receiver that trickles its answer a
-byte at a time fails at the deadline and says so; credentials in its URL never reach the log."""
+byte at a time fails at the deadline and says so; credentials in its URL never reach the log;
+an MQTT broker that is not there or refuses the password is logged (a real Mosquitto)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from app.config import MqttExportConfig
+from app.export.mqtt import MqttExport
+from tests.peers import free_port
+from tests.test_mqtt_export import Broker
 from tests.test_remote_write import sender, store, write
 
 
@@ -71,3 +76,39 @@ def test_a_receiver_that_trickles_its_answer_fails_at_the_deadline_and_is_logged
         assert not any("pw-XYZ" in r.getMessage() for r in caplog.records)
     finally:
         peer.close()
+
+
+def _logged(caplog: pytest.LogCaptureFixture, words: str, within: float) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if any(words in r.getMessage() for r in caplog.records):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_a_broker_that_refuses_the_password_or_is_not_there_is_logged(tmp_path: Path,
+                                                                      caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, "rackpulse")
+    # Nothing listening: one warning for the outage (paho retries 1 s doubling, silently before).
+    nobody = MqttExport(MqttExportConfig(url=f"mqtt://127.0.0.1:{free_port()}"), "0.1.0")
+    nobody.start("nas")
+    try:
+        assert _logged(caplog, "cannot be reached; retrying", 15)
+    finally:
+        nobody.client.loop_stop()
+    b = Broker(tmp_path, free_port(), password="s3cret")
+    b.start()
+    try:
+        pw = tmp_path / "mqtt.pw"
+        pw.write_text("wrong\n")
+        e = MqttExport(MqttExportConfig(url=f"mqtt://127.0.0.1:{b.port}", username="rackpulse", password_file=pw),
+                       "0.1.0")
+        e.start("nas")
+        try:
+            assert _logged(caplog, "refused the connection", 15)
+            assert not any("wrong" in r.getMessage() for r in caplog.records)
+        finally:
+            e.client.loop_stop()
+    finally:
+        b.stop()

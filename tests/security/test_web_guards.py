@@ -245,3 +245,22 @@ def test_password_checks_from_many_addresses_run_one_at_a_time(tmp_path: Path,
     codes = asyncio.run(guess_all())
     assert codes == [200] * 8  # all wrong, none throttled yet (4 each from 8 addresses)
     assert peak[0] == 1
+
+
+def test_only_this_servers_status_page_is_public_and_agent_names_cannot_be_enumerated(tmp_path: Path) -> None:
+    """[web] status_public opens /status; /h/<agent>/status showed every agent's probes, and its
+    404 for a name that is no agent told which names are."""
+    from app.ingest import agents
+    from app.storage.db import make_engine
+
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    upgrade(url)
+    agents.issue(make_engine(url), "ceph1")
+    cfg = load_config(None, {"host": "nas", "storage": {"url": url},
+                             "web": {"listen": "0.0.0.0", "password_hash": PW_HASH, "status_public": True}})
+    app = create_app(cfg, collect=False, snapshot=Snapshot(host="nas"), migrate=False)
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as c:
+        assert c.get("/status").status_code == 200
+        answers = {path: c.get(path) for path in ("/h/ceph1/status", "/h/no-such-host/status")}
+        for path, r in answers.items():
+            assert r.status_code == 303 and r.headers["location"].startswith("/login"), path
