@@ -31,6 +31,8 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     from collectors import build_collectors
 
     check_serve(cfg)  # everything `serve` refuses, check-config refuses too
+    for word in cfg.deprecations():
+        print(f"{cfg.source or 'config'}: warning: {word}", file=sys.stderr)
     colls = build_collectors(cfg)
     where = cfg.source or "built-in defaults"
     print(f"{where}: OK; host {cfg.host!r}, host_root {cfg.host_root}, collectors: {', '.join(colls) or 'none'}")

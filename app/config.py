@@ -258,6 +258,27 @@ class Config(_Strict):
     # Where the file came from, for relative paths and error messages (not a TOML key).
     source: Path | None = Field(default=None, exclude=True)
 
+    def deprecations(self) -> list[str]:
+        """Keys that still work but have another name now (check-config and serve say so)."""
+        out = []
+        smart = getattr(self.collectors, "smart", None)
+        if smart is not None and "temperature_warning" in smart.model_fields_set:
+            out.append("collectors.smart.temperature_warning is deprecated: alerts.disk_hot_celsius is the one "
+                       "setting for a hot disk (its tile, its page and its alert)" +
+                       ("; it is used while alerts.disk_hot_celsius is not set" if
+                        "disk_hot_celsius" not in self.alerts.model_fields_set else
+                        "; alerts.disk_hot_celsius is set and wins"))
+        return out
+
+    def disk_hot_celsius(self) -> float:
+        """The temperature from which a disk is hot: alerts.disk_hot_celsius, or the deprecated
+        collectors.smart.temperature_warning when only that one is set."""
+        smart = getattr(self.collectors, "smart", None)
+        if ("disk_hot_celsius" not in self.alerts.model_fields_set and smart is not None
+                and "temperature_warning" in smart.model_fields_set):
+            return float(smart.temperature_warning)
+        return self.alerts.disk_hot_celsius
+
     def schedules(self, names: list[str] | dict[str, Any]) -> dict[str, tuple[float, float]]:
         """(interval, timeout) of each named collector, for the scheduler."""
         return {n: (getattr(self.collectors, n).interval, getattr(self.collectors, n).timeout) for n in names}

@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from app.exposition import Families, merge, render_families
+from app.judge import Judge
 from collectors import finite
 from collectors.base import Collector, CollectorError, CollectResult, Entity, MetricSpec, NoData, Sample
+from collectors.findings import Finding
 
 if TYPE_CHECKING:  # the agent runs the scheduler without a database: no SQLAlchemy import there
     from app.storage.store import Store
@@ -66,6 +68,15 @@ class Snapshot:
     metrics: bytes = b""
     metrics_gzip: bytes = b""
     version: int = 0
+    judge: Judge = field(default=None)  # type: ignore[assignment]  # made for the host in __post_init__
+
+    def __post_init__(self) -> None:
+        if self.judge is None:
+            self.judge = Judge(self.host)
+
+    def findings_of(self, name: str, now: float | None = None) -> list[Finding]:
+        """The plug-in's findings on its current state, judged once (app/judge.py)."""
+        return self.judge.findings(name, self.states.get(name), self.statuses.get(name), now)
 
     def seen(self, collector: str) -> bool:
         """Whether the collector ran here or left a state (its findings and tile apply)."""
@@ -208,6 +219,8 @@ class Scheduler:
         if result is not None:
             coll = self.collectors[st.name]
             self.snapshot.states[st.name] = result.state
+        self.snapshot.findings_of(st.name)  # judged once, now: tiles, pages and alerts read these
+        if result is not None:
             self.snapshot.samples[st.name] = result.samples
             try:
                 self.snapshot.blocks[st.name] = render_families(result.samples, coll.metrics, self.snapshot.host)

@@ -27,16 +27,14 @@ def disks(snap: Snapshot) -> list[dict[str, Any]]:
 
 
 def judging(snap: Snapshot, name: str, now: float | None = None) -> Judging:
-    return Judging(host=snap.host, now=now or time.time(), status=snap.statuses.get(name))
+    """The host's one Judging of this plug-in (its thresholds and memory), for a tile's words."""
+    return snap.judge.judging(name, snap.statuses.get(name), now)
 
 
 def findings(snap: Snapshot, now: float | None = None) -> dict[str, list[Finding]]:
-    """Each collector's findings on this snapshot, by collector name."""
-    out: dict[str, list[Finding]] = {}
-    for name, plugin in plugins().items():
-        if snap.seen(name):
-            out[name] = plugin.judge(snap.states.get(name) or {}, judging(snap, name, now))
-    return out
+    """Each collector's findings on this snapshot, by collector name: judged once per collection
+    (app/judge.py), the same that alerts read."""
+    return {name: snap.findings_of(name, now) for name in plugins() if snap.seen(name)}
 
 
 def not_understood(name: str, state: dict[str, Any], host: str = "") -> str | None:

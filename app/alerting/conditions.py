@@ -12,7 +12,6 @@ from typing import Any
 from app.alerting.engine import AlertState, Condition, Rule
 from app.scheduler import Snapshot
 from collectors import plugins
-from collectors.findings import Judging
 
 
 def builtin_rules() -> dict[str, Rule]:
@@ -43,24 +42,19 @@ class MetricRule:
 
 
 class Conditions:
-    """Builds the conditions from each collector's findings (those that name a rule); keeps
-    their little memory (flapping: a counter that rose within an hour) between evaluations."""
-
-    def __init__(self, flap_count: int = 3, flap_window: float = 3600.0, disk_hot_celsius: float = 50.0) -> None:
-        self.flap_count, self.flap_window, self.disk_hot = flap_count, flap_window, disk_hot_celsius
-        self._memory: dict[str, Any] = {}
+    """Builds the conditions from each collector's findings (those that name a rule). The
+    findings are the snapshot's, judged once per collection with the host's thresholds and
+    memory (app/judge.py): what a tile says is what fires."""
 
     def build(self, snap: Snapshot, user_rules: Iterable[MetricRule] = (),
               previous: dict[tuple[str, str], AlertState] | None = None, now: float | None = None) -> list[Condition]:
         now = now or time.time()
         host = snap.host
         out: list[Condition] = []
-        for name, plugin in plugins().items():
+        for name in plugins():
             if not snap.seen(name):
                 continue
-            judging = Judging(host, now, snap.statuses.get(name), self.flap_count, self.flap_window, self.disk_hot,
-                              self._memory)
-            for f in plugin.judge(snap.states.get(name) or {}, judging):  # an odd state: no alert, no stop
+            for f in snap.findings_of(name, now):  # an odd state: a finding without a rule, no stop
                 if f.rule is not None:
                     labels = {k: str(v) for k, v in f.labels.items() if v is not None}
                     out.append(Condition(f.rule, f.subject, f.text, {"host": host, **labels}))

@@ -262,5 +262,4 @@ def from_config(cfg: Any, engine: Engine, host: str | None = None) -> Alerting:
                         {k: v.get_secret_value() for k, v in c.headers.items()},
                         c.template, c.max_age_hours) for c in a.channels]
     windows = [parse_window(w.days, w.start, w.hours, w.first_of_month, w.rules) for w in a.maintenance]
-    return Alerting(engine, host or cfg.host, rules, user, channels, windows, a.base_url,
-                    Conditions(a.flap_count, disk_hot_celsius=a.disk_hot_celsius))
+    return Alerting(engine, host or cfg.host, rules, user, channels, windows, a.base_url, Conditions())

@@ -26,6 +26,7 @@ from app.alerting.engine import Condition
 from app.batch import Batch, BatchError, RollupRecord, RunRecord
 from app.credentials import make_token, token_hash
 from app.exposition import Families, render_families
+from app.judge import Judge, Thresholds
 from app.scheduler import CollectorStatus, Snapshot
 from app.storage.models import agent, collector_run, ingest_digest
 from app.storage.store import Late, SeriesLimit, Store
@@ -138,8 +139,10 @@ class Agents:
     """Everything the server holds about agent hosts, in memory and in SQL."""
 
     def __init__(self, engine: Engine, local_host: str, max_series: int | None = None, max_collectors: int = 64,
-                 max_entities: int = 50_000, max_state_bytes: int = 2 * 1024 * 1024) -> None:
+                 max_entities: int = 50_000, max_state_bytes: int = 2 * 1024 * 1024,
+                 thresholds: Thresholds | None = None) -> None:
         self.engine = engine
+        self.thresholds = thresholds or Thresholds()  # each agent host's Judge judges with the server's
         # What one agent host may hold besides its series (agents.max_*_per_host, max_state_bytes):
         # 10,000 collector names and 400,000 entities once grew the server by 330 MB.
         self.max_collectors, self.max_entities, self.max_state_bytes = max_collectors, max_entities, max_state_bytes
@@ -166,7 +169,7 @@ class Agents:
     def restore(self) -> None:
         """After a restart: every agent host's last state and collector statuses, from SQL."""
         for row in list_agents(self.engine):
-            snap = self.snapshots.setdefault(row["host"], Snapshot(host=row["host"]))
+            snap = self._snapshot(row["host"])
             snap.states.update(self.store(row["host"]).load_states())
             for name, st in json.loads(row["statuses"] or "{}").items():
                 snap.statuses[name] = CollectorStatus(**st)
@@ -317,6 +320,11 @@ class Agents:
                 raise SeriesLimit(f"the state of {r.collector} from {host} is {size} bytes, beyond the limit of "
                                   f"{self.max_state_bytes} (agents.max_state_bytes)")
 
+    def _snapshot(self, host: str) -> Snapshot:
+        if host not in self.snapshots:
+            self.snapshots[host] = Snapshot(host=host, judge=Judge(host, self.thresholds))
+        return self.snapshots[host]
+
     def _last_good(self, host: str, collector: str) -> dict[str, Any]:
         with self._lock:
             snap = self.snapshots.get(host)
@@ -325,7 +333,7 @@ class Agents:
     def _update_snapshot(self, host: str, fresh: list[RunRecord | RollupRecord], statuses: dict[str, Any],
                          built: dict[int, list[Sample]], odd: dict[int, str]) -> None:
         with self._lock:
-            snap = self.snapshots.setdefault(host, Snapshot(host=host))
+            snap = self._snapshot(host)
             for r in fresh:
                 if isinstance(r, RunRecord):
                     if r.seq not in odd:
@@ -333,6 +341,8 @@ class Agents:
                     snap.samples[r.collector] = built[r.seq]
             for name, st in statuses.items():
                 snap.statuses[name] = CollectorStatus(**st)
+            for name in {r.collector for r in fresh if isinstance(r, RunRecord)}:
+                snap.findings_of(name)  # judged once, on ingest: the pages and alerts of this host read these
             for r in fresh:
                 if isinstance(r, RunRecord) and r.seq in odd and r.collector in snap.statuses:
                     snap.statuses[r.collector].warnings = [f"state from agent not understood by this server "

@@ -18,6 +18,7 @@ from fastapi.staticfiles import StaticFiles
 from app import bay_labels, version
 from app.config import Config
 from app.ingest.agents import Agents
+from app.judge import thresholds
 from app.scheduler import Scheduler, Snapshot
 from app.storage.db import make_engine, upgrade
 from app.storage.store import Store
@@ -46,8 +47,9 @@ def create_app(
     engine = make_engine(cfg.storage.url)
     store = Store(engine, cfg.host)
     snap = snapshot or Snapshot(host=cfg.host)
+    snap.judge.configure(thresholds(cfg))
     agents = Agents(engine, cfg.host, cfg.agents.max_series_per_host, cfg.agents.max_collectors_per_host,
-                    cfg.agents.max_entities_per_host, cfg.agents.max_state_bytes)
+                    cfg.agents.max_entities_per_host, cfg.agents.max_state_bytes, thresholds(cfg))
     if scheduler is None and collect:
         colls = build_collectors(cfg, runner)
         settings = cfg.schedules(colls)

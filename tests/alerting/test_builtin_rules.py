@@ -17,6 +17,7 @@ from app import views
 from app.alerting.conditions import BUILTIN, Conditions
 from app.config import load_config
 from app.ingest.agents import Agents, agent_conditions
+from app.judge import Judge, Thresholds
 from app.scheduler import CollectorStatus, Snapshot
 from app.storage.db import make_engine, upgrade
 from app.storage.models import agent
@@ -55,8 +56,11 @@ def test_the_captured_states_are_what_the_collectors_produce(tmp_path: Path) -> 
     assert shape(json.loads(json.dumps(live, default=str))) == shape(captured)
 
 
-def with_states(base: Snapshot, change: Callable[[States], None]) -> Snapshot:
-    snap = Snapshot(host=base.host, statuses=copy.deepcopy(base.statuses), states=copy.deepcopy(base.states))
+def with_states(base: Snapshot, change: Callable[[States], None], judge: Judge | None = None) -> Snapshot:
+    """The host's next collection: `change` applied to a copy of the states. Successive ones
+    share the host's Judge (its memory: a counter that rose within the hour)."""
+    snap = Snapshot(host=base.host, statuses=copy.deepcopy(base.statuses), states=copy.deepcopy(base.states),
+                    judge=judge or Judge(base.host))
     change(snap.states)
     return snap
 
@@ -313,15 +317,23 @@ def test_flapping_fires_on_the_third_failure_within_an_hour_and_not_the_second(h
             s["snmp"]["targets"][0]["ports"][6]["flaps"] = n
 
     for rises, fires in ((2, False), (3, True)):
-        cond = Conditions(flap_count=3)
+        judge = Judge(healthy.host, Thresholds(flap_count=3))
         t0 = 1_790_000_000.0
-        cond.build(with_states(healthy, lambda s: count(s, 10)), now=t0)
-        later = cond.build(with_states(healthy, lambda s, r=rises: count(s, 10 + r)), now=t0 + 1800)
+        Conditions().build(with_states(healthy, lambda s: count(s, 10), judge), now=t0)
+        snap = with_states(healthy, lambda s, r=rises: count(s, 10 + r), judge)
+        later = Conditions().build(snap, now=t0 + 1800)
         assert (kind in {c.rule for c in later}) is fires
+        # The tile reads the same findings: the words that fire are the words on the tile.
+        said = [c.summary for c in later if c.rule == kind]
+        on_tile = [f.text for f in views.findings(snap)[title]]
+        assert all(words in on_tile for words in said) and bool(said) is fires, (said, on_tile)
+        if fires:
+            shown = {"bonding": "Bonds", "snmp": "Switch ports"}[title]
+            assert tile(snap, shown) == views.WARN or tile(snap, shown) == views.BAD
     # Three failures spread over more than an hour are not flapping.
-    cond = Conditions(flap_count=3)
-    cond.build(with_states(healthy, lambda s: count(s, 10)), now=t0)
-    late = cond.build(with_states(healthy, lambda s: count(s, 13)), now=t0 + 3700)
+    judge = Judge(healthy.host, Thresholds(flap_count=3))
+    Conditions().build(with_states(healthy, lambda s: count(s, 10), judge), now=t0)
+    late = Conditions().build(with_states(healthy, lambda s: count(s, 13), judge), now=t0 + 3700)
     assert kind not in {c.rule for c in late}
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from app import views
 from app.alerting.conditions import BUILTIN, Conditions
+from app.judge import Judge, Thresholds
 from app.scheduler import CollectorStatus, Snapshot
 from collectors import plugins
 from collectors.disks.smart.findings import disks
@@ -133,10 +134,13 @@ def test_a_port_that_flapped_since_start_is_shown_and_one_flapping_now_is_also_a
 
     shown = tiles(snapshot(flaps(4)))["Switch ports"]
     assert shown["level"] == WARN and "flapped 4x" in shown["reason"]
-    cond = Conditions(flap_count=3)
-    assert not [c for c in cond.build(snapshot(flaps(0)), now=1000.0) if c.rule == "switch_port_flapping"]
-    (c,) = [c for c in cond.build(snapshot(flaps(3)), now=1060.0) if c.rule == "switch_port_flapping"]
+    judge = Judge("nas", Thresholds(flap_count=3))  # one host: its findings keep their memory
+    before, now = snapshot(flaps(0)), snapshot(flaps(3))
+    before.judge = now.judge = judge
+    assert not [c for c in Conditions().build(before, now=1000.0) if c.rule == "switch_port_flapping"]
+    (c,) = [c for c in Conditions().build(now, now=1060.0) if c.rule == "switch_port_flapping"]
     assert "changed state 3 times in the last hour" in c.summary
+    assert "changed state 3 times in the last hour" in tiles(now)["Switch ports"]["reason"]  # the tile agrees
 
 
 def test_judging_counts_a_rise_within_the_window_only() -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from app import views
 from app.alerting.conditions import Conditions
+from app.judge import Judge
 from app.scheduler import Snapshot
 from tests.alerting.test_builtin_rules import fired, tile, with_states
 
@@ -200,11 +201,11 @@ def test_error_counters_fire_when_they_rise_and_not_while_they_stand(healthy: Sn
     raise_to, title = RISING[rule]
     t0 = 1_790_000_000.0
     for later, fires in ((7, False), (9, True)):
-        cond = Conditions()
-        first = cond.build(with_states(healthy, lambda s: raise_to(s, 7)), now=t0)
+        judge = Judge(healthy.host)  # one host, two collections
+        first = Conditions().build(with_states(healthy, lambda s: raise_to(s, 7), judge), now=t0)
         assert rule not in {c.rule for c in first}  # errors found at start: shown, not alerted
-        snap = with_states(healthy, lambda s, n=later: raise_to(s, n))
-        assert (rule in {c.rule for c in cond.build(snap, now=t0 + 60)}) is fires
+        snap = with_states(healthy, lambda s, n=later: raise_to(s, n), judge)
+        assert (rule in {c.rule for c in Conditions().build(snap, now=t0 + 60)}) is fires
         if title:
             assert tile(snap, title) != views.OK  # standing errors still show on the tile
 

@@ -226,6 +226,7 @@ def build(cfg: Any, runner: Runner) -> Collector:
     accepted: dict[str, dict[str, float]] = {}
     for a in cfg.disks.accept:
         accepted.setdefault(a.serial, {})[a.attribute] = a.value
+    hot = cfg.disk_hot_celsius() if hasattr(cfg, "disk_hot_celsius") else c.temperature_warning
     return SmartCollector(Path(cfg.host_root), c.smartctl, c.devices, c.nocheck, c.command_timeout,
-                          c.temperature_warning, bay_rules(b.model_dump() for b in cfg.disks.bays), accepted, runner,
+                          hot, bay_rules(b.model_dump() for b in cfg.disks.bays), accepted, runner,
                           c.parallel)

@@ -1,0 +1,78 @@
+"""What is wrong on a host, judged once per collection.
+
+Each host's Snapshot carries one Judge. It keeps a Judging per plug-in, with its memory (a bond
+slave's link failures that rose three times within the hour) and the configured thresholds
+(`alerts.flap_count`, `alerts.disk_hot_celsius`), and judges each new state once: the tile, the
+host card, the page, the alert condition and so the webhook read those same findings. Before,
+pages judged afresh on every render with no memory and default thresholds, so a flapping bond
+fired an alert while its tile said all clear, and a configured disk temperature was ignored on
+pages.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from collectors import plugins
+from collectors.findings import Finding, Judging
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The configured limits findings use (from [alerts]); the defaults are the rules' own."""
+
+    flap_count: int = 3
+    flap_window: float = 3600.0
+    disk_hot_celsius: float = 50.0
+
+
+def thresholds(cfg: Any) -> Thresholds:
+    """The thresholds of the app's Config."""
+    return Thresholds(cfg.alerts.flap_count, 3600.0, cfg.disk_hot_celsius())
+
+
+class Judge:
+    def __init__(self, host: str, thresholds: Thresholds | None = None) -> None:
+        self.host = host
+        self.thresholds = thresholds or Thresholds()
+        self._judgings: dict[str, Judging] = {}
+        # plug-in -> (the state object judged, what of its status was seen, the findings)
+        self._last: dict[str, tuple[Any, tuple[Any, ...], list[Finding]]] = {}
+
+    def configure(self, thresholds: Thresholds) -> None:
+        if thresholds != self.thresholds:
+            self.thresholds = thresholds
+            self._judgings.clear()
+            self._last.clear()
+
+    def judging(self, name: str, status: Any, now: float | None = None) -> Judging:
+        """The plug-in's one Judging, its memory kept, set to this moment and status."""
+        t = self.thresholds
+        j = self._judgings.get(name)
+        if j is None:
+            j = self._judgings[name] = Judging(host=self.host, flap_count=t.flap_count, flap_window=t.flap_window,
+                                               disk_hot_celsius=t.disk_hot_celsius)
+        j.now = now if now is not None else time.time()
+        j.status = status
+        return j
+
+    def findings(self, name: str, state: dict[str, Any] | None, status: Any, now: float | None = None
+                 ) -> list[Finding]:
+        """The plug-in's findings on this state: judged when the state (or its collector's status)
+        is new, the same list on every later read. A state is a new object after every collection."""
+        seen = _status_key(status)
+        last = self._last.get(name)
+        if last is not None and last[0] is state and last[1] == seen:
+            return last[2]
+        plugin = plugins().get(name)
+        found = plugin.judge(state or {}, self.judging(name, status, now)) if plugin else []
+        self._last[name] = (state, seen, found)
+        return found
+
+
+def _status_key(status: Any) -> tuple[Any, ...]:
+    if status is None:
+        return ()
+    return (status.up, status.no_data, status.last_error, status.last_run)
