@@ -130,7 +130,7 @@ def serve_config(cfg: Config, extra_setup=None) -> int:
     # Agents keep one connection each: keep it across their send interval (uvicorn's default is 5 s),
     # and do not let a stop wait for them.
     uvicorn.run(app, host=cfg.web.listen, port=cfg.web.port, log_level="warning", access_log=False,
-                timeout_graceful_shutdown=5, timeout_keep_alive=75,
+                timeout_graceful_shutdown=1, timeout_keep_alive=75,
                 ssl_certfile=str(cfg.web.tls_cert_file) if tls else None,
                 ssl_keyfile=str(cfg.web.tls_key_file) if tls else None)
     return 0

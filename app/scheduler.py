@@ -8,9 +8,11 @@ This is the one place that catches broad exceptions.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
 import logging
 import random
+import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping
@@ -20,7 +22,16 @@ from typing import TYPE_CHECKING, Any
 from app.exposition import Families, merge, render_families
 from app.judge import Judge
 from collectors import finite
-from collectors.base import Collector, CollectorError, CollectResult, Entity, MetricSpec, NoData, Sample
+from collectors.base import (
+    Collector,
+    CollectorError,
+    CollectResult,
+    Entity,
+    MetricSpec,
+    NoData,
+    Sample,
+    kill_running_commands,
+)
 from collectors.findings import Finding
 
 if TYPE_CHECKING:  # the agent runs the scheduler without a database: no SQLAlchemy import there
@@ -119,6 +130,29 @@ def sane_result(result: CollectResult) -> CollectResult:
     return CollectResult(samples, entities, state, [*result.warnings, warning])
 
 
+def in_daemon_thread(fn: Callable[[], Any], name: str) -> asyncio.Future[Any]:
+    """fn() in a thread of its own that never holds the process up: asyncio.to_thread's pool
+    threads are joined when the loop closes, so one collection stuck in a read kept `serve` (and
+    the demo) alive long after SIGTERM. A collection's thread is a daemon: it dies with the process."""
+    loop = asyncio.get_running_loop()
+    fut: asyncio.Future[Any] = loop.create_future()
+
+    def settle(ok: bool, value: Any) -> None:
+        if not fut.done():
+            (fut.set_result if ok else fut.set_exception)(value)
+
+    def run() -> None:
+        try:
+            result, ok = fn(), True
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task as it is
+            result, ok = exc, False
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits any more
+            loop.call_soon_threadsafe(settle, ok, result)
+
+    threading.Thread(target=run, name=name, daemon=True).start()
+    return fut
+
+
 class Scheduler:
     def __init__(
         self,
@@ -133,6 +167,7 @@ class Scheduler:
         self.store = store
         self.on_update = on_update
         self._tasks: list[asyncio.Task[None]] = []
+        self._stopping = False
         self._inflight: dict[str, asyncio.Future[CollectResult]] = {}
         for name in self.collectors:
             interval, timeout = settings[name]
@@ -163,7 +198,7 @@ class Scheduler:
         started = time.time()
         t0 = time.perf_counter()
         st.running = True
-        fut = asyncio.ensure_future(asyncio.to_thread(coll.collect))
+        fut = in_daemon_thread(coll.collect, f"collect-{name}")
         self._inflight[name] = fut
         result: CollectResult | None = None
         error: str | None = None
@@ -236,7 +271,7 @@ class Scheduler:
     async def _loop(self, name: str, first_delay: float) -> None:
         st = self.snapshot.statuses[name]
         await asyncio.sleep(first_delay)
-        while True:
+        while not self._stopping:  # a cancellation that wait_for swallowed (Python 3.11) still ends here
             t0 = time.monotonic()
             await self.run_once(name)
             await asyncio.sleep(max(st.interval - (time.monotonic() - t0), 0.05))
@@ -248,21 +283,30 @@ class Scheduler:
 
     def add_task(self, coro_factory: Callable[[], Any], interval: float, name: str) -> None:
         async def loop() -> None:
-            while True:
+            while not self._stopping:
                 await asyncio.sleep(interval)
                 try:
-                    await asyncio.to_thread(coro_factory)
+                    await in_daemon_thread(coro_factory, name)
                 except Exception:  # noqa: BLE001
                     log.exception("%s failed", name)
 
         self._tasks.append(asyncio.create_task(loop(), name=name))
 
-    async def stop(self) -> None:
+    async def stop(self, grace: float = 1.0) -> None:
+        """Stop within about `grace` seconds whatever the collectors are doing: their loops are
+        cancelled (and flagged, in case a cancellation is swallowed), the commands they run are
+        killed, and a collection still running in its thread is left to die with the process
+        (its thread is a daemon). It once waited more than 15 minutes here."""
+        self._stopping = True
         for t in self._tasks:
             t.cancel()
-        for t in self._tasks:
-            try:
-                await t
-            except (asyncio.CancelledError, Exception):  # noqa: BLE001
-                pass
+        kill_running_commands()
+        if self._tasks:
+            _, pending = await asyncio.wait(self._tasks, timeout=grace)
+            for t in pending:
+                t.cancel()
+            if pending:
+                await asyncio.wait(pending, timeout=grace)
+                log.warning("stopping: %s did not end within %gs; left behind", ", ".join(t.get_name() for t in pending
+                                                                                         if not t.done()) or "-", grace)
         self._tasks.clear()

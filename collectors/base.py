@@ -12,6 +12,7 @@ import selectors
 import signal
 import stat
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -134,6 +135,8 @@ def run_command(argv: Sequence[str], timeout: float, max_bytes: int = DEFAULT_MA
         raise CommandNotFound(f"command not found: {argv[0]!r}") from exc
     except PermissionError as exc:
         raise CollectorError(f"permission denied running {argv[0]!r}") from exc
+    with _running_lock:
+        _running.add(proc)
     try:
         out, err = _read_capped(proc, timeout, max_bytes)
     except subprocess.TimeoutExpired:
@@ -143,7 +146,27 @@ def run_command(argv: Sequence[str], timeout: float, max_bytes: int = DEFAULT_MA
         _kill_group(proc)
         raise CollectorError(f"output exceeded {max_bytes} bytes (command_max_bytes); command killed: "
                              f"{' '.join(argv)}") from None
+    except BaseException:
+        _kill_group(proc, grace=0.5)  # stopped from outside (kill_running_commands), or a bug: never left running
+        raise
+    finally:
+        with _running_lock:
+            _running.discard(proc)
     return CommandResult(tuple(argv), proc.returncode, out, err)
+
+
+_running: set[subprocess.Popen[bytes]] = set()
+_running_lock = threading.Lock()
+
+
+def kill_running_commands(grace: float = 0.5) -> int:
+    """Kill every command a collector is running now (on stop: a hung smartctl must neither keep
+    rackpulse from exiting nor outlive it). Returns how many there were."""
+    with _running_lock:
+        procs = list(_running)
+    for proc in procs:
+        _kill_group(proc, grace)
+    return len(procs)
 
 
 class OutputTooLarge(Exception):

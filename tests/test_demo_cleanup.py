@@ -15,6 +15,7 @@ import pytest
 from tests.peers import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
+STOP_BOUND = 20.0
 
 
 
@@ -32,7 +33,13 @@ def test_the_demo_removes_its_temporary_folder_when_stopped(sig: signal.Signals,
             folder = Path(m[1])
     assert folder is not None and folder.is_dir() and folder.parent == tmp_path
     time.sleep(3)  # serving, collecting, the agent pushing
+    t0 = time.monotonic()
     proc.send_signal(sig)
-    proc.communicate(timeout=60)
+    out, _ = proc.communicate(timeout=60)
+    took = time.monotonic() - t0
+    print(f"demo stopped {took:.2f} s after {sig.name}")  # a figure for the closing note
+    # Its agent, driver, peers and server each stop within about a second (issue 26: "stopping
+    # always stops"); the rest is margin for a loaded machine.
+    assert took < STOP_BOUND, out
     assert not folder.exists()
     assert list(tmp_path.iterdir()) == []

@@ -248,8 +248,9 @@ async def run_agent(cfg: Config, server: str | None, token: str | None) -> None:
         await sched.stop()
         if sender and thread:
             sender.stop()
-            await asyncio.to_thread(thread.join, 10)
-        outbox.close()
+            thread.join(1.0)  # a send in flight may wait for its timeout: the thread is a daemon
+        if thread is None or not thread.is_alive():
+            outbox.close()  # else the process exits with the outbox as its last commit left it
 
 
 async def _serve_metrics(cfg: Config, snap: Any, outbox: Outbox, sender: Sender | None) -> None:

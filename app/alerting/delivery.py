@@ -116,6 +116,7 @@ class Courier:
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
         self.wake()
+        deadline = time.monotonic() + timeout  # one bound for all channels (their threads are daemons)
         for t in self._threads:
-            t.join(timeout)
+            t.join(max(0.0, deadline - time.monotonic()))
         self._threads.clear()

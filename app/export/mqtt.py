@@ -71,7 +71,7 @@ class MqttExport:
 
     def stop(self) -> None:
         if self.connected.is_set() and self._will_host:
-            self.client.publish(self.availability(self._will_host), "offline", qos=1, retain=True).wait_for_publish(5)
+            self.client.publish(self.availability(self._will_host), "offline", qos=1, retain=True).wait_for_publish(1)
         self.client.disconnect()
         self.client.loop_stop()
 

@@ -62,8 +62,13 @@ async def api_state(request: Request, s: Site = Page) -> dict[str, Any]:
             "bonds": views.bonds(snap), "switches": views.switches(snap), "ups": views.ups_list(snap),
             "power": views.power(snap), "heatpump": views.heatpump(snap),
             "collectors": [{"name": st.name, "up": st.up, "no_data": st.no_data, "last_error": st.last_error,
-                            "duration": st.duration, "last_success": st.last_success, "warnings": st.warnings}
-                           for st in snap.statuses.values()]}
+                            "duration": st.duration, "last_success": st.last_success, "last_run": st.last_run,
+                            "runs": st.runs, "warnings": st.warnings}
+                           for st in snap.statuses.values()],
+            # Every plug-in's state and what was found in it (the words its tile and alerts say).
+            "states": dict(snap.states),
+            "findings": {name: [{"level": f.level, "text": f.text, "rule": f.rule, "subject": f.subject}
+                                for f in found] for name, found in views.findings(snap).items()}}
 
 
 def _scaled(v: float | None, scale: float) -> float | None:

@@ -96,12 +96,14 @@ def create_app(
                 app.state.remote_writes = [*getattr(app.state, "remote_writes", []), rw]
                 scheduler.add_task(rw.tick, rw_cfg.interval, "remote_write")
         yield
-        if s.built_alerting() is not None:
-            await run_in_threadpool(s.built_alerting().courier.stop)
-        if getattr(app.state, "mqtt", None) is not None:
-            await run_in_threadpool(app.state.mqtt.stop)
+        # Stopping takes about a second whatever is going on: collecting first (its commands
+        # killed), then delivery and MQTT, each with a short bound of its own.
         if scheduler is not None:
             await scheduler.stop()
+        if s.built_alerting() is not None:
+            await run_in_threadpool(s.built_alerting().courier.stop, 1.0)
+        if getattr(app.state, "mqtt", None) is not None:
+            await run_in_threadpool(app.state.mqtt.stop)
         engine.dispose()
 
     app = FastAPI(title="rackpulse", lifespan=lifespan, docs_url=None, redoc_url=None)  # docs: app/web/api.py

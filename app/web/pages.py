@@ -72,7 +72,9 @@ def disk_page(request: Request, key: str, range: str = "24h", s: Site = Page) ->
     changes.sort(key=lambda e: e["ts"], reverse=True)
     base = request.scope.get("rackpulse_base", "")
     lines = [events.describe(e, plugins(), base) for e in changes[:100]]
-    return s.render(request, "disk.html", disk=disk, stored=stored, key=key, events=lines,
+    # What the Disks tile and the alerts say of this disk: the same findings, judged once.
+    said = [f for f in snap.findings_of("smart") if disk and f.subject == disk.get("serial")]
+    return s.render(request, "disk.html", disk=disk, stored=stored, key=key, events=lines, said=said,
                     can_label=disk is not None and snap.host == s.cfg.host, csrf=s.csrf_token(request),
                     saved=request.query_params.get("saved") == "1",
                     standing=failure_stats.standing(disk["attributes"]) if disk else [],

@@ -141,6 +141,17 @@ def _strftime(fmt: str, ts: Any) -> str:
         return ""
 
 
+def _card(snap: Snapshot) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A host card: its tiles, and what is wrong there, tiles and collectors both. A card is "all
+    clear" only when nothing is: a collector that is down or stale is said on the card, as its
+    alert (collector_down) says it."""
+    ov = views.overview(snap)
+    wrong = [t for t in ov["tiles"] if t["level"] not in (views.OK, views.UNKNOWN)]
+    wrong += [{"title": f"collector {c['name']}", "reason": c["reason"], "level": c["level"]}
+              for c in ov["collectors"] if c["level"] in (views.WARN, views.BAD)]
+    return ov["tiles"], wrong
+
+
 def known_worst(tiles: list[dict[str, Any]]) -> str:
     """A host's level: its worst tile, not counting tiles with nothing known yet."""
     return views.worst([t["level"] for t in tiles if t["level"] != views.UNKNOWN] or [views.OK])
@@ -220,10 +231,10 @@ class Site:
         """This host and every agent: status, level, version, last contact, clock skew, tiles."""
         now = time.time()
         cfg = self.cfg
-        tiles = views.overview(self.snap)["tiles"]
-        out = [{"host": cfg.host, "agent": False, "href": "/", "status": "this server", "level": known_worst(tiles),
+        tiles, wrong = _card(self.snap)
+        out = [{"host": cfg.host, "agent": False, "href": "/", "status": "this server", "level": known_worst(wrong),
                 "version": None, "last_contact": now, "clock_skew": 0.0, "batches": None, "samples": None,
-                "tiles": tiles}]
+                "tiles": tiles, "wrong": wrong}]
         for row in list_agents(self.engine):
             hsnap = self.agents.snapshots.get(row["host"])
             last = row["last_contact"]
@@ -235,13 +246,13 @@ class Site:
                 status, level = "silent", views.BAD
             else:
                 status, level = "reporting", views.OK
-            tiles = views.overview(hsnap)["tiles"] if hsnap else []
+            tiles, wrong = _card(hsnap) if hsnap else ([], [])
             if level == views.OK:
-                level = known_worst(tiles)
+                level = known_worst(wrong)
             out.append({"host": row["host"], "agent": True, "href": f"/h/{quote(row['host'], safe='')}/",
                         "status": status, "level": level, "version": row["version"], "last_contact": last,
                         "clock_skew": row["clock_skew"], "batches": row["batches"], "samples": row["samples"],
-                        "remote": row["remote"], "tiles": tiles})
+                        "remote": row["remote"], "tiles": tiles, "wrong": wrong})
         return out
 
     def host_pages(self, page: str) -> list[tuple[str, str]]:
