@@ -228,7 +228,8 @@ def entity_charts(kind: str, key: str, attrs: dict[str, Any] | None = None) -> l
 UNITS: tuple[tuple[str, str, bool, float], ...] = (
     ("_celsius", "°C", False, 1.0), ("_volts", "V", False, 1.0), ("_amperes", "A", False, 1.0),
     ("_watts", "W", True, 1.0), ("_rpm", "RPM", False, 1.0), ("_joules_total", "Wh", True, 1 / 3600),
-    ("_bytes_total", "B", True, 1.0), ("_bytes", "B", True, 1.0), ("_bits_per_second", "bit/s", True, 1.0),
+    ("_bytes_total", "B", True, 1.0), ("_bytes", "B", True, 1.0), ("_bytes_per_second", "bit/s", True, 8.0),
+    ("_bits_per_second", "bit/s", True, 1.0),
     ("_seconds_total", "s", True, 1.0), ("_seconds", "s", True, 1.0), ("_ratio", "%", False, 100.0),
 )
 

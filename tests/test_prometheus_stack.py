@@ -175,3 +175,20 @@ def test_prometheus_scrapes_rackpulse_and_alertmanager_delivers_the_degraded_arr
     alerts = [a for m in receiver.json() for a in m["alerts"] if a["labels"]["alertname"] == "RackpulseArrayDegraded"]
     assert alerts and alerts[0]["labels"]["array"] == "md0" and alerts[0]["status"] == "firing"
     assert alerts[0]["annotations"]["summary"] == "demo-nas: md0 degraded"
+
+
+def test_promtool_check_metrics_passes_on_the_demos_whole_metrics(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Every family the demo shows at two moments of its story (a disk failing and a RAID drive
+    rebuilding; the UPS on battery): counters end in _total, units are base units (bytes)."""
+    from fastapi.testclient import TestClient
+
+    from tests.test_web import demo_app
+
+    for t in (80.0, 185.0):
+        app = demo_app(tmp_path_factory.mktemp("demo"), t, runs=2, shared=False)
+        with TestClient(app, base_url="http://127.0.0.1") as client:
+            text = client.get("/metrics").text
+        assert "rackpulse_megaraid_pd_media_errors_total" in text and "rackpulse_zfs_vdev_errors_total" in text
+        check = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True,
+                               timeout=60)
+        assert check.returncode == 0, (t, check.stdout + check.stderr)

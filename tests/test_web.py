@@ -363,7 +363,7 @@ def test_a_serial_smart_does_not_see_leads_to_its_raid_slot_or_osd_page(tmp_path
     r = fetch(app, "/disks/ZL2PV003")
     assert r.status_code == 303 and r.headers["location"] == "/entity/megaraid_pd/c0/252:3"
     page = fetch(app, r.headers["location"])
-    assert page.status_code == 200 and "rackpulse_megaraid_pd_media_errors" in page.text
+    assert page.status_code == 200 and "rackpulse_megaraid_pd_media_errors_total" in page.text
     assert fetch(app, "/disks/ZRT005K5").headers["location"] == "/entity/ceph_osd/osd.5"
     assert fetch(app, "/disks/NOSUCHSERIAL").status_code == 404
 

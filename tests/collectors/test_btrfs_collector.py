@@ -55,7 +55,7 @@ def test_every_device_has_its_errors_its_disk_and_its_bay(tmp_path: Path) -> Non
     assert fs["allocation"] == [{"type": "data", "profile": "raid0", "total": 3 << 30, "used": 2 << 30},
                                 {"type": "metadata", "profile": "raid1", "total": 1 << 30, "used": 1 << 20}]
     assert fs["scrub"]["status"] == "finished" and fs["scrub"]["uncorrectable"] == 0
-    errors = {dict(s.labels)["device"]: s.value for s in res.samples if s.metric == "rackpulse_btrfs_device_errors"
+    errors = {dict(s.labels)["device"]: s.value for s in res.samples if s.metric == "rackpulse_btrfs_device_errors_total"
               and dict(s.labels)["kind"] == "corruption"}
     assert errors == {"/dev/sda": 0, "/dev/vdb": 4, "/dev/vda": 0}
 

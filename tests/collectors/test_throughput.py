@@ -93,7 +93,7 @@ def test_a_real_iperf3_test_both_ways_against_its_baseline(iperf3_server: int) -
     said = [f.text for f in findings(result.state, Judging())]
     assert len(said) == 1 and said[0].startswith("throughput test lan up (upload, 127.0.0.1:") and "% of its" in said[0]
     got = {(s.metric, dict(s.labels).get("direction")) for s in result.samples}
-    assert {("rackpulse_throughput_bits_per_second", "upload"), ("rackpulse_throughput_bits_per_second", "download"),
+    assert {("rackpulse_throughput_bytes_per_second", "upload"), ("rackpulse_throughput_bytes_per_second", "download"),
             ("rackpulse_throughput_retransmits", None), ("rackpulse_throughput_baseline_ratio", None)} <= got
 
 

@@ -29,7 +29,8 @@ ONE_AT_A_TIME = threading.Lock()
 class ThroughputCollector(Collector):
     name: ClassVar[str] = "throughput"
     metrics: ClassVar[dict[str, MetricSpec]] = {
-        "rackpulse_throughput_bits_per_second": MetricSpec("Throughput of the test's last run, as received."),
+        "rackpulse_throughput_bytes_per_second": MetricSpec("Throughput of the test's last run, as received, in "
+                                                             "bytes per second (x 8 for bit/s)."),
         "rackpulse_throughput_retransmits": MetricSpec("TCP retransmits in the test's last run."),
         "rackpulse_throughput_baseline_ratio": MetricSpec("Last throughput as a share of the test's baseline."),
         "rackpulse_throughput_success": MetricSpec("1 if the test's last run finished."),
@@ -93,7 +94,7 @@ def test_samples(v: dict[str, Any]) -> list[Sample]:
     out = [Sample.of("rackpulse_throughput_success", 1 if v["ok"] else 0, test=name),
            Sample.of("rackpulse_throughput_last_run_timestamp_seconds", v["ran_at"], test=name)]
     if v["ok"]:
-        out.append(Sample.of("rackpulse_throughput_bits_per_second", v["mbps"] * 1e6, test=name,
+        out.append(Sample.of("rackpulse_throughput_bytes_per_second", v["mbps"] * 1e6 / 8, test=name,
                              direction=v["direction"]))
         if v["retransmits"] is not None:
             out.append(Sample.of("rackpulse_throughput_retransmits", v["retransmits"], test=name))

@@ -35,7 +35,7 @@ from collectors.storage.common import first_line, identify, run_tool
 class BtrfsCollector(Collector):
     name: ClassVar[str] = "btrfs"
     metrics: ClassVar[dict[str, MetricSpec]] = {
-        "rackpulse_btrfs_device_errors": MetricSpec("A device's error counters (write, read, flush, corruption, "
+        "rackpulse_btrfs_device_errors_total": MetricSpec("A device's error counters (write, read, flush, corruption, "
                                                     "generation) since they were last reset.", "counter"),
         "rackpulse_btrfs_device_missing": MetricSpec("1 if the filesystem misses this device."),
         "rackpulse_btrfs_devices_missing": MetricSpec("Devices the filesystem misses, listed or not."),
@@ -153,7 +153,7 @@ def fs_samples(fs: dict[str, Any]) -> list[Sample]:
         device = d["path"] or f"devid {d['devid']}"
         s.append(Sample.of("rackpulse_btrfs_device_missing", 1 if d["missing"] else 0, fs=name, device=device))
         for kind, n in d["errors"].items():
-            s.append(Sample.of("rackpulse_btrfs_device_errors", n, fs=name, device=device, kind=kind))
+            s.append(Sample.of("rackpulse_btrfs_device_errors_total", n, fs=name, device=device, kind=kind))
     for a in fs["allocation"]:
         s.append(Sample.of("rackpulse_btrfs_allocation_total_bytes", a["total"], fs=name, type=a["type"],
                            profile=a["profile"]))

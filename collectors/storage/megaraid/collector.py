@@ -44,9 +44,9 @@ class MegaraidCollector(Collector):
         "rackpulse_megaraid_vd_optimal": MetricSpec("1 if the virtual drive is Optl."),
         "rackpulse_megaraid_pd_state": MetricSpec("1 per physical drive with its state, slot, serial and bay as "
                                                   "labels.", store=False),
-        "rackpulse_megaraid_pd_media_errors": MetricSpec("A drive's media error count.", "counter"),
-        "rackpulse_megaraid_pd_other_errors": MetricSpec("A drive's other error count.", "counter"),
-        "rackpulse_megaraid_pd_predictive_failures": MetricSpec("A drive's predictive failure count.", "counter"),
+        "rackpulse_megaraid_pd_media_errors_total": MetricSpec("A drive's media error count.", "counter"),
+        "rackpulse_megaraid_pd_other_errors_total": MetricSpec("A drive's other error count.", "counter"),
+        "rackpulse_megaraid_pd_predictive_failures_total": MetricSpec("A drive's predictive failure count.", "counter"),
         "rackpulse_megaraid_pd_temperature_celsius": MetricSpec("A drive's temperature as the controller reads it."),
         "rackpulse_megaraid_pd_rebuild_ratio": MetricSpec("Progress of a drive's rebuild, 0..1."),
         "rackpulse_megaraid_bbu_ok": MetricSpec("1 if the BBU or CacheVault is Optimal."),
@@ -144,8 +144,8 @@ def controller_samples(c: dict[str, Any]) -> list[Sample]:
     for pd in c["pds"]:
         labels = {"controller": ctl, "enclosure": pd["enclosure"], "slot": pd["slot"], "serial": pd["serial"]}
         s.append(Sample.of("rackpulse_megaraid_pd_state", 1, **labels, state=pd["state"], bay=pd["bay"]))
-        for key, metric in (("media_errors", "media_errors"), ("other_errors", "other_errors"),
-                            ("predictive_failures", "predictive_failures"),
+        for key, metric in (("media_errors", "media_errors_total"), ("other_errors", "other_errors_total"),
+                            ("predictive_failures", "predictive_failures_total"),
                             ("temperature", "temperature_celsius"), ("rebuild_ratio", "rebuild_ratio")):
             if pd.get(key) is not None:
                 s.append(Sample.of(f"rackpulse_megaraid_pd_{metric}", pd[key], **labels))

@@ -114,7 +114,7 @@ def view(state: dict[str, Any]) -> dict[str, Any]:
 
 TILE = Tile("RAID controller", "/disks#megaraid", all_clear)
 CHARTS: dict[str, ChartSpec] = {"megaraid_pd": (("controller", "eid_slot"), [
-    ("Media errors", "rackpulse_megaraid_pd_media_errors", {"serial": "attr:serial"}),
+    ("Media errors", "rackpulse_megaraid_pd_media_errors_total", {"serial": "attr:serial"}),
     ("Temperature", "rackpulse_megaraid_pd_temperature_celsius", {"serial": "attr:serial"}),
 ])}
 

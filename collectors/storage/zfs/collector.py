@@ -36,7 +36,7 @@ class ZfsCollector(Collector):
                                                store=False),
         "rackpulse_zfs_pool_healthy": MetricSpec("1 if the pool is ONLINE."),
         "rackpulse_zfs_vdev_state": MetricSpec("1 per device with its state, serial and bay as labels.", store=False),
-        "rackpulse_zfs_vdev_errors": MetricSpec("Read, write and checksum errors of a device since the last "
+        "rackpulse_zfs_vdev_errors_total": MetricSpec("Read, write and checksum errors of a device since the last "
                                                 "`zpool clear`.", "counter"),
         "rackpulse_zfs_pool_size_bytes": MetricSpec("Pool size in bytes."),
         "rackpulse_zfs_pool_allocated_bytes": MetricSpec("Bytes allocated in the pool."),
@@ -161,7 +161,7 @@ def pool_samples(p: dict[str, Any]) -> list[Sample]:
         s.append(Sample.of("rackpulse_zfs_vdev_state", 1, **labels, state=state, serial=v.get("serial"),
                            bay=v.get("bay")))
         for kind in ("read", "write", "checksum"):
-            s.append(Sample.of("rackpulse_zfs_vdev_errors", v[f"{kind}_errors"], **labels, kind=kind))
+            s.append(Sample.of("rackpulse_zfs_vdev_errors_total", v[f"{kind}_errors"], **labels, kind=kind))
     scan = p.get("scan")
     if scan:
         kind = scan["function"]
