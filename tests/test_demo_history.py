@@ -23,3 +23,28 @@ def test_the_seeded_history_ends_at_the_temperature_the_live_story_starts_with(t
         assert abs(last.vavg - disk["temp"]) <= 0.5, (disk["serial"], last.vavg, disk["temp"])
         first = store.history(sid, NOW - 86400, NOW)[0]
         assert abs(first.vavg - disk["temp"]) <= 8  # a season and a day of swing, not a different disk
+
+
+def test_the_demo_agent_hosts_files_stay_fresh_while_its_story_stands_still(tmp_path: Path) -> None:
+    """Its OpenVPN status file was written once: an hour later `collector openvpn down: status file
+    is 2874s old` fired on a host whose card said all clear."""
+    import os
+    import time
+
+    from demo import story
+
+    calm = story.Driver(tmp_path, speed=0.0)
+    calm.tick()
+    status = tmp_path / "run/openvpn/site-b.status"
+    first = status.read_text()
+    os.utime(status, (time.time() - 3000, time.time() - 3000))  # as if written long ago
+    calm.start()
+    try:
+        deadline = time.monotonic() + 10  # the driver rewrites every second
+        while time.time() - status.stat().st_mtime > 5 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert time.time() - status.stat().st_mtime <= 5
+        assert status.read_text() == first  # the same calm moment, rewritten
+    finally:
+        calm.stop_event.set()
+        calm.join(5)
