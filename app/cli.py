@@ -7,6 +7,7 @@ import asyncio
 import getpass
 import json
 import logging
+import os
 import sys
 import threading
 import time
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 from app import version as app_version
 from app.config import Config, ConfigError, load_config, resolve_config_path
@@ -115,10 +117,36 @@ def check_serve(cfg: Config) -> None:
         raise ConfigError("\n".join(problems))
 
 
+# After SIGTERM or Ctrl-C, the process ends within this many seconds whatever it is waiting for:
+# stopping takes about one second; a stop that hangs (a demo once outlived SIGTERM by 20 minutes)
+# runs the registered clean-ups (the demo's temporary folder) and exits.
+STOP_WATCHDOG = 10.0
+at_forced_exit: list[Callable[[], None]] = []
+
+
+def _watchdog() -> None:
+    log.error("stopping took longer than %gs; exiting now", STOP_WATCHDOG)
+    for hook in at_forced_exit:
+        try:
+            hook()
+        except Exception:  # noqa: BLE001 - exiting regardless
+            log.exception("clean-up before a forced exit failed")
+    logging.shutdown()
+    os._exit(1)
+
+
 def serve_config(cfg: Config, extra_setup=None) -> int:
     import uvicorn
 
     from app.web.app import create_app
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            if not self.should_exit:
+                timer = threading.Timer(STOP_WATCHDOG, _watchdog)
+                timer.daemon = True
+                timer.start()
+            super().handle_exit(sig, frame)
 
     check_serve(cfg)
     app = create_app(cfg)
@@ -129,10 +157,11 @@ def serve_config(cfg: Config, extra_setup=None) -> int:
     tls = bool(cfg.web.tls_cert_file)
     # Agents keep one connection each: keep it across their send interval (uvicorn's default is 5 s),
     # and do not let a stop wait for them.
-    uvicorn.run(app, host=cfg.web.listen, port=cfg.web.port, log_level="warning", access_log=False,
-                timeout_graceful_shutdown=1, timeout_keep_alive=75,
-                ssl_certfile=str(cfg.web.tls_cert_file) if tls else None,
-                ssl_keyfile=str(cfg.web.tls_key_file) if tls else None)
+    config = uvicorn.Config(app, host=cfg.web.listen, port=cfg.web.port, log_level="warning", access_log=False,
+                            timeout_graceful_shutdown=1, timeout_keep_alive=75,
+                            ssl_certfile=str(cfg.web.tls_cert_file) if tls else None,
+                            ssl_keyfile=str(cfg.web.tls_key_file) if tls else None)
+    Server(config).run()
     return 0
 
 

@@ -10,7 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.cli import Command, serve_config
+from app.cli import Command, at_forced_exit, serve_config
 from app.config import load_config
 from demo import story as demo
 from demo.agent import AGENT_HOST, start_demo_agent
@@ -29,6 +29,8 @@ def add_arguments(d: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="rackpulse-demo-"))
     root.mkdir(parents=True, exist_ok=True)
+    if not args.dir:  # also when a stop hangs and the watchdog ends the process (app/cli.py)
+        at_forced_exit.append(lambda: shutil.rmtree(root, ignore_errors=True))
     try:
         return _run(args, root)
     finally:
@@ -55,6 +57,7 @@ def _run(args: argparse.Namespace, root: Path) -> int:
     driver.start()
 
     agent = start_demo_agent(root, db_url, args.port, args.interval)
+    at_forced_exit.insert(0, agent.kill)
     # The agent host lives a calm life (its story stands at its first, healthy moment), but its
     # files are rewritten as a live host's are: a status file written once went stale, and after
     # an hour `collector openvpn down: status file is 2874s old` fired on a host said to be fine.

@@ -114,3 +114,19 @@ def test_a_host_card_with_a_collector_down_is_not_all_clear(tmp_path: Path) -> N
                 client.get(page).text.split("ceph1", 1)[1].split("</tr>", 1)[0]
             assert "all clear" not in card, (page, card)
             assert "collector openvpn" in card and "2874s old" in card, (page, card)
+
+
+def test_a_firing_alert_shows_the_value_now_and_the_value_it_fired_with(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from collectors.base import Sample
+    from tests.security.test_web_guards import make_app
+
+    app = make_app(tmp_path, password=False)
+    snap = app.state.site.snap
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        snap.samples["x"] = [Sample.of("rackpulse_test_bad", 7, thing="a")]  # worse since it fired
+        app.state.get_alerting().tick(snap, deliver=False)
+        page = client.get("/alerts").text
+        row = page.split("rackpulse_test_bad{thing=a} is 7", 1)[1].split("</td>", 1)[0]
+        assert "Fired with: rackpulse_test_bad{thing=a} is 1" in row, row

@@ -62,3 +62,39 @@ def test_serve_exits_soon_after_sigterm_while_a_command_hangs_and_the_cpu_is_bus
             os.killpg(proc.pid, signal.SIGKILL)
         for pid in sleepers():
             os.kill(pid, signal.SIGKILL)
+
+
+def test_a_stop_that_hangs_anyway_is_ended_by_the_watchdog_after_its_clean_ups(tmp_path: Path) -> None:
+    """Whatever a stop waits for, the process ends: here the scheduler's stop never returns."""
+    port = free_port()
+    marker = tmp_path / "cleaned"
+    script = f"""
+import asyncio, sys
+from pathlib import Path
+import app.cli as cli
+from app.config import load_config
+from app.scheduler import Scheduler
+
+async def forever(self, grace=1.0):
+    await asyncio.sleep(3600)
+
+Scheduler.stop = forever
+cli.STOP_WATCHDOG = 1.0
+cli.at_forced_exit.append(lambda: Path({str(marker)!r}).write_text("yes"))
+cfg = load_config(None, {{"host": "nas", "web": {{"port": {port}}}, "storage": {{"url": "sqlite:///{tmp_path}/r.db"}},
+                          "collectors": {{"host": {{"interval": 1}}}}}})
+sys.exit(cli.serve_config(cfg))
+"""
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=Path(__file__).resolve().parents[1],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        wait_for(lambda: get_json(f"http://127.0.0.1:{port}/api/state")["collectors"], 60, "serve to start")
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=STOP_BOUND)
+        print(f"forced exit {time.monotonic() - t0:.2f} s after SIGTERM")
+        assert proc.returncode == 1 and "stopping took longer than 1s; exiting now" in out, out
+        assert marker.read_text() == "yes"
+    finally:
+        if proc.poll() is None:
+            proc.kill()

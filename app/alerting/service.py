@@ -181,6 +181,18 @@ class Alerting:
                                                    silence.c.until > now).values(until=now))
             return bool(done.rowcount)
 
+    def _fired_with(self, keys: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
+        """The words each firing alert fired with (its summary now may say another value: the
+        alerts page shows both, "= 30 now" beside "fired at = 16")."""
+        if not keys:
+            return {}
+        q = (select(alert_event.c.rule, alert_event.c.subject, alert_event.c.summary)
+             .where(alert_event.c.host == self.host, alert_event.c.kind == "firing",
+                    alert_event.c.rule.in_({r for r, _ in keys}))
+             .order_by(alert_event.c.id))
+        with self.engine.connect() as c:
+            return {(r, sub): text for r, sub, text in c.execute(q) if (r, sub) in keys}
+
     def silenced_all_until(self, now: float | None = None) -> float | None:
         """When the latest silence of every alert ends, if one is in force (the overview says so)."""
         now = now or time.time()
@@ -211,8 +223,9 @@ class Alerting:
                                  .order_by(silence.c.until)).all()
         active = [s for s in self.states.values() if s.state in ("pending", "firing")]
         active.sort(key=lambda s: (s.state != "firing", s.severity != "critical", -(s.fired_at or s.since)))
+        fired = self._fired_with({s.key for s in active if s.state == "firing"})
         return {"evaluations": self.evaluations,
-                "active": [{**s.__dict__, "muted": s.key in muted,
+                "active": [{**s.__dict__, "muted": s.key in muted, "fired_with": fired.get(s.key),
                             "ack_note": notes.get(s.key) if s.acked_at else None} for s in active],
                 "history": [dict(r._mapping) for r in history], "outbox": [dict(r._mapping) for r in box],
                 "silences": [dict(r._mapping) for r in silences], "rules": sorted(self.rules)}
