@@ -105,9 +105,3 @@ def _once(bodies: list[str]) -> str:
                 out.append(line)
     return "".join(out)
 
-
-def render_block(
-    samples: Sequence[Sample], specs: Mapping[str, MetricSpec], host: str, only_declared: bool = True
-) -> str:
-    """One collector's samples as a complete exposition."""
-    return merge([render_families(samples, specs, host, only_declared)]).decode("utf-8")

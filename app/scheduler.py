@@ -2,7 +2,9 @@
 
 A collector that raises or hangs is marked down with its error; it never delays the
 others (each has its own task) and never blocks a scrape (/metrics reads the snapshot).
-This is the one place that catches broad exceptions.
+Broad exceptions are caught here (a collector's bug) and at the few other boundaries that
+must not stop: each plug-in's findings, tile and section (collectors/plugin.py), a page's
+section (app/web/site.py), the alert tick per agent host.
 """
 
 from __future__ import annotations

@@ -12,9 +12,8 @@ from collectors import plugins
 from collectors.disks.mdraid.findings import array_level, pull_list
 from collectors.disks.smart.findings import disks as sorted_disks
 from collectors.findings import BAD, OK, RANK, UNKNOWN, WARN, Finding, Judging, first, natural, worst
-from collectors.network.frr.findings import peer_level
 
-__all__ = ["BAD", "OK", "RANK", "UNKNOWN", "WARN", "array_level", "peer_level", "pull_list", "worst"]
+__all__ = ["BAD", "OK", "RANK", "UNKNOWN", "WARN", "array_level", "pull_list", "worst"]
 ICON = {OK: "✔", WARN: "▲", BAD: "✖", UNKNOWN: "?"}
 
 

@@ -164,8 +164,8 @@ def section_page(page: str, title: str) -> Any:
 
 
 def section_pages() -> APIRouter:
-    """A route for every page the installed plug-ins' sections name (built with each app, so a
-    plug-in installed since start-up of another app is served too)."""
+    """A route for every page the installed plug-ins' sections name. The plug-ins are read once
+    per process (collectors.plugins() is cached): one installed later is served after a restart."""
     out = APIRouter()
     for page, title in views.pages().items():
         if page != "disks":  # the disks page also draws the bay map, above its sections

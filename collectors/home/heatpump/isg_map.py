@@ -14,7 +14,6 @@ INPUT, HOLDING = 4, 3
 NOT_AVAILABLE = (0x8000, 0x9000)  # raw words meaning "no such value here", checked before scaling
 
 CONTROLLERS = {103: "LWZ/LWA", 104: "LWZ x04 SOL", 390: "WPM 3", 391: "WPM 3i", 449: "WPMsystem", 551: "LWZ R290"}
-WPM_FAMILY = (390, 391, 449, 551)
 IDENT_WIRE = 5001  # CONTROLLER IDENTIFICATION, input register, same on every controller
 
 

@@ -6,8 +6,6 @@ from dataclasses import dataclass, field
 
 POOL_STATES = ("ONLINE", "DEGRADED", "FAULTED", "OFFLINE", "UNAVAIL", "REMOVED", "SUSPENDED")
 VDEV_STATES = ("ONLINE", "DEGRADED", "FAULTED", "OFFLINE", "UNAVAIL", "REMOVED", "AVAIL", "INUSE")
-# The groups a pool's devices sit in, in the order `zpool status` prints them.
-GROUPS = ("data", "dedup", "special", "logs", "cache", "spares")
 
 
 @dataclass
