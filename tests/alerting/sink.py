@@ -11,6 +11,7 @@ from typing import Any
 class Sink:
     def __init__(self) -> None:
         self.mode = "ok"
+        self.attempts = 0  # every POST, answered or refused
         self.received: list[tuple[str, dict[str, str], bytes]] = []  # (path, headers, body)
         self.release = threading.Event()  # a hanging request waits for this
         self.hanging = threading.Event()  # set while a request hangs
@@ -19,6 +20,7 @@ class Sink:
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                outer.attempts += 1
                 if outer.mode == "hang":
                     outer.hanging.set()
                     outer.release.wait(30)

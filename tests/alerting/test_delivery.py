@@ -100,3 +100,14 @@ def test_a_hanging_channel_delays_neither_evaluation_nor_another_channel(tmp_pat
         a.courier.stop()
         slow.close()
         fast.close()
+
+
+def test_a_channel_that_fails_is_not_tried_again_for_the_rest_of_its_round(tmp_path: Path, sink: Sink) -> None:
+    """Three notifications queued for an endpoint that is down: one attempt this round, not three
+    (the others wait behind the first, in order, for its retry)."""
+    a = alerting(tmp_path, Channel("hook", sink.url + "/hook", timeout=2))
+    t0 = 1_790_000_000.0
+    sink.mode = "fail"
+    a.tick(bad("a", "b", "c"), now=t0)
+    assert sink.attempts == 1
+    assert [o["attempts"] for o in a.view()["outbox"]] == [0, 0, 1]  # newest first: only the oldest tried

@@ -172,3 +172,28 @@ def test_a_usb_bridge_that_hides_the_serial_is_keyed_by_port(tmp_path: Path) -> 
     argv = fake_smartctl(tmp_path, {"/dev/sdb": {"json": doc}})
     d = SmartCollector(tmp_path, argv).collect().state["disks"][0]
     assert d["serial_hidden"] and d["key"] == "path:pci-0000:00:14.0-usb-0:2:1.0-scsi-0:0:0:0"
+
+
+def test_a_rise_across_a_restart_is_noticed_from_the_stored_state(tmp_path: Path) -> None:
+    """The state stored before a restart is the collector's memory: a count that rose while
+    rackpulse was down is a rise (restoring nothing, or restoring as if nothing was stored, hid it)."""
+    def with_realloc(n: int) -> dict:  # type: ignore[type-arg]
+        doc = json.loads((FIX / "scrutiny__smart-ata.json").read_text())
+        for row in doc["ata_smart_attributes"]["table"]:
+            if row["id"] == 5:
+                row["raw"]["value"] = n
+        return doc
+
+    for sub in "abc":
+        (tmp_path / sub).mkdir()
+    before = SmartCollector(tmp_path, fake_smartctl(tmp_path / "a", {"/dev/sda": [{"json": with_realloc(0)}]}),
+                            devices=["/dev/sda"])
+    stored = json.loads(json.dumps(before.collect().state))  # what the database keeps
+    after = SmartCollector(tmp_path, fake_smartctl(tmp_path / "b", {"/dev/sda": [{"json": with_realloc(8)}]}),
+                           devices=["/dev/sda"])
+    after.restore(stored)
+    d = after.collect().state["disks"][0]
+    assert "5 Reallocated_Sector_Ct rose 0 -> 8" in d["reasons"]
+    fresh = SmartCollector(tmp_path, fake_smartctl(tmp_path / "c", {"/dev/sda": [{"json": with_realloc(8)}]}),
+                           devices=["/dev/sda"])
+    assert not any("rose" in r for r in fresh.collect().state["disks"][0]["reasons"])  # nothing stored: no rise

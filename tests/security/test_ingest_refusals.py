@@ -307,3 +307,29 @@ def test_batches_beyond_the_concurrent_limit_wait_their_turn_then_are_told_to_re
 
     assert asyncio.run(scenario()) == (503, 200)
     engine.dispose()
+
+
+def _series(n: int, start: int = 0) -> list[list[Any]]:
+    return [["rackpulse_x", {"id": str(i)}, 1.0] for i in range(start, start + n)]
+
+
+def test_the_series_limit_takes_exactly_its_number_and_refuses_one_more(db_url: str) -> None:
+    """max_series_per_host = 10: a host reaching 10 is taken, its 11th series refused; counted
+    across batches, and series it already has cost nothing."""
+    upgrade(db_url)
+    cfg = load_config(None, {"host": "server", "storage": {"url": db_url}, "agents": {"max_series_per_host": 10}})
+    engine = make_engine(db_url)
+    token = agents.issue(engine, "ceph1")
+    app = create_app(cfg, collect=False, snapshot=Snapshot(host="server"), migrate=False)
+
+    def send(seq: int, samples: list[list[Any]]) -> int:
+        b = batch([run_record(seq, NOW - 60 + seq, samples=samples)])
+        return post(client, token, body(b)).status_code
+
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        assert send(1, _series(6)) == 200
+        assert send(2, _series(4, start=6)) == 200  # 10 in all, over two batches
+        assert send(3, _series(10)) == 200  # the same ten again: nothing new
+        assert send(4, _series(1, start=10)) == 422  # the 11th
+        assert send(4, _series(10)) == 200  # the agent's next batch without it is taken
+    engine.dispose()

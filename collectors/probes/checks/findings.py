@@ -49,7 +49,7 @@ def probe_findings(p: dict[str, Any], warning_days: float, now: float) -> list[F
 def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
     if not state:
         return []
-    now = time.time()
+    now = judging.now  # the moment of this judgement (a test can set it; the Judge sets it per collection)
     days = state.get("tls_warning_days", 14.0)
     return [f for p in items(state, "probes") for f in probe_findings(p, days, now)]
 
