@@ -5,6 +5,7 @@ when the disk has one (so a replacement disk keeps the label), else enclosure sl
 from __future__ import annotations
 
 import json
+import logging
 import re
 from pathlib import Path
 from typing import Any
@@ -12,8 +13,10 @@ from typing import Any
 from sqlalchemy.engine import make_url
 
 from app.files import atomic_write, locked
+from collectors.context import BayRules
 from collectors.disks import location
 
+log = logging.getLogger("rackpulse.web")
 LABEL = re.compile(r"^[^\x00-\x1f]{1,100}$")
 MATCHERS = ("path", "enclosure_slot", "serial", "wwn")
 
@@ -38,8 +41,25 @@ def load(path: Path) -> list[dict[str, str]]:
             and any(isinstance(r.get(k), str) for k in MATCHERS)]
 
 
-def apply(rows: list[dict[str, str]]) -> None:
-    location.SAVED_RULES[:] = [location.BayRule(**{k: r[k] for k in ("label", *MATCHERS) if r.get(k)}) for r in rows]
+def rules(rows: list[dict[str, str]]) -> list[location.BayRule]:
+    return [location.BayRule(**{k: r[k] for k in ("label", *MATCHERS) if r.get(k)}) for r in rows]
+
+
+def host_bays(cfg: Any) -> BayRules:
+    """The bay rules every collector of this host holds, with the labels saved from disk pages
+    read from their file (a damaged file costs those labels, said once, not the start)."""
+    bays = BayRules()
+    try:
+        apply(load(labels_file(cfg)), bays)
+    except ValueError as exc:
+        log.warning("saved bay labels not read: %s", exc)
+    return bays
+
+
+def apply(rows: list[dict[str, str]], bays: BayRules | None) -> None:
+    """The saved labels into the host's bay rules, which every collector holds (no restart)."""
+    if bays is not None:
+        bays.replace_saved(rules(rows))
 
 
 def rule_for(disk: dict[str, Any]) -> dict[str, str] | None:
@@ -51,7 +71,7 @@ def rule_for(disk: dict[str, Any]) -> dict[str, str] | None:
     return None
 
 
-def save(path: Path, disk: dict[str, Any], label: str) -> dict[str, str]:
+def save(path: Path, disk: dict[str, Any], label: str, bays: BayRules | None = None) -> dict[str, str]:
     """Add or replace the label of the disk's bay; written whole, then renamed over, under a lock."""
     label = label.strip()
     if not LABEL.match(label):
@@ -63,5 +83,5 @@ def save(path: Path, disk: dict[str, Any], label: str) -> dict[str, str]:
         rows = [r for r in load(path) if not all(r.get(k) == v for k, v in matcher.items())]
         rows.append({"label": label, **matcher})
         atomic_write(path, json.dumps(rows, indent=1) + "\n", mode=0o644)
-        apply(rows)
+        apply(rows, bays)
     return {"label": label, **matcher}

@@ -62,7 +62,10 @@ def cmd_collect(args: argparse.Namespace) -> int:
     from collectors import build_collectors
 
     cfg = _load(args)
-    colls = build_collectors(cfg)
+    from app.bay_labels import host_bays
+    from collectors import host_context
+
+    colls = build_collectors(cfg, host=host_context(cfg, host_bays(cfg)))
     snap = Snapshot(host=cfg.host)
     settings = cfg.schedules(colls)
     sched = Scheduler(colls, settings, snap)

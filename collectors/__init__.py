@@ -6,9 +6,13 @@ each exporting a `CollectorPlugin` registered under the entry point group
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from collectors.base import Collector, MetricSpec, Runner, run_command
+from collectors.context import BayRules, HostContext
+from collectors.disks.location import BayRule, bay_rules
 from collectors.plugin import CollectorPlugin, discover
 
 
@@ -17,8 +21,22 @@ def plugins() -> dict[str, CollectorPlugin]:
     return discover()
 
 
-def build_collectors(cfg: Any, runner: Runner = run_command) -> dict[str, Collector]:
-    """Every enabled collector, by name, in the order of the config's sections."""
+def host_context(cfg: Any, saved: Iterable[BayRule] | BayRules = ()) -> HostContext:
+    """What the plug-ins may know of this host, from the app's Config (which they never see)."""
+    bays = saved if isinstance(saved, BayRules) else BayRules(saved=saved)
+    bays.configured = bay_rules(b.model_dump() for b in cfg.disks.bays)
+    accepted: dict[str, dict[str, float]] = {}
+    for a in cfg.disks.accept:
+        accepted.setdefault(a.serial, {})[a.attribute] = a.value
+    hot = cfg.disk_hot_celsius() if hasattr(cfg, "disk_hot_celsius") else cfg.alerts.disk_hot_celsius
+    return HostContext(cfg.host, Path(cfg.host_root), bays, accepted, hot)
+
+
+def build_collectors(cfg: Any, runner: Runner = run_command, host: HostContext | None = None
+                     ) -> dict[str, Collector]:
+    """Every enabled collector, by name, in the order of the config's sections. Each gets its own
+    section, the host (`host_context`) and the runner: `build(section, host, runner)`."""
+    host = host or host_context(cfg)
     out = {}
     for name in type(cfg.collectors).model_fields:
         section = getattr(cfg.collectors, name)
@@ -28,7 +46,7 @@ def build_collectors(cfg: Any, runner: Runner = run_command) -> dict[str, Collec
         run = runner
         if runner is run_command:  # the real runner: with this collector's output cap
             run = functools.partial(run_command, max_bytes=section.command_max_bytes)
-        out[name] = plugin.build(cfg, run)
+        out[name] = plugin.build(section, host, run)
     return out
 
 

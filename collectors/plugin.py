@@ -16,6 +16,7 @@ from typing import Any
 
 from collectors.base import Collector, Runner
 from collectors.config import CollectorBase
+from collectors.context import HostContext
 from collectors.findings import WARN, ChartSpec, Finding, FindingsFn, Judging, RuleSpec, Tile
 
 GROUP = "rackpulse.collectors"
@@ -44,7 +45,7 @@ def _none(state: dict[str, Any], judging: Judging) -> list[Finding]:
 class CollectorPlugin:
     name: str  # the config section, the scheduler's name, the metric subsystem
     collector: type[Collector]  # its declared metrics are read from here without building it
-    build: Callable[[Any, Runner], Collector]  # (the app's validated Config, the command runner)
+    build: Callable[[Any, HostContext, Runner], Collector]  # (its validated section, the host, the command runner)
     config: type[CollectorBase]  # its section's model, [collectors.<name>]
     domain: str = ""  # disks, network, home ... (a folder under collectors/ for the built-in ones)
     findings: FindingsFn = _none

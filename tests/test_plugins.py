@@ -45,8 +45,8 @@ class UptimeCollector(Collector):
         return result
 
 
-def build(cfg, runner):
-    return UptimeCollector(Path(cfg.host_root), cfg.collectors.uptime.warn_below_seconds)
+def build(section, host, runner):  # the contract: its own section, the HostContext, the runner
+    return UptimeCollector(host.root, section.warn_below_seconds)
 
 
 PLUGIN = CollectorPlugin("uptime", UptimeCollector, build, UptimeConfig)
@@ -172,4 +172,8 @@ def test_a_plug_in_from_its_own_package_brings_its_tile_alert_rule_and_page(site
     assert 'href="/uptime"' in overview  # in the navigation
     page = fetch(app, "/uptime")
     assert page.status_code == 200 and "<section id=uptime>rebooted</section>" in page.text
+    metrics = fetch(app, "/metrics").text  # its declared metric, with its HELP
+    assert "# HELP rackpulse_uptime_seconds Seconds since boot." in metrics
+    assert 'rackpulse_uptime_seconds{host="nas"} 321.5' in metrics
+    assert fetch(app, "/api/state").json()["findings"]["uptime"][0]["text"] == "nas rebooted recently"
 

@@ -19,7 +19,7 @@ from app.credentials import hash_password
 from app.scheduler import Scheduler, Snapshot
 from app.storage.db import upgrade
 from app.web.app import create_app
-from collectors import build_collectors
+from collectors import build_collectors, host_context
 from collectors.base import CommandResult, run_command
 from collectors.scenes import replay_name
 from demo import story as demo
@@ -69,10 +69,11 @@ def demo_app(tmp_path: Path, t: float, extra: dict | None = None, runs: int = 1,
     cfg = load_config(None, raw)
     upgrade(url)
     snap = Snapshot(host=cfg.host)
-    colls = build_collectors(cfg, replay_in_process)
+    app = create_app(cfg, collect=False, snapshot=snap, migrate=False)
+    # The collectors hold the site's bay rules, as `serve` builds them: a label saved on a page applies.
+    colls = build_collectors(cfg, replay_in_process, host_context(cfg, app.state.site.saved_bays))
     demo.attach_simulations(colls, tmp_path)
     sched = Scheduler(colls, {n: (60, 30) for n in colls}, snap)
-    app = create_app(cfg, collect=False, snapshot=snap, migrate=False)
     sched.store = app.state.store
     for step in range(runs):
         demo.write_tree(tmp_path, demo.story_state(t if step == runs - 1 else 0))
@@ -450,7 +451,6 @@ def test_an_nvme_disk_shows_its_health_log() -> None:
 
 
 def test_an_unlabelled_disk_gets_a_hint_and_a_label_saved_from_its_page_beside_the_database(tmp_path: Path) -> None:
-    from app import bay_labels
     from collectors.disks import location
 
     app = demo_app(tmp_path, 0, extra={"disks": {"bays": []}})
@@ -476,12 +476,10 @@ def test_an_unlabelled_disk_gets_a_hint_and_a_label_saved_from_its_page_beside_t
         # every collector places it from its next collection on, without a restart...
         from collectors.disks.location import read_locations
 
-        assert read_locations(tmp_path)["sdh"].bay == "shelf 1, bay 7"
-        # ...and a restart reads the file again
-        bay_labels.apply([])
-        create_app(load_config(None, {"storage": {"url": f"sqlite:///{tmp_path / 'db.sqlite'}"}}), collect=False,
-                   migrate=False)
-        assert [r.label for r in location.SAVED_RULES] == ["shelf 1, bay 7"]
+        assert read_locations(tmp_path, app.state.site.saved_bays)["sdh"].bay == "shelf 1, bay 7"
+        # ...and a restart reads the file again, into the new app's rules (no module-wide state)
+        again = create_app(load_config(None, {"storage": {"url": f"sqlite:///{tmp_path / 'db.sqlite'}"}}),
+                           collect=False, migrate=False)
+        assert [r.label for r in again.state.site.saved_bays.saved] == ["shelf 1, bay 7"]
     finally:
-        bay_labels.apply([])
-        assert location.SAVED_RULES == []
+        assert not hasattr(location, "SAVED_RULES")

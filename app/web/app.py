@@ -24,7 +24,7 @@ from app.storage.db import make_engine, upgrade
 from app.storage.store import Store
 from app.web import alert_pages, api, ingest, login, pages, status
 from app.web.site import ROOT, Site
-from collectors import build_collectors
+from collectors import build_collectors, host_context
 from collectors.base import Runner, run_command
 
 log = logging.getLogger("rackpulse.web")
@@ -40,10 +40,7 @@ def create_app(
     migrate: bool = True,
 ) -> FastAPI:
     """Build the app. ``collect=False`` serves pages from a given snapshot (tests, demo parts)."""
-    try:
-        bay_labels.apply(bay_labels.load(bay_labels.labels_file(cfg)))
-    except ValueError as exc:  # a damaged labels file costs the saved labels, not the start
-        log.warning("saved bay labels not read: %s", exc)
+    saved_bays = bay_labels.host_bays(cfg)  # with the labels saved from disk pages: every collector holds it
     engine = make_engine(cfg.storage.url)
     store = Store(engine, cfg.host)
     snap = snapshot or Snapshot(host=cfg.host)
@@ -51,10 +48,11 @@ def create_app(
     agents = Agents(engine, cfg.host, cfg.agents.max_series_per_host, cfg.agents.max_collectors_per_host,
                     cfg.agents.max_entities_per_host, cfg.agents.max_state_bytes, thresholds(cfg))
     if scheduler is None and collect:
-        colls = build_collectors(cfg, runner)
+        colls = build_collectors(cfg, runner, host_context(cfg, saved_bays))
         settings = cfg.schedules(colls)
         scheduler = Scheduler(colls, settings, snap, store)
     s = Site(cfg, engine, store, snap, agents, scheduler)
+    s.saved_bays = saved_bays
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -92,7 +92,7 @@ def disk_bay_label(request: Request, key: str, label: str = Form(...), s: Site =
     if disk is None:
         raise HTTPException(404, f"no disk {key!r} on this host")
     try:
-        bay_labels.save(bay_labels.labels_file(s.cfg), disk, label)
+        bay_labels.save(bay_labels.labels_file(s.cfg), disk, label, s.saved_bays)
     except ValueError as exc:
         raise HTTPException(400, str(exc)) from None
     base = request.scope.get("rackpulse_base", "")

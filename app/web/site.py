@@ -28,6 +28,7 @@ from app.storage.store import Store
 from app.web.sessions import COOKIE, CSRF_COOKIE, Sessions, Throttle
 from app.web.stacked import label_cells
 from collectors import plugins
+from collectors.context import BayRules
 
 log = logging.getLogger("rackpulse.web")
 ROOT = Path(__file__).resolve().parents[2]
@@ -169,6 +170,7 @@ class Site:
         self.throttle = Throttle()
         self.password_checks: asyncio.Semaphore | None = None  # see app/web/login.py
         self._ingest_slots: asyncio.Semaphore | None = None
+        self.saved_bays: BayRules | None = None  # the bay labels saved from disk pages (create_app)
         self._alerting: dict[str, Any] = {}
         self.host_alerting: dict[str, Any] = {}  # agent host -> its Alerting
         self._failed_hosts: set[str] = set()

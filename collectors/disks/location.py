@@ -96,14 +96,10 @@ class BayRule:
         return bool(self.enclosure_slot and loc.enclosure_slot == self.enclosure_slot)
 
 
-# Labels a user saved on a disk's page (app/bay_labels.py keeps them in a file beside the
-# database): they apply after the config's own rules, in every collector, without a restart.
-SAVED_RULES: list[BayRule] = []
-
-
 def bay_of(rules: Iterable[BayRule], loc: DiskLocation) -> str | None:
-    """The first rule's label that matches: the config's order decides, then the saved labels."""
-    return next((r.label for r in [*rules, *SAVED_RULES] if r.matches(loc)), None)
+    """The first rule's label that matches: the config's order decides, then the labels saved
+    from a disk's page (collectors.host.BayRules gives them in that order)."""
+    return next((r.label for r in rules if r.matches(loc)), None)
 
 
 def _links(directory: Path) -> Iterable[tuple[str, str]]:

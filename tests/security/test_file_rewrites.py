@@ -18,12 +18,6 @@ from app.files import atomic_write
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(autouse=True)
-def _no_saved_rules():  # type: ignore[no-untyped-def]
-    yield
-    bay_labels.apply([])
-
-
 @pytest.mark.parametrize("writers", [30, 40])
 def test_concurrent_bay_label_saves_keep_every_label_and_valid_json(tmp_path: Path, writers: int) -> None:
     path = tmp_path / "bay-labels.json"

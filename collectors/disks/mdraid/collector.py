@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -25,7 +25,8 @@ from collectors.base import (
     read_text,
     run_command,
 )
-from collectors.disks.location import BayRule, DiskLocation, base_device, bay_rules, read_locations
+from collectors.context import HostContext
+from collectors.disks.location import BayRule, DiskLocation, base_device, read_locations
 from collectors.disks.mdraid.mdadm import MdadmDetail, parse_mdadm_detail
 from collectors.disks.mdraid.mdstat import MdArray, parse_mdstat
 
@@ -71,14 +72,14 @@ class MdraidCollector(Collector):
         mdadm: Sequence[str] = ("mdadm",),
         detail: bool = True,
         timeout: float = 20.0,
-        bays: Sequence[BayRule] = (),
+        bays: Iterable[BayRule] = (),
         runner: Runner = run_command,
     ) -> None:
         self.host_root = host_root
         self.mdadm = list(mdadm)
         self.detail = detail
         self.timeout = timeout
-        self.bays = list(bays)
+        self.bays = bays  # live: labels saved from a page apply from the next collection
         self.runner = runner
         # Last members seen per array: a disk that failed and was pulled no longer shows
         # in mdstat or by-id, but the user still needs its bay and serial.
@@ -315,8 +316,6 @@ def array_entities(a: dict[str, Any]) -> list[Entity]:
 
 # -- plug-in -----------------------------------------------------------------------------
 
-def build(cfg: Any, runner: Runner) -> Collector:
+def build(c: Any, host: HostContext, runner: Runner) -> Collector:
     """The collector from its section, [collectors.mdraid]."""
-    c = cfg.collectors.mdraid
-    return MdraidCollector(Path(cfg.host_root), c.mdadm, c.detail, c.command_timeout,
-                           bay_rules(b.model_dump() for b in cfg.disks.bays), runner)
+    return MdraidCollector(host.root, c.mdadm, c.detail, c.command_timeout, host.bays, runner)

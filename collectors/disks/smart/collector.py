@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ClassVar
@@ -20,7 +20,8 @@ from collectors.base import (
     Sample,
     run_command,
 )
-from collectors.disks.location import BayRule, bay_rules, read_locations
+from collectors.context import HostContext
+from collectors.disks.location import BayRule, read_locations
 from collectors.disks.smart.smartctl import (
     HEALTH_NAMES,
     SmartDisk,
@@ -54,7 +55,7 @@ class SmartCollector(Collector):
         nocheck: str = "standby",
         command_timeout: float = 10.0,
         temperature_warning: float = 50.0,
-        bays: Sequence[BayRule] = (),
+        bays: Iterable[BayRule] = (),
         accepted: Mapping[str, Mapping[str, float]] | None = None,
         runner: Runner = run_command,
         parallel: int = 4,
@@ -65,7 +66,7 @@ class SmartCollector(Collector):
         self.nocheck = nocheck
         self.command_timeout = command_timeout
         self.temperature_warning = temperature_warning
-        self.bays = list(bays)
+        self.bays = bays  # live: labels saved from a page apply from the next collection
         self.accepted = {k: dict(v) for k, v in (accepted or {}).items()}
         self.runner = runner
         self.parallel = max(1, parallel)
@@ -184,7 +185,7 @@ class SmartCollector(Collector):
         return view
 
 
-def _bay_for_serial(bays: Sequence[BayRule], serial: str | None) -> str | None:
+def _bay_for_serial(bays: Iterable[BayRule], serial: str | None) -> str | None:
     return next((b.label for b in bays if serial and b.serial == serial), None)
 
 
@@ -220,13 +221,9 @@ def disk_entities(d: dict[str, Any]) -> list[Entity]:
 
 # -- plug-in -----------------------------------------------------------------------------
 
-def build(cfg: Any, runner: Runner) -> Collector:
-    """The collector from its section, [collectors.smart]."""
-    c = cfg.collectors.smart
-    accepted: dict[str, dict[str, float]] = {}
-    for a in cfg.disks.accept:
-        accepted.setdefault(a.serial, {})[a.attribute] = a.value
-    hot = cfg.disk_hot_celsius() if hasattr(cfg, "disk_hot_celsius") else c.temperature_warning
-    return SmartCollector(Path(cfg.host_root), c.smartctl, c.devices, c.nocheck, c.command_timeout,
-                          hot, bay_rules(b.model_dump() for b in cfg.disks.bays), accepted, runner,
-                          c.parallel)
+def build(c: Any, host: HostContext, runner: Runner) -> Collector:
+    """The collector from its section, [collectors.smart]: hot from the host's one setting
+    (alerts.disk_hot_celsius, which the deprecated temperature_warning stands in for)."""
+    accepted = {serial: dict(attrs) for serial, attrs in host.accepted.items()}
+    return SmartCollector(host.root, c.smartctl, c.devices, c.nocheck, c.command_timeout,
+                          host.disk_hot_celsius, host.bays, accepted, runner, c.parallel)

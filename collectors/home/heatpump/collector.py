@@ -12,6 +12,7 @@ import time
 from typing import Any, ClassVar
 
 from collectors.base import Collector, CollectorError, CollectResult, Entity, MetricSpec, Runner, Sample
+from collectors.context import HostContext
 from collectors.home.heatpump.isg_map import (
     BLOCKS,
     CONTROLLERS,
@@ -222,7 +223,6 @@ class HeatpumpCollector(Collector):
 
 # -- plug-in -----------------------------------------------------------------------------
 
-def build(cfg: Any, runner: Runner) -> Collector:
+def build(c: Any, host: HostContext, runner: Runner) -> Collector:
     """The collector from its section, [collectors.heatpump]."""
-    c = cfg.collectors.heatpump
     return HeatpumpCollector(c.host, c.port, c.unit, c.command_timeout)

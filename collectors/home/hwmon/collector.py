@@ -21,6 +21,7 @@ from collectors.base import (
     Runner,
     Sample,
 )
+from collectors.context import HostContext
 from collectors.home.hwmon.config import Fan, Rail
 from collectors.hwmon_sysfs import SCALE, Sensor, parse_hwmon_dir, read_hwmon  # noqa: F401 - re-exported
 
@@ -125,7 +126,6 @@ class HwmonCollector(Collector):
 
 # -- plug-in -----------------------------------------------------------------------------
 
-def build(cfg: Any, runner: Runner) -> Collector:
+def build(c: Any, host: HostContext, runner: Runner) -> Collector:
     """The collector from its section, [collectors.hwmon]."""
-    c = cfg.collectors.hwmon
-    return HwmonCollector(Path(cfg.host_root), c.rails, c.fans)
+    return HwmonCollector(host.root, c.rails, c.fans)

@@ -28,6 +28,7 @@ from collectors.base import (
     Sample,
     read_line,
 )
+from collectors.context import HostContext
 from collectors.home.nut.config import UpsdTarget
 from collectors.snmpwire import SnmpTarget
 
@@ -256,7 +257,6 @@ class NutCollector(Collector):
 
 # -- plug-in -----------------------------------------------------------------------------
 
-def build(cfg: Any, runner: Runner) -> Collector:
+def build(c: Any, host: HostContext, runner: Runner) -> Collector:
     """The collector from its section, [collectors.nut]."""
-    c = cfg.collectors.nut
     return NutCollector(c.upsd, c.command_timeout, c.snmp)

@@ -23,6 +23,7 @@ from collectors.base import (
     host_path,
     read_text,
 )
+from collectors.context import HostContext
 from collectors.host.basics.config import HostConfig
 from collectors.host.basics.procfs import (
     CPU_MODES,
@@ -299,6 +300,6 @@ def hottest(sensors: list[Sensor], limit: int = 8) -> list[dict[str, Any]]:
              "max": limit_of(s, "max"), "crit": limit_of(s, "crit")} for s in temps[:limit]]
 
 
-def build(cfg: Any, runner: Runner) -> Collector:
+def build(c: Any, host: HostContext, runner: Runner) -> Collector:
     """The collector from its section, [collectors.host]."""
-    return HostCollector(Path(cfg.host_root), cfg.collectors.host)
+    return HostCollector(host.root, c)

@@ -25,6 +25,7 @@ from collectors.base import (
     host_path,
     read_text,
 )
+from collectors.context import HostContext
 
 MODES = {
     "load balancing (round-robin)": "balance-rr",
@@ -235,6 +236,6 @@ class BondingCollector(Collector):
 
 # -- plug-in -----------------------------------------------------------------------------
 
-def build(cfg: Any, runner: Runner) -> Collector:
+def build(c: Any, host: HostContext, runner: Runner) -> Collector:
     """The collector from its section, [collectors.bonding]."""
-    return BondingCollector(Path(cfg.host_root), cfg.collectors.bonding.bonds)
+    return BondingCollector(host.root, c.bonds)

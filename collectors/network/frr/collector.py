@@ -27,6 +27,7 @@ from collectors.base import (
     Sample,
     run_command,
 )
+from collectors.context import HostContext
 
 STATES = ("Established", "Active", "Connect", "Idle", "OpenSent", "OpenConfirm", "Clearing", "Deleted")
 _AFI_RE = re.compile(r"^(ipv4|ipv6|l2Vpn|vpnv4|vpnv6|flowspec)[A-Za-z0-9]*$", re.I)
@@ -236,6 +237,6 @@ class FrrCollector(Collector):
 
 # -- plug-in -----------------------------------------------------------------------------
 
-def build(cfg: Any, runner: Runner) -> Collector:
+def build(c: Any, host: HostContext, runner: Runner) -> Collector:
     """The collector from its section, [collectors.frr]."""
-    return FrrCollector(cfg.collectors.frr.vtysh, cfg.collectors.frr.command_timeout, runner)
+    return FrrCollector(c.vtysh, c.command_timeout, runner)

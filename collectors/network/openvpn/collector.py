@@ -24,6 +24,7 @@ from collectors.base import (
     read_line,
     read_text,
 )
+from collectors.context import HostContext
 from collectors.network.openvpn.config import Instance
 from collectors.network.openvpn.status import (
     VpnStatus,
@@ -298,8 +299,7 @@ class OpenvpnCollector(Collector):
 
 # -- plug-in -----------------------------------------------------------------------------
 
-def build(cfg: Any, runner: Runner) -> Collector:
+def build(c: Any, host: HostContext, runner: Runner) -> Collector:
     """The collector from its section, [collectors.openvpn]."""
-    c = cfg.collectors.openvpn
-    return OpenvpnCollector(Path(cfg.host_root), c.instances,
+    return OpenvpnCollector(host.root, c.instances,
                             c.command_timeout, c.max_status_age)

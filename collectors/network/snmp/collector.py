@@ -23,6 +23,7 @@ from collectors.base import (
     Runner,
     Sample,
 )
+from collectors.context import HostContext
 from collectors.snmpwire import SnmpTarget, auth_data, explain
 
 IF_TABLE = "1.3.6.1.2.1.2.2.1"
@@ -240,6 +241,6 @@ class SnmpCollector(Collector):
 
 # -- plug-in -----------------------------------------------------------------------------
 
-def build(cfg: Any, runner: Runner) -> Collector:
+def build(c: Any, host: HostContext, runner: Runner) -> Collector:
     """The collector from its section, [collectors.snmp]."""
-    return SnmpCollector(cfg.collectors.snmp.targets)
+    return SnmpCollector(c.targets)

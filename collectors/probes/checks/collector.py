@@ -20,6 +20,7 @@ from collectors.base import (
     Sample,
     run_command,
 )
+from collectors.context import HostContext
 from collectors.probes.checks.config import HttpProbe, PingProbe, ProbesConfig, TcpProbe
 from collectors.probes.checks.fping import PingResult, fping_argv, parse_fping
 from collectors.probes.checks.reach import Reach, check_http, check_tcp
@@ -122,6 +123,6 @@ def probe_samples(v: dict[str, Any]) -> Sequence[Sample]:
     return out
 
 
-def build(cfg: Any, runner: Runner) -> Collector:
+def build(c: Any, host: HostContext, runner: Runner) -> Collector:
     """The collector from its section, [collectors.probes]."""
-    return ProbesCollector(cfg.collectors.probes, runner)
+    return ProbesCollector(c, runner)

@@ -19,6 +19,7 @@ from collectors.base import (
     Sample,
     run_command,
 )
+from collectors.context import HostContext
 from collectors.probes.throughput.config import ThroughputConfig, ThroughputTest
 from collectors.probes.throughput.iperf3 import iperf3_argv, parse_iperf3
 
@@ -103,6 +104,6 @@ def test_samples(v: dict[str, Any]) -> list[Sample]:
     return out
 
 
-def build(cfg: Any, runner: Runner) -> Collector:
+def build(c: Any, host: HostContext, runner: Runner) -> Collector:
     """The collector from its section, [collectors.throughput]."""
-    return ThroughputCollector(cfg.collectors.throughput, runner)
+    return ThroughputCollector(c, runner)

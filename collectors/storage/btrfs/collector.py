@@ -4,7 +4,7 @@ the last scrub, and space by profile; each device joined with its disk's serial 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -20,7 +20,8 @@ from collectors.base import (
     Sample,
     run_command,
 )
-from collectors.disks.location import BayRule, bay_rules, read_locations
+from collectors.context import HostContext
+from collectors.disks.location import BayRule, read_locations
 from collectors.storage.btrfs.parse import (
     ERROR_KINDS,
     BtrfsFs,
@@ -48,11 +49,11 @@ class BtrfsCollector(Collector):
     }
 
     def __init__(self, host_root: Path, btrfs: Sequence[str] = ("btrfs",), timeout: float = 10.0,
-                 bays: Sequence[BayRule] = (), runner: Runner = run_command) -> None:
+                 bays: Iterable[BayRule] = (), runner: Runner = run_command) -> None:
         self.host_root = host_root
         self.btrfs = list(btrfs)
         self.timeout = timeout
-        self.bays = list(bays)
+        self.bays = bays  # live: labels saved from a page apply from the next collection
         self.runner = runner
         self._known: dict[str, dict[str, Any]] = {}  # "<uuid>:<devid>" -> the disk it was
 
@@ -176,7 +177,5 @@ def fs_entities(fs: dict[str, Any]) -> list[Entity]:
     return ents
 
 
-def build(cfg: Any, runner: Runner) -> Collector:
-    c = cfg.collectors.btrfs
-    return BtrfsCollector(Path(cfg.host_root), c.btrfs, c.command_timeout,
-                          bay_rules(b.model_dump() for b in cfg.disks.bays), runner)
+def build(c: Any, host: HostContext, runner: Runner) -> Collector:
+    return BtrfsCollector(host.root, c.btrfs, c.command_timeout, host.bays, runner)

@@ -4,7 +4,7 @@ disk and bay behind each, from its metadata), placement groups by state, space."
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -19,7 +19,8 @@ from collectors.base import (
     Sample,
     run_command,
 )
-from collectors.disks.location import BayRule, bay_rules, read_locations
+from collectors.context import HostContext
+from collectors.disks.location import BayRule, read_locations
 from collectors.storage.ceph.parse import HEALTH, parse_osd_metadata, parse_osd_tree, parse_status
 from collectors.storage.common import first_line, identify, run_tool
 
@@ -45,7 +46,7 @@ class CephCollector(Collector):
     }
 
     def __init__(self, host_root: Path, ceph: Sequence[str] = ("ceph",), connect_timeout: int = 10,
-                 metadata: bool = True, timeout: float = 20.0, host: str = "", bays: Sequence[BayRule] = (),
+                 metadata: bool = True, timeout: float = 20.0, host: str = "", bays: Iterable[BayRule] = (),
                  runner: Runner = run_command) -> None:
         self.host_root = host_root
         self.ceph = list(ceph)
@@ -53,7 +54,7 @@ class CephCollector(Collector):
         self.metadata = metadata
         self.timeout = timeout
         self.host = host
-        self.bays = list(bays)
+        self.bays = bays  # live: labels saved from a page apply from the next collection
         self.runner = runner
         # `osd metadata` is the heaviest answer on a big cluster and changes only when OSDs are
         # added or replaced: asked again when the set of OSDs changes, or every 10 minutes.
@@ -139,7 +140,6 @@ def cluster_samples(c: dict[str, Any]) -> list[Sample]:
     return s
 
 
-def build(cfg: Any, runner: Runner) -> Collector:
-    c = cfg.collectors.ceph
-    return CephCollector(Path(cfg.host_root), c.ceph, c.connect_timeout, c.metadata, c.command_timeout, cfg.host,
-                         bay_rules(b.model_dump() for b in cfg.disks.bays), runner)
+def build(c: Any, host: HostContext, runner: Runner) -> Collector:
+    return CephCollector(host.root, c.ceph, c.connect_timeout, c.metadata, c.command_timeout, host.name,
+                         host.bays, runner)

@@ -3,7 +3,7 @@ EID:slot, with serials and error counters, so a failed drive says which bay to p
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, ClassVar
@@ -18,7 +18,8 @@ from collectors.base import (
     Sample,
     run_command,
 )
-from collectors.disks.location import BayRule, bay_rules, read_locations
+from collectors.context import HostContext
+from collectors.disks.location import BayRule, read_locations
 from collectors.storage.common import first_line, identify, run_tool
 from collectors.storage.megaraid.storcli import (
     VD_STATES,
@@ -53,11 +54,11 @@ class MegaraidCollector(Collector):
     }
 
     def __init__(self, host_root: Path, storcli: Sequence[str] = ("storcli64",), timeout: float = 30.0,
-                 bays: Sequence[BayRule] = (), runner: Runner = run_command) -> None:
+                 bays: Iterable[BayRule] = (), runner: Runner = run_command) -> None:
         self.host_root = host_root
         self.storcli = list(storcli)
         self.timeout = timeout
-        self.bays = list(bays)
+        self.bays = bays  # live: labels saved from a page apply from the next collection
         self.runner = runner
         # Drives last seen per "<controller>/<EID:Slt>": one that failed and was pulled leaves
         # the PD list, but the user still needs its serial and bay.
@@ -164,7 +165,5 @@ def controller_entities(c: dict[str, Any]) -> list[Entity]:
     return ents
 
 
-def build(cfg: Any, runner: Runner) -> Collector:
-    c = cfg.collectors.megaraid
-    return MegaraidCollector(Path(cfg.host_root), c.storcli, c.command_timeout,
-                             bay_rules(b.model_dump() for b in cfg.disks.bays), runner)
+def build(c: Any, host: HostContext, runner: Runner) -> Collector:
+    return MegaraidCollector(host.root, c.storcli, c.command_timeout, host.bays, runner)

@@ -3,7 +3,7 @@ device joined with its disk's serial and bay so a faulted one says which bay to 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, ClassVar
@@ -20,7 +20,8 @@ from collectors.base import (
     Sample,
     run_command,
 )
-from collectors.disks.location import BayRule, DiskLocation, bay_rules, read_locations
+from collectors.context import HostContext
+from collectors.disks.location import BayRule, DiskLocation, read_locations
 from collectors.storage.common import first_line, identify, run_tool
 from collectors.storage.zfs.records import POOL_STATES, VDEV_STATES, Pool, PoolUsage
 from collectors.storage.zfs.zpool_json import parse_zpool_status_json
@@ -50,12 +51,12 @@ class ZfsCollector(Collector):
     }
 
     def __init__(self, host_root: Path, zpool: Sequence[str] = ("zpool",), fmt: str = "auto", timeout: float = 10.0,
-                 bays: Sequence[BayRule] = (), runner: Runner = run_command) -> None:
+                 bays: Iterable[BayRule] = (), runner: Runner = run_command) -> None:
         self.host_root = host_root
         self.zpool = list(zpool)
         self.json = fmt == "auto"
         self.timeout = timeout
-        self.bays = list(bays)
+        self.bays = bays  # live: labels saved from a page apply from the next collection
         self.runner = runner
         # The identity each device had when last seen: a disk that was pulled is still named.
         self._known: dict[str, dict[str, Any]] = {}
@@ -186,7 +187,5 @@ def pool_entities(p: dict[str, Any]) -> list[Entity]:
     return ents
 
 
-def build(cfg: Any, runner: Runner) -> Collector:
-    c = cfg.collectors.zfs
-    return ZfsCollector(Path(cfg.host_root), c.zpool, c.format, c.command_timeout,
-                        bay_rules(b.model_dump() for b in cfg.disks.bays), runner)
+def build(c: Any, host: HostContext, runner: Runner) -> Collector:
+    return ZfsCollector(host.root, c.zpool, c.format, c.command_timeout, host.bays, runner)

@@ -1,0 +1,40 @@
+"""What a plug-in may know of the host it collects on, besides its own config section: the
+contract's second argument, `build(section, host, runner)`. A plug-in never sees the app's
+Config; everything it needs of the host is here."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from collectors.disks.location import BayRule
+
+
+class BayRules:
+    """The user's bays: the config's [[disks.bays]] in their order, then the labels saved from a
+    disk's page. The saved ones change while rackpulse runs (`replace_saved`), and every collector
+    holding this object sees them from its next collection, without a restart."""
+
+    def __init__(self, configured: Iterable[BayRule] = (), saved: Iterable[BayRule] = ()) -> None:
+        self.configured = list(configured)
+        self.saved = list(saved)
+
+    def replace_saved(self, rules: Iterable[BayRule]) -> None:
+        self.saved = list(rules)
+
+    def __iter__(self) -> Iterator[BayRule]:
+        return iter([*self.configured, *self.saved])
+
+    def __len__(self) -> int:
+        return len(self.configured) + len(self.saved)
+
+
+@dataclass(frozen=True)
+class HostContext:
+    name: str  # the host's name, as every series' `host` label says it
+    root: Path = Path("/")  # where its /proc, /sys and /dev are (a fixture tree in tests, a container's /host)
+    bays: BayRules = field(default_factory=BayRules)
+    # [[disks.accept]]: serial -> SMART attribute id -> the value accepted as this disk's normal
+    accepted: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    disk_hot_celsius: float = 50.0  # alerts.disk_hot_celsius: a disk's verdict and its alert agree
