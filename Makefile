@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 9842
 
-.PHONY: demo test quick install install-test assets lint bench mutation screenshots clean dist
+.PHONY: demo test quick install install-test assets lint bench mutation screenshots clean dist docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -73,3 +73,7 @@ mutation: install-test
 
 clean:
 	rm -rf $(VENV) node_modules static/vendor .pytest_cache
+
+# docs/metrics.md from the installed plug-ins (a test fails when it is stale).
+docs: install
+	$(BIN)/python -m app.docs > docs/metrics.md

@@ -192,3 +192,20 @@ def test_promtool_check_metrics_passes_on_the_demos_whole_metrics(tmp_path_facto
         check = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True,
                                timeout=60)
         assert check.returncode == 0, (t, check.stdout + check.stderr)
+
+
+def test_promtool_accepts_every_declared_metric_of_every_plug_in() -> None:
+    """One sample of each metric every installed plug-in declares (the demo shows only some:
+    btrfs, PSI, HTTP status codes ...), as /metrics renders them."""
+    from app.exposition import merge, render_families
+    from collectors import plugins
+    from collectors.base import Sample
+
+    parts = []
+    for p in plugins().values():
+        samples = [Sample.of(m, 1, x="1") for m in p.collector.metrics]
+        parts.append(render_families(samples, p.collector.metrics, "nas"))
+    text = merge(parts).decode()
+    assert text.count("# HELP ") == sum(len(p.collector.metrics) for p in plugins().values())
+    check = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True, timeout=60)
+    assert check.returncode == 0, check.stdout + check.stderr

@@ -1,0 +1,81 @@
+"""Every installed plug-in keeps the contract (like Home Assistant's hassfest): a third party's
+is checked by the same test once installed. Its config keys have defaults and are documented,
+its metrics are named as Prometheus wants, its rules are unique, it builds from its own section
+and a HostContext, an empty state is "not collected yet" (never an error), and docs/metrics.md
+says what the code says."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from app.docs import metrics_md
+from collectors import plugins
+from collectors.base import run_command
+from collectors.config import CollectorBase
+from collectors.context import HostContext
+from collectors.findings import Judging
+from collectors.plugin import DOMAINS
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = (ROOT / "rackpulse.example.toml").read_text()
+NAMES = sorted(plugins())
+
+
+def example_chunks(name: str) -> str:
+    """The example config's text under [collectors.<name>] and its [[collectors.<name>.*]] tables."""
+    heads = list(re.finditer(r"^#? ?\[\[?[a-z_.]+\]\]?\s*$", EXAMPLE, re.M))
+    out = []
+    for i, h in enumerate(heads):
+        if re.match(rf"^#? ?\[\[?collectors\.{name}[.\]]", h[0]):
+            end = heads[i + 1].start() if i + 1 < len(heads) else len(EXAMPLE)
+            out.append(EXAMPLE[h.start():end])
+    return "".join(out)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_its_config_keys_have_defaults_and_are_documented_in_the_example(name: str) -> None:
+    p = plugins()[name]
+    assert p.domain in DOMAINS
+    assert issubclass(p.config, CollectorBase)
+    p.config()  # a section left out of the file is valid: every key has a default
+    text = example_chunks(name)
+    assert text, f"[collectors.{name}] is not in rackpulse.example.toml"
+    own = [k for k in p.config.model_fields if k not in CollectorBase.model_fields]
+    assert [k for k in own if not re.search(rf"\b{k}\b", text)] == []
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_its_metrics_are_named_as_prometheus_wants(name: str) -> None:
+    for metric, spec in plugins()[name].collector.metrics.items():
+        assert re.fullmatch(r"rackpulse_[a-z0-9_]+", metric), metric
+        assert spec.help.strip() and spec.help.strip()[-1] in ".)", (metric, spec.help)
+        assert metric.endswith("_total") == (spec.kind == "counter"), metric
+        assert not re.search(r"_(bits|hours|minutes|milliseconds|kwh|percent)(_|$)", metric), metric
+
+
+def test_rule_names_are_unique_across_plug_ins_and_severities_known() -> None:
+    names = [r.name for p in plugins().values() for r in p.rules]
+    assert len(names) == len(set(names))
+    assert {r.severity for p in plugins().values() for r in p.rules} <= {"critical", "warning", "info"}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_it_builds_from_its_own_section_and_a_host_context(name: str, tmp_path: Path) -> None:
+    p = plugins()[name]
+    collector = p.build(p.config(), HostContext("nas", tmp_path), run_command)
+    assert collector.name == name and collector.metrics == p.collector.metrics
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_empty_state_is_not_collected_yet_never_an_error(name: str) -> None:
+    p = plugins()[name]
+    assert [f.text for f in p.judge({}, Judging(host="nas")) if "not understood" in f.text] == []
+    assert "error" not in p.view({})
+    assert p.bay_list({}) == []
+
+
+def test_docs_metrics_md_says_what_the_plug_ins_say() -> None:
+    assert (ROOT / "docs" / "metrics.md").read_text() == metrics_md(), "stale: run `make docs`"
