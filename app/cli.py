@@ -151,8 +151,10 @@ def serve_config(cfg: Config, extra_setup=None) -> int:
                 timer.start()
             super().handle_exit(sig, frame)
 
+    from app.runtime import Runtime
+
     check_serve(cfg)
-    app = create_app(cfg)
+    app = create_app(cfg, runtime=Runtime(cfg))  # the Runtime: what runs; the app: what answers
     if extra_setup:
         extra_setup(app)
     log.info("rackpulse for host %s on http%s://%s:%d/", cfg.host, "s" if cfg.web.tls_cert_file else "",

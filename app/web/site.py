@@ -18,12 +18,12 @@ from fastapi.responses import HTMLResponse
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PrefixLoader, pass_context, select_autoescape
 from jinja2.runtime import Context
 from markupsafe import Markup
-from sqlalchemy import Engine
 
 from app import views
 from app.config import Config
-from app.ingest.agents import Agents, agent_conditions, list_agents
-from app.scheduler import Scheduler, Snapshot
+from app.ingest.agents import list_agents
+from app.runtime import Runtime
+from app.scheduler import Snapshot
 from app.storage.store import Store
 from app.web.sessions import COOKIE, CSRF_COOKIE, Sessions, Throttle
 from app.web.stacked import label_cells
@@ -159,64 +159,30 @@ def known_worst(tiles: list[dict[str, Any]]) -> str:
 
 
 class Site:
-    def __init__(self, cfg: Config, engine: Engine, store: Store, snap: Snapshot, agents: Agents,
-                 scheduler: Scheduler | None) -> None:
-        self.cfg, self.engine, self.store, self.snap, self.agents = cfg, engine, store, snap, agents
-        self.scheduler = scheduler
+    """What the routes share: the Runtime's parts they read, and the web's own (templates,
+    sessions, throttles, the turns of password checks and agent batches)."""
+
+    def __init__(self, cfg: Config, runtime: Runtime) -> None:
+        self.cfg, self.runtime = cfg, runtime
+        self.engine, self.store, self.snap, self.agents = runtime.engine, runtime.store, runtime.snap, runtime.agents
+        self.scheduler = runtime.scheduler
+        self.saved_bays: BayRules = runtime.saved_bays  # the bay labels saved from disk pages
+        self.get_alerting, self.built_alerting = runtime.get_alerting, runtime.built_alerting
+        self.alerting_for, self.alert_tick = runtime.alerting_for, runtime.alert_tick
+        self.host_alerting = runtime.host_alerting
         self.password_hash = cfg.password_hash()
         self.api_token_hash = cfg.web.api_token_hash.get_secret_value() if cfg.web.api_token_hash else None
         self.env = templates()
-        self.sessions = Sessions(engine, self.password_hash)
+        self.sessions = Sessions(self.engine, self.password_hash)
         self.throttle = Throttle()
         self.password_checks: asyncio.Semaphore | None = None  # see app/web/login.py
         self._ingest_slots: asyncio.Semaphore | None = None
-        self.saved_bays: BayRules | None = None  # the bay labels saved from disk pages (create_app)
-        self._alerting: dict[str, Any] = {}
-        self.host_alerting: dict[str, Any] = {}  # agent host -> its Alerting
-        self._failed_hosts: set[str] = set()
 
     def ingest_slots(self) -> asyncio.Semaphore:
         """Agent batches parsed at once (agents.max_concurrent_ingests); made in the running loop."""
         if self._ingest_slots is None:
             self._ingest_slots = asyncio.Semaphore(self.cfg.agents.max_concurrent_ingests)
         return self._ingest_slots
-
-    # -- alerting ---------------------------------------------------------------------------
-
-    def get_alerting(self) -> Any:
-        """Built on first use: its tables exist only after the migrations ran."""
-        if "a" not in self._alerting:
-            from app.alerting.service import from_config
-
-            self._alerting["a"] = from_config(self.cfg, self.engine) if self.cfg.alerts.enabled else None
-        return self._alerting["a"]
-
-    def built_alerting(self) -> Any:
-        return self._alerting.get("a")
-
-    def alerting_for(self, host: str) -> Any:
-        """One Alerting per agent host (its own states, flaps and silences); None when disabled."""
-        if host == self.cfg.host or self.get_alerting() is None:
-            return self.get_alerting()
-        if host not in self.host_alerting:
-            from app.alerting.service import from_config
-
-            self.host_alerting[host] = from_config(self.cfg, self.engine, host=host)
-        return self.host_alerting[host]
-
-    def alert_tick(self) -> None:
-        """Agent hosts first, then this host; all only queue, and this host's courier delivers for all."""
-        now = time.time()
-        for host, hsnap in list(self.agents.snapshots.items()):
-            try:  # one agent host's odd state must not stop alerts for the others
-                self.alerting_for(host).tick(hsnap, now, deliver=False)
-            except Exception:  # noqa: BLE001
-                if host not in self._failed_hosts:
-                    log.exception("alerts for agent host %s failed", host)
-                    self._failed_hosts.add(host)
-        local = self.get_alerting()
-        local.tick(self.snap, now, extra=agent_conditions(self.agents, self.cfg, now), deliver=False)
-        local.courier.wake()  # delivery runs in the courier's threads: a hanging endpoint never delays this
 
     # -- hosts ------------------------------------------------------------------------------
 

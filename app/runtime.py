@@ -1,0 +1,144 @@
+"""Everything rackpulse runs besides answering requests: collection (the scheduler and its
+store), the agent hosts, alerting and its delivery, the exports and the maintenance, built in
+one place and started and stopped as one. The web app only reads it (app/web/app.py)."""
+
+from __future__ import annotations
+
+import gc
+import logging
+import time
+from typing import Any
+
+from fastapi.concurrency import run_in_threadpool
+
+from app import bay_labels, version
+from app.config import Config
+from app.ingest.agents import Agents, agent_conditions
+from app.judge import thresholds
+from app.scheduler import Scheduler, Snapshot
+from app.storage.db import make_engine, upgrade
+from app.storage.store import Store
+from collectors import build_collectors, host_context
+from collectors.base import Runner, run_command
+
+log = logging.getLogger("rackpulse.runtime")
+
+
+class Runtime:
+    def __init__(self, cfg: Config, *, collect: bool = True, runner: Runner = run_command,
+                 snapshot: Snapshot | None = None, scheduler: Scheduler | None = None, migrate: bool = True) -> None:
+        """``collect=False``: no scheduler (pages from a given snapshot: tests, parts of the demo)."""
+        self.cfg, self.migrate = cfg, migrate
+        self.saved_bays = bay_labels.host_bays(cfg)  # with the labels saved from disk pages; every collector holds it
+        self.engine = make_engine(cfg.storage.url)
+        self.store = Store(self.engine, cfg.host)
+        self.snap = snapshot or Snapshot(host=cfg.host)
+        self.snap.judge.configure(thresholds(cfg))
+        a = cfg.agents
+        self.agents = Agents(self.engine, cfg.host, a.max_series_per_host, a.max_collectors_per_host,
+                             a.max_entities_per_host, a.max_state_bytes, thresholds(cfg))
+        if scheduler is None and collect:
+            colls = build_collectors(cfg, runner, host_context(cfg, self.saved_bays))
+            scheduler = Scheduler(colls, cfg.schedules(colls), self.snap, self.store)
+        self.scheduler = scheduler
+        self.mqtt: Any = None
+        self.remote_writes: list[Any] = []
+        self._alerting: dict[str, Any] = {}
+        self.host_alerting: dict[str, Any] = {}  # agent host -> its Alerting
+        self._failed_hosts: set[str] = set()
+
+    # -- alerting ---------------------------------------------------------------------------
+
+    def get_alerting(self) -> Any:
+        """Built on first use: its tables exist only after the migrations ran."""
+        if "a" not in self._alerting:
+            from app.alerting.service import from_config
+
+            self._alerting["a"] = from_config(self.cfg, self.engine) if self.cfg.alerts.enabled else None
+        return self._alerting["a"]
+
+    def built_alerting(self) -> Any:
+        return self._alerting.get("a")
+
+    def alerting_for(self, host: str) -> Any:
+        """One Alerting per agent host (its own states, flaps and silences); None when disabled."""
+        if host == self.cfg.host or self.get_alerting() is None:
+            return self.get_alerting()
+        if host not in self.host_alerting:
+            from app.alerting.service import from_config
+
+            self.host_alerting[host] = from_config(self.cfg, self.engine, host=host)
+        return self.host_alerting[host]
+
+    def alert_tick(self) -> None:
+        """Agent hosts first, then this host; all only queue, and this host's courier delivers for all."""
+        now = time.time()
+        for host, hsnap in list(self.agents.snapshots.items()):
+            try:  # one agent host's odd state must not stop alerts for the others
+                self.alerting_for(host).tick(hsnap, now, deliver=False)
+            except Exception:  # noqa: BLE001
+                if host not in self._failed_hosts:
+                    log.exception("alerts for agent host %s failed", host)
+                    self._failed_hosts.add(host)
+        local = self.get_alerting()
+        local.tick(self.snap, now, extra=agent_conditions(self.agents, self.cfg, now), deliver=False)
+        local.courier.wake()  # delivery runs in the courier's threads: a hanging endpoint never delays this
+
+    # -- life -------------------------------------------------------------------------------
+
+    async def start(self, sessions_load: Any = None) -> None:
+        cfg, store, scheduler = self.cfg, self.store, self.scheduler
+        if self.migrate:
+            upgrade(cfg.storage.url)
+        if sessions_load is not None:
+            await run_in_threadpool(sessions_load)  # the session secret, before the first request needs it
+        self.agents.restore()
+        if scheduler is not None:
+            scheduler.restore()
+        # Move start-up objects (imports, templates, restored state) out of the GC's view:
+        # later collections then scan only what requests and collections allocate.
+        gc.collect()
+        gc.freeze()
+        if scheduler is None:
+            return
+        scheduler.start()
+        st = cfg.storage
+        scheduler.add_task(lambda: (store.make_rollups(), store.prune(st.raw_days, st.rollup_5m_days,
+                                                                      st.rollup_1h_days)),
+                           st.maintenance_interval, "maintenance")
+        if self.get_alerting() is not None:
+            self.get_alerting().courier.start()
+            scheduler.add_task(self.alert_tick, cfg.alerts.interval, "alerts")
+        self._start_exports(scheduler)
+
+    def _start_exports(self, scheduler: Scheduler) -> None:
+        cfg = self.cfg
+        if cfg.export.mqtt is not None:
+            from app.export.mqtt import MqttExport
+
+            try:
+                mqtt = MqttExport(cfg.export.mqtt, version())
+            except OSError as exc:  # its password file: said, and the rest of rackpulse runs
+                log.error("export.mqtt not started: cannot read password_file: %s", exc)
+            else:
+                mqtt.start(cfg.host)
+                self.mqtt = mqtt
+                scheduler.add_task(lambda: mqtt.publish([self.snap, *self.agents.snapshots.values()]),
+                                   cfg.export.mqtt.interval, "mqtt")
+        for rw_cfg in cfg.export.remote_write:
+            from app.export.remote_write import RemoteWrite
+
+            rw = RemoteWrite(rw_cfg, self.engine, f"rackpulse/{version()}")
+            self.remote_writes.append(rw)
+            scheduler.add_task(rw.tick, rw_cfg.interval, "remote_write")
+
+    async def stop(self) -> None:
+        """About a second whatever is going on: collecting first (its commands killed), then
+        delivery and MQTT, each with a short bound of its own."""
+        if self.scheduler is not None:
+            await self.scheduler.stop()
+        if self.built_alerting() is not None:
+            await run_in_threadpool(self.built_alerting().courier.stop, 1.0)
+        if self.mqtt is not None:
+            await run_in_threadpool(self.mqtt.stop)
+        self.engine.dispose()
