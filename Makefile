@@ -74,6 +74,7 @@ mutation: install-test
 clean:
 	rm -rf $(VENV) node_modules static/vendor .pytest_cache
 
-# docs/metrics.md from the installed plug-ins (a test fails when it is stale).
+# docs/metrics.md, rackpulse.example.toml and each plug-in's README.md from the installed
+# plug-ins (a test fails when one is stale).
 docs: install
-	$(BIN)/python -m app.docs > docs/metrics.md
+	$(BIN)/python -m app.docs

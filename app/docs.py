@@ -1,14 +1,18 @@
-"""docs/metrics.md, written from the installed plug-ins (`make docs`): each one's config keys,
-metrics and alert rules, so the reference never drifts from the code. A test fails when the
-committed file is stale."""
+"""What `make docs` writes from the installed plug-ins, so the reference never drifts from the
+code (a test fails when a committed file is stale): docs/metrics.md (every plug-in's config keys,
+metrics and alert rules), rackpulse.example.toml (docs/config/head.toml, each plug-in's own
+example.toml fragment, docs/config/tail.toml) and a README.md beside each plug-in."""
 
 from __future__ import annotations
 
+import importlib
+import inspect
+from pathlib import Path
 from typing import Any
 
 from collectors import plugins
 from collectors.config import CollectorBase
-from collectors.plugin import DOMAINS
+from collectors.plugin import DOMAINS, CollectorPlugin
 
 
 def _default(field: Any) -> str:
@@ -51,7 +55,57 @@ def metrics_md() -> str:
     return "\n".join(out)
 
 
-if __name__ == "__main__":
-    import sys
+ROOT = Path(__file__).resolve().parents[1]
 
-    sys.stdout.write(metrics_md())
+
+def package_of(plugin: CollectorPlugin) -> Path:
+    """The folder of a plug-in's package (its collector's module sits in it)."""
+    return Path(inspect.getfile(importlib.import_module(plugin.collector.__module__))).parent
+
+
+def example_toml() -> str:
+    """rackpulse.example.toml: the app's keys, every plug-in's fragment in domain order, the rest."""
+    parts = [(ROOT / "docs/config/head.toml").read_text()]
+    for p in plugins().values():
+        fragment = package_of(p) / "example.toml"
+        if fragment.is_file():
+            parts.append(fragment.read_text())
+    parts.append((ROOT / "docs/config/tail.toml").read_text())
+    return "\n".join(parts)
+
+
+def readme(p: CollectorPlugin) -> str:
+    """A plug-in's README.md: what it reads, what it needs, its config, metrics and rules."""
+    pkg = importlib.import_module(p.collector.__module__.rsplit(".", 1)[0])
+    about = inspect.getdoc(pkg) or p.name
+    out = [f"# {p.name}", "", about, "", "Written by `make docs` from the plug-in's code and example.toml.", ""]
+    if getattr(pkg, "PERMISSIONS", ""):
+        out += ["## Permissions", "", pkg.PERMISSIONS, ""]
+    fragment = package_of(p) / "example.toml"
+    if fragment.is_file():
+        out += ["## Config", "", "```toml", fragment.read_text().rstrip("\n"), "```", ""]
+    out += ["## Metrics", "", "| metric | type | help |", "|---|---|---|"]
+    out += [f"| `{m}` | {s.kind} | {s.help.replace('|', '/')} |" for m, s in p.collector.metrics.items()]
+    out.append("")
+    if p.rules:
+        out += ["## Alert rules", ""]
+        out += [f"- `{r.name}`: {r.severity}" + (f", after {r.for_seconds:g} s" if r.for_seconds else "")
+                + (f", reminded every {r.reminder_hours:g} h" if r.reminder_hours else "") for r in p.rules]
+        out.append("")
+    return "\n".join(out)
+
+
+def write_all() -> list[Path]:
+    written = [ROOT / "docs/metrics.md", ROOT / "rackpulse.example.toml"]
+    written[0].write_text(metrics_md())
+    written[1].write_text(example_toml())
+    for p in plugins().values():
+        path = package_of(p) / "README.md"
+        path.write_text(readme(p))
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    for path in write_all():
+        print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")

@@ -79,3 +79,28 @@ def test_an_empty_state_is_not_collected_yet_never_an_error(name: str) -> None:
 
 def test_docs_metrics_md_says_what_the_plug_ins_say() -> None:
     assert (ROOT / "docs" / "metrics.md").read_text() == metrics_md(), "stale: run `make docs`"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_its_example_fragment_parses_and_its_readme_is_fresh(name: str) -> None:
+    import tomllib
+
+    from app.config import load_config
+    from app.docs import package_of, readme
+
+    p = plugins()[name]
+    fragment = package_of(p) / "example.toml"
+    doc = tomllib.loads(fragment.read_text())
+    assert name in doc["collectors"]
+    load_config(None, doc)  # what it sets is valid config
+    # Every key and table it shows commented out, taken in: the example as a whole is valid config too.
+    shown = re.compile(r"^# (\[|[A-Za-z_][A-Za-z0-9_]* = )")
+    uncommented = "\n".join(line[2:] if shown.match(line) else line for line in fragment.read_text().splitlines())
+    load_config(None, tomllib.loads(uncommented))
+    assert (package_of(p) / "README.md").read_text() == readme(p), "stale: run `make docs`"
+
+
+def test_the_example_config_is_made_of_the_plug_ins_fragments() -> None:
+    from app.docs import example_toml
+
+    assert EXAMPLE == example_toml(), "stale: run `make docs`"

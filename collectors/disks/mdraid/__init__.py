@@ -10,6 +10,9 @@ from collectors.plugin import CollectorPlugin, Section
 
 SECTION = Section("disks", "Disks and arrays", Path(__file__).parent,
                   lambda state: {"arrays": [{**a, "health": findings.array_level(a)} for a in items(state, "arrays")]})
+# What it needs on the host (its README says it: `make docs`).
+PERMISSIONS = "Reads /proc/mdstat and /sys: no privileges; `mdadm --detail` needs root (or `sudo -n mdadm` in its argv)."
+
 PLUGIN = CollectorPlugin("mdraid", MdraidCollector, build, MdraidConfig, domain="disks",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION,

@@ -9,6 +9,9 @@ from collectors.plugin import CollectorPlugin, Section
 
 SECTION = Section("disks", "Disks and arrays", Path(__file__).parent,
                   lambda state: {"disks": findings.disks(state)})
+# What it needs on the host (its README says it: `make docs`).
+PERMISSIONS = "smartctl needs root, or CAP_SYS_RAWIO and read access to the disk devices (`sudo -n smartctl` in its argv)."
+
 PLUGIN = CollectorPlugin("smart", SmartCollector, build, SmartConfig, domain="disks",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
                          section=SECTION,

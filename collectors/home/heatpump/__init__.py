@@ -9,6 +9,9 @@ from collectors.plugin import CollectorPlugin, Section
 
 SECTION = Section("heatpump", "Heat pump", Path(__file__).parent,
                   lambda state: {"hp": state or None})
+# What it needs on the host (its README says it: `make docs`).
+PERMISSIONS = "Network access to the ISG's Modbus TCP port (502); read only, never a write."
+
 PLUGIN = CollectorPlugin("heatpump", HeatpumpCollector, build, HeatpumpConfig, domain="home",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
                          section=SECTION,

@@ -12,6 +12,9 @@ from collectors.plugin import CollectorPlugin, Section
 SECTION = Section("power", "Power", Path(__file__).parent,
                   lambda state: {"rails": items(state, "rails"), "fans": items(state, "fans"),
                                             "sensors": items(state, "sensors")})
+# What it needs on the host (its README says it: `make docs`).
+PERMISSIONS = "Reads /sys/class/hwmon: no privileges."
+
 PLUGIN = CollectorPlugin("hwmon", HwmonCollector, build, HwmonConfig, domain="home",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, scene=write_scene,

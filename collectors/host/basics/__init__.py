@@ -9,6 +9,9 @@ from collectors.host.basics.demo import write_scene
 from collectors.plugin import CollectorPlugin, Section
 
 SECTION = Section("host", "Host", Path(__file__).parent, dict)
+# What it needs on the host (its README says it: `make docs`).
+PERMISSIONS = "Reads /proc and /sys under host_root: no privileges."
+
 PLUGIN = CollectorPlugin("host", HostCollector, build, HostConfig, domain="host", findings=findings.findings,
                          rules=findings.RULES, tile=findings.TILE, section=SECTION,
                          scene=write_scene)

@@ -11,6 +11,9 @@ from collectors.plugin import CollectorPlugin, Section
 
 SECTION = Section("network", "Network", Path(__file__).parent,
                   lambda state: {"bonds": items(state, "bonds")})
+# What it needs on the host (its README says it: `make docs`).
+PERMISSIONS = "Reads /proc/net/bonding and /sys/class/net: no privileges."
+
 PLUGIN = CollectorPlugin("bonding", BondingCollector, build, BondingConfig, domain="network",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, scene=write_scene,

@@ -11,6 +11,9 @@ from collectors.plugin import CollectorPlugin, Section
 
 SECTION = Section("network", "Network", Path(__file__).parent,
                   lambda state: {"instances": items(state, "instances")})
+# What it needs on the host (its README says it: `make docs`).
+PERMISSIONS = "Read access to the status file, or the management interface's address (and its password file)."
+
 PLUGIN = CollectorPlugin("openvpn", OpenvpnCollector, build, OpenvpnConfig, domain="network",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, scene=write_scene,

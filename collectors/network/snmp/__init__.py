@@ -10,6 +10,9 @@ from collectors.plugin import CollectorPlugin, Section
 
 SECTION = Section("network", "Network", Path(__file__).parent,
                   lambda state: {"targets": items(state, "targets")})
+# What it needs on the host (its README says it: `make docs`).
+PERMISSIONS = "An SNMP community or v3 user with read access to IF-MIB on each switch; nothing on this host."
+
 PLUGIN = CollectorPlugin("snmp", SnmpCollector, build, SnmpConfig, domain="network",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION,

@@ -9,5 +9,8 @@ from collectors.probes.checks.config import ProbesConfig
 from collectors.probes.checks.findings import view
 
 SECTION = Section("probes", "Probes", Path(__file__).parent, view)
+# What it needs on the host (its README says it: `make docs`).
+PERMISSIONS = "fping needs CAP_NET_RAW (Debian's package sets it) for pings; HTTP and TCP checks need nothing."
+
 PLUGIN = CollectorPlugin("probes", ProbesCollector, build, ProbesConfig, domain="probes",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, section=SECTION)

@@ -15,5 +15,8 @@ def view(state: dict[str, Any]) -> dict[str, Any]:
 
 
 SECTION = Section("probes", "Probes", Path(__file__).parent, view)
+# What it needs on the host (its README says it: `make docs`).
+PERMISSIONS = "Only network access to the iperf3 servers you list; nothing on this host."
+
 PLUGIN = CollectorPlugin("throughput", ThroughputCollector, build, ThroughputConfig, domain="probes",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, section=SECTION)

@@ -8,6 +8,9 @@ from collectors.storage.btrfs.collector import BtrfsCollector, build
 from collectors.storage.btrfs.config import BtrfsConfig
 
 SECTION = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
+# What it needs on the host (its README says it: `make docs`).
+PERMISSIONS = "Reads /proc/mounts and /sys/fs/btrfs: no privileges; `btrfs filesystem show` and `scrub status` need root."
+
 PLUGIN = CollectorPlugin("btrfs", BtrfsCollector, build, BtrfsConfig, domain="storage",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, bays=findings.bay_devices,

@@ -9,6 +9,9 @@ from collectors.storage.ceph.config import CephConfig
 from collectors.storage.ceph.demo import write_scene
 
 SECTION = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
+# What it needs on the host (its README says it: `make docs`).
+PERMISSIONS = "The `ceph` CLI with a keyring that may read the cluster (client.admin, or a read-only client with `mon 'allow r'`)."
+
 PLUGIN = CollectorPlugin("ceph", CephCollector, build, CephConfig, domain="storage",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, bays=findings.bay_devices, scene=write_scene,

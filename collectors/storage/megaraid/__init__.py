@@ -10,6 +10,9 @@ from collectors.storage.megaraid.config import MegaraidConfig
 from collectors.storage.megaraid.demo import write_scene
 
 SECTION = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
+# What it needs on the host (its README says it: `make docs`).
+PERMISSIONS = "storcli64/perccli64 need root."
+
 PLUGIN = CollectorPlugin("megaraid", MegaraidCollector, build, MegaraidConfig, domain="storage",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, bays=findings.bay_devices, scene=write_scene,
