@@ -139,14 +139,16 @@ def test_the_nocheck_flag_is_passed_so_sleeping_disks_stay_asleep(tmp_path: Path
     assert seen == [["smartctl", "--json", "--all", "--nocheck=standby", "/dev/sda"]]
 
 
-def test_a_rise_in_reallocated_sectors_warns_until_accepted_and_again_when_it_rises(tmp_path: Path) -> None:
-    def with_realloc(n: int) -> dict:  # type: ignore[type-arg]
-        doc = json.loads((FIX / "scrutiny__smart-ata.json").read_text())
-        for row in doc["ata_smart_attributes"]["table"]:
-            if row["id"] == 5:
-                row["raw"]["value"] = n
-        return doc
+def with_realloc(n: int) -> dict:  # type: ignore[type-arg]
+    """A real smartctl answer with attribute 5 (reallocated sectors) at n."""
+    doc = json.loads((FIX / "scrutiny__smart-ata.json").read_text())
+    for row in doc["ata_smart_attributes"]["table"]:
+        if row["id"] == 5:
+            row["raw"]["value"] = n
+    return doc
 
+
+def test_a_rise_in_reallocated_sectors_warns_until_accepted_and_again_when_it_rises(tmp_path: Path) -> None:
     answers = [{"json": with_realloc(n)} for n in (0, 8, 8, 9, 9)]
     argv = fake_smartctl(tmp_path, {"/dev/sda": answers})
     c = SmartCollector(tmp_path, argv, devices=["/dev/sda"])
@@ -177,13 +179,6 @@ def test_a_usb_bridge_that_hides_the_serial_is_keyed_by_port(tmp_path: Path) -> 
 def test_a_rise_across_a_restart_is_noticed_from_the_stored_state(tmp_path: Path) -> None:
     """The state stored before a restart is the collector's memory: a count that rose while
     rackpulse was down is a rise (restoring nothing, or restoring as if nothing was stored, hid it)."""
-    def with_realloc(n: int) -> dict:  # type: ignore[type-arg]
-        doc = json.loads((FIX / "scrutiny__smart-ata.json").read_text())
-        for row in doc["ata_smart_attributes"]["table"]:
-            if row["id"] == 5:
-                row["raw"]["value"] = n
-        return doc
-
     for sub in "abc":
         (tmp_path / sub).mkdir()
     before = SmartCollector(tmp_path, fake_smartctl(tmp_path / "a", {"/dev/sda": [{"json": with_realloc(0)}]}),

@@ -26,11 +26,10 @@ from tests.test_agents import batch, body, post, run_record
 NOW = time.time()
 
 
-@pytest.fixture
-def server(db_url: str):  # type: ignore[no-untyped-def]
+def serving(db_url: str, **limits: Any):  # type: ignore[no-untyped-def]
+    """A server with these [agents] limits and one agent, ceph1, that has sent one good batch."""
     upgrade(db_url)
-    cfg = load_config(None, {"host": "server", "storage": {"url": db_url},
-                             "agents": {"max_batch_bytes": 2_000_000, "max_series_per_host": 50}})
+    cfg = load_config(None, {"host": "server", "storage": {"url": db_url}, "agents": limits})
     engine = make_engine(db_url)
     token = agents.issue(engine, "ceph1")
     app = create_app(cfg, collect=False, snapshot=Snapshot(host="server"), migrate=False)
@@ -39,6 +38,11 @@ def server(db_url: str):  # type: ignore[no-untyped-def]
         assert post(client, token, body(batch([run_record(1, NOW - 60)]))).status_code == 200
         yield client, engine, token, app, cfg
     engine.dispose()
+
+
+@pytest.fixture
+def server(db_url: str):  # type: ignore[no-untyped-def]
+    yield from serving(db_url, max_batch_bytes=2_000_000, max_series_per_host=50)
 
 
 def stored(engine) -> tuple[int, ...]:  # type: ignore[no-untyped-def]
@@ -223,17 +227,8 @@ def test_a_state_with_infinity_stored_by_an_older_version_is_read_as_unknown_aft
 @pytest.fixture
 def tight(db_url: str):  # type: ignore[no-untyped-def]
     """A server whose per-host limits are small enough to reach in a test."""
-    upgrade(db_url)
-    cfg = load_config(None, {"host": "server", "storage": {"url": db_url},
-                             "agents": {"max_batch_items": 500, "max_collectors_per_host": 3,
-                                        "max_entities_per_host": 20, "max_state_bytes": 4096}})
-    engine = make_engine(db_url)
-    token = agents.issue(engine, "ceph1")
-    app = create_app(cfg, collect=False, snapshot=Snapshot(host="server"), migrate=False)
-    with TestClient(app, base_url="http://127.0.0.1") as client:
-        assert post(client, token, body(batch([run_record(1, NOW - 60)]))).status_code == 200
-        yield client, engine, token, app, cfg
-    engine.dispose()
+    yield from serving(db_url, max_batch_items=500, max_collectors_per_host=3, max_entities_per_host=20,
+                       max_state_bytes=4096)
 
 
 def test_a_batch_with_more_items_than_the_limit_is_refused_before_parsing(tight) -> None:
