@@ -142,8 +142,8 @@ def heatpump(snap: Snapshot) -> dict[str, Any] | None:
 
 
 def storage_bays(snap: Snapshot, placed: bool = True) -> list[dict[str, Any]]:
-    """The disks the storage plug-ins (ZFS, btrfs, RAID controllers, Ceph) know; with `placed`,
-    only those in a labelled bay."""
+    """The disks every plug-in places in bays (SMART's, md members to pull, ZFS, btrfs, RAID
+    controllers, Ceph); with `placed`, only those in a labelled bay."""
     out: list[dict[str, Any]] = []
     for name, p in plugins().items():
         # A state of another shape (an agent of another version) places nothing.
@@ -152,47 +152,39 @@ def storage_bays(snap: Snapshot, placed: bool = True) -> list[dict[str, Any]]:
 
 
 def storage_pulls(snap: Snapshot) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """(what it belongs to, the device) for each storage device to pull, as md's pull list reads."""
-    return [({"name": e["where"]}, e) for e in storage_bays(snap) if e.get("pull")]
+    """(what it belongs to, the device) for each device to pull, in a bay or not ("bay unknown")."""
+    return [({"name": e["where"]}, e) for e in storage_bays(snap, placed=False) if e.get("pull")]
 
 
 def bays_seen(snap: Snapshot) -> list[str]:
-    """An agent host's bays: the labels its disks and array members carry (its config is not here)."""
-    seen = {d["bay"] for d in disks(snap) if d.get("bay")}
-    seen |= {m["bay"] for a in arrays(snap) for m in a["members"] if m.get("bay")}
-    seen |= {e["bay"] for e in storage_bays(snap)}
-    return sorted(seen, key=natural)
+    """An agent host's bays: the labels its disks carry (its config is not here)."""
+    return sorted({e["bay"] for e in storage_bays(snap)}, key=natural)
 
 
 def bay_map(snap: Snapshot, labels: list[str]) -> list[dict[str, Any]]:
-    """The user's shelves and bays, in the order configured, each with its disk and state.
-    A shelf is the part of the label before its last comma ("shelf 2, bay 7" -> "shelf 2")."""
-    by_bay = {d["bay"]: d for d in disks(snap) if d.get("bay")}
-    pulls = {m["bay"]: m for a in arrays(snap) for m in pull_list(a) if m.get("bay")}
-    stored: dict[str, dict[str, Any]] = {}
-    for e in storage_bays(snap):  # the worst device a storage plug-in places in a bay speaks for it
-        if e["bay"] not in stored or RANK[e["level"]] > RANK[stored[e["bay"]]["level"]]:
-            stored[e["bay"]] = e
-        if e.get("pull"):
-            pulls.setdefault(e["bay"], e)
+    """The user's shelves and bays, in the order configured, each with what is in it. A shelf is
+    the part of the label before its last comma ("shelf 2, bay 7" -> "shelf 2"). A device to pull
+    speaks for its bay until another disk sits there; else the worst device in the bay does."""
+    in_bay: dict[str, list[dict[str, Any]]] = {}
+    for e in storage_bays(snap):
+        in_bay.setdefault(e["bay"], []).append(e)
     shelves: dict[str, list[dict[str, Any]]] = {}
     for label in dict.fromkeys(labels):  # two rules may name one bay (an old disk and its replacement)
         shelf, _, short = label.rpartition(",")
-        d = by_bay.get(label)
-        pull = pulls.get(label)
-        other = stored.get(label)
-        if pull is not None and (d is None or d.get("serial") == pull.get("serial")):
+        here = in_bay.get(label, [])
+        present = [e for e in here if not e.get("pull")]
+        pull = next((e for e in here if e.get("pull")), None)
+        shown = max(present, key=lambda e: RANK[e["level"]], default=None)
+        if pull is not None and not any(e.get("serial") != pull.get("serial") and e.get("href") for e in present):
             level, state = BAD, f"PULL: {pull['state']}"
-        elif d is None and other is not None:
-            level, state = other["level"], other["state"]
-        elif d is None:
-            level, state = UNKNOWN, "empty"
+        elif shown is not None:
+            level, state = shown["level"], shown["state"]
         else:
-            level = {0: OK, 1: WARN, 2: BAD}.get(d.get("health", -1), UNKNOWN)  # None: not read (a bad number)
-            state = d["health_name"]
+            level, state = UNKNOWN, "empty"
+        disk = next((e for e in present if e.get("href")), None)  # the disk there now, with its own page
         shelves.setdefault(shelf.strip() or "bays", []).append({
-            "label": label, "short": short.strip() or label, "disk": d, "pull": pull, "level": level, "state": state,
-            "other": other if d is None else None})
+            "label": label, "short": short.strip() or label, "pull": pull, "level": level, "state": state,
+            "disk": disk, "other": shown if disk is None else None})
     return [{"name": name, "bays": bays} for name, bays in shelves.items()]
 
 

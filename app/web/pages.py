@@ -46,8 +46,7 @@ def overview(request: Request, s: Site = Page) -> HTMLResponse:
 @router.get("/disks", response_class=HTMLResponse, name="disks")
 async def disks_page(request: Request, s: Site = Page) -> HTMLResponse:
     snap, _ = s.view(request)
-    arrs = views.arrays(snap)
-    pulls = [(a, m) for a in arrs for m in views.pull_list(a)] + views.storage_pulls(snap)
+    pulls = views.storage_pulls(snap)  # every plug-in's devices to pull (md members, ZFS, RAID ...)
     bays = [b.label for b in s.cfg.disks.bays] if snap.host == s.cfg.host else views.bays_seen(snap)
     return s.render(request, "disks.html", pulls=pulls, shelves=views.bay_map(snap, bays),
                     sections=views.sections(snap, "disks"))

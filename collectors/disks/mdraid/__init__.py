@@ -15,5 +15,5 @@ PERMISSIONS = "Reads /proc/mdstat and /sys: no privileges; `mdadm --detail` need
 
 PLUGIN = CollectorPlugin("mdraid", MdraidCollector, build, MdraidConfig, domain="disks",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION,
+                         section=SECTION, bays=findings.bay_devices,
                          nouns={"md_array": "array", "md_member": "array member"})

@@ -81,3 +81,10 @@ TILE = Tile("Arrays", "/disks", all_clear)
 
 CHARTS: dict[str, ChartSpec] = {"md_array": (("array",), [("Degraded (1 = yes)", "rackpulse_md_array_degraded", {"array": 0}),
                                     ("Sync progress", "rackpulse_md_array_sync_completed_ratio", {"array": 0})])}
+
+
+def bay_devices(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """The members to pull, with their last known bay (the bay map and the disks page's callouts)."""
+    return [{"bay": m.get("bay"), "serial": m.get("serial"), "model": m.get("model"), "device": m.get("device"),
+             "state": m["state"], "level": BAD, "pull": True, "where": a["name"]}
+            for a in items(state, "arrays") for m in pull_list(a)]

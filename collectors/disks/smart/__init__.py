@@ -14,5 +14,5 @@ PERMISSIONS = "smartctl needs root, or CAP_SYS_RAWIO and read access to the disk
 
 PLUGIN = CollectorPlugin("smart", SmartCollector, build, SmartConfig, domain="disks",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
-                         section=SECTION,
+                         section=SECTION, bays=findings.bay_devices,
                          nouns={"disk": "disk", "bay": "bay"})

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import quote
 
-from collectors.findings import BAD, WARN, Finding, Judging, RuleSpec, Tile, items, natural
+from collectors.findings import BAD, OK, UNKNOWN, WARN, Finding, Judging, RuleSpec, Tile, items, natural
 
 RULES = (RuleSpec("disk_failing", "critical", 0, 24), RuleSpec("disk_warning", "warning"),
          RuleSpec("disk_hot", "warning", 600))
@@ -46,3 +47,17 @@ def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
 
 
 TILE = Tile("Disks", "/disks", all_clear)
+
+
+def bay_devices(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """The disks SMART sees, each in its bay when it has one (the bay map, like the storage
+    plug-ins'): its health in words, a link to its page, its temperature."""
+    out = []
+    for d in disks(state):
+        temp = d.get("temperature")
+        out.append({"bay": d.get("bay"), "serial": d.get("serial"), "model": d.get("model"), "device": d.get("device"),
+                    "state": d.get("health_name") or "unknown", "pull": False, "where": "disk",
+                    "level": {0: OK, 1: WARN, 2: BAD}.get(d.get("health", -1), UNKNOWN),
+                    "href": "/disks/" + quote(str(d["key"]), safe=""),
+                    "detail": f"{temp:g} °C" if isinstance(temp, int | float) else None})
+    return out
