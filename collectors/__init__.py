@@ -28,8 +28,7 @@ def host_context(cfg: Any, saved: Iterable[BayRule] | BayRules = ()) -> HostCont
     accepted: dict[str, dict[str, float]] = {}
     for a in cfg.disks.accept:
         accepted.setdefault(a.serial, {})[a.attribute] = a.value
-    hot = cfg.disk_hot_celsius() if hasattr(cfg, "disk_hot_celsius") else cfg.alerts.disk_hot_celsius
-    return HostContext(cfg.host, Path(cfg.host_root), bays, accepted, hot)
+    return HostContext(cfg.host, Path(cfg.host_root), bays, accepted, cfg.disk_hot_celsius())
 
 
 def build_collectors(cfg: Any, runner: Runner = run_command, host: HostContext | None = None
