@@ -62,16 +62,17 @@ def apply(rows: list[dict[str, str]], bays: BayRules | None) -> None:
         bays.replace_saved(rules(rows))
 
 
-def rule_for(disk: dict[str, Any]) -> dict[str, str] | None:
+def rule_for(disk: object) -> dict[str, str] | None:
     """The matcher a saved label uses for this disk: its port, else its slot, else its serial."""
     for key, attr in (("path", "by_path"), ("enclosure_slot", "enclosure_slot"), ("serial", "serial"),
                       ("wwn", "wwn")):
-        if disk.get(attr):
-            return {key: str(disk[attr])}
+        value = getattr(disk, attr, None)
+        if value:
+            return {key: str(value)}
     return None
 
 
-def save(path: Path, disk: dict[str, Any], label: str, bays: BayRules | None = None) -> dict[str, str]:
+def save(path: Path, disk: object, label: str, bays: BayRules | None = None) -> dict[str, str]:
     """Add or replace the label of the disk's bay; written whole, then renamed over, under a lock."""
     label = label.strip()
     if not LABEL.match(label):

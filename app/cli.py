@@ -60,6 +60,7 @@ def cmd_collect(args: argparse.Namespace) -> int:
     """Like `telegraf --test`: run every collector once, print what it saw, store nothing."""
     from app.scheduler import Scheduler, Snapshot
     from collectors import build_collectors
+    from collectors.state import dump
 
     cfg = _load(args)
     from app.bay_labels import host_bays
@@ -79,7 +80,7 @@ def cmd_collect(args: argparse.Namespace) -> int:
             "collectors": {
                 s.name: {"up": s.up, "no_data": s.no_data, "duration": round(s.duration or 0, 4),
                          "error": s.last_error if not s.up else None, "warnings": s.warnings,
-                         "state": snap.states.get(s.name)}
+                         "state": dump(state) if (state := snap.states.get(s.name)) else None}
                 for s in snap.statuses.values()
             },
         }

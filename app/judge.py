@@ -17,6 +17,7 @@ from typing import Any
 
 from collectors import plugins
 from collectors.findings import Finding, Judging
+from collectors.state import State
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ class Judge:
         j.status = status
         return j
 
-    def findings(self, name: str, state: dict[str, Any] | None, status: Any, now: float | None = None
+    def findings(self, name: str, state: State | None, status: Any, now: float | None = None
                  ) -> list[Finding]:
         """The plug-in's findings on this state: judged when the state (or its collector's status)
         is new, the same list on every later read. A state is a new object after every collection."""
@@ -67,7 +68,7 @@ class Judge:
         if last is not None and last[0] is state and last[1] == seen:
             return last[2]
         plugin = plugins().get(name)
-        found = plugin.judge(state or {}, self.judging(name, status, now)) if plugin else []
+        found = plugin.judge(state, self.judging(name, status, now)) if plugin else []
         self._last[name] = (state, seen, found)
         return found
 

@@ -19,11 +19,13 @@ import time
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
+
+from pydantic import ValidationError
 
 from app.exposition import Families, merge, render_families
 from app.judge import Judge
-from collectors import finite
+from collectors import finite, plugins
 from collectors.base import (
     Collector,
     CollectorError,
@@ -35,11 +37,36 @@ from collectors.base import (
     kill_running_commands,
 )
 from collectors.findings import Finding
-
-if TYPE_CHECKING:  # the agent runs the scheduler without a database: no SQLAlchemy import there
-    from app.storage.store import Store
+from collectors.state import State, StateError
 
 log = logging.getLogger("rackpulse.scheduler")
+
+
+class RunSink(Protocol):
+    """Where each run goes: the Store (app/storage), or an agent's outbox (app/agent/push.py).
+    The agent runs the scheduler without a database: nothing here imports SQLAlchemy."""
+
+    def write_run(self, collector: str, started: float, duration: float, ok: bool, error: str | None,
+                  result: CollectResult | None, skip: frozenset[str] = ...) -> None: ...
+
+    def load_states(self) -> Mapping[str, Mapping[str, object]]:
+        """Each collector's last state as it was stored (JSON, `collectors.state.dump`)."""
+        ...
+
+
+def read_states(stored: Mapping[str, Mapping[str, object]], where: str) -> dict[str, State]:
+    """Stored states as their plug-ins' types. One of another version or shape (stored before an
+    upgrade, or by an agent of another release) is dropped with one log line, never misread."""
+    out: dict[str, State] = {}
+    for name, data in stored.items():
+        plugin = plugins().get(name)
+        if plugin is None or not data:
+            continue  # a plug-in no longer installed (nothing would read it), or no state at all
+        try:
+            out[name] = plugin.load(data)
+        except StateError as exc:
+            log.warning("%s: the stored state of %s is dropped: %s", where, name, exc)
+    return out
 
 SELF_METRICS = {
     "rackpulse_collector_up": MetricSpec("1 if the collector's last run succeeded (an absent source counts as up)."),
@@ -74,7 +101,7 @@ class Snapshot:
 
     host: str
     statuses: dict[str, CollectorStatus] = field(default_factory=dict)
-    states: dict[str, dict[str, Any]] = field(default_factory=dict)
+    states: dict[str, State] = field(default_factory=dict)  # each plug-in's, of its own type
     blocks: dict[str, Families] = field(default_factory=dict)  # collector -> its part of /metrics
     samples: dict[str, list[Sample]] = field(default_factory=dict)  # the last samples, for user alert rules
     parts: list[Families] = field(default_factory=list)  # what `metrics` was merged from
@@ -119,7 +146,15 @@ def sane_result(result: CollectResult) -> CollectResult:
     not finite (a UPS saying `inf`) is dropped from the samples and is None ("unknown") in the
     state and the entities, with a warning naming how many there were."""
     samples = [s for s in result.samples if finite.is_sane(s.value)]
-    state, bad = finite.clean(result.state)
+    state, bad = result.state, 0
+    if state is not None:
+        raw = state.model_dump()
+        bad = finite.count_bad(raw)
+        if bad:
+            try:
+                state = type(state).model_validate(finite.clean(raw)[0])
+            except ValidationError:  # a field that cannot be unknown: the state is not kept
+                state = None
     entities = result.entities
     bad_attrs = sum(finite.count_bad(e.attrs) for e in entities)
     if bad_attrs:
@@ -161,12 +196,12 @@ class Scheduler:
         collectors: Mapping[str, Collector],
         settings: Mapping[str, tuple[float, float]],  # name -> (interval, timeout)
         snapshot: Snapshot,
-        store: Store | None = None,
+        store: RunSink | None = None,
         on_update: Callable[[], None] | None = None,
     ) -> None:
         self.collectors = dict(collectors)
         self.snapshot = snapshot
-        self.store = store
+        self.store: RunSink | None = store
         self.on_update = on_update
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
@@ -180,13 +215,13 @@ class Scheduler:
         if self.store is None:
             return
         try:
-            states = self.store.load_states()
+            states = read_states(self.store.load_states(), self.snapshot.host)
         except Exception:  # noqa: BLE001 - a broken DB must not stop collection
             log.exception("could not load stored collector state")
             return
         for name, state in states.items():
             coll = self.collectors.get(name)
-            if coll is not None and hasattr(coll, "restore"):
+            if coll is not None:
                 coll.restore(state)
             self.snapshot.states.setdefault(name, state)
 
@@ -253,9 +288,12 @@ class Scheduler:
             st.last_error = error
             # Log on transitions only: one ERROR when it breaks, DEBUG while it stays broken.
             (log.error if was_up is not False else log.debug)("%s: %s", st.name, error)
+        coll = self.collectors[st.name]
         if result is not None:
-            coll = self.collectors[st.name]
-            self.snapshot.states[st.name] = result.state
+            if result.state is not None:
+                self.snapshot.states[st.name] = result.state
+            elif no_data:  # the source went away: nothing of it to show any more
+                self.snapshot.states.pop(st.name, None)
         self.snapshot.findings_of(st.name)  # judged once, now: tiles, pages and alerts read these
         if result is not None:
             self.snapshot.samples[st.name] = result.samples

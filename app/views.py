@@ -1,28 +1,68 @@
 """Turn the snapshot into what pages show: the overview's tiles (each collector plug-in's
-findings and all-clear words), the bay map, the tables, an entity's charts."""
+findings and all-clear words), the pages made of plug-in sections, the bay map, an entity's
+charts. Nothing here names a plug-in: each one's part comes from its CollectorPlugin."""
 
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
-from app.scheduler import Snapshot
+from app.scheduler import CollectorStatus, Snapshot
 from collectors import plugins
-from collectors.disks.mdraid.findings import array_level, pull_list
-from collectors.disks.smart.findings import disks as sorted_disks
-from collectors.findings import BAD, OK, RANK, UNKNOWN, WARN, Finding, Judging, first, natural, worst
+from collectors.findings import (
+    BAD,
+    OK,
+    RANK,
+    UNKNOWN,
+    WARN,
+    BayDevice,
+    Finding,
+    Judging,
+    Monitor,
+    first,
+    natural,
+    worst,
+)
+from collectors.plugin import View
 
-__all__ = ["BAD", "OK", "RANK", "UNKNOWN", "WARN", "array_level", "pull_list", "worst"]
+__all__ = ["BAD", "OK", "RANK", "UNKNOWN", "WARN", "worst"]
 ICON = {OK: "✔", WARN: "▲", BAD: "✖", UNKNOWN: "?"}
 
 
-def arrays(snap: Snapshot) -> list[dict[str, Any]]:
-    return list(snap.states.get("mdraid", {}).get("arrays", []))
+@dataclass(frozen=True)
+class TileView:
+    title: str
+    href: str
+    level: str
+    reason: str
 
 
-def disks(snap: Snapshot) -> list[dict[str, Any]]:
-    return sorted_disks(snap.states.get("smart", {}))
+@dataclass(frozen=True)
+class CollectorView:
+    name: str
+    level: str
+    reason: str
+    status: CollectorStatus
+
+
+@dataclass(frozen=True)
+class Overview:
+    tiles: list[TileView]
+    collectors: list[CollectorView]
+    overall: str
+
+
+@dataclass(frozen=True)
+class SectionView:
+    """One plug-in's section of a page: its template, what it reads, its collector's last run."""
+
+    name: str
+    template: str
+    status: CollectorStatus | None
+    v: View
+    summary: str | None = None  # its part of the overview, a template beside the section
 
 
 def judging(snap: Snapshot, name: str, now: float | None = None) -> Judging:
@@ -36,65 +76,58 @@ def findings(snap: Snapshot, now: float | None = None) -> dict[str, list[Finding
     return {name: snap.findings_of(name, now) for name in plugins() if snap.seen(name)}
 
 
-def not_understood(name: str, state: dict[str, Any], host: str = "") -> str | None:
-    """Why a plug-in cannot read this state (its findings, tile, section or bays fail on it), or
-    None. The agent ingest asks before it stores a state an agent sent: an agent of another
-    version may shape it differently, and the server then keeps the last state it understood."""
-    plugin = plugins().get(name)
-    if plugin is None:
-        return None
-    for f in plugin.judge(state, Judging(host=host)):
-        if f.rule is None and f.text.startswith(f"{name}: state not understood"):
-            return f.text.removeprefix(f"{name}: ")
-    error = plugin.view(state).get("error")
-    return str(error).removeprefix(f"{name}: ") if error else None
+@dataclass
+class _Merged:
+    title: str
+    href: str
+    found: list[Finding] = field(default_factory=list)
+    clear: list[str] = field(default_factory=list)
 
 
-def tiles(snap: Snapshot, now: float | None = None) -> list[dict[str, Any]]:
+def tiles(snap: Snapshot, now: float | None = None) -> list[TileView]:
     """One tile per title, in plug-in order; collectors sharing a title (Power: the UPS and the
     rails) share the tile. Shown when something is wrong or there is something to show."""
     found = findings(snap, now)
-    merged: dict[str, dict[str, Any]] = {}
+    merged: dict[str, _Merged] = {}
     for name, plugin in plugins().items():
         if plugin.tile is None or name not in found:
             continue
-        clear = plugin.clear_words(snap.states.get(name) or {}, judging(snap, name, now))
-        t = merged.setdefault(plugin.tile.title, {"title": plugin.tile.title, "href": plugin.tile.href,
-                                                  "findings": [], "clear": []})
-        t["findings"] += found[name]
+        clear = plugin.clear_words(snap.states.get(name), judging(snap, name, now))
+        t = merged.setdefault(plugin.tile.title, _Merged(plugin.tile.title, plugin.tile.href))
+        t.found += found[name]
         if clear is not None:
-            t["clear"].append(clear)
+            t.clear.append(clear)
     out = []
     for t in merged.values():
-        if not t["findings"] and not t["clear"]:
+        if not t.found and not t.clear:
             continue
-        wrong = sorted(t["findings"], key=lambda f: -RANK[f.level])
+        wrong = sorted(t.found, key=lambda f: -RANK[f.level])
         level = worst([f.level for f in wrong]) if wrong else OK
-        out.append({"title": t["title"], "href": t["href"], "level": level,
-                    "reason": first([f.text for f in wrong]) if wrong else ", ".join(t["clear"])})
+        out.append(TileView(t.title, t.href, level, first([f.text for f in wrong]) if wrong else ", ".join(t.clear)))
     return out
 
 
-def overview(snap: Snapshot) -> dict[str, Any]:
+def collector_view(st: CollectorStatus, now: float) -> CollectorView:
+    if st.up is None:
+        level, reason = UNKNOWN, "not run yet"
+    elif not st.up:
+        level, reason = BAD, st.last_error or "down"
+    elif st.stale(now):
+        level, reason = WARN, f"stale: last success {int(now - (st.last_success or now))}s ago"
+    elif st.no_data:
+        level, reason = OK, f"source absent: {st.last_error}"
+    elif st.warnings:
+        level, reason = WARN, "; ".join(st.warnings[:3])
+    else:
+        level, reason = OK, f"ok in {st.duration or 0:.2f}s"
+    return CollectorView(st.name, level, reason, st)
+
+
+def overview(snap: Snapshot) -> Overview:
     now = time.time()
     tile_list = tiles(snap, now)
-    collectors: list[dict[str, Any]] = []
-    for st in snap.statuses.values():
-        if st.up is None:
-            level, reason = UNKNOWN, "not run yet"
-        elif not st.up:
-            level, reason = BAD, st.last_error or "down"
-        elif st.stale(now):
-            level, reason = WARN, f"stale: last success {int(now - (st.last_success or now))}s ago"
-        elif st.no_data:
-            level, reason = OK, f"source absent: {st.last_error}"
-        elif st.warnings:
-            level, reason = WARN, "; ".join(st.warnings[:3])
-        else:
-            level, reason = OK, f"ok in {st.duration or 0:.2f}s"
-        collectors.append({"name": st.name, "level": level, "reason": reason, "status": st})
-    return {"tiles": tile_list, "collectors": collectors,
-            "overall": worst([t["level"] for t in tile_list] + [c["level"] for c in collectors])}
+    collectors = [collector_view(st, now) for st in snap.statuses.values()]
+    return Overview(tile_list, collectors, worst([t.level for t in tile_list] + [c.level for c in collectors]))
 
 
 def pages() -> dict[str, str]:
@@ -106,89 +139,118 @@ def pages() -> dict[str, str]:
     return out
 
 
-def sections(snap: Snapshot, page: str) -> list[dict[str, Any]]:
-    """What a page shows: each of its collectors' sections, with what the section reads."""
-    return [{"name": name, "template": f"{name}/section.html", "status": snap.statuses.get(name),
-             "v": p.view(snap.states.get(name) or {})}
-            for name, p in plugins().items() if p.section is not None and p.section.page == page]
+def _section(snap: Snapshot, name: str) -> SectionView:
+    p = plugins()[name]
+    summary = p.section.summary if p.section else None
+    return SectionView(name, f"{name}/section.html", snap.statuses.get(name),
+                       p.view(snap.states.get(name), snap.findings_of(name) if snap.seen(name) else []),
+                       f"{name}/{summary}" if summary else None)
 
 
-def bgp_peers(snap: Snapshot) -> list[dict[str, Any]]:
-    return list(snap.states.get("frr", {}).get("peers", []))
+def sections(snap: Snapshot, page: str) -> list[SectionView]:
+    """What a page shows: each of its collectors' sections, with what the section reads (its
+    state, and the findings judged on it: a page says what the tile and the alerts say)."""
+    return [_section(snap, name) for name, p in plugins().items() if p.section and p.section.page == page]
 
 
-def vpn_instances(snap: Snapshot) -> list[dict[str, Any]]:
-    return list(snap.states.get("openvpn", {}).get("instances", []))
+def summaries(snap: Snapshot) -> list[SectionView]:
+    """The sections that draw a summary on the overview (md arrays), of collectors seen here."""
+    return [_section(snap, name) for name, p in plugins().items()
+            if p.section and p.section.summary and snap.seen(name)]
 
 
-def bonds(snap: Snapshot) -> list[dict[str, Any]]:
-    return list(snap.states.get("bonding", {}).get("bonds", []))
+# -- bays --------------------------------------------------------------------------------
 
-
-def switches(snap: Snapshot) -> list[dict[str, Any]]:
-    return list(snap.states.get("snmp", {}).get("targets", []))
-
-
-def ups_list(snap: Snapshot) -> list[dict[str, Any]]:
-    return list(snap.states.get("nut", {}).get("ups", []))
-
-
-def power(snap: Snapshot) -> dict[str, Any]:
-    return snap.states.get("hwmon", {}) or {"rails": [], "fans": [], "sensors": []}
-
-
-def heatpump(snap: Snapshot) -> dict[str, Any] | None:
-    return snap.states.get("heatpump") or None
-
-
-def storage_bays(snap: Snapshot, placed: bool = True) -> list[dict[str, Any]]:
-    """The disks every plug-in places in bays (SMART's, md members to pull, ZFS, btrfs, RAID
-    controllers, Ceph); with `placed`, only those in a labelled bay."""
-    out: list[dict[str, Any]] = []
+def storage_bays(snap: Snapshot, placed: bool = True) -> list[BayDevice]:
+    """The devices every plug-in places in bays (SMART's disks, md members to pull, ZFS, btrfs,
+    RAID controllers, Ceph); with `placed`, only those in a labelled bay."""
+    out: list[BayDevice] = []
     for name, p in plugins().items():
         # A state of another shape (an agent of another version) places nothing.
-        out.extend(e for e in p.bay_list(snap.states.get(name) or {}) if e.get("bay") or not placed)
+        out.extend(e for e in p.bay_list(snap.states.get(name)) if e.bay or not placed)
     return out
 
 
-def storage_pulls(snap: Snapshot) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """(what it belongs to, the device) for each device to pull, in a bay or not ("bay unknown")."""
-    return [({"name": e["where"]}, e) for e in storage_bays(snap, placed=False) if e.get("pull")]
+def storage_pulls(snap: Snapshot) -> list[BayDevice]:
+    """Each device to pull, in a bay or not ("bay unknown")."""
+    return [e for e in storage_bays(snap, placed=False) if e.pull]
+
+
+def unlabelled(snap: Snapshot) -> list[BayDevice]:
+    """Disks with a page of their own but no bay label: a failure there could not say which bay."""
+    return [e for e in storage_bays(snap, placed=False) if not e.bay and e.href and not e.pull]
 
 
 def bays_seen(snap: Snapshot) -> list[str]:
     """An agent host's bays: the labels its disks carry (its config is not here)."""
-    return sorted({e["bay"] for e in storage_bays(snap)}, key=natural)
+    return sorted({e.bay for e in storage_bays(snap) if e.bay}, key=natural)
 
 
-def bay_map(snap: Snapshot, labels: list[str]) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class BayView:
+    label: str
+    short: str  # the label without its shelf ("bay 7")
+    level: str
+    state: str
+    pull: BayDevice | None  # the device to pull from it, until another disk sits there
+    disk: BayDevice | None  # the disk there now with its own page
+    other: BayDevice | None  # else the worst device there (a ZFS or RAID member SMART does not see)
+
+
+@dataclass(frozen=True)
+class Shelf:
+    name: str
+    bays: list[BayView]
+
+
+def bay_map(snap: Snapshot, labels: list[str]) -> list[Shelf]:
     """The user's shelves and bays, in the order configured, each with what is in it. A shelf is
     the part of the label before its last comma ("shelf 2, bay 7" -> "shelf 2"). A device to pull
     speaks for its bay until another disk sits there; else the worst device in the bay does."""
-    in_bay: dict[str, list[dict[str, Any]]] = {}
+    in_bay: dict[str, list[BayDevice]] = {}
     for e in storage_bays(snap):
-        in_bay.setdefault(e["bay"], []).append(e)
-    shelves: dict[str, list[dict[str, Any]]] = {}
+        in_bay.setdefault(e.bay or "", []).append(e)
+    shelves: dict[str, list[BayView]] = {}
     for label in dict.fromkeys(labels):  # two rules may name one bay (an old disk and its replacement)
         shelf, _, short = label.rpartition(",")
         here = in_bay.get(label, [])
-        present = [e for e in here if not e.get("pull")]
-        pull = next((e for e in here if e.get("pull")), None)
-        shown = max(present, key=lambda e: RANK[e["level"]], default=None)
-        if pull is not None and not any(e.get("serial") != pull.get("serial") and e.get("href") for e in present):
-            level, state = BAD, f"PULL: {pull['state']}"
+        present = [e for e in here if not e.pull]
+        pull = next((e for e in here if e.pull), None)
+        shown = max(present, key=lambda e: RANK[e.level], default=None)
+        if pull is not None and not any(e.serial != pull.serial and e.href for e in present):
+            level, state = BAD, f"PULL: {pull.state}"
         elif shown is not None:
-            level, state = shown["level"], shown["state"]
+            level, state = shown.level, shown.state
         else:
             level, state = UNKNOWN, "empty"
-        disk = next((e for e in present if e.get("href")), None)  # the disk there now, with its own page
-        shelves.setdefault(shelf.strip() or "bays", []).append({
-            "label": label, "short": short.strip() or label, "pull": pull, "level": level, "state": state,
-            "disk": disk, "other": shown if disk is None else None})
-    return [{"name": name, "bays": bays} for name, bays in shelves.items()]
+        disk = next((e for e in present if e.href), None)
+        shelves.setdefault(shelf.strip() or "bays", []).append(BayView(
+            label, short.strip() or label, level, state, pull, disk, shown if disk is None else None))
+    return [Shelf(name, bays) for name, bays in shelves.items()]
 
 
-def entity_charts(kind: str, key: str, attrs: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+def monitors(snap: Snapshot) -> list[Monitor]:
+    """Every plug-in's monitors (the probes), for /status."""
+    return [m for name, p in plugins().items() for m in p.monitor_list(snap.states.get(name))]
+
+
+# -- charts ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Unit:
+    unit: str  # what a chart's axis and legend say
+    si: bool  # whether SI prefixes apply (14.8 MWh, 1.2 GB)
+    scale: float  # the factor from the stored base unit
+
+
+@dataclass(frozen=True)
+class ChartView:
+    title: str
+    metric: str
+    labels: dict[str, str]
+
+
+def entity_charts(kind: str, key: str, attrs: Mapping[str, object] | None = None) -> list[ChartView]:
     """Charts for an entity page; label values come from the key's parts or ("attr:x") its attributes."""
     spec = next((p.charts[kind] for p in plugins().values() if kind in p.charts), None)
     if spec is None:
@@ -210,12 +272,11 @@ def entity_charts(kind: str, key: str, attrs: dict[str, Any] | None = None) -> l
         labels = {label: value(ref) for label, ref in pick.items()}
         name = value(metric) if metric.startswith("attr:") else metric
         if name and all(v is not None for v in labels.values()):
-            out.append({"title": title, "metric": name, "labels": labels, **chart_unit(name)})
+            out.append(ChartView(title, name, {k: v for k, v in labels.items() if v is not None}))
     return out
 
 
-# A metric's unit from its name (Prometheus' naming rules): what a chart's axis and legend say,
-# whether SI prefixes apply (14.8 MWh, 1.2 GB), and the factor from the stored base unit.
+# A metric's unit from its name (Prometheus' naming rules).
 UNITS: tuple[tuple[str, str, bool, float], ...] = (
     ("_celsius", "°C", False, 1.0), ("_volts", "V", False, 1.0), ("_amperes", "A", False, 1.0),
     ("_watts", "W", True, 1.0), ("_rpm", "RPM", False, 1.0), ("_joules_total", "Wh", True, 1 / 3600),
@@ -225,12 +286,12 @@ UNITS: tuple[tuple[str, str, bool, float], ...] = (
 )
 
 
-def chart_unit(metric: str) -> dict[str, Any]:
-    """{"unit", "si", "scale"} for a chart of `metric` (no unit for counts and states)."""
+def chart_unit(metric: str) -> Unit:
+    """The unit of a chart of `metric` (no unit for counts and states)."""
     for suffix, unit, si, scale in UNITS:
         if metric.endswith(suffix):
-            return {"unit": unit, "si": si, "scale": scale}
-    return {"unit": "", "si": True, "scale": 1.0}
+            return Unit(unit, si, scale)
+    return Unit("", True, 1.0)
 
 
 def smoke_urls(base: str, metric: str, labels: dict[str, str], range_: str) -> dict[str, str]:

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
+from collectors.state import State
+
 Labels = tuple[tuple[str, str], ...]
 
 
@@ -62,8 +64,9 @@ class MetricSpec:
 class CollectResult:
     samples: list[Sample] = field(default_factory=list)
     entities: list[Entity] = field(default_factory=list)
-    # Domain state for pages (JSON-able): arrays, disks, ...
-    state: dict[str, Any] = field(default_factory=dict)
+    # What its findings, tile, section and bays read: the plug-in's own State type (arrays,
+    # disks ...); None when the run has none (the source is absent, or it failed).
+    state: State | None = None
     # Problems with single items that did not stop the rest (telegraf's AddError).
     warnings: list[str] = field(default_factory=list)
 
@@ -93,8 +96,9 @@ class Collector:
     def collect(self) -> CollectResult:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def restore(self, state: dict[str, Any]) -> None:
-        """Seed memory from the state stored by the last run before a restart (optional)."""
+    def restore(self, state: State) -> None:
+        """Seed memory from the state stored by the last run before a restart (optional): the
+        plug-in's own State type, read back from the database or the agent's outbox."""
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,13 @@ from __future__ import annotations
 import re
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
+
+from collectors.state import State
+
+S = TypeVar("S", bound=State)
 
 OK, WARN, BAD, UNKNOWN = "ok", "warning", "failing", "unknown"
 RANK = {OK: 0, UNKNOWN: 1, WARN: 2, BAD: 3}
@@ -21,9 +25,15 @@ def worst(levels: list[str]) -> str:
     return max(levels, key=lambda x: RANK[x]) if levels else UNKNOWN
 
 
-def level_of(found: list[Finding]) -> str:
+def level_of(found: Sequence[Finding]) -> str:
     """How a thing stands on a page: the worst of its findings, ok when it has none."""
     return worst([f.level for f in found]) if found else OK
+
+
+def about(found: Sequence[Finding], **labels: object) -> list[Finding]:
+    """The findings about one thing, as their labels name it (`about(found, array="md0")`):
+    a page draws an array, a pool or a peer with the very findings its tile and alerts say."""
+    return [f for f in found if all(f.labels.get(k) == v for k, v in labels.items())]
 
 
 @dataclass(frozen=True)
@@ -32,7 +42,9 @@ class Finding:
     text: str  # the words for a person: tile, alert summary, webhook
     rule: str | None = None  # the alert it raises, if any
     subject: str = ""  # what the alert is about (one alert per rule and subject)
-    labels: Mapping[str, Any] = field(default_factory=dict)  # for routing and templates; None values dropped
+    # What it is about ({"array": "md0", "bay": ...}): for routing, templates and the page that
+    # draws the thing (`about`); None values are dropped from an alert's labels.
+    labels: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -57,8 +69,8 @@ class Status(Protocol):
 @dataclass
 class Judging:
     """What a findings function may use besides its state. `rose` keeps a little memory across
-    evaluations (flapping is a counter rising within an hour); the alert evaluator and the
-    pages each hold their own."""
+    evaluations (flapping is a counter rising within an hour): the host's Judge holds one per
+    plug-in (app/judge.py), so the tile, the page and the alert share that memory."""
 
     host: str = ""
     now: float = field(default_factory=time.time)
@@ -80,18 +92,47 @@ class Judging:
 # An entity page's charts: kind -> (the key's parts, [(title, metric, {label: part index or "attr:x"})]).
 ChartSpec = tuple[tuple[str, ...], list[tuple[str, str, dict[str, int | str]]]]
 
-FindingsFn = Callable[[dict[str, Any], Judging], list[Finding]]
-
-
 @dataclass(frozen=True)
-class Tile:
+class Tile(Generic[S]):
     """The collector's tile on the overview. `all_clear(state, judging)` says what is fine in
     words ("3 arrays clean"), or None when there is nothing to show (the tile is then hidden
     unless something is wrong). Collectors naming the same title share one tile (Power)."""
 
     title: str
     href: str
-    all_clear: Callable[[dict[str, Any], Judging], str | None]
+    all_clear: Callable[[S, Judging], str | None]
+
+
+@dataclass(frozen=True)
+class BayDevice:
+    """A device a plug-in places in the user's bays: the bay map, the disks page's "pull" callouts,
+    an agent host's bays and the overview's hint about disks without a label read these."""
+
+    bay: str | None  # the user's label for where it sits ("shelf 1, bay 7"), None when unmapped
+    serial: str | None
+    model: str | None
+    device: str | None  # what the host or the tool calls it (sdh, "c0 slot 252:4")
+    state: str  # its state in words ("ZFS FAULTED", "failing")
+    level: str  # OK, WARN or BAD
+    where: str  # what it belongs to ("md0", "ZFS pool tank", "disk")
+    pull: bool = False  # failed or gone: the bay to open
+    href: str | None = None  # its own page (a disk SMART sees), relative to the host's pages
+    detail: str | None = None  # a word more for the bay map ("41 °C")
+    entity: tuple[str, str] | None = None  # (kind, key) of its inventory entry
+
+
+@dataclass(frozen=True)
+class Monitor:
+    """A thing that is up or down, with a history of it: a probe. /status lists every plug-in's,
+    with its uptime from `metric` (a 0/1 series) with `labels`."""
+
+    name: str
+    kind: str  # ping, http, tcp ...
+    ok: bool
+    target: str  # shown only to a signed-in reader (it can say more of a network than its owner wants)
+    error: str | None
+    metric: str
+    labels: Mapping[str, str]
 
 
 def natural(text: str | None) -> tuple[Any, ...]:
@@ -101,13 +142,6 @@ def natural(text: str | None) -> tuple[Any, ...]:
         return ((1, ""),)
     return tuple((0, int(part), "") if part.isdigit() else (0, -1, part.lower())
                  for part in re.split(r"(\d+)", text) if part)
-
-
-def items(state: dict[str, Any], key: str) -> list[Any]:
-    """A list in a collector's state. An empty state is one not collected yet (nothing to show);
-    a state without the key is one of another shape (an agent of another version): KeyError,
-    so the server keeps the last state it understood."""
-    return list(state[key]) if state else []
 
 
 def first(texts: list[str], n: int = 3) -> str:

@@ -251,7 +251,8 @@ def test_a_silence_matches_exactly_or_as_a_shell_pattern(pattern: str | None, va
 
 def test_a_member_whose_serial_is_unknown_is_described_in_words() -> None:
     from collectors.disks.mdraid.findings import describe_member
+    from collectors.disks.mdraid.state import Member
 
-    text = describe_member({"bay": None, "model": None, "serial": None, "device": "sdh1", "state": "faulty"})
+    text = describe_member(Member(device="sdh1", state="faulty"))
     assert text == "bay unknown, model unknown serial unknown (not readable from the disk), was sdh1"
     assert "?" not in text

@@ -23,6 +23,7 @@ from app.export.mqtt import MqttExport
 from app.scheduler import Snapshot
 from collectors.base import Sample
 from tests.peers import free_port
+from tests.states import one
 
 
 class Broker:
@@ -110,7 +111,8 @@ def snapshot(host: str, heat_kwh: float = 1234.5, outside: float = 3.4) -> Snaps
                            Sample.of("rackpulse_ups_on_battery", 0, ups="ups12v")]
     snap.samples["mdraid"] = [Sample.of("rackpulse_md_array_degraded", 1, array="md0")]
     snap.samples["smart"] = [Sample.of("rackpulse_disk_health", 2, serial="ZA1049HK")]
-    snap.states["smart"] = {"disks": [{"serial": "ZA1049HK", "bay": "shelf 1, bay 7"}]}
+    snap.states["smart"] = one("smart", {"disks": [{"key": "ZA1049HK", "serial": "ZA1049HK", "device": "sdh",
+                                                    "bay": "shelf 1, bay 7"}]})
     return snap
 
 

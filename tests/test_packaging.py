@@ -60,6 +60,9 @@ def test_the_sdist_and_the_wheel_carry_the_built_assets(dist: Path) -> None:
     for f in ("static/vendor/htmx.min.js", "static/vendor/uPlot.iife.min.js", "templates/layout.html",
               "collectors/storage/zfs/section.html", "migrations/script.py.mako", "demo/tools.py"):
         assert f in names
+    # Every plug-in template (sections, the overview's summaries, a disk's page) ships with its package.
+    templates = {str(f.relative_to(ROOT)) for f in (ROOT / "collectors").rglob("*.html")}
+    assert {"collectors/disks/smart/disk.html", "collectors/disks/mdraid/summary.html"} <= templates <= names
     entry_points = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
     assert "rackpulse = app.cli:main" in entry_points and "zfs = collectors.storage.zfs:PLUGIN" in entry_points
     (sdist,) = dist.glob("rackpulse-*.tar.gz")

@@ -1,11 +1,12 @@
 """Every installed plug-in keeps the contract (like Home Assistant's hassfest): a third party's
 is checked by the same test once installed. Its config keys have defaults and are documented,
 its metrics are named as Prometheus wants, its rules are unique, it builds from its own section
-and a HostContext, an empty state is "not collected yet" (never an error), and docs/metrics.md
-says what the code says."""
+and a HostContext, its state is typed and versioned and comes back from JSON as it went, an
+empty state is "not collected yet" (never an error), and docs/metrics.md says what the code says."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from collectors.config import CollectorBase
 from collectors.context import HostContext
 from collectors.findings import Judging
 from collectors.plugin import DOMAINS
+from collectors.state import VERSION_KEY, State, StateError, dump
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = (ROOT / "rackpulse.example.toml").read_text()
@@ -72,9 +74,33 @@ def test_it_builds_from_its_own_section_and_a_host_context(name: str, tmp_path: 
 @pytest.mark.parametrize("name", NAMES)
 def test_an_empty_state_is_not_collected_yet_never_an_error(name: str) -> None:
     p = plugins()[name]
-    assert [f.text for f in p.judge({}, Judging(host="nas")) if "not understood" in f.text] == []
-    assert "error" not in p.view({})
-    assert p.bay_list({}) == []
+    for empty in (None, p.state()):  # nothing collected yet, or a collection that found nothing
+        assert [f.text for f in p.judge(empty, Judging(host="nas")) if "not understood" in f.text] == []
+        assert "error" not in p.view(empty)
+        assert p.bay_list(empty) == [] and p.monitor_list(empty) == []
+        p.clear_words(empty, Judging(host="nas"))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_its_state_is_typed_versioned_and_comes_back_from_json_as_it_went(name: str) -> None:
+    p = plugins()[name]
+    assert issubclass(p.state, State) and isinstance(p.state.version, int) and p.state.version >= 1
+    assert VERSION_KEY not in p.state.model_fields  # the key its stored JSON carries its version under
+    schema = p.state.model_json_schema()  # what /api/docs shows of /api/state
+    assert schema["type"] == "object" and schema["properties"]
+    stored = json.loads(json.dumps(dump(p.state())))
+    assert stored[VERSION_KEY] == p.state.version and p.load(stored) == p.state()
+    with pytest.raises(StateError, match="this rackpulse reads version"):
+        p.load({**stored, VERSION_KEY: p.state.version + 1})
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_state_of_another_type_costs_its_own_tile_in_words_never_an_exception(name: str) -> None:
+    p = plugins()[name]
+    other = next(q.state() for q in plugins().values() if q.state is not p.state)
+    (finding,) = p.judge(other, Judging(host="nas"))
+    assert finding.text.startswith(f"{name}: state not understood") and finding.rule is None
+    assert p.bay_list(other) == [] and "not understood" in str(p.view(other).get("error", "not understood"))
 
 
 def test_docs_metrics_md_says_what_the_plug_ins_say() -> None:

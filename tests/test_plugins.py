@@ -1,11 +1,16 @@
 """Collectors are plug-ins of the entry point group `rackpulse.collectors`: the built-in ones
 are installed that way, and a collector from a package of its own is found, configured from
-its own [collectors.<name>] section, built and run like them. The package here is real: a
-module and its .dist-info on sys.path, found by importlib.metadata as pip would leave it."""
+its own [collectors.<name>] section, built and run like them. The quick tests put a module and
+its .dist-info on sys.path, as pip leaves them; the last one builds tests/fixtures/plugin-package
+and installs it with pip into a fresh venv, and runs `rackpulse serve` there."""
 
 from __future__ import annotations
 
 import logging
+import shutil
+import subprocess
+import sys
+import sysconfig
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,10 +18,14 @@ import pytest
 
 from app.config import ConfigError, load_config
 from collectors import build_collectors, metric_specs, plugins
+from tests.peers import free_port
+
+ROOT = Path(__file__).resolve().parents[1]
 
 BUILT_IN = {"mdraid", "smart", "frr", "bonding", "openvpn", "snmp", "nut", "hwmon", "heatpump", "host", "probes", "throughput",
             "zfs", "btrfs", "megaraid", "ceph"}
 
+# The smallest plug-in: a collector, its config section and its state's type.
 UPTIME = '''
 from pathlib import Path
 from typing import ClassVar
@@ -24,11 +33,16 @@ from typing import ClassVar
 from collectors.base import Collector, CollectResult, MetricSpec, Sample, host_path, read_text
 from collectors.config import CollectorBase
 from collectors.plugin import CollectorPlugin
+from collectors.state import State
 
 
 class UptimeConfig(CollectorBase):
     interval: float = 60.0
     warn_below_seconds: float = 600.0
+
+
+class UptimeState(State):
+    rebooted_recently: bool = False
 
 
 class UptimeCollector(Collector):
@@ -40,32 +54,18 @@ class UptimeCollector(Collector):
 
     def collect(self) -> CollectResult:
         seconds = float(read_text(host_path(self.root, "/proc/uptime")).split()[0])
-        result = CollectResult(samples=[Sample.of("rackpulse_uptime_seconds", seconds)])
-        result.state = {"rebooted_recently": seconds < self.warn_below}
-        return result
+        return CollectResult(samples=[Sample.of("rackpulse_uptime_seconds", seconds)],
+                             state=UptimeState(rebooted_recently=seconds < self.warn_below))
 
 
 def build(section, host, runner):  # the contract: its own section, the HostContext, the runner
     return UptimeCollector(host.root, section.warn_below_seconds)
 
 
-PLUGIN = CollectorPlugin("uptime", UptimeCollector, build, UptimeConfig)
+PLUGIN = CollectorPlugin("uptime", UptimeCollector, build, UptimeConfig, UptimeState)
 '''
-
-# The same collector with what is wrong, a tile and its own page, as a third party would ship it.
-UPTIME_WITH_PAGE = UPTIME.replace("from collectors.plugin import CollectorPlugin", """
-from collectors.findings import WARN, Finding, RuleSpec, Tile
-from collectors.plugin import CollectorPlugin, Section
-
-
-def findings(state, judging):
-    if state.get("rebooted_recently"):
-        return [Finding(WARN, f"{judging.host} rebooted recently", "host_rebooted", judging.host)]
-    return []
-""").replace("PLUGIN = CollectorPlugin(\"uptime\", UptimeCollector, build, UptimeConfig)", """PLUGIN = CollectorPlugin(
-    "uptime", UptimeCollector, build, UptimeConfig, domain="host", findings=findings,
-    rules=(RuleSpec("host_rebooted", "warning"),), tile=Tile("Uptime", "/uptime", lambda state, j: "up a while"),
-    section=Section("uptime", "Uptime", Path(__file__).parent))""")
+# The same plug-in as a package of its own, with findings, a rule, a tile and a page.
+PACKAGE = Path(__file__).parent / "fixtures" / "plugin-package"
 
 
 def install(site: Path, dist: str, module: str, source: str | None, entries: str) -> None:
@@ -107,7 +107,7 @@ def test_a_collector_from_its_own_package_is_configured_built_and_run(site_packa
     assert list(built) == ["uptime"]
     result = built["uptime"].collect()
     assert [(s.metric, s.value) for s in result.samples] == [("rackpulse_uptime_seconds", 321.5)]
-    assert result.state == {"rebooted_recently": True}
+    assert result.state is not None and result.state.model_dump() == {"rebooted_recently": True}
     assert cfg.schedules(built) == {"uptime": (60.0, 20.0)}
     assert "rackpulse_uptime_seconds" in metric_specs("uptime")
 
@@ -137,43 +137,85 @@ def test_a_broken_plug_in_is_logged_and_the_others_still_load(site_packages: Pat
     assert "collector plug-in odd (rackpulse_odd:PLUGIN) is not a CollectorPlugin named 'odd'" in text
 
 
-def test_a_plug_in_from_its_own_package_brings_its_tile_alert_rule_and_page(site_packages: Path,
-                                                                            tmp_path: Path) -> None:
-    from app.alerting.conditions import Conditions, builtin_rules
-    from app.scheduler import Scheduler, Snapshot
-    from app.storage.db import upgrade
-    from app.web.app import create_app
-    from tests.test_web import fetch
+def test_a_plug_in_without_a_state_type_is_refused_and_logged(site_packages: Path,
+                                                              caplog: pytest.LogCaptureFixture) -> None:
+    untyped = UPTIME.replace(", UptimeConfig, UptimeState)", ", UptimeConfig, dict)")
+    install(site_packages, "rackpulse_untyped", "rackpulse_untyped", untyped, "uptime = rackpulse_untyped:PLUGIN")
+    with caplog.at_level(logging.ERROR, logger="rackpulse.collectors"):
+        assert "uptime" not in plugins()
+    assert "collector plug-in uptime (rackpulse_untyped:PLUGIN) declares no State type" in caplog.text
 
-    # A module name of its own: the earlier tests' rackpulse_uptime stays imported in sys.modules.
-    install(site_packages, "rackpulse_uptime_page", "rackpulse_uptime_page", UPTIME_WITH_PAGE,
-            "uptime = rackpulse_uptime_page:PLUGIN")
-    plugins.cache_clear()  # importing the app above already looked the plug-ins up
-    (site_packages / "section.html").write_text("<section id=uptime>{{ 'rebooted' if v.rebooted_recently "
-                                                "else 'steady' }}</section>\n")
+
+@pytest.fixture(scope="module")
+def venv_with_the_plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv that has rackpulse (this checkout's environment, through a .pth) and the
+    plug-in package built and installed into it by pip, as a user would: `pip install .`."""
+    tmp = tmp_path_factory.mktemp("plugin-venv")
+    venv = tmp / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    ours = sysconfig.get_paths()["purelib"]
+    (Path(site) / "_rackpulse.pth").write_text(f"import site; site.addsitedir({ours!r})\n")
+    source = tmp / "rackpulse-uptime"
+    shutil.copytree(PACKAGE, source)  # the build writes beside the sources: never into this checkout
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
+                    "--no-build-isolation", str(source)], check=True, timeout=300)
+    return python
+
+
+def test_a_plug_in_from_its_own_package_brings_its_tile_page_metric_rule_and_webhook_text(
+        venv_with_the_plugin: Path, tmp_path: Path) -> None:
+    from tests.agent_hosts import get_json, stop, to_toml, wait_for
+    from tests.alerting.sink import Sink
+
+    python = venv_with_the_plugin
+    found = subprocess.run([str(python), "-c", "from collectors import plugins; print(plugins()['uptime'].state)"],
+                           capture_output=True, text=True, check=True, cwd=tmp_path).stdout
+    assert "rackpulse_uptime.UptimeState" in found  # found by its entry point, from the venv's site-packages
     root = tmp_path / "host"
     (root / "proc").mkdir(parents=True)
     (root / "proc/uptime").write_text("321.50 1234.00\n")
-    off = {name: {"enabled": False} for name in BUILT_IN}
-    cfg = load_config(None, {"host": "nas", "host_root": str(root), "storage": {"url": f"sqlite:///{tmp_path}/r.db"},
-                             "collectors": {**off, "uptime": {"warn_below_seconds": 3600}}})
-    upgrade(cfg.storage.url)
-    snap = Snapshot(host="nas")
-    sched = Scheduler(build_collectors(cfg), cfg.schedules(["uptime"]), snap)
-    app = create_app(cfg, collect=False, snapshot=snap, migrate=False)
-    sched.store = app.state.store
-    import asyncio
+    port, sink = free_port(), Sink()
+    cfg = {"host": "nas", "host_root": str(root), "web": {"port": port},
+           "storage": {"url": f"sqlite:///{tmp_path / 'r.db'}"},
+           "collectors": {**{name: {"enabled": False} for name in BUILT_IN},
+                          "uptime": {"interval": 1, "warn_below_seconds": 3600}},
+           "alerts": {"interval": 1, "channels": [{"name": "hook", "url": f"{sink.url}/hook"}]}}
+    (tmp_path / "rackpulse.toml").write_text(to_toml(cfg))
+    log = (tmp_path / "serve.log").open("wb")
+    # Run from outside the checkout: rackpulse and the plug-in both come from the venv.
+    proc = subprocess.Popen([str(python), "-m", "app.cli", "serve", "--config", str(tmp_path / "rackpulse.toml")],
+                            cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = 60.0  # start-up, then a collection (every second) and an alert evaluation (every second)
+    try:
+        wait_for(lambda: sink.json("/hook"), deadline, "the webhook of host_rebooted")
+        (sent,) = sink.json("/hook")
+        assert (sent["rule"], sent["state"], sent["host"]) == ("host_rebooted", "firing", "nas")
+        assert sent["summary"].startswith("nas rebooted recently (")  # the plug-in's own words
+        overview = get_text(f"{base}/")
+        assert "<strong>Uptime</strong>" in overview and "nas rebooted recently" in overview  # its tile
+        assert 'href="/uptime"' in overview  # its page, in the navigation
+        page = get_text(f"{base}/uptime")
+        assert "<section id=\"uptime\">" in page and "rebooted: up" in page
+        metrics = get_text(f"{base}/metrics")  # its declared metric, with its HELP
+        assert "# HELP rackpulse_uptime_seconds Seconds since boot." in metrics
+        assert 'rackpulse_uptime_seconds{host="nas"} 321.5' in metrics
+        state = get_json(f"{base}/api/state")
+        assert state["states"]["uptime"] == {"seconds": 321.5, "rebooted_recently": True}
+        assert state["findings"]["uptime"][0]["rule"] == "host_rebooted"
+        schema = get_json(f"{base}/openapi.json")["components"]["schemas"]
+        assert "UptimeState" in schema  # its state's type is in the API's schema too
+    finally:
+        stop(proc)
+        sink.close()
+    assert not (ROOT / "tests/fixtures/plugin-package/build").exists()
 
-    asyncio.run(sched.run_all_once())
-    assert builtin_rules()["host_rebooted"].severity == "warning"
-    assert [(c.rule, c.summary) for c in Conditions().build(snap)] == [("host_rebooted", "nas rebooted recently")]
-    overview = fetch(app, "/").text
-    assert "<strong>Uptime</strong>" in overview and "nas rebooted recently" in overview
-    assert 'href="/uptime"' in overview  # in the navigation
-    page = fetch(app, "/uptime")
-    assert page.status_code == 200 and "<section id=uptime>rebooted</section>" in page.text
-    metrics = fetch(app, "/metrics").text  # its declared metric, with its HELP
-    assert "# HELP rackpulse_uptime_seconds Seconds since boot." in metrics
-    assert 'rackpulse_uptime_seconds{host="nas"} 321.5' in metrics
-    assert fetch(app, "/api/state").json()["findings"]["uptime"][0]["text"] == "nas rebooted recently"
 
+def get_text(url: str) -> str:
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=5) as r:  # noqa: S310 - loopback
+        return str(r.read().decode())

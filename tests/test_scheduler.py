@@ -11,6 +11,12 @@ import pytest
 
 from app.scheduler import Scheduler, Snapshot
 from collectors.base import Collector, CollectorError, CollectResult, MetricSpec, NoData, Sample
+from collectors.network.bonding.state import BondingState
+from collectors.state import State, dump
+
+
+class FakeState(State):
+    value: float | None = None
 
 
 class Fake(Collector):
@@ -34,7 +40,7 @@ class Fake(Collector):
         if self.behaviour == "nodata":
             raise NoData("no /proc/mdstat")
         return CollectResult(samples=[Sample.of("rackpulse_fake_value", self.value, collector=self.name)],
-                             state={"value": self.value})
+                             state=FakeState(value=self.value))
 
 
 def make(*colls: Fake, timeout: float = 0.3) -> Scheduler:
@@ -181,16 +187,25 @@ def test_a_store_that_fails_does_not_stop_collection() -> None:
     c = Fake("x", value=7)
     s = Scheduler({"x": c}, {"x": (60.0, 1.0)}, Snapshot(host="h"), Store(fail=True))  # type: ignore[arg-type]
     st = run(s.run_once("x"))
-    assert st.up is True and s.snapshot.states["x"] == {"value": 7}
+    assert st.up is True and s.snapshot.states["x"] == FakeState(value=7)
 
 
-def test_restore_gives_each_collector_and_the_pages_the_state_stored_before_a_restart() -> None:
-    c = Remembers("x")
+def test_restore_gives_each_collector_and_the_pages_the_state_stored_before_a_restart(
+        caplog: pytest.LogCaptureFixture) -> None:
+    c = Remembers("bonding")
     snap = Snapshot(host="h")
-    s = Scheduler({"x": c}, {"x": (60.0, 1.0)}, snap, Store({"x": {"disks": 3}, "gone": {"a": 1}}))  # type: ignore[arg-type]
+    stored = dump(BondingState.model_validate({"bonds": [{"name": "bond0", "slaves": [{"name": "eth0", "up": True}]}]}))
+    s = Scheduler({"bonding": c}, {"bonding": (60.0, 1.0)}, snap,
+                  Store({"bonding": stored, "gone": {"a": 1}, "frr": {"state_version": 99, "peers": []},
+                         "nut": {"ups": [{"name": "u", "up": "maybe"}]}}))  # type: ignore[arg-type]
     s.restore()
-    assert c.restored == {"disks": 3}
-    assert snap.states == {"x": {"disks": 3}, "gone": {"a": 1}}
+    # The collector and the pages get its own type back; a plug-in no longer installed is left out,
+    # and a state of another version or shape is dropped, said in one line each.
+    assert isinstance(c.restored, BondingState) and c.restored.bonds[0].slaves[0].up is True
+    assert snap.states == {"bonding": c.restored}
+    said = [r.getMessage() for r in caplog.records if r.name == "rackpulse.scheduler"]
+    assert any("frr is dropped: state of version 99; this rackpulse reads version 1" in m for m in said), said
+    assert any("nut is dropped: ups.0.up:" in m for m in said), said
     broken = Scheduler({"x": Remembers("x")}, {"x": (60.0, 1.0)}, Snapshot(host="h"), Store(fail=True))  # type: ignore[arg-type]
     broken.restore()  # a broken database must not stop start-up
     assert broken.snapshot.states == {}
@@ -425,7 +440,7 @@ def test_a_run_stores_its_start_duration_and_result_and_feeds_user_rules(monkeyp
     st = run(s.run_once("x"))
     assert st.duration == 0.25
     name, ok, err, skip, result = store.runs[0]
-    assert result.state == {"value": 1.0} and s.snapshot.samples["x"] == result.samples and result.samples
+    assert result.state == FakeState(value=1.0) and s.snapshot.samples["x"] == result.samples and result.samples
 
 
 def test_a_source_that_disappears_clears_what_the_pages_show_of_it(caplog: pytest.LogCaptureFixture) -> None:
@@ -435,7 +450,7 @@ def test_a_source_that_disappears_clears_what_the_pages_show_of_it(caplog: pytes
     run(s.run_once("x"))
     c.behaviour = "nodata"
     run(s.run_once("x"))
-    assert s.snapshot.states["x"] == {} and s.snapshot.samples["x"] == []
+    assert "x" not in s.snapshot.states and s.snapshot.samples["x"] == []
     assert ("DEBUG", "x: no /proc/mdstat") in [(r.levelname, r.getMessage()) for r in caplog.records]
 
 

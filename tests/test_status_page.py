@@ -12,8 +12,10 @@ import pytest
 from app.credentials import hash_password
 from app.storage.db import make_engine, upgrade
 from app.storage.store import Store
-from app.web.status import probe_rows, uptime
+from app.web.status import status_rows, uptime
+from collectors import plugins
 from collectors.base import CollectResult, Sample
+from tests.states import one
 from tests.test_web import demo_app, fetch
 
 NOW = 1_795_000_000 // 3600 * 3600
@@ -40,9 +42,10 @@ def test_uptime_is_the_share_of_polls_that_succeeded_within_each_window(store: S
     assert uptime(store, sid, NOW - 86400, NOW) == 0.75
     assert uptime(store, sid, NOW - 7 * 86400, NOW) == pytest.approx(3 / 14)
     assert uptime(store, None, NOW - 86400, NOW) is None  # never stored: no figure, not 0 %
-    rows = probe_rows(store, {"probes": [{"name": "cloud", "kind": "http", "ok": True, "target": "https://c.lan/",
-                                          "error": None}]}, NOW)
-    assert rows[0]["uptime"][0] == 0.75 and rows[0]["name"] == "cloud"
+    monitors = plugins()["probes"].monitor_list(one("probes", {"probes": [
+        {"name": "cloud", "kind": "http", "ok": True, "target": "https://c.lan/"}]}))
+    rows = status_rows(store, monitors, NOW)
+    assert rows[0].uptime[0] == 0.75 and rows[0].name == "cloud"
 
 
 def test_the_status_page_lists_every_probe_with_its_uptime(tmp_path: Path) -> None:

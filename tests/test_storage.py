@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from sqlalchemy import func, inspect, select, text
 
@@ -11,6 +9,8 @@ from app.storage.db import make_engine, upgrade
 from app.storage.models import collector_run, rollup_1h, rollup_5m, sample
 from app.storage.store import DAY, RES_1H, RES_5M, Store
 from collectors.base import CollectResult, Entity, Sample
+from collectors.state import dump
+from tests.states import one
 
 T0 = 1_790_000_000 // 3600 * 3600  # an hour boundary
 
@@ -36,21 +36,23 @@ def last_runs(store: Store, collector: str) -> list[dict[str, object]]:
 
 def test_a_run_stores_its_samples_its_state_and_a_run_row(store: Store) -> None:
     res = result(33, serial="Z1")
-    res.state = {"disks": [{"key": "Z1"}]}
+    res.state = one("smart", {"disks": [{"key": "Z1", "device": "sda"}]})
     store.write_run("smart", T0, 0.2, True, None, res)
     sid = store.find_series("rackpulse_disk_temperature_celsius", serial="Z1")
     assert sid is not None
     assert [(p.ts, p.vavg) for p in store.history(sid, T0 - 10, T0 + 10)] == [(T0, 33)]
-    assert store.load_states() == {"smart": {"disks": [{"key": "Z1"}]}}
+    assert store.load_states() == {"smart": dump(res.state)}
     assert last_runs(store, "smart")[0]["ok"] is True
 
 
 def test_a_failed_run_is_recorded_and_loses_no_stored_data(store: Store) -> None:
-    store.write_run("smart", T0, 0.1, True, None, result(33, serial="Z1"))
+    res = result(33, serial="Z1")
+    res.state = one("smart", {"disks": [{"key": "Z1", "device": "sda"}]})
+    store.write_run("smart", T0, 0.1, True, None, res)
     store.write_run("smart", T0 + 30, 5.0, False, "timed out after 5s", None)
     runs = last_runs(store, "smart")
     assert runs[0]["error"] == "timed out after 5s" and runs[0]["ok"] is False
-    assert store.load_states() == {"smart": {}}
+    assert store.load_states() == {"smart": dump(res.state)}  # the last good state stays for the pages
     sid = store.find_series("rackpulse_disk_temperature_celsius", serial="Z1")
     assert sid is not None and len(store.history(sid, T0 - 1, T0 + 100)) == 1
 
@@ -206,10 +208,18 @@ def test_sqlite_runs_in_wal_mode(sqlite_url: str) -> None:
     engine.dispose()
 
 
-def test_state_is_json_and_round_trips(store: Store) -> None:
-    res = CollectResult(state={"arrays": [{"name": "md0", "members": [{"serial": "Z1", "slot": 7}]}]})
-    store.write_run("mdraid", T0, 0.1, True, None, res)
-    assert store.load_states()["mdraid"] == json.loads(json.dumps(res.state))
+def test_state_is_json_with_its_version_and_round_trips(store: Store) -> None:
+    state = one("mdraid", {"arrays": [{"name": "md0", "members": [{"serial": "Z1", "slot": 7, "state": "active"}]}]})
+    store.write_run("mdraid", T0, 0.1, True, None, CollectResult(state=state))
+    stored = store.load_states()["mdraid"]
+    assert stored["state_version"] == 1 and one("mdraid", stored) == state
+
+
+def test_a_source_that_went_away_leaves_no_stored_state_to_show_after_a_restart(store: Store) -> None:
+    state = one("mdraid", {"arrays": [{"name": "md0"}]})
+    store.write_run("mdraid", T0, 0.1, True, None, CollectResult(state=state))
+    store.write_run("mdraid", T0 + 30, 0.1, True, None, CollectResult())  # no data: /proc/mdstat is gone
+    assert "mdraid" not in store.load_states()
 
 
 def test_samples_written_while_rollups_are_made_all_end_up_in_the_rollups(db_url: str) -> None:

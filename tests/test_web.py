@@ -228,9 +228,9 @@ def test_a_series_says_the_span_and_step_it_was_read_at_so_a_chart_spans_its_ran
     ("rackpulse_bgp_peer_prefixes_received", "", True, 1.0),
 ])
 def test_a_charts_unit_comes_from_its_metrics_name(metric: str, unit: str, si: bool, scale: float) -> None:
-    from app.views import chart_unit
+    from app.views import Unit, chart_unit
 
-    assert chart_unit(metric) == {"unit": unit, "si": si, "scale": scale}
+    assert chart_unit(metric) == Unit(unit, si, scale)
 
 
 def test_the_heat_pump_charts_say_their_unit_and_read_energy_in_watt_hours(tmp_path: Path) -> None:
@@ -446,8 +446,9 @@ def test_an_nvme_disk_shows_its_health_log() -> None:
 
     table = parse_smartctl_json((Path(__file__).parent / "fixtures" / "smartctl" / "scrutiny__smart-nvme.json")
                                 .read_text()).table
-    assert table["ata"] == [] and table["scsi"] == []
-    assert {"name": "percentage_used", "value": 0} in table["nvme"] and {"name": "unsafe_shutdowns", "value": 43} in table["nvme"]
+    nvme = [r.model_dump() for r in table.nvme]
+    assert table.ata == [] and table.scsi == []
+    assert {"name": "percentage_used", "value": 0} in nvme and {"name": "unsafe_shutdowns", "value": 43} in nvme
 
 
 def test_an_unlabelled_disk_gets_a_hint_and_a_label_saved_from_its_page_beside_the_database(tmp_path: Path) -> None:

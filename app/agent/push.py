@@ -25,6 +25,7 @@ from app.agent.outbox import Outbox, Pending
 from app.batch import CONTENT_TYPE, FORMAT
 from app.config import Config, ConfigError
 from collectors.base import CollectResult, MetricSpec, Sample
+from collectors.state import dump
 
 log = logging.getLogger("rackpulse.agent")
 
@@ -60,12 +61,12 @@ class OutboxWriter:
             "kind": "run", "collector": collector, "started": started, "duration": duration, "ok": ok,
             "error": error, "no_data": bool(getattr(self.snap.statuses.get(collector), "no_data", False)),
             "interval": self.intervals.get(collector, 30.0), "warnings": list(result.warnings),
-            "samples": samples, "state": json.loads(json.dumps(result.state, default=str)),
+            "samples": samples, "state": dump(result.state) if result.state is not None else {},
             "entities": [[e.kind, e.key, json.loads(json.dumps(dict(e.attrs), default=str))]
                          for e in result.entities],
         })
 
-    def load_states(self) -> dict[str, dict[str, Any]]:
+    def load_states(self) -> dict[str, dict[str, object]]:
         return self.outbox.states()
 
 
@@ -230,7 +231,7 @@ async def run_agent(cfg: Config, server: str | None, token: str | None) -> None:
         sender = Sender(outbox, server, token, cfg.host, cfg.agent.batch_max_bytes, cfg.agent.timeout,
                         str(cfg.agent.ca_file) if cfg.agent.ca_file else None, cfg.agent.send_interval)
     writer = OutboxWriter(outbox, {n: s[0] for n, s in settings.items()}, snap) if sender else None
-    sched = Scheduler(colls, settings, snap, writer, on_update=sender.wake if sender else None)  # type: ignore[arg-type]
+    sched = Scheduler(colls, settings, snap, writer, on_update=sender.wake if sender else None)
     sched.restore() if writer else None
     thread = threading.Thread(target=sender.run, name="sender", daemon=True) if sender else None
     if thread:

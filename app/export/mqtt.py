@@ -17,6 +17,7 @@ import paho.mqtt.client as paho
 
 from app.export.homeassistant import Entity, entities, slug
 from app.scheduler import Snapshot
+from app.views import storage_bays
 
 log = logging.getLogger("rackpulse.export.mqtt")
 
@@ -123,8 +124,7 @@ class MqttExport:
         built: dict[str, list[Entity]] = {}
         for snap in snapshots:
             samples = [s for part in snap.samples.values() for s in part]
-            bays = {d.get("serial"): d.get("bay") for d in (snap.states.get("smart") or {}).get("disks", [])
-                    if d.get("serial") and d.get("bay")}
+            bays = {d.serial: d.bay for d in storage_bays(snap) if d.serial and d.bay}
             built[snap.host] = entities(snap.host, samples, bays)
         with self._lock:
             self._hosts = built

@@ -21,17 +21,17 @@ from sqlalchemy import Engine, bindparam, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from app import views
 from app.alerting.engine import Condition
 from app.batch import Batch, BatchError, RollupRecord, RunRecord
 from app.credentials import make_token, token_hash
 from app.exposition import Families, render_families
 from app.judge import Judge, Thresholds
-from app.scheduler import CollectorStatus, Snapshot
+from app.scheduler import CollectorStatus, Snapshot, read_states
 from app.storage.models import agent, collector_run, ingest_digest
 from app.storage.store import Late, SeriesLimit, Store
-from collectors import metric_specs
+from collectors import metric_specs, plugins
 from collectors.base import CollectResult, Entity, MetricSpec, Sample
+from collectors.state import State, StateError
 
 log = logging.getLogger("rackpulse.agents")
 
@@ -170,7 +170,7 @@ class Agents:
         """After a restart: every agent host's last state and collector statuses, from SQL."""
         for row in list_agents(self.engine):
             snap = self._snapshot(row["host"])
-            snap.states.update(self.store(row["host"]).load_states())
+            snap.states.update(read_states(self.store(row["host"]).load_states(), f"agent {row['host']}"))
             for name, st in json.loads(row["statuses"] or "{}").items():
                 snap.statuses[name] = CollectorStatus(**st)
 
@@ -198,10 +198,10 @@ class Agents:
         if batch.host != host:
             raise AuthError(403, f"this token belongs to host {host!r}, but the batch says it is from {batch.host!r}")
         store = self.store(host)
-        # Checked before anything is stored: a state this server's plug-in cannot read (an agent of
-        # another version) is not stored; its samples are, and the pages keep the last good state.
-        odd = {r.seq: why for r in batch.records
-               if isinstance(r, RunRecord) and r.state and (why := views.not_understood(r.collector, r.state, host))}
+        # Read as its plug-in's type before anything is stored: a state this server's plug-in cannot
+        # read (an agent of another version) is not stored; its samples are, and the pages keep
+        # the last good state.
+        typed, odd = typed_states(batch)
         with store.lock.shared(), self._write_lock:
             try:
                 self._check_host_limits(host, batch)
@@ -231,7 +231,7 @@ class Agents:
                         if isinstance(r, RunRecord):
                             if (r.collector, r.started) in stored_runs:
                                 continue
-                            stored += self._write_run(conn, store, r, built, late, r.seq in odd)
+                            stored += self._write_run(conn, store, r, built, late, typed.get(r.seq), r.seq in odd)
                         else:
                             if not self._first_time(conn, agent_id, r, now):
                                 continue
@@ -260,7 +260,7 @@ class Agents:
                 store.forget()  # its caches may name rows the rollback took away
                 raise
         self.over_limit.pop(host, None)
-        self._update_snapshot(host, applied, statuses, built, odd)
+        self._update_snapshot(host, applied, statuses, built, typed, odd)
         return Accepted(len(applied), len(batch.records) - len(applied), stored, new_seq)
 
     def _stored_runs(self, conn, host: str, records: list[RunRecord | RollupRecord]
@@ -282,8 +282,8 @@ class Agents:
                            .returning(ingest_digest.c.digest))
         return res.first() is not None
 
-    def _write_run(self, conn, store: Store, r: RunRecord,
-                   built: dict[int, list[Sample]], late: Late, odd: bool) -> int:
+    def _write_run(self, conn, store: Store, r: RunRecord, built: dict[int, list[Sample]], late: Late,
+                   state: State | None, odd: bool) -> int:
         specs = self.specs(r.collector)
         skip = frozenset(m for m, s in specs.items() if not s.store)
         # Agents send the same label sets every run: sorting each one again was 8 % of ingest.
@@ -300,7 +300,7 @@ class Agents:
         built[r.seq] = out
         result = CollectResult(samples=built[r.seq],
                                entities=[Entity(k, key, attrs) for k, key, attrs in r.entities],
-                               state=self._last_good(store.host, r.collector) if odd else r.state,
+                               state=self._last_good(store.host, r.collector) if odd else state,
                                warnings=list(r.warnings))
         return store.write_run_in(conn, r.collector, r.started, r.duration, r.ok, r.error, result, skip, late)
 
@@ -325,19 +325,21 @@ class Agents:
             self.snapshots[host] = Snapshot(host=host, judge=Judge(host, self.thresholds))
         return self.snapshots[host]
 
-    def _last_good(self, host: str, collector: str) -> dict[str, Any]:
+    def _last_good(self, host: str, collector: str) -> State | None:
         with self._lock:
             snap = self.snapshots.get(host)
-            return dict(snap.states.get(collector) or {}) if snap else {}
+            return snap.states.get(collector) if snap else None
 
     def _update_snapshot(self, host: str, fresh: list[RunRecord | RollupRecord], statuses: dict[str, Any],
-                         built: dict[int, list[Sample]], odd: dict[int, str]) -> None:
+                         built: dict[int, list[Sample]], typed: dict[int, State], odd: dict[int, str]) -> None:
         with self._lock:
             snap = self._snapshot(host)
             for r in fresh:
                 if isinstance(r, RunRecord):
-                    if r.seq not in odd:
-                        snap.states[r.collector] = r.state
+                    if r.seq in typed:
+                        snap.states[r.collector] = typed[r.seq]
+                    elif r.seq not in odd and r.ok and r.no_data:  # its source went away there
+                        snap.states.pop(r.collector, None)
                     snap.samples[r.collector] = built[r.seq]
             for name, st in statuses.items():
                 snap.statuses[name] = CollectorStatus(**st)
@@ -381,6 +383,22 @@ class Agents:
                         self._blocks[key] = cached
                     out.append(cached[1])
         return out
+
+
+def typed_states(batch: Batch) -> tuple[dict[int, State], dict[int, str]]:
+    """The batch's states as their plug-ins' types, by record, and why those that cannot be read
+    could not. An empty state is none (the source is absent there); a plug-in this server does not
+    have is left out: nothing here would read its state."""
+    typed: dict[int, State] = {}
+    odd: dict[int, str] = {}
+    for r in batch.records:
+        if not isinstance(r, RunRecord) or not r.state or (plugin := plugins().get(r.collector)) is None:
+            continue
+        try:
+            typed[r.seq] = plugin.load(r.state)
+        except StateError as exc:
+            odd[r.seq] = str(exc)
+    return typed, odd
 
 
 def agent_conditions(agents: Agents, cfg: Any, now: float) -> list[Condition]:

@@ -23,7 +23,8 @@ from collectors.base import Entity
 
 
 class Inventory(StoreBase):
-    def load_states(self) -> dict[str, dict[str, Any]]:
+    def load_states(self) -> dict[str, dict[str, object]]:
+        """Each collector's last state as stored (JSON; app/scheduler.py's read_states types them)."""
         with self.engine.connect() as conn:
             rows = conn.execute(select(collector_state.c.collector, collector_state.c.state)
                                 .where(collector_state.c.host == self.host))

@@ -6,7 +6,7 @@ import json
 import math
 from collections.abc import Sequence
 
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 
 from app.storage.base import (
     _RUN_INSERT,
@@ -20,11 +20,13 @@ from app.storage.base import (
 )
 from app.storage.inventory import Inventory
 from app.storage.models import (
+    collector_state,
     sample,
     series,
 )
 from app.storage.rollups import Rollups
 from collectors.base import CollectResult, Sample
+from collectors.state import dump
 
 
 def resolution(span: float, max_points: int = 1500) -> int:
@@ -112,8 +114,12 @@ class SampleWriting(Rollups, Inventory):
                 late.add(ids, ts)
             if mine:
                 self.refold(conn, late)
-        conn.execute(self._state_upsert, {"host": self.host, "collector": collector, "updated": started,
-                                          "state": json.dumps(result.state, default=str)})
+        if result.state is not None:
+            conn.execute(self._state_upsert, {"host": self.host, "collector": collector, "updated": started,
+                                              "state": json.dumps(dump(result.state))})
+        elif ok:  # its source went away (no data): after a restart there is nothing of it to show either
+            conn.execute(delete(collector_state).where(collector_state.c.host == self.host,
+                                                       collector_state.c.collector == collector))
         self._sync_entities(conn, collector, started, result.entities)
         return len(ids)
 

@@ -10,12 +10,15 @@ from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import RedirectResponse, Response
+from pydantic import BaseModel, ConfigDict, create_model
 
 from app import views
 from app.exposition import CONTENT_TYPE, merge
 from app.storage.base import RES_1H, RES_5M
 from app.storage.samples import resolution
 from app.web.site import RANGES, Page, Site
+from collectors import plugins
+from collectors.state import StateError
 
 router = APIRouter()
 
@@ -54,20 +57,59 @@ def api_events(request: Request, kind: str | None = None, key: str | None = None
     return store.events(kind, key, limit=max(1, min(limit, 1000)))
 
 
-@router.get("/api/state")
-async def api_state(request: Request, s: Site = Page) -> dict[str, Any]:
+class CollectorOut(BaseModel):
+    name: str
+    up: bool | None
+    no_data: bool
+    last_error: str | None
+    duration: float | None
+    last_success: float | None
+    last_run: float | None
+    runs: int
+    warnings: list[str]
+
+
+class FindingOut(BaseModel):
+    level: str  # ok, warning, failing
+    text: str  # the words its tile, alert and webhook say
+    rule: str | None  # the alert it raises, if any
+    subject: str
+
+
+# Every installed plug-in's state, each of its own declared type: the schema /api/docs shows.
+PluginStates = create_model("PluginStates", **{  # type: ignore[call-overload]
+    name: (p.state | None, None) for name, p in plugins().items()})
+
+
+class ApiState(BaseModel):
+    """This host's state: every plug-in's, the findings judged on it, its collectors' last runs.
+    (The keys each plug-in kept from before, arrays, disks, bgp_peers ..., follow.)"""
+
+    model_config = ConfigDict(extra="allow")
+    host: str
+    version: int
+    collectors: list[CollectorOut]
+    states: PluginStates
+    findings: dict[str, list[FindingOut]]
+
+
+@router.get("/api/state", response_model=ApiState)
+async def api_state(request: Request, s: Site = Page) -> dict[str, object]:
     snap, _ = s.view(request)
-    return {"host": snap.host, "version": snap.version, "arrays": views.arrays(snap), "disks": views.disks(snap),
-            "bgp_peers": views.bgp_peers(snap), "vpn_instances": views.vpn_instances(snap),
-            "bonds": views.bonds(snap), "switches": views.switches(snap), "ups": views.ups_list(snap),
-            "power": views.power(snap), "heatpump": views.heatpump(snap),
-            "collectors": [{"name": st.name, "up": st.up, "no_data": st.no_data, "last_error": st.last_error,
-                            "duration": st.duration, "last_success": st.last_success, "last_run": st.last_run,
-                            "runs": st.runs, "warnings": st.warnings}
-                           for st in snap.statuses.values()],
+    legacy: dict[str, object] = {}
+    for name, p in plugins().items():
+        for key, pick in p.api.items():
+            try:
+                legacy[key] = pick(p.typed(snap.states.get(name)))
+            except StateError:
+                legacy[key] = None
+    return {"host": snap.host, "version": snap.version, **legacy,
+            "collectors": [CollectorOut(name=st.name, up=st.up, no_data=st.no_data, last_error=st.last_error,
+                                        duration=st.duration, last_success=st.last_success, last_run=st.last_run,
+                                        runs=st.runs, warnings=st.warnings) for st in snap.statuses.values()],
             # Every plug-in's state and what was found in it (the words its tile and alerts say).
-            "states": dict(snap.states),
-            "findings": {name: [{"level": f.level, "text": f.text, "rule": f.rule, "subject": f.subject}
+            "states": {name: state for name, state in snap.states.items() if name in plugins()},
+            "findings": {name: [FindingOut(level=f.level, text=f.text, rule=f.rule, subject=f.subject)
                                 for f in found] for name, found in views.findings(snap).items()}}
 
 
@@ -101,9 +143,9 @@ def api_series(request: Request, metric: str, range: str = "24h",  # noqa: A002
 
 
 @router.get("/api/hosts")
-def api_hosts(s: Site = Page) -> list[dict[str, Any]]:
+def api_hosts(s: Site = Page) -> list[dict[str, object]]:
     """This host and every agent: version, last contact, clock skew, worst state."""
-    return [{k: v for k, v in h.items() if k != "tiles"} for h in s.hosts()]
+    return [h.as_json() for h in s.hosts()]
 
 
 @router.get("/metrics")

@@ -44,6 +44,7 @@ def create_app(cfg: Config, *, runtime: Runtime | None = None, **runtime_options
     login.install_guards(app, s)
     for family in (pages, alert_pages, api, ingest, login, status):
         app.include_router(family.router)
+    app.include_router(pages.detail_pages())
     app.include_router(pages.section_pages())
     return HostPrefix(app, HostCheck(cfg.web.allowed_hosts))  # type: ignore[return-value]
 

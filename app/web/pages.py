@@ -14,8 +14,8 @@ from app import bay_labels, events, views
 from app.ingest.agents import revoke
 from app.web.site import RANGES, Checked, Page, Site
 from collectors import plugins
-from collectors.disks.smart import failure_stats
-from collectors.plugin import DOMAINS
+from collectors.plugin import DOMAINS, CollectorPlugin, Detail
+from collectors.state import Record, StateError
 
 router = APIRouter()
 
@@ -36,10 +36,10 @@ def overview(request: Request, s: Site = Page) -> HTMLResponse:
         for host, ha in list(s.host_alerting.items()):
             firing += [{**x.__dict__, "href": f"/h/{quote(host, safe='')}/alerts"} for x in ha.states.values()
                        if x.state == "firing"]
-        hosts = [h for h in s.hosts() if h["agent"]]
-    unlabelled = [d for d in views.disks(snap) if not d.get("bay")] if snap.host == s.cfg.host else []
-    return s.render(request, "overview.html", ov=views.overview(snap), arrays=views.arrays(snap), firing=firing,
-                    unlabelled=unlabelled, silenced_until=a.silenced_all_until() if a else None,
+        hosts = [h for h in s.hosts() if h.agent]
+    unlabelled = views.unlabelled(snap) if snap.host == s.cfg.host else []
+    return s.render(request, "overview.html", ov=views.overview(snap), summaries=views.summaries(snap),
+                    firing=firing, unlabelled=unlabelled, silenced_until=a.silenced_all_until() if a else None,
                     hosts=hosts)
 
 
@@ -50,52 +50,6 @@ async def disks_page(request: Request, s: Site = Page) -> HTMLResponse:
     bays = [b.label for b in s.cfg.disks.bays] if snap.host == s.cfg.host else views.bays_seen(snap)
     return s.render(request, "disks.html", pulls=pulls, shelves=views.bay_map(snap, bays),
                     sections=views.sections(snap, "disks"))
-
-
-@router.get("/disks/{key:path}", response_class=HTMLResponse, name="disk")
-def disk_page(request: Request, key: str, range: str = "24h", s: Site = Page) -> Response:  # noqa: A002
-    snap, store = s.view(request)
-    disk = next((d for d in views.disks(snap) if d["key"] == key), None)
-    stored = next((e for e in store.entities("disk") if e["key"] == key), None)
-    if disk is None and stored is None:
-        # A disk SMART does not see (behind a RAID controller, or on another Ceph node) but a
-        # storage plug-in does: its own page.
-        other = next((e for e in views.storage_bays(snap, placed=False) if e.get("serial") == key and e.get("entity")),
-                     None)
-        if other is None:
-            raise HTTPException(404, f"no disk {key!r}")
-        kind, ekey = other["entity"]
-        base = request.scope.get("rackpulse_base", "")
-        return RedirectResponse(f"{base}/entity/{quote(kind)}/{quote(ekey, safe='/:')}", status_code=303)
-    changes = store.events("disk", key) + (store.events("bay", disk["bay"]) if disk and disk.get("bay") else [])
-    changes.sort(key=lambda e: e["ts"], reverse=True)
-    base = request.scope.get("rackpulse_base", "")
-    lines = [events.describe(e, plugins(), base) for e in changes[:100]]
-    # What the Disks tile and the alerts say of this disk: the same findings, judged once.
-    said = [f for f in snap.findings_of("smart") if disk and f.subject == disk.get("serial")]
-    return s.render(request, "disk.html", disk=disk, stored=stored, key=key, events=lines, said=said,
-                    can_label=disk is not None and snap.host == s.cfg.host, csrf=s.csrf_token(request),
-                    saved=request.query_params.get("saved") == "1",
-                    standing=failure_stats.standing(disk["attributes"]) if disk else [],
-                    attr_names={str(a["id"]): a["name"].replace("_", " ")
-                                for a in ((disk or {}).get("table") or {}).get("ata", [])},
-                    source=failure_stats.SOURCE,
-                    range=_range(range), ranges_list=list(RANGES))
-
-
-@router.post("/disks/{key:path}/bay", dependencies=[Checked])
-def disk_bay_label(request: Request, key: str, label: str = Form(...), s: Site = Page) -> Response:
-    """Save a label for the bay this disk sits in (this host's disks; an agent labels its own)."""
-    snap, _ = s.view(request)
-    disk = next((d for d in views.disks(snap) if d["key"] == key), None) if snap.host == s.cfg.host else None
-    if disk is None:
-        raise HTTPException(404, f"no disk {key!r} on this host")
-    try:
-        bay_labels.save(bay_labels.labels_file(s.cfg), disk, label, s.saved_bays)
-    except ValueError as exc:
-        raise HTTPException(400, str(exc)) from None
-    base = request.scope.get("rackpulse_base", "")
-    return RedirectResponse(f"{base}/disks/{quote(key, safe='')}?saved=1", status_code=303)
 
 
 @router.get("/entity/{kind}/{key:path}", response_class=HTMLResponse, name="entity")
@@ -160,6 +114,78 @@ def section_page(page: str, title: str) -> Any:
                         range=_range(range), ranges_list=list(RANGES))
 
     return handler
+
+
+def _thing(plugin: CollectorPlugin[Any], detail: Detail[Any], state: Any, key: str) -> Record | None:
+    try:
+        return detail.find(plugin.typed(state), key)
+    except StateError:
+        return None
+
+
+def detail_page(name: str, detail: Detail[Any]) -> Any:
+    """A thing's own page (a disk's): what its plug-in says of it, the findings about it (the
+    same its tile and alerts say), its stored entry once it is gone, its history and events."""
+
+    def handler(request: Request, key: str, range: str = "24h", s: Site = Page) -> Response:  # noqa: A002
+        snap, store = s.view(request)
+        plugin = plugins()[name]
+        thing = _thing(plugin, detail, snap.states.get(name), key)
+        stored = next((e for e in store.entities(detail.kind) if e["key"] == key), None)
+        base = request.scope.get("rackpulse_base", "")
+        if thing is None and stored is None:
+            # A disk this plug-in does not see (behind a RAID controller, or on another Ceph node)
+            # but another plug-in places in a bay: that one's entity page.
+            other = next((e for e in views.storage_bays(snap, placed=False) if e.serial == key and e.entity), None)
+            if other is None or other.entity is None:
+                raise HTTPException(404, f"no {detail.kind} {key!r}")
+            kind, ekey = other.entity
+            return RedirectResponse(f"{base}/entity/{quote(kind)}/{quote(ekey, safe='/:')}", status_code=303)
+        bay = getattr(thing, "bay", None)
+        changes = store.events(detail.kind, key) + (store.events("bay", bay) if bay else [])
+        changes.sort(key=lambda e: e["ts"], reverse=True)
+        lines = [events.describe(e, plugins(), base) for e in changes[:100]]
+        # What the tile and the alerts say of it: the same findings, judged once.
+        said = [f for f in snap.findings_of(name) if f.subject == key]
+        extra = detail.view(plugin.typed(snap.states.get(name)), thing) if thing is not None else {}
+        return s.render(request, f"{name}/{detail.template}", thing=thing, stored=stored, key=key, events=lines,
+                        said=said, can_label=thing is not None and snap.host == s.cfg.host,
+                        label_action=f"{base}/{detail.path}/{quote(key, safe='')}/bay", csrf=s.csrf_token(request),
+                        saved=request.query_params.get("saved") == "1", range=_range(range),
+                        ranges_list=list(RANGES), **extra)
+
+    return handler
+
+
+def bay_label(name: str, detail: Detail[Any]) -> Any:
+    """Save a label for the bay a thing sits in (this host's; an agent labels its own)."""
+
+    def handler(request: Request, key: str, label: str = Form(...), s: Site = Page) -> Response:
+        snap, _ = s.view(request)
+        thing = _thing(plugins()[name], detail, snap.states.get(name), key) if snap.host == s.cfg.host else None
+        if thing is None:
+            raise HTTPException(404, f"no {detail.kind} {key!r} on this host")
+        try:
+            bay_labels.save(bay_labels.labels_file(s.cfg), thing, label, s.saved_bays)
+        except ValueError as exc:
+            raise HTTPException(400, str(exc)) from None
+        base = request.scope.get("rackpulse_base", "")
+        return RedirectResponse(f"{base}/{detail.path}/{quote(key, safe='')}?saved=1", status_code=303)
+
+    return handler
+
+
+def detail_pages() -> APIRouter:
+    """A route for every kind of thing a plug-in gives a page of its own (/disks/<serial>)."""
+    out = APIRouter()
+    for name, p in plugins().items():
+        if p.detail is not None:
+            path = p.detail.path
+            out.add_api_route(f"/{path}/{{key:path}}/bay", bay_label(name, p.detail), methods=["POST"],
+                              dependencies=[Checked])
+            out.add_api_route(f"/{path}/{{key:path}}", detail_page(name, p.detail), methods=["GET"],
+                              response_class=HTMLResponse, name=f"{name}_{p.detail.kind}")
+    return out
 
 
 def section_pages() -> APIRouter:

@@ -9,6 +9,7 @@ import asyncio
 import logging
 import math
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -59,19 +60,20 @@ def templates() -> Environment:
 
 
 @pass_context
-def render_section(ctx: Context, sec: dict[str, Any]) -> Markup:
-    """One plug-in's section of a page. A state it cannot draw (a value of another type, an
-    agent of another version) costs that section, shown as not understood, never the page."""
-    error = sec["v"].get("error") if isinstance(sec["v"], dict) else None
+def render_section(ctx: Context, sec: views.SectionView, template: str | None = None) -> Markup:
+    """One plug-in's section of a page (or, with `template`, its summary on the overview). A state
+    it cannot draw (a value of another type, a bug) costs that section, shown as not understood,
+    never the page."""
+    error = sec.v.get("error")
     if error is None:
         try:
-            tmpl = ctx.environment.get_template(sec["template"])
-            return Markup(tmpl.render({**ctx.get_all(), "v": sec["v"], "status": sec["status"]}))  # noqa: S704
+            tmpl = ctx.environment.get_template(template or sec.template)
+            return Markup(tmpl.render({**ctx.get_all(), "v": sec.v, "status": sec.status}))  # noqa: S704
         except Exception as exc:  # noqa: BLE001
-            error = f"{sec['name']}: state not understood ({type(exc).__name__}: {exc})"[:300]
-            log.warning("section %s could not be drawn: %s", sec["name"], error)
+            error = f"{sec.name}: state not understood ({type(exc).__name__}: {exc})"[:300]
+            log.warning("section %s could not be drawn: %s", sec.name, error)
     return Markup('<section class="unreadable"><h2>{}</h2><p class="level-warning">{}</p></section>').format(
-        sec["name"], error)
+        sec.name, error)
 
 
 def _number(x: Any) -> float | None:
@@ -142,20 +144,45 @@ def _strftime(fmt: str, ts: Any) -> str:
         return ""
 
 
-def _card(snap: Snapshot) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _card(snap: Snapshot) -> tuple[list[views.TileView], list[views.TileView]]:
     """A host card: its tiles, and what is wrong there, tiles and collectors both. A card is "all
     clear" only when nothing is: a collector that is down or stale is said on the card, as its
     alert (collector_down) says it."""
     ov = views.overview(snap)
-    wrong = [t for t in ov["tiles"] if t["level"] not in (views.OK, views.UNKNOWN)]
-    wrong += [{"title": f"collector {c['name']}", "reason": c["reason"], "level": c["level"]}
-              for c in ov["collectors"] if c["level"] in (views.WARN, views.BAD)]
-    return ov["tiles"], wrong
+    wrong = [t for t in ov.tiles if t.level not in (views.OK, views.UNKNOWN)]
+    wrong += [views.TileView(f"collector {c.name}", f"/collectors#{c.name}", c.level, c.reason)
+              for c in ov.collectors if c.level in (views.WARN, views.BAD)]
+    return ov.tiles, wrong
 
 
-def known_worst(tiles: list[dict[str, Any]]) -> str:
+def known_worst(tiles: list[views.TileView]) -> str:
     """A host's level: its worst tile, not counting tiles with nothing known yet."""
-    return views.worst([t["level"] for t in tiles if t["level"] != views.UNKNOWN] or [views.OK])
+    return views.worst([t.level for t in tiles if t.level != views.UNKNOWN] or [views.OK])
+
+
+@dataclass(frozen=True)
+class HostCard:
+    """This server or an agent host, as /hosts, the overview and /api/hosts show it."""
+
+    host: str
+    agent: bool
+    href: str
+    status: str  # this server, reporting, silent, never reported, token revoked
+    level: str
+    version: str | None
+    last_contact: float | None
+    clock_skew: float | None
+    batches: int | None
+    samples: int | None
+    tiles: list[views.TileView]
+    wrong: list[views.TileView]  # what its card says is wrong
+    remote: str | None = None
+
+    def as_json(self) -> dict[str, object]:
+        return {"host": self.host, "agent": self.agent, "href": self.href, "status": self.status,
+                "level": self.level, "version": self.version, "last_contact": self.last_contact,
+                "clock_skew": self.clock_skew, "batches": self.batches, "samples": self.samples,
+                "remote": self.remote, "wrong": [t.__dict__ for t in self.wrong]}
 
 
 class Site:
@@ -195,14 +222,13 @@ class Site:
             raise HTTPException(404, f"no host {host!r} (hosts: see /hosts)")
         return self.agents.snapshots[host], self.agents.store(host)
 
-    def hosts(self) -> list[dict[str, Any]]:
+    def hosts(self) -> list[HostCard]:
         """This host and every agent: status, level, version, last contact, clock skew, tiles."""
         now = time.time()
         cfg = self.cfg
         tiles, wrong = _card(self.snap)
-        out = [{"host": cfg.host, "agent": False, "href": "/", "status": "this server", "level": known_worst(wrong),
-                "version": None, "last_contact": now, "clock_skew": 0.0, "batches": None, "samples": None,
-                "tiles": tiles, "wrong": wrong}]
+        out = [HostCard(cfg.host, False, "/", "this server", known_worst(wrong), None, now, 0.0, None, None,
+                        tiles, wrong)]
         for row in list_agents(self.engine):
             hsnap = self.agents.snapshots.get(row["host"])
             last = row["last_contact"]
@@ -217,10 +243,9 @@ class Site:
             tiles, wrong = _card(hsnap) if hsnap else ([], [])
             if level == views.OK:
                 level = known_worst(wrong)
-            out.append({"host": row["host"], "agent": True, "href": f"/h/{quote(row['host'], safe='')}/",
-                        "status": status, "level": level, "version": row["version"], "last_contact": last,
-                        "clock_skew": row["clock_skew"], "batches": row["batches"], "samples": row["samples"],
-                        "remote": row["remote"], "tiles": tiles, "wrong": wrong})
+            out.append(HostCard(row["host"], True, f"/h/{quote(row['host'], safe='')}/", status, level,
+                                row["version"], last, row["clock_skew"], row["batches"], row["samples"], tiles,
+                                wrong, row["remote"]))
         return out
 
     def host_pages(self, page: str) -> list[tuple[str, str]]:

@@ -6,15 +6,16 @@ probe's address or its error text (both can say more about a network than its ow
 from __future__ import annotations
 
 import time
-from typing import Any
+from dataclasses import dataclass
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
+from app import views
 from app.storage.store import Store
 from app.web.sessions import COOKIE
 from app.web.site import Page, Site
-from collectors.findings import items
+from collectors.findings import Monitor
 
 router = APIRouter()
 WINDOWS = (("24 h", 86400), ("7 d", 7 * 86400), ("30 d", 30 * 86400))
@@ -30,12 +31,23 @@ def uptime(store: Store, series_id: int | None, start: int, end: int) -> float |
     return sum(values) / len(values) if values else None
 
 
-def probe_rows(store: Store, state: dict[str, Any], now: int) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class StatusRow:
+    name: str
+    kind: str
+    ok: bool
+    target: str
+    error: str | None
+    uptime: list[float | None]  # over each of WINDOWS
+
+
+def status_rows(store: Store, found: list[Monitor], now: int) -> list[StatusRow]:
+    """Each monitor (every plug-in's: the probes) with its uptime over each window."""
     rows = []
-    for p in items(state, "probes") if state else []:
-        sid = store.find_series("rackpulse_probe_success", probe=p["name"], kind=p["kind"])
-        rows.append({"name": p["name"], "kind": p["kind"], "ok": p["ok"], "target": p["target"], "error": p.get("error"),
-                     "uptime": [uptime(store, sid, now - seconds, now) for _, seconds in WINDOWS]})
+    for m in found:
+        sid = store.find_series(m.metric, **m.labels)
+        rows.append(StatusRow(m.name, m.kind, m.ok, m.target, m.error,
+                              [uptime(store, sid, now - seconds, now) for _, seconds in WINDOWS]))
     return rows
 
 
@@ -43,5 +55,5 @@ def probe_rows(store: Store, state: dict[str, Any], now: int) -> list[dict[str, 
 def status_page(request: Request, s: Site = Page) -> HTMLResponse:
     snap, store = s.view(request)
     signed_in = not s.password_hash or bool(s.sessions.check(request.cookies.get(COOKIE)))
-    rows = probe_rows(store, snap.states.get("probes") or {}, int(time.time()))
+    rows = status_rows(store, views.monitors(snap), int(time.time()))
     return s.render(request, "status.html", rows=rows, windows=[w for w, _ in WINDOWS], detailed=signed_in)

@@ -7,7 +7,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, Protocol, TypeVar
 
 from collectors import finite
 from collectors.base import CommandNotFound, CommandResult, NoData, ParseError, Runner
@@ -91,8 +91,14 @@ class Identity:
     wwn: str | None = None
     bay: str | None = None
 
-    def as_dict(self) -> dict[str, Any]:
-        return {"device": self.device, "serial": self.serial, "model": self.model, "wwn": self.wwn, "bay": self.bay}
+    def known(self) -> bool:
+        """Whether the disk is known by its serial (else an earlier identity may say more)."""
+        return self.serial is not None
+
+    def filled_from(self, earlier: Identity) -> Identity:
+        """This identity with what it lacks taken from an earlier one (a disk that was pulled)."""
+        return Identity(self.name, *(getattr(self, k) or getattr(earlier, k)
+                                     for k in ("device", "serial", "model", "wwn", "bay")))
 
 
 def identify(name: str, locs: dict[str, DiskLocation], rules: Iterable[BayRule], *,
@@ -128,11 +134,22 @@ def identify(name: str, locs: dict[str, DiskLocation], rules: Iterable[BayRule],
     return ident
 
 
-def describe(d: dict[str, Any]) -> str:
+class Placed(Protocol):
+    """A device with an identity and a bay: a ZFS vdev, a btrfs device, a RAID drive, an OSD."""
+
+    @property
+    def bay(self) -> str | None: ...
+    @property
+    def model(self) -> str | None: ...
+    @property
+    def serial(self) -> str | None: ...
+
+
+def describe(d: Placed) -> str:
     """Where a device is and what it is, in the words md members use; the unknown is said to be unknown."""
-    bay = d.get("bay") or "bay unknown"
-    model = d.get("model") or "model unknown"
-    serial = f"serial {d['serial']}" if d.get("serial") else "serial unknown"
+    bay = d.bay or "bay unknown"
+    model = d.model or "model unknown"
+    serial = f"serial {d.serial}" if d.serial else "serial unknown"
     return f"{bay}, {model} {serial}"
 
 

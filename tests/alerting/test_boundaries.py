@@ -10,6 +10,7 @@ import pytest
 
 from collectors import plugins
 from collectors.findings import Judging
+from tests.states import one
 
 NOW = 1_790_000_000.0
 
@@ -26,7 +27,7 @@ def tcp(expires_in: float) -> dict[str, Any]:
 
 def rules(*probes: dict[str, Any], warning_days: float = 14.0) -> list[tuple[str | None, str]]:
     state = {"probes": list(probes), "tls_warning_days": warning_days}
-    return [(f.rule, f.level) for f in plugins()["probes"].findings(state, Judging(now=NOW))]
+    return [(f.rule, f.level) for f in plugins()["probes"].findings(one("probes", state), Judging(now=NOW))]
 
 
 @pytest.mark.parametrize("loss, fires", [(0.2, True), (0.1999, False), (0.25, True), (0.0, False)])
@@ -49,7 +50,7 @@ def test_tls_expiry_says_expired_today_and_days(  # the words, at their edges
 ) -> None:
     def words(days: float) -> str:
         state = {"probes": [tcp(days * 86400)], "tls_warning_days": 14.0}
-        return plugins()["probes"].findings(state, Judging(now=NOW))[0].text
+        return plugins()["probes"].findings(one("probes", state), Judging(now=NOW))[0].text
 
     assert "expires in 5 days" in words(5.5) and "expires today" in words(0.5) and " expired " in words(-0.1)
     assert time.strftime("%Y-%m-%d", time.gmtime(NOW + 5.5 * 86400)) in words(5.5)

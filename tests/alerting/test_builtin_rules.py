@@ -21,6 +21,7 @@ from app.judge import Judge, Thresholds
 from app.scheduler import CollectorStatus, Snapshot
 from app.storage.db import make_engine, upgrade
 from app.storage.models import agent
+from tests.states import raw, typed
 
 States = dict[str, Any]
 
@@ -34,7 +35,7 @@ def healthy() -> Snapshot:
     tests/fixtures/demo/healthy-states.json; test_the_captured_states_are_what_the_collectors_produce
     keeps the capture honest."""
     now = time.time()
-    snap = Snapshot(host="demo-nas", states=json.loads(HEALTHY.read_text()))
+    snap = Snapshot(host="demo-nas", states=typed(json.loads(HEALTHY.read_text())))
     snap.statuses = {n: CollectorStatus(n, 60, 30, up=True, last_run=now, last_success=now) for n in snap.states}
     assert Conditions().build(snap) == []  # the starting point is healthy
     return snap
@@ -53,16 +54,16 @@ def test_the_captured_states_are_what_the_collectors_produce(tmp_path: Path) -> 
             return [shape(x) for x in v[:1]]
         return type(v).__name__ if v is not None else None
 
-    assert shape(json.loads(json.dumps(live, default=str))) == shape(captured)
+    assert shape(raw(live)) == shape(captured)
 
 
 def with_states(base: Snapshot, change: Callable[[States], None], judge: Judge | None = None) -> Snapshot:
     """The host's next collection: `change` applied to a copy of the states. Successive ones
     share the host's Judge (its memory: a counter that rose within the hour)."""
-    snap = Snapshot(host=base.host, statuses=copy.deepcopy(base.statuses), states=copy.deepcopy(base.states),
+    states = raw(base.states)  # as JSON, the shape an agent sends: changed, then read as the plug-ins' types
+    change(states)
+    return Snapshot(host=base.host, statuses=copy.deepcopy(base.statuses), states=typed(states),
                     judge=judge or Judge(base.host))
-    change(snap.states)
-    return snap
 
 
 def fired(snap: Snapshot) -> set[str]:
@@ -70,7 +71,7 @@ def fired(snap: Snapshot) -> set[str]:
 
 
 def tile(snap: Snapshot, title: str) -> str:
-    return next(t["level"] for t in views.overview(snap)["tiles"] if t["title"] == title)
+    return next(t.level for t in views.overview(snap).tiles if t.title == title)
 
 
 def member(s: States, i: int = 3) -> dict[str, Any]:

@@ -4,10 +4,10 @@ that what is only worth a look (a rebuild, a port that flapped long ago) stays o
 
 from __future__ import annotations
 
-import copy
 import json
 import time
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,8 @@ from app.judge import Judge, Thresholds
 from app.scheduler import CollectorStatus, Snapshot
 from collectors import plugins
 from collectors.disks.smart.findings import disks
-from collectors.findings import BAD, OK, WARN, Finding, Judging, first, natural
+from collectors.findings import BAD, OK, WARN, Finding, Judging, about, first, level_of, natural
+from tests.states import one, typed
 
 HEALTHY = Path(__file__).resolve().parent.parent / "fixtures" / "demo" / "healthy-states.json"
 States = dict[str, Any]
@@ -27,15 +28,16 @@ States = dict[str, Any]
 
 def snapshot(change: Callable[[States], None] = lambda s: None, **statuses: CollectorStatus) -> Snapshot:
     now = time.time()
-    snap = Snapshot(host="demo-nas", states=copy.deepcopy(json.loads(HEALTHY.read_text())))
+    raw = json.loads(HEALTHY.read_text())
+    change(raw)  # the states as JSON (what an agent sends), changed, then read as the plug-ins' types
+    snap = Snapshot(host="demo-nas", states=typed(raw))
     snap.statuses = {n: CollectorStatus(n, 60, 30, up=True, last_run=now, last_success=now) for n in snap.states}
     snap.statuses.update(statuses)
-    change(snap.states)
     return snap
 
 
 def tiles(snap: Snapshot) -> dict[str, dict[str, Any]]:
-    return {t["title"]: t for t in views.tiles(snap)}
+    return {t.title: asdict(t) for t in views.tiles(snap)}
 
 
 def test_every_built_in_rule_is_declared_by_exactly_one_collector_or_the_app() -> None:
@@ -45,7 +47,7 @@ def test_every_built_in_rule_is_declared_by_exactly_one_collector_or_the_app() -
 
 
 def test_a_healthy_host_shows_every_tile_all_clear_in_plug_in_order() -> None:
-    got = [(t["title"], t["level"], t["reason"]) for t in views.tiles(snapshot())]
+    got = [(t.title, t.level, t.reason) for t in views.tiles(snapshot())]
     assert [t for t, _, _ in got] == ["Host", "Arrays", "Disks", "Ceph", "RAID controller", "ZFS", "Bonds", "BGP",
                                       "VPN", "Switch ports", "Probes", "Throughput", "Heat pump", "Power"]
     assert all(level == OK for _, level, _ in got)
@@ -76,10 +78,11 @@ def test_a_rebuild_is_shown_on_the_tile_but_raises_no_alert_of_its_own() -> None
 
     snap = snapshot(rebuild)
     arrays = tiles(snap)["Arrays"]
-    name = snap.states["mdraid"]["arrays"][-1]["name"]
+    name = snap.states["mdraid"].arrays[-1].name  # type: ignore[attr-defined]
     assert (arrays["level"], arrays["reason"]) == (WARN, f"{name} resync 12.3%")
     assert Conditions().build(snap) == []
-    assert views.array_level(snap.states["mdraid"]["arrays"][0]) == OK  # a check is routine
+    first_array = snap.states["mdraid"].arrays[0].name  # type: ignore[attr-defined]
+    assert level_of(about(views.findings(snap)["mdraid"], array=first_array)) == OK  # a check is routine
 
 
 def test_a_tile_stays_one_line_when_many_things_are_wrong() -> None:
@@ -163,7 +166,8 @@ def test_bays_and_devices_sort_as_a_person_counts_them() -> None:
     labels = ["shelf 1, bay 10", "shelf 1, bay 2", None, "shelf 1, bay 0", "shelf 2, bay 1", "shelf 1, bay 11"]
     assert sorted(labels, key=natural) == ["shelf 1, bay 0", "shelf 1, bay 2", "shelf 1, bay 10", "shelf 1, bay 11",
                                            "shelf 2, bay 1", None]
-    state = {"disks": [{"bay": b, "device": d} for b, d in (("bay 10", "sdk"), (None, "sdz"), ("bay 9", "sdj"),
-                                                             (None, "sdaa"), ("bay 1", "sdb"))]}
-    assert [d["device"] for d in disks(state)] == ["sdb", "sdj", "sdk", "sdz", "sdaa"]
+    state = one("smart", {"disks": [{"key": d, "bay": b, "device": d}
+                                    for b, d in (("bay 10", "sdk"), (None, "sdz"), ("bay 9", "sdj"),
+                                                 (None, "sdaa"), ("bay 1", "sdb"))]})
+    assert [d.device for d in disks(state)] == ["sdb", "sdj", "sdk", "sdz", "sdaa"]  # type: ignore[arg-type]
 

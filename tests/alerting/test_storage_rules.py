@@ -229,8 +229,8 @@ def test_a_pulled_raid_drive_keeps_its_bay_in_the_alert(healthy: Snapshot) -> No
 
 
 def test_the_storage_tiles_say_what_is_fine_in_words(healthy: Snapshot) -> None:
-    tiles = {t["title"]: t for t in views.overview(healthy)["tiles"]}
-    assert tiles["ZFS"]["level"] == views.OK and "1 pool online" in str(tiles["ZFS"])
+    tiles = {t.title: t for t in views.overview(healthy).tiles}
+    assert tiles["ZFS"].level == views.OK and "1 pool online" in str(tiles["ZFS"])
     assert "1 virtual drive optimal" in str(tiles["RAID controller"])
     assert "HEALTH_OK, 6/6 OSDs up, 512/512 PGs clean" in str(tiles["Ceph"])
     assert "btrfs" not in tiles  # nothing mounted: no tile

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from collectors.base import CollectResult
+from collectors.state import dump
 
 COLLECTED = Path(__file__).parent.parent / "golden" / "collected"
 
@@ -18,7 +19,7 @@ def as_json(result: CollectResult) -> dict[str, Any]:
     return json.loads(json.dumps({
         "samples": [[s.metric, dict(s.labels), s.value] for s in result.samples],
         "entities": [[e.kind, e.key, e.attrs] for e in result.entities],
-        "state": result.state,
+        "state": dump(result.state) if result.state is not None else None,
         "warnings": result.warnings,
     }))
 

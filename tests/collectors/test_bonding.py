@@ -149,17 +149,17 @@ def test_the_collector_counts_slaves_and_notices_new_link_failures(tmp_path: Pat
     assert got[("rackpulse_bond_slave_link_failures_total", "bond0", "eth0")] == 2
     shutil.copy(DIR / "telegraf__proc_net_bonding__802.3ad_second-down", root / "proc/net/bonding/bond0")
     r = c.collect()
-    bond0 = next(b for b in r.state["bonds"] if b["name"] == "bond0")
-    assert bond0["slaves_up"] == 1 and [s["up"] for s in bond0["slaves"]] == [True, False]
-    bond1 = next(b for b in r.state["bonds"] if b["name"] == "bond1")
-    assert "balance-rr" in bond1["hints"][0] and "out of order" in bond1["hints"][0]
+    bond0 = next(b for b in r.state.bonds if b.name == "bond0")
+    assert bond0.slaves_up == 1 and [s.up for s in bond0.slaves] == [True, False]
+    bond1 = next(b for b in r.state.bonds if b.name == "bond1")
+    assert "balance-rr" in bond1.hints[0] and "out of order" in bond1.hints[0]
 
 
 def test_a_broken_bond_file_is_a_warning_and_the_other_bonds_are_read(tmp_path: Path) -> None:
     root = _host(tmp_path, {"bond0": "telegraf__proc_net_bonding__802.3ad"})
     (root / "proc/net/bonding/bond1").write_bytes(b"\x00\x01garbage")
     r = BondingCollector(root).collect()
-    assert [b["name"] for b in r.state["bonds"]] == ["bond0"]
+    assert [b.name for b in r.state.bonds] == ["bond0"]
     assert any("bond1" in w and "NUL" in w for w in r.warnings)
 
 

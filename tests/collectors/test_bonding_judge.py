@@ -47,7 +47,7 @@ def test_only_the_configured_bonds_are_read(tmp_path: Path) -> None:
     for name in ("bond0", "bond1"):
         shutil.copy(DIR / "insights-core__proc_net_bonding__balance-rr", bonding / name)
     state = BondingCollector(tmp_path, bonds=["bond1"]).collect().state
-    assert [b["name"] for b in state["bonds"]] == ["bond1"]
+    assert [b.name for b in state.bonds] == ["bond1"]  # type: ignore[union-attr]
 
 
 def slave(name: str, up: bool = True, speed: int | None = 1000) -> Slave:

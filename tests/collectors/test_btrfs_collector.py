@@ -9,6 +9,7 @@ import pytest
 
 from collectors.base import CollectorError, NoData, ParseError
 from collectors.disks.location import BayRule
+from collectors.findings import Judging
 from collectors.storage.btrfs import findings
 from collectors.storage.btrfs.collector import BtrfsCollector
 from tests.collectors.storage_helpers import fixture, host_tree, runner
@@ -48,13 +49,13 @@ def answers(show: bytes = OK_SHOW, **more):  # type: ignore[no-untyped-def]
 
 def test_every_device_has_its_errors_its_disk_and_its_bay(tmp_path: Path) -> None:
     res = BtrfsCollector(tree(tmp_path), bays=BAYS, runner=runner(answers())).collect()
-    fs = res.state["filesystems"][0]
-    assert (fs["name"], fs["mount"], fs["missing"]) == ("test-pool-new-kernel", "/mnt/my pool", 0)
-    assert [(d["devid"], d["serial"], d["bay"], d["errors"]["corruption"]) for d in fs["devices"]] == [
+    fs = res.state.filesystems[0]
+    assert (fs.name, fs.mount, fs.missing) == ("test-pool-new-kernel", "/mnt/my pool", 0)
+    assert [(d.devid, d.serial, d.bay, d.errors["corruption"]) for d in fs.devices] == [
         (5, "SER5", "shelf 1, bay 5", 0), (7, "SER7", "shelf 1, bay 7", 4), (8, "SER8", "shelf 1, bay 8", 0)]
-    assert fs["allocation"] == [{"type": "data", "profile": "raid0", "total": 3 << 30, "used": 2 << 30},
+    assert [a.model_dump() for a in fs.allocation] == [{"type": "data", "profile": "raid0", "total": 3 << 30, "used": 2 << 30},
                                 {"type": "metadata", "profile": "raid1", "total": 1 << 30, "used": 1 << 20}]
-    assert fs["scrub"]["status"] == "finished" and fs["scrub"]["uncorrectable"] == 0
+    assert fs.scrub.status == "finished" and fs.scrub.uncorrectable == 0
     errors = {dict(s.labels)["device"]: s.value for s in res.samples if s.metric == "rackpulse_btrfs_device_errors_total"
               and dict(s.labels)["kind"] == "corruption"}
     assert errors == {"/dev/sda": 0, "/dev/vdb": 4, "/dev/vda": 0}
@@ -64,8 +65,8 @@ def test_without_sysfs_error_stats_btrfs_device_stats_is_asked(tmp_path: Path) -
     stats = fixture("btrfs", "rockstor-core__btrfs_device_stats__vdb_corruption5")
     res = BtrfsCollector(tree(tmp_path, error_stats=False), bays=BAYS,
                          runner=runner(answers(**{"device stats /mnt/my pool": (0, stats, b"")}))).collect()
-    vdb = next(d for d in res.state["filesystems"][0]["devices"] if d["path"] == "/dev/vdb")
-    assert vdb["errors"]["corruption"] == 5
+    vdb = next(d for d in res.state.filesystems[0].devices if d.path == "/dev/vdb")
+    assert vdb.errors["corruption"] == 5
 
 
 def test_a_missing_device_is_found_and_keeps_the_bay_it_had(tmp_path: Path) -> None:
@@ -74,17 +75,17 @@ def test_a_missing_device_is_found_and_keeps_the_bay_it_had(tmp_path: Path) -> N
     (tmp_path / "dev/disk/by-id/ata-DISK_SER8").unlink()  # the disk is gone from the machine
     again = BtrfsCollector(tmp_path, bays=BAYS, runner=runner(answers(MISSING)))
     again.restore(before)
-    fs = again.collect().state["filesystems"][0]
-    gone = next(d for d in fs["devices"] if d["devid"] == 8)
-    assert gone["missing"] and (gone["serial"], gone["bay"]) == ("SER8", "shelf 1, bay 8")
-    (f,) = [f for f in findings.fs_findings(fs) if f.rule == "btrfs_device_missing"]
+    fs = again.collect().state.filesystems[0]
+    gone = next(d for d in fs.devices if d.devid == 8)
+    assert gone.missing and (gone.serial, gone.bay) == ("SER8", "shelf 1, bay 8")
+    (f,) = [f for f in findings.fs_findings(fs, Judging()) if f.rule == "btrfs_device_missing"]
     assert "devid 8 (shelf 1, bay 8, DISK serial SER8, was /dev/vda)" in f.text
 
 
 def test_devices_btrfs_no_longer_lists_are_counted_as_missing(tmp_path: Path) -> None:
     shown = fixture("btrfs", "rockstor-core__btrfs_fi_show__unmounted_devices-7-8-missing")
-    fs = BtrfsCollector(tree(tmp_path), runner=runner(answers(shown))).collect().state["filesystems"][0]
-    assert (fs["missing"], fs["unlisted_missing"]) == (2, 2)
+    fs = BtrfsCollector(tree(tmp_path), runner=runner(answers(shown))).collect().state.filesystems[0]
+    assert (fs.missing, fs.unlisted_missing) == (2, 2)
 
 
 def test_no_btrfs_mounted_is_no_data_and_runs_nothing(tmp_path: Path) -> None:
@@ -111,7 +112,7 @@ def test_a_scrub_status_that_fails_is_a_warning_and_loses_nothing_else(tmp_path:
     err = fixture("btrfs", "rockstor-core__btrfs_scrub_status_-R__no-stats_legacy.stderr")
     res = BtrfsCollector(tree(tmp_path), runner=runner(answers(**{"scrub status -R /mnt/my pool": (1, b"", err)}))
                          ).collect()
-    assert res.state["filesystems"][0]["scrub"] is None and len(res.state["filesystems"][0]["devices"]) == 3
+    assert res.state.filesystems[0].scrub is None and len(res.state.filesystems[0].devices) == 3
     assert res.warnings == ["btrfs scrub status /mnt/my pool: WARNING: failed to read status: Connection reset by peer"]
 
 

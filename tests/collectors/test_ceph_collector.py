@@ -34,12 +34,12 @@ def test_a_healthy_cluster_from_a_real_capture(tmp_path: Path) -> None:
         STATUS: (0, fixture("ceph", "telegraf__ceph_status__pacific_HEALTH_OK.json"), b""),
         TREE: (0, fixture("ceph", "insights-core__ceph_osd_tree__osd4-down.json"), b""), META: (0, b"[]", b"")})
                         ).collect()
-    c = res.state["clusters"][0]
-    assert (c["health"], c["num_osds"], c["pgs_by_state"]["active+backfilling"]) == ("HEALTH_OK", 24, 5)
+    c = res.state.clusters[0]
+    assert (c.health, c.num_osds, c.pgs_by_state["active+backfilling"]) == ("HEALTH_OK", 24, 5)
     pgs = {dict(s.labels)["state"]: s.value for s in res.samples if s.metric == "rackpulse_ceph_pgs"}
     assert pgs == {"active+clean": 2560, "active+scrubbing": 10, "active+backfilling": 5}
     # the tree is another cluster's capture: osd.4 is down there
-    assert [o["name"] for o in c["osds"] if not o["up"]] == ["osd.4"]
+    assert [o.name for o in c.osds if not o.up] == ["osd.4"]
 
 
 def test_an_osd_down_names_its_host_disk_and_bay_and_cephs_own_check_is_not_repeated(tmp_path: Path) -> None:
@@ -47,7 +47,7 @@ def test_an_osd_down_names_its_host_disk_and_bay_and_cephs_own_check_is_not_repe
     c = CephCollector(tmp_path, host="localhost", bays=[BayRule("front bay 3", path="pci-0000:00:17.0-ata-3")],
                       runner=runner({STATUS: (0, json.dumps(WARN).encode(), b""),
                                      TREE: (0, fixture("ceph", "insights-core__ceph_osd_tree__osd4-down.json"), b""),
-                                     META: (0, META_JSON, b"")})).collect().state["clusters"][0]
+                                     META: (0, META_JSON, b"")})).collect().state.clusters[0]
     texts = [(f.rule, f.text) for f in findings.cluster_findings(c)]
     assert texts == [
         ("ceph_health_warn", "Ceph HEALTH_WARN: Degraded data redundancy: 90/270 objects degraded (33.333%), 32 pgs "
@@ -60,7 +60,7 @@ def test_a_jewel_cluster_says_its_health_the_old_way(tmp_path: Path) -> None:
            "summary": [{"severity": "HEALTH_WARN", "summary": "too many PGs per OSD (352 > max 300)"}]}
     c = CephCollector(tmp_path, runner=runner({STATUS: (0, json.dumps(old).encode(), b""),
                                                TREE: (0, b'{"nodes": [], "stray": []}', b"")})).collect()
-    (f,) = findings.cluster_findings(c.state["clusters"][0])
+    (f,) = findings.cluster_findings(c.state.clusters[0])
     assert (f.rule, f.text) == ("ceph_health_warn", "Ceph HEALTH_WARN: too many PGs per OSD (352 > max 300)")
 
 
@@ -81,8 +81,8 @@ def test_unreachable_monitors_are_an_error_in_cephs_words(tmp_path: Path) -> Non
 def test_the_osd_tree_failing_keeps_the_health_and_warns(tmp_path: Path) -> None:
     res = CephCollector(tmp_path, runner=runner({STATUS: (0, json.dumps(WARN).encode(), b""),
                                                  TREE: (1, b"", b"Error EACCES: access denied\n")})).collect()
-    c = res.state["clusters"][0]
-    assert c["health"] == "HEALTH_WARN" and c["osds"] == [] and not c["osd_tree"]
+    c = res.state.clusters[0]
+    assert c.health == "HEALTH_WARN" and c.osds == [] and not c.osd_tree
     assert res.warnings == ["OSD tree unknown: ceph osd tree: Error EACCES: access denied"]
     # without the tree, Ceph's own OSD_DOWN check is what says an OSD is down
     assert "Ceph HEALTH_WARN: 1 osds down" in [f.text for f in findings.cluster_findings(c)]

@@ -59,7 +59,7 @@ def test_an_old_vtysh_without_vrf_all_json_falls_back_to_the_default_vrf() -> No
 
     r = FrrCollector(["vtysh"], runner=runner).collect()
     assert calls[:2] == ["show bgp vrf all summary json", "show bgp summary json"]
-    assert len(r.state["peers"]) == 24
+    assert len(r.state.peers) == 24
 
 
 def test_neighbors_json_gives_descriptions_per_vrf() -> None:
@@ -119,7 +119,7 @@ def wait_for(c: FrrCollector, predicate, timeout: float = 30):  # type: ignore[n
     last = None
     while time.monotonic() < deadline:
         try:
-            last = {(p["afi"], p["peer"]): p for p in c.collect().state["peers"]}
+            last = {(p.afi, p.peer): p for p in c.collect().state.peers}
             if predicate(last):
                 return last
         except CollectorError:
@@ -130,42 +130,42 @@ def wait_for(c: FrrCollector, predicate, timeout: float = 30):  # type: ignore[n
 
 def test_real_bgp_sessions_go_established_down_and_established_again(routers: FrrPair) -> None:
     c = FrrCollector(routers.vtysh("A"))
-    both_up = lambda p: p.get(("ipv4Unicast", "10.199.0.2"), {}).get("up") and \
-        p.get(("ipv6Unicast", "fd00:199::2"), {}).get("up")  # noqa: E731
+    both_up = lambda p: all(k in p and p[k].up for k in (("ipv4Unicast", "10.199.0.2"),  # noqa: E731
+                                                          ("ipv6Unicast", "fd00:199::2")))
     peers = wait_for(c, both_up)
     v4 = peers[("ipv4Unicast", "10.199.0.2")]
-    assert v4["remote_as"] == "65002" and v4["description"] == "rtrB-v4" and v4["uptime_seconds"] >= 0
+    assert v4.remote_as == "65002" and v4.description == "rtrB-v4" and v4.uptime_seconds >= 0
     never = peers[("ipv4Unicast", "10.199.0.3")]
-    assert never["state"] in ("Active", "Connect", "Idle") and never["uptime_seconds"] is None
-    wait_for(c, lambda p: p[("ipv4Unicast", "10.199.0.2")]["prefixes_received"] == 3)
+    assert never.state in ("Active", "Connect", "Idle") and never.uptime_seconds is None
+    wait_for(c, lambda p: p[("ipv4Unicast", "10.199.0.2")].prefixes_received == 3)
 
     routers.stop_b()
-    peers = wait_for(c, lambda p: not p[("ipv4Unicast", "10.199.0.2")]["up"])
+    peers = wait_for(c, lambda p: not p[("ipv4Unicast", "10.199.0.2")].up)
     down = peers[("ipv4Unicast", "10.199.0.2")]
-    assert down["uptime_seconds"] is None and down["flaps"] >= 1
+    assert down.uptime_seconds is None and down.flaps >= 1
     r = c.collect()
     up = {dict(s.labels)["peer"]: s.value for s in r.samples if s.metric == "rackpulse_bgp_peer_up"}
     assert up["10.199.0.2"] == 0
 
     routers.start_b()
     peers = wait_for(c, both_up)
-    assert peers[("ipv4Unicast", "10.199.0.2")]["flaps"] >= 1
+    assert peers[("ipv4Unicast", "10.199.0.2")].flaps >= 1
 
 
 def test_an_admin_shutdown_peer_is_shown_as_intended(routers: FrrPair) -> None:
     c = FrrCollector(routers.vtysh("A"))
     routers.vty("configure terminal", "router bgp 65001", "neighbor 10.199.0.3 shutdown message maintenance", "end")
     try:
-        peers = wait_for(c, lambda p: p[("ipv4Unicast", "10.199.0.3")]["admin_down"])
-        assert peers[("ipv4Unicast", "10.199.0.3")]["state"].startswith("Idle")
+        peers = wait_for(c, lambda p: p[("ipv4Unicast", "10.199.0.3")].admin_down)
+        assert peers[("ipv4Unicast", "10.199.0.3")].state.startswith("Idle")
     finally:
         routers.vty("configure terminal", "router bgp 65001", "no neighbor 10.199.0.3 shutdown", "end")
 
 
 def test_the_last_reset_reason_comes_from_the_neighbors_command(routers: FrrPair) -> None:
     c = FrrCollector(routers.vtysh("A"))
-    peers = wait_for(c, lambda p: p[("ipv4Unicast", "10.199.0.2")]["last_reset"])
-    assert isinstance(peers[("ipv4Unicast", "10.199.0.2")]["last_reset"], str)
+    peers = wait_for(c, lambda p: p[("ipv4Unicast", "10.199.0.2")].last_reset)
+    assert isinstance(peers[("ipv4Unicast", "10.199.0.2")].last_reset, str)
 
 
 def test_a_router_without_bgp_config_is_a_clear_error(routers: FrrPair) -> None:

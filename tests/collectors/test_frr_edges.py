@@ -9,7 +9,13 @@ from typing import Any
 import pytest
 
 from collectors.base import CollectorError, CommandResult, ParseError
-from collectors.network.frr.collector import BgpPeer, check_vtysh, parse_bgp_neighbors, parse_bgp_summary
+from collectors.network.frr.collector import (
+    BgpPeer,
+    NeighborDetail,
+    check_vtysh,
+    parse_bgp_neighbors,
+    parse_bgp_summary,
+)
 
 UP = {"remoteAs": 65001, "state": "Established", "peerUptimeMsec": 90500, "pfxRcd": 12, "pfxSnt": 3,
       "connectionsEstablished": 2, "connectionsDropped": 1, "desc": "edge-router", "hostname": "edge1",
@@ -94,15 +100,15 @@ def test_neighbors_with_vrf_all_are_keyed_by_vrf_and_peer() -> None:
                        "10.0.0.1": {"lastResetDueTo": "Peer closed the session", "nbrDesc": "edge", "hostname": "e1"}},
            "blue": {"vrfId": 7, "10.1.0.1": {"lastResetDueTo": "Admin. shutdown"}}}
     assert parse_bgp_neighbors(json.dumps(doc)) == {
-        ("default", "10.0.0.1"): {"last_reset": "Peer closed the session", "description": "edge", "hostname": "e1"},
-        ("blue", "10.1.0.1"): {"last_reset": "Admin. shutdown", "description": None, "hostname": None}}
+        ("default", "10.0.0.1"): NeighborDetail("Peer closed the session", "edge", "e1"),
+        ("blue", "10.1.0.1"): NeighborDetail("Admin. shutdown", None, None)}
 
 
 def test_neighbors_without_vrf_all_sit_at_the_top_and_belong_to_default() -> None:
     doc = {"10.0.0.1": {"lastResetDueTo": "BGP Notification send", "nbrDesc": "x"}, "swp1": {"hostname": "leaf"}}
     assert parse_bgp_neighbors(json.dumps(doc)) == {
-        ("default", "10.0.0.1"): {"last_reset": "BGP Notification send", "description": "x", "hostname": None},
-        ("default", "swp1"): {"last_reset": None, "description": None, "hostname": "leaf"}}
+        ("default", "10.0.0.1"): NeighborDetail("BGP Notification send", "x", None),
+        ("default", "swp1"): NeighborDetail(None, None, "leaf")}
 
 
 @pytest.mark.parametrize("text, message", [("nope", "neighbors JSON is malformed: "), ("[]", "neighbors JSON is not an object")])

@@ -64,12 +64,12 @@ def test_a_wpm3_is_detected_and_read_block_by_block(wpm3: IsgSim) -> None:
     c = HeatpumpCollector("127.0.0.1", wpm3.port, timeout=2)
     r = c.collect()
     s = r.state
-    assert s["controller"] == "WPM 3"
-    assert s["temperatures"]["outside"] == -5.3 and s["temperatures"]["hot_water_actual"] == 48.5
-    assert "room" not in s["temperatures"]  # 0x8000: no room sensor fitted
-    assert s["flags"]["compressor"] and s["flags"]["heating"] and not s["flags"]["hot_water"]
-    assert s["energy_counters"]["heat_heating"] == 6000 + 345 + 12
-    assert s["efficiency_today"] == 3.0
+    assert s.controller == "WPM 3"
+    assert s.temperatures["outside"] == -5.3 and s.temperatures["hot_water_actual"] == 48.5
+    assert "room" not in s.temperatures  # 0x8000: no room sensor fitted
+    assert s.flags["compressor"] and s.flags["heating"] and not s.flags["hot_water"]
+    assert s.energy_counters["heat_heating"] == 6000 + 345 + 12
+    assert s.efficiency_today == 3.0
     assert r.warnings == ["controller refuses input block 3538+7 (exception 2); not read again"]
     metrics = {(m.metric, tuple(sorted(dict(m.labels).items()))): m.value for m in r.samples}
     assert metrics[("rackpulse_heatpump_temperature_celsius", (("sensor", "outside"),))] == -5.3
@@ -93,18 +93,18 @@ def test_values_changed_on_the_gateway_are_seen(wpm3: IsgSim) -> None:
     wpm3.set_input(2503, [1])  # fault status
     wpm3.set_input(2506, [59])  # active error number
     s = c.collect().state
-    assert s["temperatures"]["outside"] == -12.0 and s["fault"] and s["active_error"] == 59
+    assert s.temperatures["outside"] == -12.0 and s.fault and s.active_error == 59
 
 
 def test_energy_counters_stay_monotonic_across_midnight(wpm3: IsgSim) -> None:
     c = HeatpumpCollector("127.0.0.1", wpm3.port, timeout=2)
-    before = c.collect().state["energy_counters"]["heat_heating"]  # 6345 total + 12 today
+    before = c.collect().state.energy_counters["heat_heating"]  # 6345 total + 12 today
     # Midnight: the ISG moves 11 whole kWh into the total and keeps 0.x in the day register (shown as 0).
     wpm3.set_input(3500, [0, 356, 6])
-    after = c.collect().state["energy_counters"]["heat_heating"]
+    after = c.collect().state.energy_counters["heat_heating"]
     assert (before, after) == (6357, 6357)  # 6356 + 0 would go backwards: the counter holds
     wpm3.set_input(3500, [2, 356, 6])
-    assert c.collect().state["energy_counters"]["heat_heating"] == 6358
+    assert c.collect().state.energy_counters["heat_heating"] == 6358
 
 
 def test_the_gateway_restarting_is_an_error_then_a_reconnect(wpm3: IsgSim) -> None:
@@ -116,7 +116,7 @@ def test_the_gateway_restarting_is_an_error_then_a_reconnect(wpm3: IsgSim) -> No
     with pytest.raises(CollectorError, match="Modbus TCP extension must be enabled"):
         c.collect()
     wpm3.start()
-    assert c.collect().state["temperatures"]["outside"] == -5.3
+    assert c.collect().state.temperatures["outside"] == -5.3
 
 
 def test_connection_changes_are_logged_once_per_transition(wpm3: IsgSim, caplog: pytest.LogCaptureFixture) -> None:
@@ -168,6 +168,6 @@ def test_an_lwz_uses_its_own_map() -> None:
         s = HeatpumpCollector("127.0.0.1", sim.port, timeout=2).collect().state
     finally:
         sim.stop()
-    assert s["controller"] == "LWZ/LWA" and s["temperatures"]["outside"] == 2.5
-    assert s["flags"]["compressor"] and s["flags"]["heating"]
-    assert s["energy_counters"]["heat_heating"] == 3000 + 120 + 8
+    assert s.controller == "LWZ/LWA" and s.temperatures["outside"] == 2.5
+    assert s.flags["compressor"] and s.flags["heating"]
+    assert s.energy_counters["heat_heating"] == 3000 + 120 + 8

@@ -199,9 +199,9 @@ def test_the_collector_gives_the_metrics_the_dashboards_and_rules_read(tree: Tre
                                  "rackpulse_cpu_seconds_total", "rackpulse_swap_used_bytes"}
     assert set(c.metrics) >= {k[0] for k in m}
     # Pseudo filesystems and partitions are left out; lo is not an interface people watch.
-    assert [f["mountpoint"] for f in r.state["filesystems"]] == ["/srv", "/boot/efi", "/mnt/nas"]
-    assert [d["name"] for d in r.state["blockdevs"]] == ["sda"]
-    assert "lo" not in [i["name"] for i in r.state["interfaces"]]
+    assert [f.mountpoint for f in r.state.filesystems] == ["/srv", "/boot/efi", "/mnt/nas"]
+    assert [d.name for d in r.state.blockdevs] == ["sda"]
+    assert "lo" not in [i.name for i in r.state.interfaces]
     assert findings(r.state, Judging(host="nas")) == []  # /boot/efi is read-only on purpose
 
 
@@ -211,8 +211,8 @@ def test_a_filesystem_filling_fast_is_found_before_it_is_full(tree: Tree) -> Non
         tree.sizes["/srv"] = (4096 * 1_000_000, 2_000_000_000 - minute * 20_000_000, False)
         r = c.collect()
         tree.clock += 300
-    srv = r.state["filesystems"][0]
-    assert 1.1 < srv["hours_to_full"] < 1.2 and srv["used_ratio"] < 0.9
+    srv = r.state.filesystems[0]
+    assert 1.1 < srv.hours_to_full < 1.2 and srv.used_ratio < 0.9
     (f,) = [f for f in findings(r.state, Judging()) if f.rule == "filesystem_full"]
     assert f.text.startswith("/srv full within 1 h at the current rate (1.4 GB free)") and f.level == WARN
 
@@ -258,7 +258,7 @@ def test_one_broken_file_is_a_warning_and_the_rest_is_still_read(tree: Tree) -> 
     tree.write("/proc/diskstats", "8 0 sda 1 2\n")
     r = tree.collector().collect()
     assert r.warnings == ["blockdevs: /proc/diskstats: expected at least 14 fields in '8 0 sda 1 2'"]
-    assert r.state["blockdevs"] == [] and r.state["memory"]["total"]
+    assert r.state.blockdevs == [] and r.state.memory.total
 
 
 def test_a_hung_network_mount_costs_its_timeout_and_not_the_other_filesystems(tree: Tree) -> None:
@@ -274,9 +274,9 @@ def test_a_hung_network_mount_costs_its_timeout_and_not_the_other_filesystems(tr
     r = c.collect()
     release.set()
     assert time.monotonic() - started < 5
-    nas = [f for f in r.state["filesystems"] if f["mountpoint"] == "/mnt/nas"][0]
-    assert nas["error"].endswith("statvfs did not answer within 0.3s")
-    assert [f["mountpoint"] for f in r.state["filesystems"] if "size" in f] == ["/srv", "/boot/efi"]
+    nas = [f for f in r.state.filesystems if f.mountpoint == "/mnt/nas"][0]
+    assert nas.error.endswith("statvfs did not answer within 0.3s")
+    assert [f.mountpoint for f in r.state.filesystems if f.size is not None] == ["/srv", "/boot/efi"]
     assert any("did not answer" in w for w in r.warnings)
 
 
@@ -290,9 +290,9 @@ def test_this_machines_own_proc_is_read_across_two_polls() -> None:
     c.collect()
     time.sleep(0.2)
     r = c.collect()
-    assert r.state["cpu"]["cores"] >= 1 and r.state["memory"]["total"] > 0
-    assert r.state["cpu"]["busy_ratio"] is None or 0 <= r.state["cpu"]["busy_ratio"] <= 1
-    assert all(f["mountpoint"].startswith("/") for f in r.state["filesystems"])
+    assert r.state.cpu.cores >= 1 and r.state.memory.total > 0
+    assert r.state.cpu.busy_ratio is None or 0 <= r.state.cpu.busy_ratio <= 1
+    assert all(f.mountpoint.startswith("/") for f in r.state.filesystems)
     assert all_clear(r.state, Judging()) is not None
 
 
@@ -308,7 +308,7 @@ def test_the_hottest_hwmon_temperatures_are_on_the_host_state_and_tile(tree: Tre
     tree.write("/sys/class/hwmon/hwmon1/temp1_crit", "84850\n")
     tree.write("/sys/class/hwmon/hwmon1/in0_input", "1200\n")  # a voltage: not a temperature
     state = tree.collector().collect().state
-    assert state["temperatures"] == [
+    assert [t.model_dump() for t in state.temperatures] == [
         {"chip": "k10temp", "sensor": "Tctl", "celsius": 52.1, "max": 70.0, "crit": None},
         {"chip": "nvme", "sensor": "temp1", "celsius": 38.9, "max": None, "crit": 84.9}]
     assert (all_clear(state, Judging()) or "").endswith("hottest k10temp Tctl 52 °C")
@@ -316,4 +316,4 @@ def test_the_hottest_hwmon_temperatures_are_on_the_host_state_and_tile(tree: Tre
 
 def test_a_host_without_hwmon_has_no_temperatures_and_no_warning(tree: Tree) -> None:
     result = tree.collector().collect()
-    assert result.state["temperatures"] == [] and not any("temperatures" in w for w in result.warnings)
+    assert result.state.temperatures == [] and not any("temperatures" in w for w in result.warnings)

@@ -31,10 +31,10 @@ def demo_collector(root: Path) -> MdraidCollector:
 def test_it_reports_every_array_of_a_real_capture(tmp_path: Path) -> None:
     c = MdraidCollector(real_capture_host(tmp_path), detail=False)
     r = c.collect()
-    arrays = {a["name"]: a for a in r.state["arrays"]}
+    arrays = {a.name: a for a in r.state.arrays}
     assert len(arrays) == 18
-    assert arrays["md7"]["degraded"] and arrays["md7"]["failed"] == 1
-    assert arrays["md201"]["sync_action"] == "check" and not arrays["md201"]["degraded"]
+    assert arrays["md7"].degraded and arrays["md7"].failed == 1
+    assert arrays["md201"].sync_action == "check" and not arrays["md201"].degraded
     values = {(s.metric, dict(s.labels).get("array"), dict(s.labels).get("state")): s.value for s in r.samples}
     assert values[("rackpulse_md_array_degraded", "md7", None)] == 1
     assert values[("rackpulse_md_array_disks", "md7", "failed")] == 1
@@ -47,9 +47,9 @@ def test_it_reads_uuid_and_member_states_from_sysfs(tmp_path: Path) -> None:
         "Personalities : [raid1]\nmd0 : active raid1 sdg[0] sdh[1]\n      100 blocks [2/2] [UU]\n\n"
         "unused devices: <none>\n")
     shutil.copytree(FIX / "sysfs" / "sys", tmp_path / "sys", symlinks=True)
-    a = MdraidCollector(tmp_path, detail=False).collect().state["arrays"][0]
-    assert a["uuid"] == (FIX / "sysfs/sys/block/md0/md/uuid").read_text().strip()
-    assert a["array_state"] == "clean"
+    a = MdraidCollector(tmp_path, detail=False).collect().state.arrays[0]
+    assert a.uuid == (FIX / "sysfs/sys/block/md0/md/uuid").read_text().strip()
+    assert a.array_state == "clean"
 
 
 def test_a_failed_disk_shows_its_bay_serial_and_model(tmp_path: Path) -> None:
@@ -58,9 +58,9 @@ def test_a_failed_disk_shows_its_bay_serial_and_model(tmp_path: Path) -> None:
     c.collect()
     demo.write_tree(tmp_path, demo.story_state(80))  # sdh failed
     r = c.collect()
-    md0 = r.state["arrays"][0]
-    failed = [m for m in md0["members"] if m["state"] == "failed"]
-    assert [(m["device"], m["bay"], m["serial"], m["slot"]) for m in failed] == \
+    md0 = r.state.arrays[0]
+    failed = [m for m in md0.members if m.state == "failed"]
+    assert [(m.device, m.bay, m.serial, m.slot) for m in failed] == \
         [("sdh1", "shelf 1, bay 7", "ZA1049HK", 7)]
     labels = [dict(s.labels) for s in r.samples if s.metric == "rackpulse_md_member_state"]
     assert {"array": "md0", "device": "sdh1", "serial": "ZA1049HK", "bay": "shelf 1, bay 7", "state": "failed"} in labels
@@ -72,8 +72,8 @@ def test_a_pulled_disk_is_still_named_by_its_last_bay_and_serial(tmp_path: Path)
         demo.write_tree(tmp_path, demo.story_state(t))
         c.collect()
     demo.write_tree(tmp_path, demo.story_state(105))  # pulled: gone from mdstat and /dev/disk/by-id
-    missing = [m for m in c.collect().state["arrays"][0]["members"] if m["state"] == "missing"]
-    assert [(m["device"], m["bay"], m["serial"]) for m in missing] == [("sdh1", "shelf 1, bay 7", "ZA1049HK")]
+    missing = [m for m in c.collect().state.arrays[0].members if m.state == "missing"]
+    assert [(m.device, m.bay, m.serial) for m in missing] == [("sdh1", "shelf 1, bay 7", "ZA1049HK")]
 
 
 def test_the_memory_of_members_survives_a_restart(tmp_path: Path) -> None:
@@ -83,20 +83,20 @@ def test_the_memory_of_members_survives_a_restart(tmp_path: Path) -> None:
     restarted = demo_collector(tmp_path)
     restarted.restore(state)
     demo.write_tree(tmp_path, demo.story_state(105))
-    missing = [m for m in restarted.collect().state["arrays"][0]["members"] if m["state"] == "missing"]
-    assert [m["serial"] for m in missing] == ["ZA1049HK"]
+    missing = [m for m in restarted.collect().state.arrays[0].members if m.state == "missing"]
+    assert [m.serial for m in missing] == ["ZA1049HK"]
 
 
 def test_the_rebuild_shows_progress_and_then_clears(tmp_path: Path) -> None:
     c = demo_collector(tmp_path)
     demo.write_tree(tmp_path, demo.story_state(150))
-    md0 = c.collect().state["arrays"][0]
-    assert md0["sync_action"] == "recovery" and 0 < md0["sync_ratio"] < 1
-    assert md0["sync_remaining_seconds"] > 0
-    assert [m["state"] for m in md0["members"] if m["device"] == "sdm1"] == ["rebuilding"]
+    md0 = c.collect().state.arrays[0]
+    assert md0.sync_action == "recovery" and 0 < md0.sync_ratio < 1
+    assert md0.sync_remaining_seconds > 0
+    assert [m.state for m in md0.members if m.device == "sdm1"] == ["rebuilding"]
     demo.write_tree(tmp_path, demo.story_state(230))
-    md0 = c.collect().state["arrays"][0]
-    assert not md0["degraded"] and md0["sync_action"] == "idle"
+    md0 = c.collect().state.arrays[0]
+    assert not md0.degraded and md0.sync_action == "idle"
 
 
 def test_a_hung_mdadm_is_a_warning_and_the_arrays_are_still_reported(tmp_path: Path) -> None:
@@ -104,7 +104,7 @@ def test_a_hung_mdadm_is_a_warning_and_the_arrays_are_still_reported(tmp_path: P
     hang = [sys.executable, "-c", "import time; time.sleep(60)"]
     c = MdraidCollector(tmp_path, hang, detail=True, timeout=0.5)
     r = c.collect()
-    assert [a["name"] for a in r.state["arrays"]] == ["md0", "md1"]
+    assert [a.name for a in r.state.arrays] == ["md0", "md1"]
     assert any("timed out after 0.5s" in w for w in r.warnings)
 
 
@@ -116,7 +116,7 @@ def test_mdadm_exiting_with_an_error_is_a_warning_quoting_it(tmp_path: Path) -> 
 
     r = MdraidCollector(tmp_path, runner=runner).collect()
     assert any("Permission denied" in w for w in r.warnings)
-    assert r.state["arrays"][0]["uuid"]  # sysfs still gave it
+    assert r.state.arrays[0].uuid  # sysfs still gave it
 
 
 def test_a_host_without_md_has_no_data_rather_than_an_error(tmp_path: Path) -> None:

@@ -102,8 +102,8 @@ def test_config_directives_are_read_with_every_push_kept() -> None:
 def test_hints_say_what_was_seen_and_the_line_to_add() -> None:
     inst = Instance(name="site", interface="tun0", config_file="/etc/openvpn/site.conf", path_mtu=1420, link_mbps=100)
     hints = tuning_hints(inst, {"tx_queue_len": 500}, 120, 30.0, {"dev": ["tun"]}, None)
-    assert [h["do"].split("`")[1] for h in hints] == ["txqueuelen 1000", "mssfix 1420 mtu", "sndbuf 524288"]
-    assert "120 packets dropped on tun0" in hints[0]["saw"]
+    assert [h.do.split("`")[1] for h in hints] == ["txqueuelen 1000", "mssfix 1420 mtu", "sndbuf 524288"]
+    assert "120 packets dropped on tun0" in hints[0].saw
     tuned = {"txqueuelen": ["1000"], "mssfix": ["1420", "mtu"], "sndbuf": ["524288"], "rcvbuf": ["524288"]}
     assert tuning_hints(inst, {"tx_queue_len": 1000}, 0, 30.0, tuned, None) == []
 
@@ -126,8 +126,8 @@ def wait_clients(c: OpenvpnCollector, n: int, timeout: float = 20) -> dict:  # t
     last = None
     while time.monotonic() < deadline:
         try:
-            last = c.collect().state["instances"][0]
-            if len(last["clients"]) == n:
+            last = c.collect().state.instances[0]
+            if len(last.clients) == n:
                 return last
         except CollectorError as exc:
             last = str(exc)
@@ -138,15 +138,15 @@ def wait_clients(c: OpenvpnCollector, n: int, timeout: float = 20) -> dict:  # t
 def test_the_real_server_status_file_lists_both_clients(vpn: OpenvpnPeers) -> None:
     c = OpenvpnCollector(Path("/"), [Instance(name="site", status_file=str(vpn.status_file))])
     inst = wait_clients(c, 2)
-    assert sorted(cl["common_name"] for cl in inst["clients"]) == ["client1", "client2"]
-    assert all(cl["virtual_address"].startswith("10.8.0.") for cl in inst["clients"])
+    assert sorted(cl.common_name for cl in inst.clients) == ["client1", "client2"]
+    assert all(cl.virtual_address.startswith("10.8.0.") for cl in inst.clients)
 
 
 def test_the_management_interface_with_a_password_gives_status_load_and_state(vpn: OpenvpnPeers) -> None:
     inst = Instance(name="site", management=str(vpn.mgmt), management_password_file=str(vpn.password_file))
     r = OpenvpnCollector(Path("/"), [inst]).collect()
-    got = r.state["instances"][0]
-    assert got["state"] == "CONNECTED" and len(got["clients"]) == 2 and got["bytes_in"] > 0
+    got = r.state.instances[0]
+    assert got.state == "CONNECTED" and len(got.clients) == 2 and got.bytes_in > 0
     values = {(s.metric, dict(s.labels).get("common_name")): s.value for s in r.samples}
     assert values[("rackpulse_openvpn_clients", None)] == 2
     assert values[("rackpulse_openvpn_client_received_bytes_total", "client1")] > 0
@@ -168,32 +168,32 @@ def test_client_mode_statistics_are_read(vpn: OpenvpnPeers) -> None:
     got: dict = {}  # type: ignore[type-arg]
     while time.monotonic() < deadline:
         try:
-            got = c.collect().state["instances"][0]
-            if got["bytes_in"] > 0:
+            got = c.collect().state.instances[0]
+            if got.bytes_in > 0:
                 break
         except CollectorError:
             pass
         time.sleep(0.3)
-    assert got.get("mode") == "client" and got["bytes_in"] > 0
+    assert got.mode == "client" and got.bytes_in > 0
 
 
 def test_real_tun_drops_are_counted_and_explained(vpn: OpenvpnPeers) -> None:
     inst = Instance(name="client1", status_file=str(vpn.base / "client1.status"), interface="ovc1",
                     sys_root=str(vpn.sys_root), config_file=str(vpn.base / "client1.conf"))
     c = OpenvpnCollector(Path("/"), [inst])
-    before = c.collect().state["instances"][0]["iface"]["tx_dropped"]
+    before = c.collect().state.instances[0].iface.tx_dropped
     vpn.make_drops(client=1, datagrams=1000)
     r = c.collect()
-    got = r.state["instances"][0]
-    assert got["iface"]["tx_dropped"] - before >= 500 and got["drops_delta"] >= 500
-    assert got["iface"]["tx_queue_len"] == 20
-    assert "txqueuelen 1000" in got["hints"][0]["do"] and "client1.conf" in got["hints"][0]["do"]
+    got = r.state.instances[0]
+    assert got.iface.tx_dropped - before >= 500 and got.drops_delta >= 500
+    assert got.iface.tx_queue_len == 20
+    assert "txqueuelen 1000" in got.hints[0].do and "client1.conf" in got.hints[0].do
     drops = [s.value for s in r.samples if s.metric == "rackpulse_interface_transmit_dropped_total"]
-    assert drops == [got["iface"]["tx_dropped"]]
+    assert drops == [got.iface.tx_dropped]
 
 
 def test_a_missing_tun_is_reported_not_a_crash(vpn: OpenvpnPeers) -> None:
     inst = Instance(name="site", status_file=str(vpn.status_file), interface="tun9", sys_root=str(vpn.sys_root))
     r = OpenvpnCollector(Path("/"), [inst]).collect()
-    assert r.state["instances"][0]["iface_error"].startswith("interface tun9 not found")
-    assert r.state["instances"][0]["up"]
+    assert r.state.instances[0].iface_error.startswith("interface tun9 not found")
+    assert r.state.instances[0].up

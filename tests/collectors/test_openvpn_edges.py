@@ -239,11 +239,11 @@ def fast(mbit: str) -> dict[str, str]:
 def test_tuning_hints_at_their_edges(inst: Instance, iface: dict[str, int], drops: int | None,
                                      conf: dict[str, list[str]] | None, rate: float | None,
                                      hints: list[dict[str, str]]) -> None:
-    assert tuning_hints(inst, iface, drops, 30.0, conf, rate) == hints
+    assert [h.model_dump() for h in tuning_hints(inst, iface, drops, 30.0, conf, rate)] == hints
 
 
 def test_a_hint_without_a_config_file_says_where_in_words() -> None:
     got = tuning_hints(Instance(name="x", interface="tun1"), {"tx_queue_len": 10}, 5, None, None, None)
-    assert got == [{"saw": "5 packets dropped on tun1 in the last 0.0s with a transmit queue of 10",
+    assert [h.model_dump() for h in got] == [{"saw": "5 packets dropped on tun1 in the last 0.0s with a transmit queue of 10",
                     "do": "raise the tun queue: add `txqueuelen 1000` to the instance's config (or `ip link set tun1 "
                           "txqueuelen 1000` now)"}]

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from collectors.base import CollectorError, ParseError
 from collectors.disks.mdraid.mdadm import parse_mdadm_detail
@@ -59,23 +60,31 @@ def storage_record(kind: str, name: str, text: str) -> Any:
 CASES = [(kind, p.name) for kind in PARSERS for p in sorted((FIXTURES / kind).iterdir()) if p.is_file() and p.suffix != ".md"]
 
 
+def plain(o: Any) -> Any:
+    """A parser's record as JSON: its dataclasses, and the typed parts of state it fills (a SMART table)."""
+    if isinstance(o, BaseModel):
+        return o.model_dump(mode="json")
+    return dataclasses.asdict(o)
+
+
 def record(kind: str, name: str) -> Any:
     text = (FIXTURES / kind / name).read_text()
     try:
         if kind == "frr":
             if "neighbors" in name:
-                return {f"{vrf}/{peer}": info for (vrf, peer), info in parse_bgp_neighbors(text).items()}
+                return {f"{vrf}/{peer}": dataclasses.asdict(info) for (vrf, peer), info in parse_bgp_neighbors(text).items()}
             return [dataclasses.asdict(p) for p in parse_bgp_summary(text)]
         if kind in ("zpool", "btrfs", "storcli", "ceph"):
             got = storage_record(kind, name, text)
-            return json.loads(json.dumps(got, default=lambda o: dataclasses.asdict(o)))
+            return json.loads(json.dumps(got, default=plain))
         if kind != "smartctl":
             return json.loads(json.dumps(dataclasses.asdict(PARSERS[kind](text))))  # type: ignore[misc]
         if "scan" in name:
             return {"scan": [list(d) for d in parse_smartctl_scan(text)]}
         disk = parse_smartctl_json(text)
         level, reasons = judge_health(disk, previous={k: v - 1 for k, v in disk.attributes.items()})
-        return {"disk": json.loads(json.dumps(dataclasses.asdict(disk))), "level": level, "reasons": reasons}
+        return {"disk": json.loads(json.dumps(dataclasses.asdict(disk), default=plain)), "level": level,
+                "reasons": reasons}
     except (ParseError, CollectorError) as exc:
         return {"error": str(exc)}
 

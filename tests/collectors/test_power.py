@@ -57,7 +57,7 @@ def ups() -> Iterator[NutPeer]:
 
 def collect(peer: NutPeer) -> dict:  # type: ignore[type-arg]
     c = NutCollector([UpsdTarget(port=peer.port, username="monitor", password="monpass")], timeout=2)
-    return c.collect().state["ups"][0]
+    return c.collect().state.ups[0]
 
 
 @pytest.mark.parametrize(("state", "flags", "on_battery", "low", "charge"), [
@@ -70,7 +70,7 @@ def test_the_real_ups_states_are_read(ups: NutPeer, state: str, flags: list[str]
                                       charge: int) -> None:
     ups.set_state(state)
     got = collect(ups)
-    assert (got["flags"], got["on_battery"], got["low_battery"], got["charge"]) == (flags, on_battery, low, charge)
+    assert (got.flags, got.on_battery, got.low_battery, got.charge) == (flags, on_battery, low, charge)
 
 
 def test_time_on_battery_is_counted_and_metrics_are_named(ups: NutPeer) -> None:
@@ -153,21 +153,21 @@ FANS = [Fan(name="HBA fan", chip="nct6798", sensor="fan2"), Fan(name="case fan",
 
 def test_rails_are_scaled_and_judged_against_their_limits(tmp_path: Path) -> None:
     r = HwmonCollector(hwmon_tree(tmp_path), RAILS, FANS).collect()
-    rail = r.state["rails"][0]
-    assert rail["volts"] == pytest.approx(13.2) and rail["ok"] is True
+    rail = r.state.rails[0]
+    assert rail.volts == pytest.approx(13.2) and rail.ok is True
     r = HwmonCollector(hwmon_tree(tmp_path, in4_mv=930), RAILS, FANS).collect()  # 11.16 V: sagging
-    rail = r.state["rails"][0]
-    assert rail["volts"] == pytest.approx(11.16) and rail["ok"] is False
+    rail = r.state.rails[0]
+    assert rail.volts == pytest.approx(11.16) and rail.ok is False
     assert {(s.metric, dict(s.labels).get("rail")): s.value for s in r.samples}[
         ("rackpulse_rail_in_range", "12V battery bus")] == 0
 
 
 def test_a_stopped_fan_is_stalled_and_a_fan_without_tach_is_judged_by_its_temperature(tmp_path: Path) -> None:
     r = HwmonCollector(hwmon_tree(tmp_path, fan2_rpm=0, cpu_temp=78000), RAILS, FANS).collect()
-    fans = {f["name"]: f for f in r.state["fans"]}
-    assert fans["HBA fan"]["stalled"] and fans["HBA fan"]["why"] == "0 RPM"
-    assert not fans["case fan"]["stalled"]
-    assert fans["PSU fan (no tach)"]["stalled"] and "78.0 °C, over the 70 °C" in fans["PSU fan (no tach)"]["why"]
+    fans = {f.name: f for f in r.state.fans}
+    assert fans["HBA fan"].stalled and fans["HBA fan"].why == "0 RPM"
+    assert not fans["case fan"].stalled
+    assert fans["PSU fan (no tach)"].stalled and "78.0 °C, over the 70 °C" in fans["PSU fan (no tach)"].why
     stalled = {dict(s.labels)["fan"]: s.value for s in r.samples if s.metric == "rackpulse_fan_stalled"}
     assert stalled == {"HBA fan": 1, "case fan": 0, "PSU fan (no tach)": 1}
 
@@ -232,6 +232,6 @@ def test_a_ups_with_a_network_card_is_read_through_ups_mib_from_a_real_snmpd() -
     finally:
         agent.down()
         shutil.rmtree(base, ignore_errors=True)
-    u = r.state["ups"][0]
-    assert (u["name"], u["on_battery"], u["low_battery"], u["charge"], u["battery_voltage"], u["runtime"]) == (
+    u = r.state.ups[0]
+    assert (u.name, u.on_battery, u.low_battery, u.charge, u.battery_voltage, u.runtime) == (
         "rack-ups", True, True, 18, 11.7, 240)

@@ -23,10 +23,9 @@ from cryptography.x509.oid import NameOID
 
 from collectors.base import CollectorError, NoData
 from collectors.findings import Judging
-from collectors.probes.checks import view
 from collectors.probes.checks.collector import ProbesCollector
 from collectors.probes.checks.config import ProbesConfig
-from collectors.probes.checks.findings import findings
+from collectors.probes.checks.findings import findings, view
 from collectors.probes.checks.fping import PingResult, parse_fping
 from tests.agent_hosts import free_port
 
@@ -66,7 +65,7 @@ def cfg(**probes: Any) -> ProbesConfig:
 def collect(config: ProbesConfig) -> tuple[dict[str, dict[str, Any]], list[str], Any]:
     result = ProbesCollector(config).collect()
     found = findings(result.state, Judging())
-    return {p["name"]: p for p in result.state["probes"]}, [f.text for f in found], result
+    return {p.name: p for p in result.state.probes}, [f.text for f in found], result
 
 
 def test_no_probes_is_no_data_not_a_failure() -> None:
@@ -78,8 +77,8 @@ def test_no_probes_is_no_data_not_a_failure() -> None:
 def test_real_fping_reaches_loopback_and_reports_loss_and_round_trips() -> None:
     probes, texts, result = collect(cfg(ping=[{"name": "lo", "target": "127.0.0.1", "count": 5, "interval_ms": 20}]))
     lo = probes["lo"]
-    assert lo["ok"] and (lo["sent"], lo["received"], lo["loss"]) == (5, 5, 0.0) and len(lo["rtts_ms"]) == 5
-    assert 0 < lo["rtt_ms"]["min"] <= lo["rtt_ms"]["avg"] <= lo["rtt_ms"]["p95"] <= lo["rtt_ms"]["max"] < 100
+    assert lo.ok and (lo.sent, lo.received, lo.loss) == (5, 5, 0.0) and len(lo.rtts_ms) == 5
+    assert 0 < lo.rtt_ms.min <= lo.rtt_ms.avg <= lo.rtt_ms.p95 <= lo.rtt_ms.max < 100
     assert texts == []
     metrics = {(s.metric, dict(s.labels).get("stat")) for s in result.samples}
     assert {("rackpulse_probe_success", None), ("rackpulse_probe_loss_ratio", None), ("rackpulse_probe_rtt_seconds", "p95"),
@@ -90,7 +89,7 @@ def test_real_fping_reaches_loopback_and_reports_loss_and_round_trips() -> None:
 def test_a_missing_source_interface_is_fpings_own_error_and_a_missing_fping_fails_the_collector() -> None:
     probes, texts, _ = collect(cfg(ping=[{"name": "wwan", "target": "127.0.0.1", "interface": "nosuch0", "count": 1}],
                                    tcp=[{"name": "x", "host": "127.0.0.1", "port": free_port()}]))
-    assert not probes["wwan"]["ok"] and "No such device" in probes["wwan"]["error"]
+    assert not probes["wwan"].ok and "No such device" in probes["wwan"].error
     with pytest.raises(CollectorError, match="command not found: 'no-fping-here'"):
         ProbesCollector(cfg(fping=["no-fping-here"], ping=[{"name": "a", "target": "127.0.0.1"}])).collect()
 
@@ -119,8 +118,8 @@ def test_pings_lost_inside_a_namespace_are_counted_and_raise_probe_loss(lossy_na
                  ping=[{"name": "3g-bond", "target": "127.0.0.1", "count": 60, "interval_ms": 10, "loss_warning": 0.1}])
     probes, texts, _ = collect(config)
     p = probes["3g-bond"]
-    assert p["ok"] and p["sent"] == 60 and 0.1 <= p["loss"] <= 0.6, p  # 3 in 10 expected; 60 pings keep it near
-    assert len(p["rtts_ms"]) == p["received"]
+    assert p.ok and p.sent == 60 and 0.1 <= p.loss <= 0.6, p  # 3 in 10 expected; 60 pings keep it near
+    assert len(p.rtts_ms) == p.received
     assert any(t.startswith("ping 3g-bond (127.0.0.1) lost ") and t.endswith("% of 60 pings") for t in texts), texts
 
 
@@ -198,11 +197,11 @@ def test_http_checks_status_and_text_and_say_why_they_fail(web: dict[str, Any]) 
         {"name": "refused", "url": f"http://127.0.0.1:{closed}/"},
         {"name": "slow", "url": base + "/slow", "timeout": 0.5},
     ]))
-    assert probes["cloud"]["ok"] and probes["cloud"]["status"] == 200
-    assert probes["wrong-text"]["error"] == "the page does not contain 'Jellyfin'"
-    assert probes["missing"]["error"] == "status 404 Not Found, expected 200" and probes["missing"]["status"] == 404
-    assert probes["refused"]["error"] == "connection refused"
-    assert probes["slow"]["error"] == "timed out"
+    assert probes["cloud"].ok and probes["cloud"].status == 200
+    assert probes["wrong-text"].error == "the page does not contain 'Jellyfin'"
+    assert probes["missing"].error == "status 404 Not Found, expected 200" and probes["missing"].status == 404
+    assert probes["refused"].error == "connection refused"
+    assert probes["slow"].error == "timed out"
     assert f"http missing ({base}/gone) is down: status 404 Not Found, expected 200" in texts
     codes = {dict(s.labels)["probe"]: s.value for s in result.samples if s.metric == "rackpulse_probe_http_status_code"}
     assert codes == {"cloud": 200, "wrong-text": 200, "missing": 404}
@@ -215,18 +214,19 @@ def test_a_certificate_expiring_in_10_days_is_read_and_raises_tls_expiring(web: 
               {"name": "untrusted", "url": url}],
         tcp=[{"name": "tls-port", "host": "127.0.0.1", "port": web["https"], "tls": True, "verify_tls": False},
              {"name": "plain-port", "host": "127.0.0.1", "port": web["http"]}]))
-    expiry = probes["self-signed"]["cert_expires"]
-    assert probes["self-signed"]["ok"] and 9.9 * 86400 < expiry - time.time() <= 10 * 86400
-    assert probes["tls-port"]["ok"] and probes["tls-port"]["cert_expires"] == expiry
-    assert probes["plain-port"]["ok"] and probes["plain-port"]["cert_expires"] is None
-    assert not probes["untrusted"]["ok"] and probes["untrusted"]["error"].startswith("certificate not trusted")
+    expiry = probes["self-signed"].cert_expires
+    assert probes["self-signed"].ok and 9.9 * 86400 < expiry - time.time() <= 10 * 86400
+    assert probes["tls-port"].ok and probes["tls-port"].cert_expires == expiry
+    assert probes["plain-port"].ok and probes["plain-port"].cert_expires is None
+    assert not probes["untrusted"].ok and probes["untrusted"].error.startswith("certificate not trusted")
     day = time.strftime("%Y-%m-%d", time.gmtime(expiry))
     assert f"TLS certificate of self-signed ({url}) expires in 9 days ({day})" in texts
     assert sum("tls_expiring" in t or "TLS certificate" in t for t in texts) == 2  # http and tcp+tls
     stamps = {dict(s.labels)["probe"]: s.value for s in result.samples
               if s.metric == "rackpulse_probe_tls_cert_expiry_timestamp_seconds"}
     assert stamps == {"self-signed": expiry, "tls-port": expiry}
-    assert [p["cert_days"] for p in view(result.state)["probes"] if p["name"] == "self-signed"] == [9]
+    lines = view(result.state, [])["probes"]  # type: ignore[arg-type]
+    assert [line.cert_days for line in lines if line.probe.name == "self-signed"] == [9]  # type: ignore[attr-defined]
 
 
 def test_a_server_that_accepts_and_never_speaks_times_out_and_the_other_probes_still_answer(web: dict[str, Any]) -> None:
@@ -239,8 +239,8 @@ def test_a_server_that_accepts_and_never_speaks_times_out_and_the_other_probes_s
             tcp=[{"name": "mute-tls", "host": "127.0.0.1", "port": port, "tls": True, "timeout": 1}],
             http=[{"name": "mute-http", "url": f"http://127.0.0.1:{port}/", "timeout": 1},
                   {"name": "fine", "url": f"http://127.0.0.1:{web['http']}/"}]))
-        assert probes["mute-tls"]["error"] == "timed out" and probes["mute-http"]["error"] == "timed out"
-        assert probes["fine"]["ok"] and probes["fine"]["error"] is None
+        assert probes["mute-tls"].error == "timed out" and probes["mute-http"].error == "timed out"
+        assert probes["fine"].ok and probes["fine"].error is None
     finally:
         silent.close()
 

@@ -11,6 +11,8 @@ import pytest
 from collectors.base import CollectorError
 from collectors.disks.location import BayRule
 from collectors.disks.smart.collector import SmartCollector
+from collectors.state import dump
+from tests.states import one
 
 FIX = Path(__file__).parent.parent / "fixtures" / "smartctl"
 
@@ -49,10 +51,10 @@ def test_it_reports_each_disk_with_health_and_metrics(tmp_path: Path) -> None:
         "/dev/sdb": {"file": str(FIX / "scrutiny__smart-fail2.json"), "exit": 216},
     })
     r = SmartCollector(tmp_path, argv, bays=[BayRule("bay 2", serial="MSK423Y20S3HBC")]).collect()
-    disks = {d["serial"]: d for d in r.state["disks"]}
-    assert disks["9RK1XXXX"]["health_name"] == "ok"
-    assert disks["MSK423Y20S3HBC"]["health_name"] == "failing"
-    assert disks["MSK423Y20S3HBC"]["bay"] == "bay 2"
+    disks = {d.serial: d for d in r.state.disks}
+    assert disks["9RK1XXXX"].health_name == "ok"
+    assert disks["MSK423Y20S3HBC"].health_name == "failing"
+    assert disks["MSK423Y20S3HBC"].bay == "bay 2"
     got = {(s.metric, dict(s.labels).get("serial"), dict(s.labels).get("attribute")): s.value for s in r.samples}
     assert got[("rackpulse_disk_health", "MSK423Y20S3HBC", None)] == 2
     assert got[("rackpulse_disk_smart_healthy", "MSK423Y20S3HBC", None)] == 0
@@ -68,7 +70,7 @@ def test_one_hung_disk_does_not_stop_the_others(tmp_path: Path) -> None:
         "/dev/sdc": {"file": str(FIX / "scrutiny__smart-scsi2.json")},
     })
     r = SmartCollector(tmp_path, argv, command_timeout=1.0).collect()
-    assert sorted(d["serial"] for d in r.state["disks"]) == ["9RK1XXXX", "Z4028VRY0000C810BZXB"]
+    assert sorted(d.serial for d in r.state.disks) == ["9RK1XXXX", "Z4028VRY0000C810BZXB"]
     assert any("timed out" in w and "/dev/sdb" in w for w in r.warnings)
 
 
@@ -95,8 +97,8 @@ def test_disks_are_asked_at_most_parallel_at_a_time_and_reported_in_scan_order(p
         return CommandResult(tuple(argv), 0, ata.replace("9RK1XXXX", f"SER-{argv[-1][-1]}").encode(), b"")
 
     r = SmartCollector(Path("/nonexistent"), ["smartctl"], runner=runner, parallel=parallel).collect()
-    assert [d["device"] for d in r.state["disks"]] == [f"sd{c}" for c in "hgfedcba"]
-    assert [d["serial"] for d in r.state["disks"]] == [f"SER-{c}" for c in "hgfedcba"]
+    assert [d.device for d in r.state.disks] == [f"sd{c}" for c in "hgfedcba"]
+    assert [d.serial for d in r.state.disks] == [f"SER-{c}" for c in "hgfedcba"]
     assert most[0] == parallel
 
 
@@ -106,7 +108,7 @@ def test_an_error_json_for_one_disk_is_a_warning(tmp_path: Path) -> None:
         "/dev/sdb": {"file": str(FIX / "scrutiny__smart-ata.json")},
     })
     r = SmartCollector(tmp_path, argv).collect()
-    assert [d["serial"] for d in r.state["disks"]] == ["9RK1XXXX"]
+    assert [d.serial for d in r.state.disks] == ["9RK1XXXX"]
     assert any("Open failed" in w for w in r.warnings)
 
 
@@ -122,9 +124,9 @@ def test_a_sleeping_disk_keeps_its_last_values_and_is_not_woken(tmp_path: Path) 
     argv = fake_smartctl(tmp_path, {"/dev/sda": [{"file": str(FIX / "scrutiny__smart-ata.json")},
                                                 {"json": standby, "exit": 2}]})
     c = SmartCollector(tmp_path, argv, devices=["/dev/sda"])
-    first = c.collect().state["disks"][0]
-    second = c.collect().state["disks"][0]
-    assert second["standby"] and second["temperature"] == first["temperature"] == 32
+    first = c.collect().state.disks[0]
+    second = c.collect().state.disks[0]
+    assert second.standby and second.temperature == first.temperature == 32
 
 
 def test_the_nocheck_flag_is_passed_so_sleeping_disks_stay_asleep(tmp_path: Path) -> None:
@@ -152,15 +154,15 @@ def test_a_rise_in_reallocated_sectors_warns_until_accepted_and_again_when_it_ri
     answers = [{"json": with_realloc(n)} for n in (0, 8, 8, 9, 9)]
     argv = fake_smartctl(tmp_path, {"/dev/sda": answers})
     c = SmartCollector(tmp_path, argv, devices=["/dev/sda"])
-    assert c.collect().state["disks"][0]["health_name"] == "ok"
-    d = c.collect().state["disks"][0]
-    assert d["health_name"] == "warning"
-    assert d["reasons"] == ["5 Reallocated_Sector_Ct = 8", "5 Reallocated_Sector_Ct rose 0 -> 8"]
+    assert c.collect().state.disks[0].health_name == "ok"
+    d = c.collect().state.disks[0]
+    assert d.health_name == "warning"
+    assert d.reasons == ["5 Reallocated_Sector_Ct = 8", "5 Reallocated_Sector_Ct rose 0 -> 8"]
     c.accepted = {"9RK1XXXX": {"5": 8}}  # what [[disks.accept]] in the config does
-    assert c.collect().state["disks"][0]["health_name"] == "ok"
-    d = c.collect().state["disks"][0]
-    assert d["reasons"] == ["5 Reallocated_Sector_Ct = 9 (accepted 8)", "5 Reallocated_Sector_Ct rose 8 -> 9"]
-    assert c.collect().state["disks"][0]["reasons"] == ["5 Reallocated_Sector_Ct = 9 (accepted 8)"]
+    assert c.collect().state.disks[0].health_name == "ok"
+    d = c.collect().state.disks[0]
+    assert d.reasons == ["5 Reallocated_Sector_Ct = 9 (accepted 8)", "5 Reallocated_Sector_Ct rose 8 -> 9"]
+    assert c.collect().state.disks[0].reasons == ["5 Reallocated_Sector_Ct = 9 (accepted 8)"]
 
 
 def test_a_usb_bridge_that_hides_the_serial_is_keyed_by_port(tmp_path: Path) -> None:
@@ -172,8 +174,8 @@ def test_a_usb_bridge_that_hides_the_serial_is_keyed_by_port(tmp_path: Path) -> 
     (by_path / "pci-0000:00:14.0-usb-0:2:1.0-scsi-0:0:0:0").symlink_to("../../sdb")
     doc["device"]["name"] = "/dev/sdb"
     argv = fake_smartctl(tmp_path, {"/dev/sdb": {"json": doc}})
-    d = SmartCollector(tmp_path, argv).collect().state["disks"][0]
-    assert d["serial_hidden"] and d["key"] == "path:pci-0000:00:14.0-usb-0:2:1.0-scsi-0:0:0:0"
+    d = SmartCollector(tmp_path, argv).collect().state.disks[0]
+    assert d.serial_hidden and d.key == "path:pci-0000:00:14.0-usb-0:2:1.0-scsi-0:0:0:0"
 
 
 def test_a_rise_across_a_restart_is_noticed_from_the_stored_state(tmp_path: Path) -> None:
@@ -183,12 +185,14 @@ def test_a_rise_across_a_restart_is_noticed_from_the_stored_state(tmp_path: Path
         (tmp_path / sub).mkdir()
     before = SmartCollector(tmp_path, fake_smartctl(tmp_path / "a", {"/dev/sda": [{"json": with_realloc(0)}]}),
                             devices=["/dev/sda"])
-    stored = json.loads(json.dumps(before.collect().state))  # what the database keeps
+    state = before.collect().state
+    assert state is not None
+    stored = json.loads(json.dumps(dump(state)))  # what the database keeps, read back as the plug-in reads it
     after = SmartCollector(tmp_path, fake_smartctl(tmp_path / "b", {"/dev/sda": [{"json": with_realloc(8)}]}),
                            devices=["/dev/sda"])
-    after.restore(stored)
-    d = after.collect().state["disks"][0]
-    assert "5 Reallocated_Sector_Ct rose 0 -> 8" in d["reasons"]
+    after.restore(one("smart", stored))
+    d = after.collect().state.disks[0]
+    assert "5 Reallocated_Sector_Ct rose 0 -> 8" in d.reasons
     fresh = SmartCollector(tmp_path, fake_smartctl(tmp_path / "c", {"/dev/sda": [{"json": with_realloc(8)}]}),
                            devices=["/dev/sda"])
-    assert not any("rose" in r for r in fresh.collect().state["disks"][0]["reasons"])  # nothing stored: no rise
+    assert not any("rose" in r for r in fresh.collect().state.disks[0].reasons)  # nothing stored: no rise

@@ -222,4 +222,4 @@ def test_a_disk_stands_against_the_published_failure_statistics_attribute_by_att
         attributes: dict[str, float], expected: list[tuple[str, bool, str]]) -> None:
     from collectors.disks.smart.failure_stats import standing
 
-    assert [(r["id"], r["above_zero"], r["words"]) for r in standing(attributes)] == expected
+    assert [(r.id, r.above_zero, r.words) for r in standing(attributes)] == expected

@@ -188,17 +188,20 @@ def _collect_and_judge(plugin_name: str, collector: Any) -> None:
     """A collection that succeeds gives a state its findings, tile and page view can read."""
     from collectors import plugins
     from collectors.findings import Judging
+    from collectors.state import dump
 
     try:
         res = collector.collect()
     except CollectorError:
         return
     p = plugins()[plugin_name]
-    p.findings(res.state, Judging())
-    assert p.section is not None and p.tile is not None and p.bays is not None
-    p.section.view(res.state)
+    found = p.findings(res.state, Judging())
+    assert p.section is not None and p.section.view is not None and p.tile is not None and p.bays is not None
+    p.section.view(res.state, found)
     p.tile.all_clear(res.state, Judging())
     p.bays(res.state)
+    # The state is what the database and an agent's batch carry: it comes back as it went.
+    assert p.load(json.loads(json.dumps(dump(res.state)))) == res.state
 
 
 @settings(max_examples=80 * DEEP, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -18,6 +18,7 @@ from collectors.probes.throughput.collector import ThroughputCollector
 from collectors.probes.throughput.config import ThroughputConfig
 from collectors.probes.throughput.findings import findings
 from collectors.probes.throughput.iperf3 import Iperf3Error, Iperf3Result, parse_iperf3
+from collectors.probes.throughput.state import ThroughputState
 from tests.agent_hosts import free_port
 
 FIX = Path(__file__).parent.parent / "fixtures" / "iperf3"
@@ -85,11 +86,11 @@ def test_a_real_iperf3_test_both_ways_against_its_baseline(iperf3_server: int) -
         {"name": "lan down", "server": "127.0.0.1", "port": iperf3_server, "duration": 1, "reverse": True}])
     coll = ThroughputCollector(cfg)
     result = coll.collect()
-    tests = {t["name"]: t for t in result.state["tests"]}
+    tests = {t.name: t for t in result.state.tests}
     up, down = tests["lan up"], tests["lan down"]
-    assert up["ok"] and down["ok"] and up["mbps"] > 10 and down["mbps"] > 10  # loopback: gigabits
-    assert (up["direction"], down["direction"]) == ("upload", "download")
-    assert up["retransmits"] is not None and up["ratio"] is not None and up["ratio"] < 0.5  # a 1 Pbit/s baseline
+    assert up.ok and down.ok and up.mbps > 10 and down.mbps > 10  # loopback: gigabits
+    assert (up.direction, down.direction) == ("upload", "download")
+    assert up.retransmits is not None and up.ratio is not None and up.ratio < 0.5  # a 1 Pbit/s baseline
     said = [f.text for f in findings(result.state, Judging())]
     assert len(said) == 1 and said[0].startswith("throughput test lan up (upload, 127.0.0.1:") and "% of its" in said[0]
     got = {(s.metric, dict(s.labels).get("direction")) for s in result.samples}
@@ -102,13 +103,13 @@ def test_a_server_that_is_not_there_is_iperf3s_message_and_the_result_stays_unti
     cfg = ThroughputConfig(tests=[{"name": "gone", "server": "127.0.0.1", "port": free_port(), "duration": 1}])
     clock = [1000.0]
     coll = ThroughputCollector(cfg, clock=lambda: clock[0])
-    first = coll.collect().state["tests"][0]
-    assert not first["ok"] and "Connection refused" in first["error"] and first["error"].startswith("iperf3: ")
-    assert [f.text for f in findings({"tests": [first]}, Judging())] == [
-        f"throughput test gone (127.0.0.1:{cfg.tests[0].port}) failed: {first['error']}"]
+    first = coll.collect().state.tests[0]
+    assert not first.ok and "Connection refused" in first.error and first.error.startswith("iperf3: ")
+    assert [f.text for f in findings(ThroughputState(tests=[first]), Judging())] == [
+        f"throughput test gone (127.0.0.1:{cfg.tests[0].port}) failed: {first.error}"]
     clock[0] += 60
-    again = coll.collect().state["tests"][0]
-    assert again["ran_at"] == 1000.0 and again["next_at"] == 1000.0 + 6 * 3600  # not due: not run again
+    again = coll.collect().state.tests[0]
+    assert again.ran_at == 1000.0 and again.next_at == 1000.0 + 6 * 3600  # not due: not run again
 
 
 def fake_iperf3(lock: threading.Lock, active: list[int], most: list[int]) -> Callable[[list[str], float], CommandResult]:
@@ -137,7 +138,7 @@ def test_tests_never_overlap_on_one_host_even_from_two_collectors() -> None:
         t.start()
     for t in threads:
         t.join()
-    assert most[0] == 1 and len(a.collect().state["tests"]) == 3
+    assert most[0] == 1 and len(a.collect().state.tests) == 3
 
 
 def test_a_restart_keeps_each_tests_schedule_and_no_tests_is_no_data() -> None:
@@ -153,9 +154,9 @@ def test_a_restart_keeps_each_tests_schedule_and_no_tests_is_no_data() -> None:
     state = ThroughputCollector(cfg, runner, clock=lambda: 5000.0).collect().state
     restarted = ThroughputCollector(cfg, runner, clock=lambda: 5000.0 + 1800)
     restarted.restore(state)
-    assert restarted.collect().state["tests"][0]["ran_at"] == 5000.0 and len(calls) == 1
+    assert restarted.collect().state.tests[0].ran_at == 5000.0 and len(calls) == 1
     later = ThroughputCollector(cfg, runner, clock=lambda: 5000.0 + 3600)
     later.restore(state)
-    assert later.collect().state["tests"][0]["ran_at"] == 8600.0 and len(calls) == 2
+    assert later.collect().state.tests[0].ran_at == 8600.0 and len(calls) == 2
     with pytest.raises(NoData):
         ThroughputCollector(ThroughputConfig()).collect()

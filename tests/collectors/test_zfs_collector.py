@@ -9,6 +9,7 @@ import pytest
 
 from collectors.base import CollectorError, NoData, ParseError
 from collectors.disks.location import BayRule
+from collectors.findings import Judging
 from collectors.storage.zfs import findings
 from collectors.storage.zfs.collector import ZfsCollector
 from collectors.storage.zfs.zpool_text import LIST_COLUMNS
@@ -36,18 +37,18 @@ def test_each_device_of_a_raidz_has_its_serial_and_the_bay_of_its_controller_por
                              LIST: (0, b"pool0\t53687091200000\t1647130456064\t52039960743936\t3\t3\t1.00\tONLINE\n"
                                        b"pool1\t496000000000\t1\t0\t-\t0\t1.00\tONLINE\n", b"")})
     res = c.collect()
-    pool0 = res.state["pools"][0]
-    disks = [(v["serial"], v["bay"]) for v in pool0["vdevs"] if v["leaf"]]
+    pool0 = res.state.pools[0]
+    disks = [(v.serial, v.bay) for v in pool0.vdevs if v.leaf]
     assert disks == [("82X0A0QMFJDH", "shelf 1, bay 0"), ("82J0A00FFJDH", "shelf 1, bay 1"),
                      ("82X0A0QPFJDH", "shelf 1, bay 2")]
-    assert pool0["size"] == 53687091200000 and pool0["fragmentation"] == 0.03
+    assert pool0.size == 53687091200000 and pool0.fragmentation == 0.03
     metrics = {(s.metric, dict(s.labels).get("state")): s.value for s in res.samples
                if dict(s.labels).get("pool") == "pool0"}
     assert metrics[("rackpulse_zfs_pool_state", "ONLINE")] == 1 and metrics[("rackpulse_zfs_pool_state", "DEGRADED")] == 0
     assert metrics[("rackpulse_zfs_scan_completed_ratio", None)] == 1.0
     # the NVMe mirror's partitions name their disks too, though none is on this host
-    pool1 = res.state["pools"][1]
-    assert [v["serial"] for v in pool1["vdevs"] if v["leaf"]] == ["S64DNL0T824602E", "S64DNL0T824555Z"]
+    pool1 = res.state.pools[1]
+    assert [v.serial for v in pool1.vdevs if v.leaf] == ["S64DNL0T824602E", "S64DNL0T824555Z"]
 
 
 def test_zpool_without_json_is_asked_once_and_then_only_for_the_text(tmp_path: Path) -> None:
@@ -62,22 +63,22 @@ def test_zpool_without_json_is_asked_once_and_then_only_for_the_text(tmp_path: P
 
 def test_zpool_status_json_is_read_where_zpool_has_it(tmp_path: Path) -> None:
     c = collector(tmp_path, {JSON: (0, fixture("zpool", "status-j-healthy-raidz.json"), b""), LIST: (0, b"", b"")})
-    pool = c.collect().state["pools"][0]
-    leaves = [(v["serial"], v["group"], v["bay"], v["checksum_errors"]) for v in pool["vdevs"] if v["leaf"]]
+    pool = c.collect().state.pools[0]
+    leaves = [(v.serial, v.group, v.bay, v.checksum_errors) for v in pool.vdevs if v.leaf]
     assert leaves == [("82X0A0QMFJDH", "data", "shelf 1, bay 0", 0), ("82J0A00FFJDH", "data", "shelf 1, bay 1", 2),
                       ("82X0A0QPFJDH", "data", "shelf 1, bay 2", 0), ("S64DNL0T824602E", "logs", None, 0),
                       (None, "spares", None, 0)]
     # checksum errors that stand are shown, not alerted until they rise
-    assert [f.rule for f in findings.pool_findings(pool)] == [None]
+    assert [f.rule for f in findings.pool_findings(pool, Judging())] == [None]
 
 
 def test_a_device_zfs_can_no_longer_open_is_named_by_its_was_path_and_remembered(tmp_path: Path) -> None:
     status = fixture("zpool", "node-exporter-textfile-collector-scripts__zpool_status_-p_logs")
     c = collector(tmp_path, {JSON: NO_JSON, STATUS: (0, status, b""), LIST: (0, b"", b"")})
-    pool = c.collect().state["pools"][0]
-    gone = next(v for v in pool["vdevs"] if v["state"] == "UNAVAIL")
-    assert gone["name"] == "9669136929555758172" and gone["path"] == "/dev/dsk/c0t5000C5006349E003d0s0"
-    (finding,) = [f for f in findings.pool_findings(pool) if f.rule == "zfs_pool_degraded"]
+    pool = c.collect().state.pools[0]
+    gone = next(v for v in pool.vdevs if v.state == "UNAVAIL")
+    assert gone.name == "9669136929555758172" and gone.path == "/dev/dsk/c0t5000C5006349E003d0s0"
+    (finding,) = [f for f in findings.pool_findings(pool, Judging()) if f.rule == "zfs_pool_degraded"]
     assert finding.text.startswith("ZFS pool zones DEGRADED: 9669136929555758172 UNAVAIL (bay unknown")
 
 
@@ -104,9 +105,9 @@ errors: No known data errors
     again = ZfsCollector(tmp_path, bays=BAYS, runner=runner({JSON: NO_JSON, STATUS: (0, pulled, b""),
                                                               LIST: (0, b"", b"")}))
     again.restore(state)
-    pool = again.collect().state["pools"][0]
-    sdb = next(v for v in pool["vdevs"] if v["name"] == "sdb")
-    assert (sdb["state"], sdb["serial"], sdb["bay"]) == ("REMOVED", "82J0A00FFJDH", "shelf 1, bay 1")
+    pool = again.collect().state.pools[0]
+    sdb = next(v for v in pool.vdevs if v.name == "sdb")
+    assert (sdb.state, sdb.serial, sdb.bay) == ("REMOVED", "82J0A00FFJDH", "shelf 1, bay 1")
 
 
 def test_no_zpool_command_means_zfs_is_not_used_here(tmp_path: Path) -> None:
@@ -137,7 +138,7 @@ def test_zpool_list_failing_still_gives_the_pools_health_with_a_warning(tmp_path
     status = fixture("zpool", "jc__zpool-status-v4.out")
     res = ZfsCollector(tmp_path, fmt="text", runner=runner({STATUS: (0, status, b""),
                                                             LIST: (1, b"", b"cannot open 'x'\n")})).collect()
-    assert res.state["pools"][0]["state"] == "ONLINE" and res.state["pools"][0]["size"] is None
+    assert res.state.pools[0].state == "ONLINE" and res.state.pools[0].size is None
     assert res.warnings == ["zpool list: cannot open 'x'"]
 
 

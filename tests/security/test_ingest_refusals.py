@@ -215,7 +215,7 @@ def test_a_state_with_infinity_stored_by_an_older_version_is_read_as_unknown_aft
     agents.revoke(engine, "ceph1")
     restarted = create_app(cfg, collect=False, snapshot=Snapshot(host="server"), migrate=False)
     with TestClient(restarted, base_url="http://127.0.0.1") as client:
-        assert restarted.state.agents.snapshots["ceph1"].states["nut"]["ups"][0]["runtime"] is None
+        assert restarted.state.agents.snapshots["ceph1"].states["nut"].ups[0].runtime is None
         for page in ("/", "/hosts", "/h/ceph1/", "/h/ceph1/power", "/h/ceph1/collectors"):
             assert client.get(page).status_code == 200, page
         restarted.state.site.alert_tick()

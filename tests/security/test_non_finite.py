@@ -4,8 +4,9 @@
 Every entrance keeps them out: text parsers read them as unreadable, tool JSON as null, the
 scheduler drops such samples and turns such state values into None ("unknown"), the agent
 ingest refuses them with 400 before it stores anything, and a state stored by an older version
-is cleaned as it is loaded. Behind the entrances, each plug-in's findings, tile, section and
-bays are isolated: a state one plug-in cannot read costs its own tile, never the page."""
+is cleaned as it is loaded and read as its plug-in's type. Behind the entrances, each plug-in's
+findings, tile, section and bays are isolated: a state one plug-in cannot read costs its own
+tile, never the page."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import json
 import math
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,14 +24,18 @@ import pytest
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from app import views
 from app.alerting.conditions import Conditions
 from app.scheduler import CollectorStatus, Scheduler, Snapshot, sane_result
+from app.views import SectionView
 from app.web.site import render_section, templates
 from collectors import finite, plugins
 from collectors.base import CollectResult, Entity, Sample
 from collectors.findings import Judging
+from collectors.home.nut.state import NutState, Ups
+from collectors.state import VERSION_KEY, State, dump
 from tests.collectors.storage_helpers import runner
 from tests.collectors.test_btrfs_collector import BAYS, answers, tree
 from tests.test_web import demo_app
@@ -40,34 +45,33 @@ BAD_VALUES = [math.inf, -math.inf, math.nan, 1e300, -1e300, 10**40]
 # version's state, and the plug-in's tile saying "not understood" is the right answer.
 THRESHOLDS = {("host", "limits"), ("probes", "loss_warning"), ("probes", "rtt_warning_ms"),
               ("throughput", "low_ratio"), ("throughput", "baseline_mbps")}
-# Structure, not measurement (a ZFS device's depth in its tree): read by the section's layout.
-STRUCTURE = {("zfs", "depth")}
 DEEP = int(os.environ.get("RACKPULSE_FUZZ", "1"))  # as in tests/collectors/test_storage_hostile.py
 MOMENTS = (80.0, 185.0)  # a disk failing and an array degraded; the UPS on battery and low
 
 
 @pytest.fixture(scope="module")
 def demo_states(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
-    """Every plug-in's state as the demo host has it at two moments of its story (and btrfs,
-    which the demo host does not mount, from real btrfs-progs captures)."""
+    """Every plug-in's state, as JSON, as the demo host has it at two moments of its story (and
+    btrfs, which the demo host does not mount, from real btrfs-progs captures)."""
     out: dict[str, list[dict[str, Any]]] = {}
     for t in MOMENTS:
         app = demo_app(tmp_path_factory.mktemp("demo"), t, runs=2)
         for name, state in app.state.site.snap.states.items():
-            if state:
-                out.setdefault(name, []).append(json.loads(json.dumps(state, default=str)))
+            out.setdefault(name, []).append(dump(state))
     from collectors.storage.btrfs.collector import BtrfsCollector
 
     btrfs = BtrfsCollector(tree(tmp_path_factory.mktemp("btrfs")), bays=BAYS, runner=runner(answers())).collect()
-    out["btrfs"] = [json.loads(json.dumps(btrfs.state))]
+    assert btrfs.state is not None
+    out["btrfs"] = [dump(btrfs.state)]
     return out
 
 
 def number_paths(obj: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
-    """Every place a number stands in a state, list indexes written as '*'."""
+    """Every place a number stands in a state, list indexes written as '*' (not its version)."""
     if isinstance(obj, dict):
         for k, v in obj.items():
-            yield from number_paths(v, (*path, str(k)))
+            if k != VERSION_KEY:
+                yield from number_paths(v, (*path, str(k)))
     elif isinstance(obj, list):
         for v in obj:
             yield from number_paths(v, (*path, "*"))
@@ -93,11 +97,21 @@ def cases(states: dict[str, list[dict[str, Any]]], name: str) -> list[tuple[dict
 ENV = templates()
 
 
-def section_html(name: str, view: dict[str, Any]) -> str:
+def section_html(name: str, view: Mapping[str, object]) -> str:
     env = ENV
     ctx = env.from_string("").new_context({"base": "", "range": "24h", "ranges_list": ["24h"], "csrf": "",
                                            "host": "h", "snap": None})
-    return str(render_section(ctx, {"name": name, "template": f"{name}/section.html", "v": view, "status": None}))
+    return str(render_section(ctx, SectionView(name, f"{name}/section.html", None, view)))
+
+
+def behind_the_entrances(plugin: Any, raw: dict[str, Any]) -> State | None:
+    """The state with the bad number where its type lets it stand (a float field holds inf; an
+    integer field refuses it, and so would the entrance): what an older version stored, or a
+    third party's plug-in made, before anything checked it."""
+    try:
+        return plugin.state.model_validate(raw)  # type: ignore[no-any-return]
+    except ValidationError:
+        return None
 
 
 def test_every_built_in_plug_in_is_covered(demo_states: dict[str, list[dict[str, Any]]]) -> None:
@@ -115,20 +129,27 @@ def test_a_bad_number_in_any_field_is_unknown_after_the_entrance_and_never_break
             judging = Judging(host="h", status=CollectorStatus(name, 60, 30, up=True))
             # Behind the entrances (an older version's stored state, a plug-in of a third party):
             # the plug-in's own parts may fail, but only into words, never an exception.
-            plugin.judge(raw, judging)
-            plugin.clear_words(raw, judging)
-            plugin.bay_list(raw)
-            assert "<section" in section_html(name, plugin.view(raw)) or plugin.section is None
-            # Through the entrance (the scheduler, an agent batch, a restart): the value is None,
-            # and the plug-in reads it as unknown, still judging everything else.
-            clean = sane_result(CollectResult(state=raw)).state
-            assert finite.count_bad(clean) == 0
+            odd = behind_the_entrances(plugin, raw)
+            if odd is not None:
+                found = plugin.judge(odd, judging)
+                plugin.clear_words(odd, judging)
+                plugin.bay_list(odd)
+                assert "<section" in section_html(name, plugin.view(odd, found)) or plugin.section is None
+                # The scheduler's entrance: the value is None, with a warning.
+                swept = sane_result(CollectResult(state=odd)).state
+                assert swept is not None and finite.count_bad(swept.model_dump()) == 0
+            # The entrance of a stored state (a restart) and of an agent's: the value is None, the
+            # state reads as its type, and the plug-in reads the value as unknown, still judging
+            # everything else.
+            clean = plugin.load(finite.loads(json.dumps(raw)))
+            assert finite.count_bad(clean.model_dump()) == 0
             if (name, path[-1]) in THRESHOLDS or (name, path[0]) in THRESHOLDS:
                 continue
-            words = [f.text for f in plugin.judge(clean, Judging(host="h"))]
+            found = plugin.judge(clean, Judging(host="h"))
+            words = [f.text for f in found]
             assert not [w for w in words if "not understood" in w], (path, bad, words)
-            if (name, path[-1]) not in STRUCTURE and plugin.section is not None:
-                assert "not understood" not in section_html(name, plugin.view(clean)), (path, bad)
+            if plugin.section is not None:
+                assert "not understood" not in section_html(name, plugin.view(clean, found)), (path, bad)
             checked += 1
     assert checked > 0
 
@@ -155,11 +176,14 @@ def test_any_page_and_the_alert_tick_survive_a_bad_number_that_got_past_the_entr
                   for s, p in cases(demo_states, name)]
     name, state, path = everything[pick % len(everything)]
     before = snap.states[name]
+    odd = behind_the_entrances(plugins()[name], put(copy.deepcopy(state), path, bad))
+    if odd is None:  # an integer field: no state of this type can hold the bad number
+        return
     conditions = Conditions()
     others = sorted((c.rule, c.subject) for c in conditions.build(snap, now=time.time())
                     if not c.rule.startswith(("collector_",)) and c.labels.get("collector") != name)
     try:
-        snap.states[name] = put(copy.deepcopy(state), path, bad)
+        snap.states[name] = odd
         for page in [p for p in PAGES if p.lstrip("/") in views.pages() or p in ("/", "/hosts", "/collectors",
                                                                                   "/alerts", "/api/state",
                                                                                   "/metrics")]:
@@ -179,14 +203,15 @@ def test_a_collector_returning_infinity_loses_those_samples_and_says_so() -> Non
                                     Sample.of("rackpulse_ups_battery_charge_ratio", 0.05, ups="u"),
                                     Sample.of("rackpulse_x", math.nan)],
                            entities=[Entity("ups", "u", {"runtime": math.inf, "model": "x"})],
-                           state={"ups": [{"name": "u", "runtime": -math.inf, "charge": 5.0, "big": 10**40}]})
+                           state=NutState(ups=[Ups(name="u", up=True, runtime=-math.inf, charge=5.0, load=1e40)]))
     out = sane_result(result)
     assert [s.metric for s in out.samples] == ["rackpulse_ups_battery_charge_ratio"]
-    assert out.state == {"ups": [{"name": "u", "runtime": None, "charge": 5.0, "big": None}]}
+    assert out.state == NutState(ups=[Ups(name="u", up=True, runtime=None, charge=5.0, load=None)])
     assert out.entities[0].attrs == {"runtime": None, "model": "x"}
     assert out.warnings == ["5 values were not finite numbers (inf, nan or beyond ±1e30): 2 samples dropped, "
                             "the rest shown as unknown"]
-    assert sane_result(CollectResult(state={"a": 1.5})).warnings == []
+    fine = NutState(ups=[Ups(name="u", charge=1.5)])
+    assert sane_result(CollectResult(state=fine)).warnings == [] and sane_result(CollectResult(state=fine)).state is fine
 
 
 class _Upsd:
@@ -228,8 +253,8 @@ def test_a_ups_saying_its_runtime_is_infinite_while_low_still_fires_ups_low_batt
         colls = build_collectors(cfg)
         sched = Scheduler(colls, {n: (60, 30) for n in colls}, snap)
         asyncio.run(sched.run_all_once())
-        ups = snap.states["nut"]["ups"][0]
-        assert ups["runtime"] is None and ups["low_battery"] is True
+        ups = snap.states["nut"].ups[0]  # type: ignore[attr-defined]
+        assert ups.runtime is None and ups.low_battery is True
         alerting = from_config(cfg, make_engine(url))
         alerting.tick(snap, time.time(), deliver=False)
         fired = alerting.states[("ups_low_battery", "ups12v")]

@@ -5,15 +5,14 @@ from pathlib import Path
 from collectors.disks.mdraid import findings
 from collectors.disks.mdraid.collector import MdraidCollector, build
 from collectors.disks.mdraid.config import MdraidConfig
-from collectors.findings import items
+from collectors.disks.mdraid.state import MdraidState
 from collectors.plugin import CollectorPlugin, Section
 
-SECTION = Section("disks", "Disks and arrays", Path(__file__).parent,
-                  lambda state: {"arrays": [{**a, "health": findings.array_level(a)} for a in items(state, "arrays")]})
+SECTION: Section[MdraidState] = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view, summary="summary.html")
 # What it needs on the host (its README says it: `make docs`).
 PERMISSIONS = "Reads /proc/mdstat and /sys: no privileges; `mdadm --detail` needs root (or `sudo -n mdadm` in its argv)."
 
-PLUGIN = CollectorPlugin("mdraid", MdraidCollector, build, MdraidConfig, domain="disks",
+PLUGIN = CollectorPlugin("mdraid", MdraidCollector, build, MdraidConfig, MdraidState, domain="disks",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION, bays=findings.bay_devices,
+                         section=SECTION, bays=findings.bay_devices, api={"arrays": lambda s: s.arrays},
                          nouns={"md_array": "array", "md_member": "array member"})

@@ -2,79 +2,86 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
+from collectors.disks.mdraid.state import Array, MdraidState, Member
 from collectors.findings import (
     BAD,
     WARN,
+    BayDevice,
     ChartSpec,
     Finding,
     Judging,
     RuleSpec,
     Tile,
-    items,
+    about,
     level_of,
 )
+from collectors.plugin import View
 
 RULES = (RuleSpec("array_degraded", "critical", 0, 12), RuleSpec("array_member_failed", "critical", 0, 12))
 REBUILDING = ("resync", "recovery", "reshape", "repair")  # a check is routine, not a finding
 
 
-def describe_member(m: dict[str, Any]) -> str:
+def describe_member(m: Member) -> str:
     """Where a member is and what it is, in words; what is not known is said to be unknown."""
-    bay = m.get("bay") or "bay unknown"
-    model = m.get("model") or "model unknown"
-    serial = f"serial {m['serial']}" if m.get("serial") else "serial unknown (not readable from the disk)"
-    was = f", was {m['device']}" if m.get("device") else ""
+    bay = m.bay or "bay unknown"
+    model = m.model or "model unknown"
+    serial = f"serial {m.serial}" if m.serial else "serial unknown (not readable from the disk)"
+    was = f", was {m.device}" if m.device else ""
     return f"{bay}, {model} {serial}{was}"
 
 
-def pull_list(a: dict[str, Any]) -> list[dict[str, Any]]:
+def pull_list(a: Array) -> list[Member]:
     """Members the user must act on: failed or missing ones, with their last known bay."""
-    return [m for m in a["members"] if m["state"] == "failed" or (m["state"] == "missing" and m.get("device"))]
+    return [m for m in a.members if m.state == "failed" or (m.state == "missing" and m.device)]
 
 
-def member_labels(members: list[dict[str, Any]]) -> dict[str, Any]:
-    """A single member's identity, for receivers to route on; none when several are out."""
+def member_labels(name: str, members: list[Member]) -> dict[str, str | None]:
+    """The array, and a single member's identity, for receivers to route on; none when several are out."""
     if len(members) != 1:
-        return {}
+        return {"array": name}
     m = members[0]
-    return {"serial": m.get("serial"), "bay": m.get("bay"), "device": m.get("device"), "model": m.get("model")}
+    return {"array": name, "serial": m.serial, "bay": m.bay, "device": m.device, "model": m.model}
 
 
-def array_findings(a: dict[str, Any]) -> list[Finding]:
-    name, pulls = a["name"], pull_list(a)
+def array_findings(a: Array) -> list[Finding]:
+    name, pulls = a.name, pull_list(a)
     out = []
-    if a["degraded"] or not a["active"]:
+    if a.degraded or not a.active:
         where = "; ".join(describe_member(m) for m in pulls)
-        text = (f"{name} {'inactive' if not a['active'] else 'degraded'} ({a['disks_working']}/{a['disks_total']})"
-                + (f": {where}" if where else ""))
-        out.append(Finding(BAD, text, "array_degraded", name, {"array": name, **member_labels(pulls)}))
+        text = (f"{name} {'inactive' if not a.active else 'degraded'} ({_count(a.disks_working)}/"
+                f"{_count(a.disks_total)})" + (f": {where}" if where else ""))
+        out.append(Finding(BAD, text, "array_degraded", name, member_labels(name, pulls)))
     else:
         for m in pulls:
-            out.append(Finding(BAD, f"{name}: member {m['state']}: {describe_member(m)}", "array_member_failed",
-                               f"{name}:{m.get('serial') or m['device']}", {"array": name, **member_labels([m])}))
-        if a["array_state"] in ("inactive", "broken"):
-            out.append(Finding(BAD, f"{name} {a['array_state']}"))
-    if a["active"] and a["sync_action"] in REBUILDING:
-        done = f"{a['sync_ratio'] * 100:.1f}%" if a["sync_ratio"] is not None else (a["sync_waiting"] or "")
-        out.append(Finding(WARN, f"{name} {a['sync_action']} {done}".rstrip()))
+            out.append(Finding(BAD, f"{name}: member {m.state}: {describe_member(m)}", "array_member_failed",
+                               f"{name}:{m.serial or m.device}", member_labels(name, [m])))
+        if a.array_state in ("inactive", "broken"):
+            out.append(Finding(BAD, f"{name} {a.array_state}", labels={"array": name}))
+    if a.active and a.sync_action in REBUILDING:
+        done = f"{a.sync_ratio * 100:.1f}%" if a.sync_ratio is not None else (a.sync_waiting or "")
+        out.append(Finding(WARN, f"{name} {a.sync_action} {done}".rstrip(), labels={"array": name}))
     return out
 
 
-def array_level(a: dict[str, Any]) -> str:
-    return level_of(array_findings(a))
+def _count(n: int | None) -> str:
+    return "?" if n is None else str(n)
 
 
-def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
-    return [f for a in items(state, "arrays") for f in array_findings(a)]
+def findings(state: MdraidState, judging: Judging) -> list[Finding]:
+    return [f for a in state.arrays for f in array_findings(a)]
 
 
-def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
-    arrays = items(state, "arrays")
-    if arrays:
-        return f"{len(arrays)} arrays clean"
+def all_clear(state: MdraidState, judging: Judging) -> str | None:
+    if state.arrays:
+        return f"{len(state.arrays)} arrays clean"
     return "no arrays seen" if judging.status is not None else None
+
+
+def view(state: MdraidState, found: Sequence[Finding]) -> View:
+    """Each array with how it stands: the level of the findings about it (what its tile says)."""
+    return {"arrays": [(a, level_of(about(found, array=a.name))) for a in state.arrays]}
 
 
 TILE = Tile("Arrays", "/disks", all_clear)
@@ -83,8 +90,7 @@ CHARTS: dict[str, ChartSpec] = {"md_array": (("array",), [("Degraded (1 = yes)",
                                     ("Sync progress", "rackpulse_md_array_sync_completed_ratio", {"array": 0})])}
 
 
-def bay_devices(state: dict[str, Any]) -> list[dict[str, Any]]:
+def bay_devices(state: MdraidState) -> list[BayDevice]:
     """The members to pull, with their last known bay (the bay map and the disks page's callouts)."""
-    return [{"bay": m.get("bay"), "serial": m.get("serial"), "model": m.get("model"), "device": m.get("device"),
-             "state": m["state"], "level": BAD, "pull": True, "where": a["name"]}
-            for a in items(state, "arrays") for m in pull_list(a)]
+    return [BayDevice(m.bay, m.serial, m.model, m.device, m.state, BAD, a.name, pull=True)
+            for a in state.arrays for m in pull_list(a)]

@@ -5,14 +5,16 @@ from pathlib import Path
 from collectors.disks.smart import findings
 from collectors.disks.smart.collector import SmartCollector, build
 from collectors.disks.smart.config import SmartConfig
-from collectors.plugin import CollectorPlugin, Section
+from collectors.disks.smart.state import SmartState
+from collectors.plugin import CollectorPlugin, Detail, Section
 
-SECTION = Section("disks", "Disks and arrays", Path(__file__).parent,
-                  lambda state: {"disks": findings.disks(state)})
+SECTION: Section[SmartState] = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
+# Each disk's page, /disks/<serial>: its facts, its counters against failure statistics, its history.
+DETAIL = Detail("disks", "disk", "disk.html", findings.find_disk, findings.disk_page)
 # What it needs on the host (its README says it: `make docs`).
 PERMISSIONS = "smartctl needs root, or CAP_SYS_RAWIO and read access to the disk devices (`sudo -n smartctl` in its argv)."
 
-PLUGIN = CollectorPlugin("smart", SmartCollector, build, SmartConfig, domain="disks",
+PLUGIN = CollectorPlugin("smart", SmartCollector, build, SmartConfig, SmartState, domain="disks",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
-                         section=SECTION, bays=findings.bay_devices,
-                         nouns={"disk": "disk", "bay": "bay"})
+                         section=SECTION, detail=DETAIL, bays=findings.bay_devices,
+                         api={"disks": findings.disks}, nouns={"disk": "disk", "bay": "bay"})

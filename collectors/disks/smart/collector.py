@@ -21,7 +21,7 @@ from collectors.base import (
     run_command,
 )
 from collectors.context import HostContext
-from collectors.disks.location import BayRule, read_locations
+from collectors.disks.location import BayRule, DiskLocation, read_locations
 from collectors.disks.smart.smartctl import (
     HEALTH_NAMES,
     SmartDisk,
@@ -29,6 +29,8 @@ from collectors.disks.smart.smartctl import (
     parse_smartctl_json,
     parse_smartctl_scan,
 )
+from collectors.disks.smart.state import Disk, SmartState
+from collectors.state import State
 
 log = logging.getLogger("collectors.smart")
 
@@ -70,11 +72,12 @@ class SmartCollector(Collector):
         self.accepted = {k: dict(v) for k, v in (accepted or {}).items()}
         self.runner = runner
         self.parallel = max(1, parallel)
-        self._last: dict[str, dict[str, Any]] = {}  # disk key -> last view (for standby and increases)
+        self._last: dict[str, Disk] = {}  # disk key -> last view (for standby and increases)
 
-    def restore(self, state: dict[str, Any]) -> None:
-        for d in state.get("disks", []):
-            self._last[d["key"]] = d
+    def restore(self, state: State) -> None:
+        if isinstance(state, SmartState):
+            for d in state.disks:
+                self._last[d.key] = d
 
     def collect(self) -> CollectResult:
         devices = [(d, None) for d in self.devices] if self.devices else self._scan()
@@ -82,7 +85,7 @@ class SmartCollector(Collector):
             raise NoData("smartctl --scan found no disks")
         locations = read_locations(self.host_root, self.bays)
         result = CollectResult()
-        disks: list[dict[str, Any]] = []
+        disks: list[Disk] = []
         for (dev, _), answer in zip(devices, self._query_all(devices), strict=True):
             if isinstance(answer, CollectorError):
                 result.warnings.append(str(answer))
@@ -93,7 +96,7 @@ class SmartCollector(Collector):
         for view in disks:
             result.samples.extend(disk_samples(view))
             result.entities.extend(disk_entities(view))
-        result.state = {"disks": disks}
+        result.state = SmartState(disks=disks)
         return result
 
     def _scan(self) -> list[tuple[str, str | None]]:
@@ -135,7 +138,7 @@ class SmartCollector(Collector):
         except ParseError as exc:
             raise ParseError(f"{exc}") from None
 
-    def _view(self, disk: SmartDisk, locations: Mapping[str, Any], queried: str) -> dict[str, Any]:
+    def _view(self, disk: SmartDisk, locations: Mapping[str, DiskLocation], queried: str) -> Disk:
         kernel = queried.removeprefix("/dev/")
         loc = locations.get(kernel)
         serial = disk.serial or (loc.serial if loc else None)
@@ -144,43 +147,25 @@ class SmartCollector(Collector):
         key = serial or (f"wwn:{wwn}" if wwn else f"path:{loc.by_path}" if loc and loc.by_path else f"dev:{kernel}")
         if disk.standby:
             # A sleeping disk answers without identity: find it by its kernel name.
-            key = next((k for k, v in self._last.items() if v.get("device") == kernel), key)
+            key = next((k for k, v in self._last.items() if v.device == kernel), key)
         last = self._last.get(key)
         if disk.standby and last:
-            view = dict(last, standby=True, device=kernel)
-            self._last[key] = view
-            return view
+            asleep = last.model_copy(update={"standby": True, "device": kernel})
+            self._last[key] = asleep
+            return asleep
         accepted = self.accepted.get(serial or key, {})
-        previous = (last or {}).get("attributes", {})
+        previous = {k: v for k, v in (last.attributes if last else {}).items() if v is not None}
         bay = loc.bay if loc else _bay_for_serial(self.bays, serial)
         level, reasons = judge_health(disk, accepted, previous, self.temperature_warning, bay)
-        view = {
-            "key": key,
-            "device": kernel,
-            "serial": serial,
-            "serial_hidden": serial is None,
-            "model": disk.model or (loc.model if loc else None),
-            "wwn": wwn,
-            "firmware": disk.firmware,
-            "protocol": disk.protocol,
-            "dev_type": disk.dev_type,
-            "capacity_bytes": disk.capacity_bytes,
-            "by_path": loc.by_path if loc else None,
-            "enclosure_slot": loc.enclosure_slot if loc else None,
-            "bay": bay,
-            "smart_passed": disk.smart_passed,
-            "temperature": disk.temperature,
-            "power_on_hours": disk.power_on_hours,
-            "attributes": disk.attributes,
-            "accepted": accepted,
-            "exit_status": disk.exit_status,
-            "messages": list(disk.messages),
-            "standby": disk.standby,
-            "health": level,
-            "health_name": HEALTH_NAMES[level],
-            "reasons": reasons,
-            "table": disk.table,
-        }
+        view = Disk(
+            key=key, device=kernel, serial=serial, serial_hidden=serial is None,
+            model=disk.model or (loc.model if loc else None), wwn=wwn, firmware=disk.firmware,
+            protocol=disk.protocol, dev_type=disk.dev_type, capacity_bytes=disk.capacity_bytes,
+            by_path=loc.by_path if loc else None, enclosure_slot=loc.enclosure_slot if loc else None, bay=bay,
+            smart_passed=disk.smart_passed, temperature=disk.temperature, power_on_hours=disk.power_on_hours,
+            attributes=dict(disk.attributes), accepted=dict(accepted), exit_status=disk.exit_status,
+            messages=list(disk.messages), standby=disk.standby, health=level, health_name=HEALTH_NAMES[level],
+            reasons=reasons, table=disk.table)
         self._last[key] = view
         return view
 
@@ -189,33 +174,36 @@ def _bay_for_serial(bays: Iterable[BayRule], serial: str | None) -> str | None:
     return next((b.label for b in bays if serial and b.serial == serial), None)
 
 
-def disk_samples(d: dict[str, Any]) -> list[Sample]:
-    key = d["key"]
+def disk_samples(d: Disk) -> list[Sample]:
+    key = d.key
     s = [
-        Sample.of("rackpulse_disk_info", 1, device=d["device"], serial=key, model=d["model"] or "",
-                  wwn=d["wwn"] or "", bay=d["bay"] or ""),
-        Sample.of("rackpulse_disk_health", d["health"], serial=key),
-        Sample.of("rackpulse_disk_standby", 1 if d["standby"] else 0, serial=key),
-        Sample.of("rackpulse_disk_smartctl_exit_status", d["exit_status"], serial=key),
+        Sample.of("rackpulse_disk_info", 1, device=d.device, serial=key, model=d.model or "",
+                  wwn=d.wwn or "", bay=d.bay or ""),
+        Sample.of("rackpulse_disk_standby", 1 if d.standby else 0, serial=key),
     ]
-    if d["smart_passed"] is not None:
-        s.append(Sample.of("rackpulse_disk_smart_healthy", 1 if d["smart_passed"] else 0, serial=key))
-    if d["temperature"] is not None:
-        s.append(Sample.of("rackpulse_disk_temperature_celsius", d["temperature"], serial=key))
-    if d["power_on_hours"] is not None:
-        s.append(Sample.of("rackpulse_disk_power_on_seconds", d["power_on_hours"] * 3600, serial=key))
-    for attr, value in d["attributes"].items():
-        s.append(Sample.of("rackpulse_disk_smart_attribute_raw", value, serial=key, attribute=attr))
+    if d.health is not None:
+        s.append(Sample.of("rackpulse_disk_health", d.health, serial=key))
+    if d.exit_status is not None:
+        s.append(Sample.of("rackpulse_disk_smartctl_exit_status", d.exit_status, serial=key))
+    if d.smart_passed is not None:
+        s.append(Sample.of("rackpulse_disk_smart_healthy", 1 if d.smart_passed else 0, serial=key))
+    if d.temperature is not None:
+        s.append(Sample.of("rackpulse_disk_temperature_celsius", d.temperature, serial=key))
+    if d.power_on_hours is not None:
+        s.append(Sample.of("rackpulse_disk_power_on_seconds", d.power_on_hours * 3600, serial=key))
+    for attr, value in d.attributes.items():
+        if value is not None:
+            s.append(Sample.of("rackpulse_disk_smart_attribute_raw", value, serial=key, attribute=attr))
     return s
 
 
-def disk_entities(d: dict[str, Any]) -> list[Entity]:
-    ents = [Entity("disk", d["key"], {
-        "device": d["device"], "bay": d["bay"], "model": d["model"], "wwn": d["wwn"],
-        "by_path": d["by_path"], "health": d["health_name"],
+def disk_entities(d: Disk) -> list[Entity]:
+    ents = [Entity("disk", d.key, {
+        "device": d.device, "bay": d.bay, "model": d.model, "wwn": d.wwn,
+        "by_path": d.by_path, "health": d.health_name,
     })]
-    if d["bay"]:
-        ents.append(Entity("bay", d["bay"], {"serial": d["key"], "model": d["model"], "device": d["device"]}))
+    if d.bay:
+        ents.append(Entity("bay", d.bay, {"serial": d.key, "model": d.model, "device": d.device}))
     return ents
 
 

@@ -11,7 +11,7 @@ of the five is above zero; 76.7 % of its failed drives had at least one above ze
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
 
 SOURCE = ("Backblaze, “What SMART Stats Tell Us About Hard Drives” (6 October 2016)",
           "https://www.backblaze.com/blog/what-smart-stats-indicate-hard-drive-failures/")
@@ -27,7 +27,18 @@ STATS: dict[str, tuple[str, float, float]] = {
 ANY_WORKING, ANY_FAILED = 4.2, 76.7
 
 
-def standing(attributes: Mapping[str, float]) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class Standing:
+    id: str  # the ATA attribute id, "5"
+    name: str
+    raw: float
+    working: float  # % of working drives with a raw value above zero
+    failed: float  # % of failed drives with one
+    above_zero: bool
+    words: str
+
+
+def standing(attributes: Mapping[str, float]) -> list[Standing]:
     """One row per attribute the disk reports: its raw value and what that means in words."""
     rows = []
     for attr, (name, working, failed) in STATS.items():
@@ -39,6 +50,5 @@ def standing(attributes: Mapping[str, float]) -> list[dict[str, Any]]:
                      "still working")
         else:
             words = f"zero, like {100 - working:g} % of working drives"
-        rows.append({"id": attr, "name": name, "raw": raw, "working": working, "failed": failed,
-                     "above_zero": raw > 0, "words": words})
+        rows.append(Standing(attr, name, raw, working, failed, raw > 0, words))
     return rows

@@ -12,6 +12,7 @@ from typing import Any
 
 from collectors import finite
 from collectors.base import ParseError
+from collectors.disks.smart.state import AtaRow, Reading, SmartTable
 
 # smartctl(8) RETURN VALUES
 EXIT_BITS = {
@@ -62,7 +63,7 @@ class SmartDisk:
     attributes: dict[str, float] = field(default_factory=dict)
     ata_failing_now: tuple[str, ...] = ()  # attributes with when_failed == "now"
     # Everything else the disk reports, for its page: see smart_table().
-    table: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    table: SmartTable = field(default_factory=SmartTable)
 
     @property
     def exit_bits(self) -> tuple[int, ...]:
@@ -143,38 +144,38 @@ def parse_smartctl_json(data: str | bytes, returncode: int | None = None) -> Sma
     )
 
 
-def smart_table(doc: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+def smart_table(doc: dict[str, Any]) -> SmartTable:
     """The whole SMART report in rows for a person: "ata" (id, name, normalized value, worst,
     threshold, raw, when it failed, pre-failure or not), "nvme" (the health log, name and
     value) and "scsi" (grown defects and the error counter log). Empty lists where the disk
     speaks another protocol; fields smartctl left out are None."""
-    ata: list[dict[str, Any]] = []
+    ata: list[AtaRow] = []
     rows = _obj(doc, "ata_smart_attributes").get("table")
     for row in rows if isinstance(rows, list) else []:
         if not isinstance(row, dict) or _int(row.get("id")) is None:
             continue
         raw = _obj(row, "raw")
-        ata.append({"id": int(row["id"]), "name": _str(row.get("name")) or "", "value": _int(row.get("value")),
-                    "worst": _int(row.get("worst")), "thresh": _int(row.get("thresh")), "raw": _num(raw.get("value")),
-                    "raw_string": _str(raw.get("string")), "when_failed": _str(row.get("when_failed")) or "",
-                    "prefailure": _obj(row, "flags").get("prefailure") is True})
-    nvme: list[dict[str, Any]] = []
+        ata.append(AtaRow(id=int(row["id"]), name=_str(row.get("name")) or "", value=_int(row.get("value")),
+                          worst=_int(row.get("worst")), thresh=_int(row.get("thresh")), raw=_num(raw.get("value")),
+                          raw_string=_str(raw.get("string")), when_failed=_str(row.get("when_failed")) or "",
+                          prefailure=_obj(row, "flags").get("prefailure") is True))
+    nvme: list[Reading] = []
     for key, value in _obj(doc, "nvme_smart_health_information_log").items():
         if isinstance(value, list):  # temperature_sensors: [36, 41]
             value = ", ".join(str(v) for v in value if _num(v) is not None)
         if isinstance(value, (int, float, str)) and not isinstance(value, bool):
-            nvme.append({"name": str(key), "value": value})
-    scsi: list[dict[str, Any]] = []
+            nvme.append(Reading(name=str(key), value=value))
+    scsi: list[Reading] = []
     if _num(doc.get("scsi_grown_defect_list")) is not None:
-        scsi.append({"name": "grown defect list", "value": doc["scsi_grown_defect_list"]})
+        scsi.append(Reading(name="grown defect list", value=doc["scsi_grown_defect_list"]))
     for op, counters in _obj(doc, "scsi_error_counter_log").items():
         for key, value in (counters.items() if isinstance(counters, dict) else ()):
             if _num(value) is not None or (isinstance(value, str) and value.replace(".", "", 1).isdigit()):
-                scsi.append({"name": f"{op}: {str(key).replace('_', ' ')}", "value": value})  # "386.568" GB
+                scsi.append(Reading(name=f"{op}: {str(key).replace('_', ' ')}", value=value))  # "386.568" GB
     for key, value in _obj(doc, "scsi_start_stop_cycle_counter").items():
         if _num(value) is not None:
-            scsi.append({"name": str(key).replace("_", " "), "value": value})
-    return {"ata": ata, "nvme": nvme, "scsi": scsi}
+            scsi.append(Reading(name=str(key).replace("_", " "), value=value))
+    return SmartTable(ata=ata, nvme=nvme, scsi=scsi)
 
 
 def _obj(doc: Mapping[str, Any], key: str) -> dict[str, Any]:

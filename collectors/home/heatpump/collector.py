@@ -23,6 +23,8 @@ from collectors.home.heatpump.isg_map import (
     fields_for,
     status_bits_for,
 )
+from collectors.home.heatpump.state import HeatpumpState
+from collectors.state import State
 
 log = logging.getLogger("collectors.heatpump")
 # pymodbus logs every failed connect and read at ERROR, every poll; we log transitions ourselves.
@@ -62,8 +64,9 @@ class HeatpumpCollector(Collector):
         self._energy: dict[str, float] = {}
         self._connected_logged: bool | None = None
 
-    def restore(self, state: dict[str, Any]) -> None:
-        self._energy.update(state.get("energy_counters", {}))
+    def restore(self, state: State) -> None:
+        if isinstance(state, HeatpumpState):
+            self._energy.update({k: v for k, v in state.energy_counters.items() if v is not None})
 
     # -- connection ---------------------------------------------------------------------
 
@@ -156,7 +159,7 @@ class HeatpumpCollector(Collector):
         result.state = self._state(values, result)
         return result
 
-    def _state(self, v: dict[str, float | None], result: CollectResult) -> dict[str, Any]:
+    def _state(self, v: dict[str, float | None], result: CollectResult) -> HeatpumpState:
         assert self.controller is not None
         s = result.samples
         controller = CONTROLLERS.get(self.controller, str(self.controller))
@@ -214,11 +217,11 @@ class HeatpumpCollector(Collector):
                 s.append(Sample.of(f"rackpulse_heatpump_{name}", value))
         result.entities.append(Entity("heatpump", f"{self.host}:{self.port}", {
             "fault": fault, "active_error": error, "compressor": flags.get("compressor", False)}))
-        return {"controller": controller, "controller_id": self.controller, "temperatures": temps,
-                "flags": flags, "fault": fault, "active_error": error, "values": v,
-                "energy_counters": dict(self._energy), "heat_today": heat_today, "electricity_today": elec_today,
-                "efficiency_today": efficiency, "refused_blocks": sorted(f"{fc}:{st}" for fc, st in self.refused),
-                "polled_at": time.time(), "requests": self.requests}
+        return HeatpumpState(controller=controller, controller_id=self.controller, temperatures=temps, flags=flags,
+                             fault=fault, active_error=error, values=v, energy_counters=dict(self._energy),
+                             heat_today=heat_today, electricity_today=elec_today, efficiency_today=efficiency,
+                             refused_blocks=sorted(f"{fc}:{st}" for fc, st in self.refused), polled_at=time.time(),
+                             requests=self.requests)
 
 
 # -- plug-in -----------------------------------------------------------------------------

@@ -2,20 +2,18 @@
 
 from pathlib import Path
 
-from collectors.findings import items
 from collectors.home.hwmon import findings
 from collectors.home.hwmon.collector import HwmonCollector, build
 from collectors.home.hwmon.config import HwmonConfig
 from collectors.home.hwmon.demo import write_scene
+from collectors.home.hwmon.state import HwmonState
 from collectors.plugin import CollectorPlugin, Section
 
-SECTION = Section("power", "Power", Path(__file__).parent,
-                  lambda state: {"rails": items(state, "rails"), "fans": items(state, "fans"),
-                                            "sensors": items(state, "sensors")})
+SECTION: Section[HwmonState] = Section("power", "Power", Path(__file__).parent)
 # What it needs on the host (its README says it: `make docs`).
 PERMISSIONS = "Reads /sys/class/hwmon: no privileges."
 
-PLUGIN = CollectorPlugin("hwmon", HwmonCollector, build, HwmonConfig, domain="home",
+PLUGIN = CollectorPlugin("hwmon", HwmonCollector, build, HwmonConfig, HwmonState, domain="home",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION, scene=write_scene,
+                         section=SECTION, scene=write_scene, api={"power": lambda s: s},
                          nouns={"fan": "fan", "rail": "power rail", "sensor": "sensor"})

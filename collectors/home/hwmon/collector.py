@@ -23,6 +23,7 @@ from collectors.base import (
 )
 from collectors.context import HostContext
 from collectors.home.hwmon.config import Fan, Rail
+from collectors.home.hwmon.state import FanView, HwmonState, RailView, SensorView
 from collectors.hwmon_sysfs import SCALE, Sensor, parse_hwmon_dir, read_hwmon  # noqa: F401 - re-exported
 
 
@@ -86,7 +87,8 @@ class HwmonCollector(Collector):
                 result.entities.append(Entity("sensor", f"{s.chip}/{s.label or s.name}", {"metric": metric}))
             if "alarm" in s.attrs and s.kind in ("temp", "in", "fan"):
                 out.append(Sample.of("rackpulse_hwmon_alarm", s.attrs["alarm"], kind=s.kind, **lab))
-        rails, fans = [], []
+        rails: list[RailView] = []
+        fans: list[FanView] = []
         for r in self.rails:
             found = by_key.get((r.chip, r.sensor))
             if found is None:
@@ -96,8 +98,7 @@ class HwmonCollector(Collector):
             if v is not None:
                 out.append(Sample.of("rackpulse_rail_voltage_volts", round(v, 4), rail=r.name))
                 out.append(Sample.of("rackpulse_rail_in_range", 1 if ok else 0, rail=r.name))
-            rails.append({"name": r.name, "volts": v, "ok": ok, "min": r.min, "max": r.max,
-                          "source": f"{r.chip}/{r.sensor}"})
+            rails.append(RailView(name=r.name, volts=v, ok=ok, min=r.min, max=r.max, source=f"{r.chip}/{r.sensor}"))
             result.entities.append(Entity("rail", r.name, {"in_range": ok}))
         for f in self.fans:
             found = by_key.get((f.chip or "", f.sensor)) if f.sensor else None
@@ -114,13 +115,13 @@ class HwmonCollector(Collector):
             if found is not None and found.value is not None:
                 out.append(Sample.of("rackpulse_fan_speed_rpm", found.value, fan=f.name))
             out.append(Sample.of("rackpulse_fan_stalled", 1 if stalled else 0, fan=f.name))
-            fans.append({"name": f.name, "rpm": found.value if found else None, "stalled": stalled, "why": why})
+            fans.append(FanView(name=f.name, rpm=found.value if found else None, stalled=stalled, why=why))
             result.entities.append(Entity("fan", f.name, {"stalled": stalled}))
         if not sensors and (self.rails or self.fans):
             raise CollectorError("hwmon has no sensors, but rails or fans are configured")
-        result.state = {"rails": rails, "fans": fans,
-                        "sensors": [{"chip": s.chip, "name": s.name, "label": s.label, "kind": s.kind,
-                                     "value": s.value, "attrs": s.attrs} for s in sensors]}
+        result.state = HwmonState(rails=rails, fans=fans,
+                                  sensors=[SensorView(chip=s.chip, name=s.name, label=s.label, kind=s.kind,
+                                                      value=s.value, attrs=dict(s.attrs)) for s in sensors])
         return result
 
 

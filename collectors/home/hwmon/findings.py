@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from collectors.findings import BAD, ChartSpec, Finding, Judging, RuleSpec, Tile, items
+from collectors.findings import BAD, ChartSpec, Finding, Judging, RuleSpec, Tile
+from collectors.home.hwmon.state import HwmonState
 
 RULES = (RuleSpec("rail_out_of_range", "critical", 30), RuleSpec("fan_stalled", "critical", 30))
 
@@ -13,20 +12,24 @@ def _volts(v: float | None) -> str:
     return f"{v:.2f} V" if v is not None else "an unreadable voltage"
 
 
-def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
+def _limit(v: float | None) -> str:
+    return "?" if v is None else f"{v:g}"
+
+
+def findings(state: HwmonState, judging: Judging) -> list[Finding]:
     out = []
-    for r in items(state, "rails"):
-        if r["ok"] is False:
-            out.append(Finding(BAD, f"{r['name']} at {_volts(r['volts'])}, outside {r['min']}-{r['max']} V",
-                               "rail_out_of_range", r["name"], {"rail": r["name"]}))
-    for f in items(state, "fans"):
-        if f["stalled"]:
-            out.append(Finding(BAD, f"{f['name']} stalled: {f['why']}", "fan_stalled", f["name"], {"fan": f["name"]}))
+    for r in state.rails:
+        if r.ok is False:
+            out.append(Finding(BAD, f"{r.name} at {_volts(r.volts)}, outside {_limit(r.min)}-{_limit(r.max)} V",
+                               "rail_out_of_range", r.name, {"rail": r.name}))
+    for f in state.fans:
+        if f.stalled:
+            out.append(Finding(BAD, f"{f.name} stalled: {f.why}", "fan_stalled", f.name, {"fan": f.name}))
     return out
 
 
-def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
-    parts = (["rails in range"] if items(state, "rails") else []) + (["fans turning"] if items(state, "fans") else [])
+def all_clear(state: HwmonState, judging: Judging) -> str | None:
+    parts = (["rails in range"] if state.rails else []) + (["fans turning"] if state.fans else [])
     return ", ".join(parts) or None
 
 

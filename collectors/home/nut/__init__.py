@@ -2,18 +2,17 @@
 
 from pathlib import Path
 
-from collectors.findings import items
 from collectors.home.nut import findings
 from collectors.home.nut.collector import NutCollector, build
 from collectors.home.nut.config import NutConfig
+from collectors.home.nut.state import NutState
 from collectors.plugin import CollectorPlugin, Section
 
-SECTION = Section("power", "Power", Path(__file__).parent,
-                  lambda state: {"ups": items(state, "ups")})
+SECTION: Section[NutState] = Section("power", "Power", Path(__file__).parent)
 # What it needs on the host (its README says it: `make docs`).
 PERMISSIONS = "Network access to upsd (TCP 3493); a user only if upsd asks for a login; or SNMP to the UPS's card."
 
-PLUGIN = CollectorPlugin("nut", NutCollector, build, NutConfig, domain="home",
+PLUGIN = CollectorPlugin("nut", NutCollector, build, NutConfig, NutState, domain="home",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION,
+                         section=SECTION, api={"ups": lambda s: s.ups},
                          nouns={"ups": "UPS"})

@@ -30,6 +30,7 @@ from collectors.base import (
 )
 from collectors.context import HostContext
 from collectors.home.nut.config import UpsdTarget
+from collectors.home.nut.state import NutState, Ups
 from collectors.snmpwire import SnmpTarget
 
 FLAGS = ("OL", "OB", "LB", "HB", "RB", "CHRG", "DISCHRG", "BYPASS", "CAL", "OFF", "OVER", "TRIM", "BOOST", "FSD",
@@ -188,13 +189,13 @@ class NutCollector(Collector):
         if not self.targets and not self.snmp_targets:
             raise NoData("no upsd or UPS-MIB agent configured")
         result = CollectResult()
-        views: list[dict[str, Any]] = []
+        views: list[Ups] = []
         for card in self.snmp_targets:
             try:
                 views.append(self._ups(ups_state(card.name, self._snmp_vars(card)), result))
             except CollectorError as exc:
                 result.warnings.append(str(exc))
-                views.append({"name": card.name, "up": False, "error": str(exc)})
+                views.append(Ups(name=card.name, up=False, error=str(exc)))
         for t in self.targets:
             try:
                 with NutClient(t.host, t.port, self.timeout, t.username, t.password_value()) as c:
@@ -204,15 +205,15 @@ class NutCollector(Collector):
                             st = ups_state(name, parse_list_var(c.list(f"VAR {name}"), name))
                         except CollectorError as exc:
                             result.warnings.append(f"{t.host}:{t.port}: {exc}")
-                            views.append({"name": name, "up": False, "error": str(exc)})
+                            views.append(Ups(name=name, up=False, error=str(exc)))
                             continue
                         views.append(self._ups(st, result))
             except CollectorError as exc:
                 result.warnings.append(str(exc))
-                views.append({"name": f"{t.host}:{t.port}", "up": False, "error": str(exc)})
-        if not any(v["up"] for v in views):
+                views.append(Ups(name=f"{t.host}:{t.port}", up=False, error=str(exc)))
+        if not any(v.up for v in views):
             raise CollectorError("; ".join(result.warnings) or "no UPS found")
-        result.state = {"ups": views}
+        result.state = NutState(ups=views)
         return result
 
     def _snmp_vars(self, target: Any) -> dict[str, str]:
@@ -222,7 +223,7 @@ class NutCollector(Collector):
 
         return ups_mib_to_nut(asyncio.run(read_ups_mib(target)))
 
-    def _ups(self, st: UpsState, result: CollectResult) -> dict[str, Any]:
+    def _ups(self, st: UpsState, result: CollectResult) -> Ups:
         now = time.time()
         on_battery = "OB" in st.flags
         if on_battery:
@@ -247,12 +248,12 @@ class NutCollector(Collector):
             if v is not None:
                 s.append(Sample.of(metric, round(v * scale, 4), **lab))
         result.entities.append(Entity("ups", st.name, {"status": " ".join(sorted(st.flags))}))
-        return {"name": st.name, "up": True, "flags": sorted(st.flags), "on_battery": on_battery,
-                "on_battery_seconds": ob_seconds, "low_battery": "LB" in st.flags,
-                "model": st.vars.get("ups.model") or st.vars.get("device.model"),
-                "battery_voltage": st.num("battery.voltage"), "charge": st.num("battery.charge"),
-                "runtime": st.num("battery.runtime"), "load": st.num("ups.load"),
-                "input_voltage": st.num("input.voltage"), "output_voltage": st.num("output.voltage")}
+        return Ups(name=st.name, up=True, flags=sorted(st.flags), on_battery=on_battery,
+                   on_battery_seconds=ob_seconds, low_battery="LB" in st.flags,
+                   model=st.vars.get("ups.model") or st.vars.get("device.model"),
+                   battery_voltage=st.num("battery.voltage"), charge=st.num("battery.charge"),
+                   runtime=st.num("battery.runtime"), load=st.num("ups.load"),
+                   input_voltage=st.num("input.voltage"), output_voltage=st.num("output.voltage"))
 
 
 # -- plug-in -----------------------------------------------------------------------------

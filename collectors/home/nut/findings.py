@@ -2,42 +2,40 @@
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
-from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile, items
+from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile
+from collectors.home.nut.state import NutState, Ups
 
 RULES = (RuleSpec("ups_on_battery", "warning", 30), RuleSpec("ups_low_battery", "critical"))
 
 
-def charge(u: dict[str, Any]) -> str:
-    return f"{u['charge']:.0f}% charge" if u.get("charge") is not None else "charge unknown"
+def charge(u: Ups) -> str:
+    return f"{u.charge:.0f}% charge" if u.charge is not None else "charge unknown"
 
 
-def runtime(u: dict[str, Any]) -> str:
-    s = u.get("runtime")
-    if s is None or not math.isfinite(s):
+def runtime(u: Ups) -> str:
+    s = u.runtime
+    if s is None:
         return "runtime unknown"
     return f"about {int(s) // 60} min left" if s >= 60 else f"about {int(s)} s left"
 
 
-def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
+def findings(state: NutState, judging: Judging) -> list[Finding]:
     out = []
-    for u in items(state, "ups"):
-        name = u["name"]
-        if not u.get("up"):
-            out.append(Finding(BAD, f"UPS {name}: {u.get('error')}"))
+    for u in state.ups:
+        labels = {"ups": u.name}
+        if not u.up:
+            out.append(Finding(BAD, f"UPS {u.name}: {u.error}", labels=labels))
             continue
-        if u["low_battery"]:
-            out.append(Finding(BAD, f"UPS {name} LOW BATTERY: {charge(u)}, {runtime(u)}", "ups_low_battery", name,
-                               {"ups": name}))
-        if u["on_battery"]:
-            out.append(Finding(WARN, f"UPS {name} on battery ({charge(u)})", "ups_on_battery", name, {"ups": name}))
+        if u.low_battery:
+            out.append(Finding(BAD, f"UPS {u.name} LOW BATTERY: {charge(u)}, {runtime(u)}", "ups_low_battery", u.name,
+                               labels))
+        if u.on_battery:
+            out.append(Finding(WARN, f"UPS {u.name} on battery ({charge(u)})", "ups_on_battery", u.name, labels))
     return out
 
 
-def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
-    return "on mains" if items(state, "ups") else None
+def all_clear(state: NutState, judging: Judging) -> str | None:
+    return "on mains" if state.ups else None
 
 
 TILE = Tile("Power", "/power", all_clear)

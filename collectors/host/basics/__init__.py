@@ -6,12 +6,13 @@ from collectors.host.basics import findings
 from collectors.host.basics.collector import HostCollector, build
 from collectors.host.basics.config import HostConfig
 from collectors.host.basics.demo import write_scene
+from collectors.host.basics.state import HostState
 from collectors.plugin import CollectorPlugin, Section
 
-SECTION = Section("host", "Host", Path(__file__).parent, dict)
+SECTION: Section[HostState] = Section("host", "Host", Path(__file__).parent)
 # What it needs on the host (its README says it: `make docs`).
 PERMISSIONS = "Reads /proc and /sys under host_root: no privileges."
 
-PLUGIN = CollectorPlugin("host", HostCollector, build, HostConfig, domain="host", findings=findings.findings,
+PLUGIN = CollectorPlugin("host", HostCollector, build, HostConfig, HostState, domain="host", findings=findings.findings,
                          rules=findings.RULES, tile=findings.TILE, section=SECTION,
                          scene=write_scene)

@@ -10,7 +10,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from collectors.base import (
     Collector,
@@ -38,8 +38,19 @@ from collectors.host.basics.procfs import (
     parse_pressure,
     parse_stat_cpu,
 )
+from collectors.host.basics.state import (
+    BlockDev,
+    Cpu,
+    Filesystem,
+    HostState,
+    Limits,
+    Memory,
+    NetInterface,
+    Temperature,
+)
 from collectors.hwmon_sysfs import Sensor, read_hwmon
 
+T = TypeVar("T")
 TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 FILL_WINDOW = 6 * 3600.0  # the fill rate is judged over up to this much of the past
 FILL_MIN_SPAN = 600.0  # and not before ten minutes of it
@@ -122,21 +133,25 @@ class HostCollector(Collector):
             raise NoData(f"{host_path(self.root, '/proc/stat')} absent") from None
         now = self.clock()
         result = CollectResult()
-        state: dict[str, Any] = {"cpu": self._cpu_part(stat, result),
-                                 "limits": {"filesystem_full_ratio": self.cfg.filesystem_full_ratio,
-                                            "memory_low_ratio": self.cfg.memory_low_ratio}}
-        for part, fn in (("load", self._load), ("memory", self._memory), ("pressure", self._pressure),
-                         ("filesystems", self._filesystems), ("interfaces", self._interfaces),
-                         ("blockdevs", self._blockdevs), ("temperatures", self._temperatures)):
+        def part(name: str, read: Callable[[CollectResult, float], T]) -> T | None:
+            # One part that cannot be read (a hung mount, no /proc/net/dev) costs that part only.
             try:
-                state[part] = fn(result, now)
+                return read(result, now)
             except (OSError, CollectorError) as exc:
-                result.warnings.append(f"{part}: {exc}")
-                state[part] = [] if part in ("filesystems", "interfaces", "blockdevs", "temperatures") else {}
-        result.state = state
+                result.warnings.append(f"{name}: {exc}")
+                return None
+
+        result.state = HostState(
+            cpu=self._cpu_part(stat, result),
+            limits=Limits(filesystem_full_ratio=self.cfg.filesystem_full_ratio,
+                          memory_low_ratio=self.cfg.memory_low_ratio),
+            load=part("load", self._load) or {}, memory=part("memory", self._memory) or Memory(),
+            pressure=part("pressure", self._pressure) or {}, filesystems=part("filesystems", self._filesystems) or [],
+            interfaces=part("interfaces", self._interfaces) or [], blockdevs=part("blockdevs", self._blockdevs) or [],
+            temperatures=part("temperatures", self._temperatures) or [])
         return result
 
-    def _cpu_part(self, stat: str, result: CollectResult) -> dict[str, Any]:
+    def _cpu_part(self, stat: str, result: CollectResult) -> Cpu:
         cpu = parse_stat_cpu(stat)
         ratio = busy_ratio(self._cpu, cpu) if self._cpu is not None else None
         self._cpu = cpu
@@ -146,15 +161,15 @@ class HostCollector(Collector):
         if ratio is not None:
             result.samples.append(Sample.of("rackpulse_cpu_busy_ratio", round(ratio, 4)))
         cores = sum(1 for line in stat.splitlines() if re.match(r"cpu\d+ ", line))
-        return {"busy_ratio": ratio, "cores": cores}
+        return Cpu(busy_ratio=ratio, cores=cores)
 
-    def _load(self, result: CollectResult, now: float) -> dict[str, Any]:
+    def _load(self, result: CollectResult, now: float) -> dict[str, float | None]:
         loads = parse_loadavg(self._read("/proc/loadavg"))
         for period, v in zip(("1m", "5m", "15m"), loads, strict=True):
             result.samples.append(Sample.of("rackpulse_load", v, period=period))
         return {"1m": loads[0], "5m": loads[1], "15m": loads[2]}
 
-    def _memory(self, result: CollectResult, now: float) -> dict[str, Any]:
+    def _memory(self, result: CollectResult, now: float) -> Memory:
         mem = parse_meminfo(self._read("/proc/meminfo"))
         total, avail = mem.get("MemTotal"), memory_available(mem)
         swap_used = mem["SwapTotal"] - mem["SwapFree"] if "SwapTotal" in mem and "SwapFree" in mem else None
@@ -162,16 +177,16 @@ class HostCollector(Collector):
                           ("rackpulse_swap_used_bytes", swap_used)):
             if v is not None:
                 result.samples.append(Sample.of(metric, v))
-        return {"total": total, "available": avail, "swap_total": mem.get("SwapTotal"), "swap_used": swap_used}
+        return Memory(total=total, available=avail, swap_total=mem.get("SwapTotal"), swap_used=swap_used)
 
-    def _pressure(self, result: CollectResult, now: float) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+    def _pressure(self, result: CollectResult, now: float) -> dict[str, dict[str, dict[str, float | None]]]:
+        out: dict[str, dict[str, dict[str, float | None]]] = {}
         for resource in ("cpu", "memory", "io"):
             try:
                 psi = parse_pressure(self._read(f"/proc/pressure/{resource}"))
             except (FileNotFoundError, OSError):
                 continue  # a kernel without PSI (or with psi=0): not a failure
-            out[resource] = psi
+            out[resource] = {kind: dict(v) for kind, v in psi.items()}
             for kind, v in psi.items():
                 lab = {"resource": resource, "kind": kind}
                 result.samples.append(Sample.of("rackpulse_pressure_stalled_seconds_total", v["total"] / 1e6, **lab))
@@ -184,7 +199,7 @@ class HostCollector(Collector):
     def _wanted(self, m: Mount) -> bool:
         return m.fstype not in self.cfg.exclude_fstypes and not self._skip_fs.match(m.mountpoint)
 
-    def _filesystems(self, result: CollectResult, now: float) -> list[dict[str, Any]]:
+    def _filesystems(self, result: CollectResult, now: float) -> list[Filesystem]:
         try:
             text = self._read("/proc/1/mounts")
         except OSError:
@@ -197,12 +212,12 @@ class HostCollector(Collector):
                 st = self.statvfs(host_path(self.root, m.mountpoint), self.cfg.command_timeout)
             except CollectorError as exc:
                 result.warnings.append(str(exc))
-                out.append({"mountpoint": m.mountpoint, "device": m.device, "fstype": m.fstype, "error": str(exc)})
+                out.append(Filesystem(mountpoint=m.mountpoint, device=m.device, fstype=m.fstype, error=str(exc)))
                 continue
             out.append(self._filesystem(m, st, result, now))
         return out
 
-    def _filesystem(self, m: Mount, st: os.statvfs_result, result: CollectResult, now: float) -> dict[str, Any]:
+    def _filesystem(self, m: Mount, st: os.statvfs_result, result: CollectResult, now: float) -> Filesystem:
         size, avail = st.f_blocks * st.f_frsize, st.f_bavail * st.f_frsize
         used = size - st.f_bfree * st.f_frsize
         lab = {"mountpoint": m.mountpoint, "device": m.device, "fstype": m.fstype}
@@ -214,10 +229,9 @@ class HostCollector(Collector):
         s.append(Sample.of("rackpulse_filesystem_readonly", 1 if readonly else 0, **lab))
         # As df counts it: used over what users can have (used + available), root's reserve left out.
         used_ratio = used / (used + avail) if used + avail > 0 else None
-        return {**lab, "size": size, "avail": avail, "used_ratio": used_ratio, "files_free": st.f_favail,
-                "files": st.f_files, "readonly": readonly,
-                "expect_readonly": m.mountpoint in self.cfg.expect_readonly,
-                "hours_to_full": self._hours_to_full(m.mountpoint, avail, now)}
+        return Filesystem(**lab, size=size, avail=avail, used_ratio=used_ratio, files_free=st.f_favail,
+                          files=st.f_files, readonly=readonly, expect_readonly=m.mountpoint in self.cfg.expect_readonly,
+                          hours_to_full=self._hours_to_full(m.mountpoint, avail, now))
 
     def _hours_to_full(self, mountpoint: str, avail: int, now: float) -> float | None:
         """At the rate space went over the last hours (at least ten minutes of them), when it
@@ -233,7 +247,7 @@ class HostCollector(Collector):
         per_hour = (was - avail) / span * 3600
         return round(avail / per_hour, 2)
 
-    def _interfaces(self, result: CollectResult, now: float) -> list[dict[str, Any]]:
+    def _interfaces(self, result: CollectResult, now: float) -> list[NetInterface]:
         out = []
         for name, c in parse_net_dev(self._read("/proc/net/dev")).items():
             if self._skip_if.match(name):
@@ -254,7 +268,7 @@ class HostCollector(Collector):
                 s.append(Sample.of("rackpulse_network_up", 1 if oper == "up" else 0, **lab))
             if mbps:
                 s.append(Sample.of("rackpulse_network_speed_bytes", mbps * 125_000, **lab))
-            out.append({"name": name, "oper": oper, "speed_mbps": mbps, **c})
+            out.append(NetInterface(name=name, oper=oper, speed_mbps=mbps, **c))
         return out
 
     def _sys_net(self, name: str, attr: str) -> str | None:
@@ -263,13 +277,13 @@ class HostCollector(Collector):
         except OSError:  # absent, or EINVAL reading the speed of a link that is down
             return None
 
-    def _temperatures(self, result: CollectResult, now: float) -> list[dict[str, Any]]:
+    def _temperatures(self, result: CollectResult, now: float) -> list[Temperature]:
         try:
             return hottest(read_hwmon(self.root))
         except NoData:
             return []  # no hwmon drivers (a VM, a container): nothing to show, nothing wrong
 
-    def _blockdevs(self, result: CollectResult, now: float) -> list[dict[str, Any]]:
+    def _blockdevs(self, result: CollectResult, now: float) -> list[BlockDev]:
         out = []
         for name, d in parse_diskstats(self._read("/proc/diskstats")).items():
             if self._skip_dev.match(name):
@@ -283,11 +297,11 @@ class HostCollector(Collector):
             if prev is not None and now > prev[0] and d.io_ms >= prev[1]:
                 busy = min(1.0, (d.io_ms - prev[1]) / 1000 / (now - prev[0]))
                 result.samples.append(Sample.of("rackpulse_blockdev_busy_ratio", round(busy, 4), **lab))
-            out.append({"name": name, "read_bytes": d.read_bytes, "written_bytes": d.written_bytes, "busy_ratio": busy})
+            out.append(BlockDev(name=name, read_bytes=d.read_bytes, written_bytes=d.written_bytes, busy_ratio=busy))
         return out
 
 
-def hottest(sensors: list[Sensor], limit: int = 8) -> list[dict[str, Any]]:
+def hottest(sensors: list[Sensor], limit: int = 8) -> list[Temperature]:
     """The hottest temperature sensors, hottest first, with their chip's own limits: what the
     host tile and page show (the hwmon collector, when on, keeps their history and alerts)."""
     temps = sorted((s for s in sensors if s.kind == "temp" and s.value is not None),
@@ -296,8 +310,8 @@ def hottest(sensors: list[Sensor], limit: int = 8) -> list[dict[str, Any]]:
         v = s.attrs.get(key)
         return round(v, 1) if v is not None else None
 
-    return [{"chip": s.chip, "sensor": s.label or s.name, "celsius": round(s.value or 0.0, 1),
-             "max": limit_of(s, "max"), "crit": limit_of(s, "crit")} for s in temps[:limit]]
+    return [Temperature(chip=s.chip, sensor=s.label or s.name, celsius=round(s.value or 0.0, 1),
+                        max=limit_of(s, "max"), crit=limit_of(s, "crit")) for s in temps[:limit]]
 
 
 def build(c: Any, host: HostContext, runner: Runner) -> Collector:

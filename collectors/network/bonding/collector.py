@@ -26,6 +26,9 @@ from collectors.base import (
     read_text,
 )
 from collectors.context import HostContext
+from collectors.network.bonding.state import Bond as BondView
+from collectors.network.bonding.state import BondingState
+from collectors.network.bonding.state import Slave as SlaveView
 
 MODES = {
     "load balancing (round-robin)": "balance-rr",
@@ -201,10 +204,10 @@ class BondingCollector(Collector):
             bonds.append(self._view(name, bond, result))
         if not bonds and result.warnings:
             raise CollectorError("; ".join(result.warnings))
-        result.state = {"bonds": bonds}
+        result.state = BondingState(bonds=bonds)
         return result
 
-    def _view(self, name: str, bond: Bond, result: CollectResult) -> dict[str, Any]:
+    def _view(self, name: str, bond: Bond, result: CollectResult) -> BondView:
         up = [s for s in bond.slaves if s.mii_up]
         s = result.samples
         s += [Sample.of("rackpulse_bond_slaves", len(bond.slaves), bond=name),
@@ -221,17 +224,17 @@ class BondingCollector(Collector):
             if sl.speed_mbps:
                 s.append(Sample.of("rackpulse_bond_slave_speed_bytes", sl.speed_mbps * 125_000, bond=name,
                                    slave=sl.name))
-            slaves.append({"name": sl.name, "up": sl.mii_up, "speed_mbps": sl.speed_mbps, "duplex": sl.duplex,
-                           "link_failures": sl.link_failures, "new_failures": sl.link_failures - prev if prev is not None
-                           and sl.link_failures >= prev else 0, "perm_hwaddr": sl.perm_hwaddr,
-                           "aggregator_id": sl.aggregator_id, "active": sl.name == bond.active_slave})
+            slaves.append(SlaveView(
+                name=sl.name, up=sl.mii_up, speed_mbps=sl.speed_mbps, duplex=sl.duplex, link_failures=sl.link_failures,
+                new_failures=sl.link_failures - prev if prev is not None and sl.link_failures >= prev else 0,
+                perm_hwaddr=sl.perm_hwaddr, aggregator_id=sl.aggregator_id, active=sl.name == bond.active_slave))
             result.entities.append(Entity("bond_slave", f"{name}/{sl.name}", {
                 "up": sl.mii_up, "speed_mbps": sl.speed_mbps, "aggregator_id": sl.aggregator_id}))
         result.entities.append(Entity("bond", name, {"mode": bond.mode, "up": bond.mii_up,
                                                      "active_slave": bond.active_slave}))
-        return {"name": name, "mode": bond.mode, "mode_text": bond.mode_text, "up": bond.mii_up,
-                "hash_policy": bond.hash_policy, "active_slave": bond.active_slave, "slaves": slaves,
-                "slaves_up": len(up), "hints": bond_hints(bond)}
+        return BondView(name=name, mode=bond.mode, mode_text=bond.mode_text, up=bond.mii_up,
+                    hash_policy=bond.hash_policy, active_slave=bond.active_slave, slaves=slaves,
+                    slaves_up=len(up), hints=bond_hints(bond))
 
 
 # -- plug-in -----------------------------------------------------------------------------

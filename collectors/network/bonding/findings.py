@@ -2,33 +2,32 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile, items
+from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile
+from collectors.network.bonding.state import BondingState
 
 RULES = (RuleSpec("bond_slave_down", "warning", 60), RuleSpec("bond_slave_flapping", "warning"))
 
 
-def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
+def findings(state: BondingState, judging: Judging) -> list[Finding]:
     out = []
-    for b in items(state, "bonds"):
-        slaves = b["slaves"]
-        all_down = bool(slaves) and not any(s["up"] for s in slaves)
+    for b in state.bonds:
+        slaves = b.slaves
+        all_down = bool(slaves) and not any(s.up for s in slaves)
         for s in slaves:
-            subject, labels = f"{b['name']}/{s['name']}", {"bond": b["name"], "slave": s["name"]}
-            if not s["up"]:
-                out.append(Finding(BAD if all_down else WARN, f"bond {b['name']}: slave {s['name']} down "
-                                   f"({b['slaves_up']}/{len(slaves)} up)", "bond_slave_down", subject, labels))
-            rose = judging.rose(f"bond:{subject}", s["link_failures"] or 0)
+            subject, labels = f"{b.name}/{s.name}", {"bond": b.name, "slave": s.name}
+            if not s.up:
+                up = "?" if b.slaves_up is None else b.slaves_up
+                out.append(Finding(BAD if all_down else WARN, f"bond {b.name}: slave {s.name} down "
+                                   f"({up}/{len(slaves)} up)", "bond_slave_down", subject, labels))
+            rose = judging.rose(f"bond:{subject}", s.link_failures or 0)
             if rose >= judging.flap_count:
-                out.append(Finding(WARN, f"bond {b['name']}: slave {s['name']} failed {rose} times in the last hour",
+                out.append(Finding(WARN, f"bond {b.name}: slave {s.name} failed {rose} times in the last hour",
                                    "bond_slave_flapping", subject, labels))
     return out
 
 
-def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
-    bonds = items(state, "bonds")
-    return f"{len(bonds)} bonds, all slaves up" if bonds else None
+def all_clear(state: BondingState, judging: Judging) -> str | None:
+    return f"{len(state.bonds)} bonds, all slaves up" if state.bonds else None
 
 
 TILE = Tile("Bonds", "/network#bonds", all_clear)

@@ -2,18 +2,17 @@
 
 from pathlib import Path
 
-from collectors.findings import items
 from collectors.network.frr import findings
 from collectors.network.frr.collector import FrrCollector, build
 from collectors.network.frr.config import FrrConfig
+from collectors.network.frr.state import FrrState
 from collectors.plugin import CollectorPlugin, Section
 
-SECTION = Section("network", "Network", Path(__file__).parent,
-                  lambda state: {"peers": [{**p, "health": findings.peer_level(p)} for p in items(state, "peers")]})
+SECTION: Section[FrrState] = Section("network", "Network", Path(__file__).parent, findings.view)
 # What it needs on the host (its README says it: `make docs`).
 PERMISSIONS = "`vtysh` needs membership of the frrvty group (or root)."
 
-PLUGIN = CollectorPlugin("frr", FrrCollector, build, FrrConfig, domain="network",
+PLUGIN = CollectorPlugin("frr", FrrCollector, build, FrrConfig, FrrState, domain="network",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION,
+                         section=SECTION, api={"bgp_peers": lambda s: s.peers},
                          nouns={"bgp_peer": "BGP peer"})

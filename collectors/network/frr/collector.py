@@ -28,6 +28,7 @@ from collectors.base import (
     run_command,
 )
 from collectors.context import HostContext
+from collectors.network.frr.state import FrrState, Peer
 
 STATES = ("Established", "Active", "Connect", "Idle", "OpenSent", "OpenConfirm", "Clearing", "Deleted")
 _AFI_RE = re.compile(r"^(ipv4|ipv6|l2Vpn|vpnv4|vpnv6|flowspec)[A-Za-z0-9]*$", re.I)
@@ -122,15 +123,26 @@ def _count(v: Any) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
-def parse_bgp_neighbors(data: str | bytes) -> dict[tuple[str, str], dict[str, Any]]:
-    """`show bgp vrf all neighbors json` -> {(vrf, peer): {reset reason, description, ...}}."""
+@dataclass(frozen=True, slots=True)
+class NeighborDetail:
+    last_reset: str | None
+    description: str | None
+    hostname: str | None
+
+
+def _text(v: object) -> str | None:
+    return v if isinstance(v, str) else None
+
+
+def parse_bgp_neighbors(data: str | bytes) -> dict[tuple[str, str], NeighborDetail]:
+    """`show bgp vrf all neighbors json` -> {(vrf, peer): its reset reason, description, hostname}."""
     try:
         doc = finite.loads(data)
     except ValueError as exc:
         raise ParseError(f"neighbors JSON is malformed: {exc}") from None
     if not isinstance(doc, dict):
         raise ParseError("neighbors JSON is not an object")
-    out: dict[tuple[str, str], dict[str, Any]] = {}
+    out: dict[tuple[str, str], NeighborDetail] = {}
     # Without "vrf all" the peers sit at the top level; with it, under each VRF name.
     groups = doc.items() if all(isinstance(v, dict) and ("vrfName" in v or "vrfId" in v) for v in doc.values()) \
         else [("default", doc)]
@@ -140,11 +152,8 @@ def parse_bgp_neighbors(data: str | bytes) -> dict[tuple[str, str], dict[str, An
         vrf_name = str(peers.get("vrfName", vrf))
         for peer, info in peers.items():
             if isinstance(info, dict):
-                out[(vrf_name, peer)] = {
-                    "last_reset": info.get("lastResetDueTo"),
-                    "description": info.get("nbrDesc"),
-                    "hostname": info.get("hostname"),
-                }
+                out[(vrf_name, peer)] = NeighborDetail(_text(info.get("lastResetDueTo")), _text(info.get("nbrDesc")),
+                                                       _text(info.get("hostname")))
     return out
 
 
@@ -200,7 +209,7 @@ class FrrCollector(Collector):
             out = check_vtysh(res, "show bgp vrf all summary json")
         peers = parse_bgp_summary(out)
         result = CollectResult()
-        details: dict[tuple[str, str], dict[str, Any]] = {}
+        details: dict[tuple[str, str], NeighborDetail] = {}
         try:
             details = parse_bgp_neighbors(check_vtysh(self._run("show bgp vrf all neighbors json"),
                                                       "show bgp vrf all neighbors json"))
@@ -208,7 +217,7 @@ class FrrCollector(Collector):
             result.warnings.append(f"reset reasons unavailable: {exc}")
         views = []
         for p in peers:
-            extra = details.get((p.vrf, p.peer), {})
+            extra = details.get((p.vrf, p.peer)) or NeighborDetail(None, None, None)
             labels = {"vrf": p.vrf, "afi": p.afi, "peer": p.peer, "peer_as": p.remote_as}
             s = result.samples
             s.append(Sample.of("rackpulse_bgp_peer_up", 1 if p.up else 0, **labels))
@@ -223,15 +232,14 @@ class FrrCollector(Collector):
                 s.append(Sample.of("rackpulse_bgp_peer_prefixes_sent", p.prefixes_sent, **labels))
             if p.dropped is not None:
                 s.append(Sample.of("rackpulse_bgp_peer_flaps_total", p.dropped, **labels))
-            view = {"vrf": p.vrf, "afi": p.afi, "peer": p.peer, "interface": p.interface, "remote_as": p.remote_as,
-                    "state": p.state, "up": p.up, "admin_down": p.admin_down, "uptime_seconds": p.uptime_seconds,
-                    "prefixes_received": p.prefixes_received, "prefixes_sent": p.prefixes_sent,
-                    "flaps": p.dropped, "description": p.description or extra.get("description"),
-                    "hostname": p.hostname or extra.get("hostname"), "last_reset": extra.get("last_reset")}
-            views.append(view)
+            views.append(Peer(vrf=p.vrf, afi=p.afi, peer=p.peer, interface=p.interface, remote_as=p.remote_as,
+                              state=p.state, up=p.up, admin_down=p.admin_down, uptime_seconds=p.uptime_seconds,
+                              prefixes_received=p.prefixes_received, prefixes_sent=p.prefixes_sent, flaps=p.dropped,
+                              description=p.description or extra.description,
+                              hostname=p.hostname or extra.hostname, last_reset=extra.last_reset))
             result.entities.append(Entity("bgp_peer", f"{p.vrf}/{p.afi}/{p.peer}", {
-                "state": p.state, "remote_as": p.remote_as, "last_reset": extra.get("last_reset")}))
-        result.state = {"peers": views}
+                "state": p.state, "remote_as": p.remote_as, "last_reset": extra.last_reset}))
+        result.state = FrrState(peers=views)
         return result
 
 

@@ -2,42 +2,45 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
-from collectors.findings import BAD, OK, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile, items
+from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile, about, level_of
+from collectors.network.frr.state import FrrState, Peer
+from collectors.plugin import View
 
 RULES = (RuleSpec("bgp_peer_down", "critical", 60, 12), RuleSpec("bgp_all_peers_down", "critical", 0, 4))
 
 
-def peer_level(p: dict[str, Any]) -> str:
-    if p["admin_down"]:
-        return OK  # shut down on purpose: shown, not alarming
-    return OK if p["up"] else BAD
+def labels(p: Peer) -> dict[str, str]:
+    return {"peer": p.peer, "vrf": p.vrf, "afi": p.afi, "peer_as": p.remote_as}
 
 
-def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
-    peers = items(state, "peers")
-    live = [p for p in peers if not p["admin_down"]]
-    all_down = bool(live) and not any(p["up"] for p in live)
+def findings(state: FrrState, judging: Judging) -> list[Finding]:
+    live = [p for p in state.peers if not p.admin_down]  # one shut down on purpose is shown, not alarming
+    all_down = bool(live) and not any(p.up for p in live)
     out = []
     for p in live:
-        if not p["up"]:
-            text = (f"BGP peer {p['peer']} ({p.get('description') or p['remote_as']}) {p['state']}"
-                    + (f", last reset: {p['last_reset']}" if p.get("last_reset") else ""))
-            out.append(Finding(BAD if all_down else WARN, text, "bgp_peer_down", f"{p['vrf']}/{p['afi']}/{p['peer']}",
-                               {"peer": p["peer"], "vrf": p["vrf"], "afi": p["afi"], "peer_as": p["remote_as"]}))
-        elif (p.get("uptime_seconds") or 1e9) < 600 and p.get("flaps"):
-            out.append(Finding(WARN, f"BGP peer {p['peer']} flapped {p['flaps']}x, up for "
-                               f"{p['uptime_seconds']:.0f} s"))
+        if not p.up:
+            text = (f"BGP peer {p.peer} ({p.description or p.remote_as}) {p.state}"
+                    + (f", last reset: {p.last_reset}" if p.last_reset else ""))
+            out.append(Finding(BAD if all_down else WARN, text, "bgp_peer_down", f"{p.vrf}/{p.afi}/{p.peer}",
+                               labels(p)))
+        elif p.uptime_seconds is not None and p.uptime_seconds < 600 and p.flaps:
+            out.append(Finding(WARN, f"BGP peer {p.peer} flapped {p.flaps}x, up for {p.uptime_seconds:.0f} s",
+                               labels=labels(p)))
     if all_down:
         out.append(Finding(BAD, f"all {len(live)} BGP sessions of {judging.host} are down", "bgp_all_peers_down",
                            judging.host))
     return out
 
 
-def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
-    peers = items(state, "peers")
-    return f"{len(peers)} sessions Established" if peers else None
+def all_clear(state: FrrState, judging: Judging) -> str | None:
+    return f"{len(state.peers)} sessions Established" if state.peers else None
+
+
+def view(state: FrrState, found: Sequence[Finding]) -> View:
+    """Each session with how it stands: the level of the findings about it."""
+    return {"peers": [(p, level_of(about(found, **labels(p)))) for p in state.peers]}
 
 
 TILE = Tile("BGP", "/network#bgp", all_clear)

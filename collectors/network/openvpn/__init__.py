@@ -2,19 +2,18 @@
 
 from pathlib import Path
 
-from collectors.findings import items
 from collectors.network.openvpn import findings
 from collectors.network.openvpn.collector import OpenvpnCollector, build
 from collectors.network.openvpn.config import OpenvpnConfig
 from collectors.network.openvpn.demo import write_scene
+from collectors.network.openvpn.state import OpenvpnState
 from collectors.plugin import CollectorPlugin, Section
 
-SECTION = Section("network", "Network", Path(__file__).parent,
-                  lambda state: {"instances": items(state, "instances")})
+SECTION: Section[OpenvpnState] = Section("network", "Network", Path(__file__).parent)
 # What it needs on the host (its README says it: `make docs`).
 PERMISSIONS = "Read access to the status file, or the management interface's address (and its password file)."
 
-PLUGIN = CollectorPlugin("openvpn", OpenvpnCollector, build, OpenvpnConfig, domain="network",
+PLUGIN = CollectorPlugin("openvpn", OpenvpnCollector, build, OpenvpnConfig, OpenvpnState, domain="network",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION, scene=write_scene,
+                         section=SECTION, scene=write_scene, api={"vpn_instances": lambda s: s.instances},
                          nouns={"vpn_instance": "VPN"})

@@ -7,6 +7,7 @@ from __future__ import annotations
 import socket
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -26,6 +27,8 @@ from collectors.base import (
 )
 from collectors.context import HostContext
 from collectors.network.openvpn.config import Instance
+from collectors.network.openvpn.state import Client, Hint, Interface, OpenvpnState
+from collectors.network.openvpn.state import Instance as VpnInstance
 from collectors.network.openvpn.status import (
     VpnStatus,
     parse_load_stats,
@@ -106,6 +109,18 @@ class Management:
                 return "\n".join(lines)
 
 
+@dataclass
+class Tun:
+    """A tun's counters now, and what changed since the previous poll."""
+
+    iface: dict[str, int] = field(default_factory=dict)
+    iface_error: str | None = None
+    drops_delta: int | None = None
+    seconds: float | None = None
+    rate: float | None = None  # bytes sent per second
+    rx_rate: float | None = None
+
+
 def read_interface(sys_root: Path, name: str) -> dict[str, int]:
     base = sys_root / "class" / "net" / name
     out: dict[str, int] = {}
@@ -122,30 +137,30 @@ def read_interface(sys_root: Path, name: str) -> dict[str, int]:
 
 
 def tuning_hints(inst: Instance, iface: dict[str, int], drops_delta: int | None, seconds: float | None,
-                 conf: dict[str, list[str]] | None, rate_bytes: float | None) -> list[dict[str, str]]:
+                 conf: dict[str, list[str]] | None, rate_bytes: float | None) -> list[Hint]:
     """What to change, each with what was seen and the config line to add."""
     hints = []
     where = inst.config_file or "the instance's config"
     qlen = iface.get("tx_queue_len")
     if drops_delta and drops_delta > 0 and qlen is not None and qlen < 1000:
-        hints.append({
-            "saw": f"{drops_delta} packets dropped on {inst.interface} in the last {seconds or 0:.1f}s with a transmit "
-                   f"queue of {qlen}",
-            "do": f"raise the tun queue: add `txqueuelen 1000` to {where} (or `ip link set {inst.interface} "
-                  "txqueuelen 1000` now)",
-        })
+        hints.append(Hint(
+            saw=f"{drops_delta} packets dropped on {inst.interface} in the last {seconds or 0:.1f}s with a transmit "
+                f"queue of {qlen}",
+            do=f"raise the tun queue: add `txqueuelen 1000` to {where} (or `ip link set {inst.interface} "
+               "txqueuelen 1000` now)",
+        ))
     if conf is not None and inst.path_mtu and inst.path_mtu < 1500 and not ({"tun-mtu", "mssfix", "fragment"} & set(conf)):
-        hints.append({
-            "saw": f"the path MTU is {inst.path_mtu} but {where} sets none of tun-mtu, mssfix, fragment",
-            "do": f"add `mssfix {inst.path_mtu} mtu` (OpenVPN 2.6) so TCP inside the tunnel never needs fragmenting",
-        })
+        hints.append(Hint(
+            saw=f"the path MTU is {inst.path_mtu} but {where} sets none of tun-mtu, mssfix, fragment",
+            do=f"add `mssfix {inst.path_mtu} mtu` (OpenVPN 2.6) so TCP inside the tunnel never needs fragmenting",
+        ))
     fast = (inst.link_mbps or 0) >= 50 or (rate_bytes or 0) > 5e6
     if conf is not None and fast and not ({"sndbuf", "rcvbuf"} & set(conf)):
-        hints.append({
-            "saw": f"a fast link ({inst.link_mbps or (rate_bytes or 0) * 8 / 1e6:.0f} Mbit/s) with socket buffers left "
-                   "to the OS",
-            "do": 'add `sndbuf 524288`, `rcvbuf 524288`, `push "sndbuf 524288"` and `push "rcvbuf 524288"`',
-        })
+        hints.append(Hint(
+            saw=f"a fast link ({inst.link_mbps or (rate_bytes or 0) * 8 / 1e6:.0f} Mbit/s) with socket buffers left "
+                "to the OS",
+            do='add `sndbuf 524288`, `rcvbuf 524288`, `push "sndbuf 524288"` and `push "rcvbuf 524288"`',
+        ))
     return hints
 
 
@@ -186,10 +201,10 @@ class OpenvpnCollector(Collector):
             except (CollectorError, OSError) as exc:
                 result.warnings.append(f"{inst.name}: {exc}")
                 result.samples.append(Sample.of("rackpulse_openvpn_up", 0, instance=inst.name))
-                views.append({"name": inst.name, "up": False, "error": str(exc), "clients": [], "hints": []})
-        if all(not v["up"] for v in views):
+                views.append(VpnInstance(name=inst.name, up=False, error=str(exc)))
+        if all(not v.up for v in views):
             raise CollectorError("; ".join(result.warnings))
-        result.state = {"instances": views}
+        result.state = OpenvpnState(instances=views)
         return result
 
     def _password(self, inst: Instance) -> str | None:
@@ -224,20 +239,19 @@ class OpenvpnCollector(Collector):
             raise CollectorError(f"status file {path} is {age:.0f}s old: the instance is not updating it")
         return status, None, None
 
-    def _tun(self, inst: Instance, result: CollectResult) -> dict[str, Any]:
+    def _tun(self, inst: Instance, result: CollectResult) -> Tun:
         """The tun's counters and what changed since the last poll: drops, send and receive rates."""
-        out: dict[str, Any] = {"iface": {}, "iface_error": None, "drops_delta": None, "seconds": None, "rate": None,
-                               "rx_rate": None}
+        out = Tun()
         if not inst.interface:
             return out
         sys_root = Path(inst.sys_root) if inst.sys_root else host_path(self.host_root, "/sys")
         try:
             iface = read_interface(sys_root, inst.interface)
         except CollectorError as exc:
-            out["iface_error"] = str(exc)
+            out.iface_error = str(exc)
             result.warnings.append(f"{inst.name}: {exc}")
             return out
-        out["iface"] = iface
+        out.iface = iface
         now = time.monotonic()
         il = {"interface": inst.interface}
         for metric, key in (("rackpulse_interface_transmit_dropped_total", "tx_dropped"),
@@ -248,15 +262,15 @@ class OpenvpnCollector(Collector):
                 result.samples.append(Sample.of(metric, iface[key], **il))
         prev = self._last.get(inst.name)
         if prev:
-            seconds = out["seconds"] = now - prev[0]
-            out["drops_delta"] = iface.get("tx_dropped", 0) - prev[1].get("tx_dropped", 0)
+            seconds = out.seconds = now - prev[0]
+            out.drops_delta = iface.get("tx_dropped", 0) - prev[1].get("tx_dropped", 0)
             if seconds > 0:
-                out["rate"] = (iface.get("tx_bytes", 0) - prev[1].get("tx_bytes", 0)) / seconds
-                out["rx_rate"] = (iface.get("rx_bytes", 0) - prev[1].get("rx_bytes", 0)) / seconds
+                out.rate = (iface.get("tx_bytes", 0) - prev[1].get("tx_bytes", 0)) / seconds
+                out.rx_rate = (iface.get("rx_bytes", 0) - prev[1].get("rx_bytes", 0)) / seconds
         self._last[inst.name] = (now, iface)
         return out
 
-    def _instance(self, inst: Instance, result: CollectResult) -> dict[str, Any]:
+    def _instance(self, inst: Instance, result: CollectResult) -> VpnInstance:
         status, load, state = self._read_status(inst)
         labels = {"instance": inst.name}
         s = result.samples
@@ -280,21 +294,20 @@ class OpenvpnCollector(Collector):
                 conf = parse_openvpn_config(read_text(host_path(self.host_root, inst.config_file)))
             except OSError as exc:
                 result.warnings.append(f"{inst.name}: config file: {exc}")
-        rate, rx_rate = tun["rate"], tun["rx_rate"]
-        hints = tuning_hints(inst, tun["iface"], tun["drops_delta"], tun["seconds"], conf, rate)
+        rate, rx_rate = tun.rate, tun.rx_rate
+        hints = tuning_hints(inst, tun.iface, tun.drops_delta, tun.seconds, conf, rate)
         result.entities.append(Entity("vpn_instance", inst.name, {"mode": status.mode, "state": state,
                                                                   "interface": inst.interface}))
-        return {
-            "name": inst.name, "up": True, "mode": status.mode, "state": state, "title": status.title,
-            "clients": [{"common_name": c.common_name, "real_address": c.real_address,
-                         "virtual_address": c.virtual_address, "bytes_received": c.bytes_received,
-                         "bytes_sent": c.bytes_sent, "connected_since": c.connected_since} for c in status.clients],
-            "undef_clients": status.undef_clients, "bytes_in": bytes_in, "bytes_out": bytes_out,
-            "interface": inst.interface, "iface": tun["iface"], "iface_error": tun["iface_error"],
-            "drops_delta": tun["drops_delta"], "hints": hints,
-            "tx_rate_bytes": rate if rate is not None and rate >= 0 else None,
-            "rx_rate_bytes": rx_rate if rx_rate is not None and rx_rate >= 0 else None,
-        }
+        return VpnInstance(
+            name=inst.name, up=True, mode=status.mode, state=state, title=status.title,
+            clients=[Client(common_name=c.common_name, real_address=c.real_address, virtual_address=c.virtual_address,
+                            bytes_received=c.bytes_received, bytes_sent=c.bytes_sent,
+                            connected_since=c.connected_since) for c in status.clients],
+            undef_clients=status.undef_clients, bytes_in=bytes_in, bytes_out=bytes_out, interface=inst.interface,
+            iface=Interface(**tun.iface), iface_error=tun.iface_error, drops_delta=tun.drops_delta, hints=hints,
+            tx_rate_bytes=rate if rate is not None and rate >= 0 else None,
+            rx_rate_bytes=rx_rate if rx_rate is not None and rx_rate >= 0 else None,
+        )
 
 
 # -- plug-in -----------------------------------------------------------------------------

@@ -2,29 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile, items
+from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile
+from collectors.network.openvpn.state import OpenvpnState
 
 RULES = (RuleSpec("vpn_down", "critical", 120, 12), RuleSpec("vpn_tunnel_drops", "warning", 300))
 
 
-def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
+def findings(state: OpenvpnState, judging: Judging) -> list[Finding]:
     out = []
-    for v in items(state, "instances"):
-        name = v["name"]
-        if not v["up"]:
-            out.append(Finding(BAD, f"VPN {name} down: {v.get('error')}", "vpn_down", name, {"instance": name}))
-        elif v.get("drops_delta"):
-            out.append(Finding(WARN, f"VPN {name}: {v['drops_delta']} packets dropped on {v.get('interface')} since "
-                               "the last poll", "vpn_tunnel_drops", name,
-                               {"instance": name, "interface": v.get("interface")}))
+    for v in state.instances:
+        if not v.up:
+            out.append(Finding(BAD, f"VPN {v.name} down: {v.error}", "vpn_down", v.name, {"instance": v.name}))
+        elif v.drops_delta:
+            out.append(Finding(WARN, f"VPN {v.name}: {v.drops_delta} packets dropped on {v.interface} since "
+                               "the last poll", "vpn_tunnel_drops", v.name,
+                               {"instance": v.name, "interface": v.interface}))
     return out
 
 
-def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
-    vpns = items(state, "instances")
-    return f"{sum(len(v['clients']) for v in vpns)} clients connected" if vpns else None
+def all_clear(state: OpenvpnState, judging: Judging) -> str | None:
+    vpns = state.instances
+    return f"{sum(len(v.clients) for v in vpns)} clients connected" if vpns else None
 
 
 TILE = Tile("VPN", "/network#vpn", all_clear)

@@ -24,7 +24,9 @@ from collectors.base import (
     Sample,
 )
 from collectors.context import HostContext
+from collectors.network.snmp.state import PortView, SnmpState, Target
 from collectors.snmpwire import SnmpTarget, auth_data, explain
+from collectors.state import State
 
 IF_TABLE = "1.3.6.1.2.1.2.2.1"
 IF_X_TABLE = "1.3.6.1.2.1.31.1.1.1"
@@ -60,7 +62,7 @@ class Port:
 
 def parse_if_walk(varbinds: Iterable[tuple[str, Any]]) -> list[Port]:
     """Varbinds (numeric OID, value as int or str) of ifTable and ifXTable -> ports by ifIndex."""
-    rows: dict[int, dict[str, Any]] = {}
+    rows: dict[int, dict[str, object]] = {}
     for oid, value in varbinds:
         oid = oid.lstrip(".")
         col, _, row = oid.rpartition(".")
@@ -99,13 +101,13 @@ def _int(v: Any) -> int | None:
         return None
 
 
-def count_flaps(prev: dict[str, Any] | None, port: Port) -> int:
-    """Status changes since the previous poll, at least one if ifLastChange moved."""
+def count_flaps(prev: tuple[str, int | None] | None, port: Port) -> int:
+    """Status changes since the previous poll (its (oper, last_change)), at least one if ifLastChange moved."""
     if prev is None:
         return 0
-    changed_status = prev["oper"] != port.oper
-    moved = port.last_change is not None and prev.get("last_change") is not None and \
-        port.last_change != prev["last_change"]
+    oper, last_change = prev
+    changed_status = oper != port.oper
+    moved = port.last_change is not None and last_change is not None and port.last_change != last_change
     if changed_status:
         return 1
     # Same status but a newer last-change time: it went away and came back in between.
@@ -171,13 +173,14 @@ class SnmpCollector(Collector):
         self.targets = list(targets)
         # The I/O seam: the real SNMP walk by default; the demo plugs in its simulated switch.
         self.walker = walker or walk
-        self._prev: dict[tuple[str, str], dict[str, Any]] = {}
+        self._prev: dict[tuple[str, str], tuple[str, int | None]] = {}  # (oper, last_change) per port
         self._flaps: dict[tuple[str, str], int] = {}
 
-    def restore(self, state: dict[str, Any]) -> None:
-        for t in state.get("targets", []):
-            for p in t.get("ports", []):
-                self._flaps[(t["name"], p["name"])] = p.get("flaps", 0)
+    def restore(self, state: State) -> None:
+        if isinstance(state, SnmpState):
+            for t in state.targets:
+                for p in t.ports:
+                    self._flaps[(t.name, p.name)] = p.flaps or 0
 
     def collect(self) -> CollectResult:
         if not self.targets:
@@ -193,7 +196,7 @@ class SnmpCollector(Collector):
             if isinstance(answer, BaseException):
                 msg = str(answer) if isinstance(answer, CollectorError) else f"{target.name}: {answer!r}"
                 result.warnings.append(msg)
-                views.append({"name": target.name, "host": target.host, "up": False, "error": msg, "ports": []})
+                views.append(Target(name=target.name, host=target.host, up=False, error=msg))
                 continue
             _, varbinds = answer
             try:
@@ -202,19 +205,19 @@ class SnmpCollector(Collector):
                 result.warnings.append(f"{target.name}: {exc}")
                 continue
             views.append(self._target_view(target, ports, result))
-        if all(not v["up"] for v in views):
+        if all(not v.up for v in views):
             raise CollectorError("; ".join(result.warnings))
-        result.state = {"targets": views}
+        result.state = SnmpState(targets=views)
         return result
 
-    def _target_view(self, target: SnmpTarget, ports: list[Port], result: CollectResult) -> dict[str, Any]:
+    def _target_view(self, target: SnmpTarget, ports: list[Port], result: CollectResult) -> Target:
         out = []
         s = result.samples
         for p in ports:
             key = (target.name, p.name)
             flaps = self._flaps.get(key, 0) + count_flaps(self._prev.get(key), p)
             self._flaps[key] = flaps
-            self._prev[key] = {"oper": p.oper, "last_change": p.last_change}
+            self._prev[key] = (p.oper, p.last_change)
             lab = {"target": target.name, "interface": p.name}
             s.append(Sample.of("rackpulse_snmp_interface_oper_up", 1 if p.oper == "up" else 0, **lab))
             s.append(Sample.of("rackpulse_snmp_interface_admin_up", 1 if p.admin_up else 0, **lab))
@@ -232,11 +235,11 @@ class SnmpCollector(Collector):
             s.append(Sample.of("rackpulse_snmp_interface_flaps_total", flaps, **lab))
             result.entities.append(Entity("switch_port", f"{target.name}/{p.name}", {"oper": p.oper,
                                                                                      "admin_up": p.admin_up}))
-            out.append({"index": p.index, "name": p.name, "alias": p.alias, "admin_up": p.admin_up, "oper": p.oper,
-                        "speed_bps": p.speed_bps, "in_octets": p.in_octets, "out_octets": p.out_octets,
-                        "counters_64bit": p.counters_64bit, "in_errors": p.in_errors, "out_errors": p.out_errors,
-                        "flaps": flaps})
-        return {"name": target.name, "host": target.host, "up": True, "ports": out}
+            out.append(PortView(index=p.index, name=p.name, alias=p.alias, admin_up=p.admin_up, oper=p.oper,
+                                speed_bps=p.speed_bps, in_octets=p.in_octets, out_octets=p.out_octets,
+                                counters_64bit=p.counters_64bit, in_errors=p.in_errors, out_errors=p.out_errors,
+                                flaps=flaps))
+        return Target(name=target.name, host=target.host, up=True, ports=out)
 
 
 # -- plug-in -----------------------------------------------------------------------------

@@ -2,35 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile, items
+from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile
+from collectors.network.snmp.state import SnmpState
 
 RULES = (RuleSpec("switch_port_flapping", "warning"),)
 # A port that changed state this often since rackpulse started is worth a look on the tile.
 SHOWN_FLAPS = 4
 
 
-def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
+def findings(state: SnmpState, judging: Judging) -> list[Finding]:
     out = []
-    for t in items(state, "targets"):
-        if not t["up"]:
-            out.append(Finding(BAD, f"switch {t['name']} unreachable: {t.get('error')}"))
-        for p in t["ports"]:
-            alias = f"({p['alias']}) " if p.get("alias") else ""
-            rose = judging.rose(f"port:{t['name']}/{p['name']}", p["flaps"] or 0)
+    for t in state.targets:
+        if not t.up:
+            out.append(Finding(BAD, f"switch {t.name} unreachable: {t.error}", labels={"target": t.name}))
+        for p in t.ports:
+            alias = f"({p.alias}) " if p.alias else ""
+            labels = {"target": t.name, "interface": p.name}
+            rose = judging.rose(f"port:{t.name}/{p.name}", p.flaps or 0)
             if rose >= judging.flap_count:
-                out.append(Finding(WARN, f"{t['name']} port {p['name']} {alias}changed state {rose} times in the "
-                                   "last hour", "switch_port_flapping", f"{t['name']}/{p['name']}",
-                                   {"target": t["name"], "interface": p["name"]}))
-            elif (p["flaps"] or 0) >= SHOWN_FLAPS:
-                out.append(Finding(WARN, f"{t['name']} port {p['name']} {alias}flapped {p['flaps']}x"))
+                out.append(Finding(WARN, f"{t.name} port {p.name} {alias}changed state {rose} times in the "
+                                   "last hour", "switch_port_flapping", f"{t.name}/{p.name}", labels))
+            elif (p.flaps or 0) >= SHOWN_FLAPS:
+                out.append(Finding(WARN, f"{t.name} port {p.name} {alias}flapped {p.flaps}x", labels=labels))
     return out
 
 
-def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
-    targets = items(state, "targets")
-    return f"{sum(len(t['ports']) for t in targets)} ports" if targets else None
+def all_clear(state: SnmpState, judging: Judging) -> str | None:
+    return f"{sum(len(t.ports) for t in state.targets)} ports" if state.targets else None
 
 
 TILE = Tile("Switch ports", "/network#switches", all_clear)

@@ -6,11 +6,12 @@ from collectors.plugin import CollectorPlugin, Section
 from collectors.probes.checks import findings
 from collectors.probes.checks.collector import ProbesCollector, build
 from collectors.probes.checks.config import ProbesConfig
-from collectors.probes.checks.findings import view
+from collectors.probes.checks.state import ProbesState
 
-SECTION = Section("probes", "Probes", Path(__file__).parent, view)
+SECTION: Section[ProbesState] = Section("probes", "Probes", Path(__file__).parent, findings.view)
 # What it needs on the host (its README says it: `make docs`).
 PERMISSIONS = "fping needs CAP_NET_RAW (Debian's package sets it) for pings; HTTP and TCP checks need nothing."
 
-PLUGIN = CollectorPlugin("probes", ProbesCollector, build, ProbesConfig, domain="probes",
-                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, section=SECTION)
+PLUGIN = CollectorPlugin("probes", ProbesCollector, build, ProbesConfig, ProbesState, domain="probes",
+                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, section=SECTION,
+                         monitors=findings.monitors)

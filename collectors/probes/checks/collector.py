@@ -24,6 +24,7 @@ from collectors.context import HostContext
 from collectors.probes.checks.config import HttpProbe, PingProbe, ProbesConfig, TcpProbe
 from collectors.probes.checks.fping import PingResult, fping_argv, parse_fping
 from collectors.probes.checks.reach import Reach, check_http, check_tcp
+from collectors.probes.checks.state import Probe, ProbesState, Rtt
 
 
 class ProbesCollector(Collector):
@@ -45,34 +46,34 @@ class ProbesCollector(Collector):
 
     def collect(self) -> CollectResult:
         cfg = self.cfg
-        jobs: list[tuple[Callable[[Any], dict[str, Any]], Any]] = [
+        jobs: list[tuple[Callable[[Any], Probe], Any]] = [
             *((self._ping, p) for p in cfg.ping), *((self._http, p) for p in cfg.http),
             *((self._tcp, p) for p in cfg.tcp)]
         if not jobs:
             raise NoData("no probes configured ([[collectors.probes.ping]], .http, .tcp)")
         with ThreadPoolExecutor(max_workers=min(cfg.parallel, len(jobs)), thread_name_prefix="probe") as pool:
             views = list(pool.map(lambda job: job[0](job[1]), jobs))
-        if all(v["kind"] == "ping" and v.get("tool_error") for v in views):
-            raise CollectorError(views[0]["tool_error"])  # only pings, and fping itself cannot run
+        if all(v.kind == "ping" and v.tool_error for v in views):
+            raise CollectorError(views[0].tool_error or "fping cannot run")  # only pings, and fping cannot run
         result = CollectResult()
         for v in views:
             result.samples.extend(probe_samples(v))
-            if v.get("tool_error"):
-                result.warnings.append(f"{v['name']}: {v['tool_error']}")
-        result.state = {"probes": views, "tls_warning_days": cfg.tls_warning_days, "checked_at": time.time()}
+            if v.tool_error:
+                result.warnings.append(f"{v.name}: {v.tool_error}")
+        result.state = ProbesState(probes=views, tls_warning_days=cfg.tls_warning_days, checked_at=time.time())
         return result
 
-    def _ping(self, p: PingProbe) -> dict[str, Any]:
-        view: dict[str, Any] = {"kind": "ping", "name": p.name, "target": p.target, "interface": p.interface,
-                                "count": p.count, "loss_warning": p.loss_warning, "rtt_warning_ms": p.rtt_warning_ms}
+    def _ping(self, p: PingProbe) -> Probe:
+        view = Probe(kind="ping", name=p.name, target=p.target, interface=p.interface, count=p.count,
+                     loss_warning=p.loss_warning, rtt_warning_ms=p.rtt_warning_ms)
         argv = fping_argv(self.cfg.fping, [p.target], p.count, p.interval_ms, p.interface,
                           timeout_ms=min(2000, max(100, p.interval_ms * 2)))
         t0 = time.perf_counter()
         try:
             res = self.runner(argv, self.cfg.command_timeout)
         except CollectorError as exc:
-            return {**view, "ok": False, "seconds": time.perf_counter() - t0, "error": str(exc),
-                    "tool_error": str(exc)}
+            return view.model_copy(update={"ok": False, "seconds": time.perf_counter() - t0, "error": str(exc),
+                                           "tool_error": str(exc)})
         seconds = time.perf_counter() - t0
         text = (res.stderr or b"").decode("utf-8", "replace") + "\n" + (res.stdout or b"").decode("utf-8", "replace")
         try:
@@ -82,44 +83,45 @@ class ProbesCollector(Collector):
             # interface): the probe cannot run, and fping's own words say why.
             first = text.strip().splitlines()[0] if text.strip() else f"exit {res.returncode}"
             why = f"fping failed (exit {res.returncode}): {first[:200]}" if res.returncode >= 2 else str(exc)
-            return {**view, "ok": False, "seconds": seconds, "error": why,
-                    "tool_error": why if res.returncode >= 3 else None}
+            return view.model_copy(update={"ok": False, "seconds": seconds, "error": why,
+                                           "tool_error": why if res.returncode >= 3 else None})
         if answer is None:
-            return {**view, "ok": False, "seconds": seconds, "error": "fping said nothing about this target"}
-        return {**view, "ok": answer.received > 0, "seconds": seconds, "sent": answer.sent,
-                "received": answer.received, "loss": round(answer.loss, 4),
-                "rtt_ms": {"min": answer.min_ms, "avg": answer.avg_ms, "max": answer.max_ms, "p95": answer.p95_ms},
-                "rtts_ms": list(answer.rtts_ms),
-                "error": None if answer.received else f"no answer to {answer.sent} pings"}
+            return view.model_copy(update={"ok": False, "seconds": seconds,
+                                           "error": "fping said nothing about this target"})
+        return view.model_copy(update={
+            "ok": answer.received > 0, "seconds": seconds, "sent": answer.sent, "received": answer.received,
+            "loss": round(answer.loss, 4),
+            "rtt_ms": Rtt(min=answer.min_ms, avg=answer.avg_ms, max=answer.max_ms, p95=answer.p95_ms),
+            "rtts_ms": list(answer.rtts_ms), "error": None if answer.received else f"no answer to {answer.sent} pings"})
 
-    def _http(self, p: HttpProbe) -> dict[str, Any]:
+    def _http(self, p: HttpProbe) -> Probe:
         r = self.http(p.url, p.expect_status, p.expect_text, p.timeout, p.verify_tls)
-        return {"kind": "http", "name": p.name, "target": p.url, **reach_view(r)}
+        return reach_view("http", p.name, p.url, r)
 
-    def _tcp(self, p: TcpProbe) -> dict[str, Any]:
+    def _tcp(self, p: TcpProbe) -> Probe:
         r = self.tcp(p.host, p.port, p.tls, p.timeout, p.verify_tls)
-        return {"kind": "tcp", "name": p.name, "target": f"{p.host}:{p.port}" + (" (TLS)" if p.tls else ""),
-                **reach_view(r)}
+        return reach_view("tcp", p.name, f"{p.host}:{p.port}" + (" (TLS)" if p.tls else ""), r)
 
 
-def reach_view(r: Reach) -> dict[str, Any]:
-    return {"ok": r.ok, "seconds": r.seconds, "error": r.error, "status": r.status, "cert_expires": r.cert_expires,
-            "cert_subject": r.cert_subject}
+def reach_view(kind: str, name: str, target: str, r: Reach) -> Probe:
+    return Probe(kind=kind, name=name, target=target, ok=r.ok, seconds=r.seconds, error=r.error, status=r.status,
+                 cert_expires=r.cert_expires, cert_subject=r.cert_subject)
 
 
-def probe_samples(v: dict[str, Any]) -> Sequence[Sample]:
-    name, kind = v["name"], v["kind"]
-    out = [Sample.of("rackpulse_probe_success", 1 if v["ok"] else 0, probe=name, kind=kind),
-           Sample.of("rackpulse_probe_duration_seconds", round(v["seconds"], 6), probe=name, kind=kind)]
-    if kind == "ping" and "loss" in v:
-        out.append(Sample.of("rackpulse_probe_loss_ratio", v["loss"], probe=name))
-        for stat, ms in v["rtt_ms"].items():
+def probe_samples(v: Probe) -> Sequence[Sample]:
+    name, kind = v.name, v.kind
+    out = [Sample.of("rackpulse_probe_success", 1 if v.ok else 0, probe=name, kind=kind)]
+    if v.seconds is not None:
+        out.append(Sample.of("rackpulse_probe_duration_seconds", round(v.seconds, 6), probe=name, kind=kind))
+    if kind == "ping" and v.loss is not None:
+        out.append(Sample.of("rackpulse_probe_loss_ratio", v.loss, probe=name))
+        for stat, ms in (("min", v.rtt_ms.min), ("avg", v.rtt_ms.avg), ("max", v.rtt_ms.max), ("p95", v.rtt_ms.p95)):
             if ms is not None:
                 out.append(Sample.of("rackpulse_probe_rtt_seconds", ms / 1000, probe=name, stat=stat))
-    if v.get("status") is not None:
-        out.append(Sample.of("rackpulse_probe_http_status_code", v["status"], probe=name))
-    if v.get("cert_expires") is not None:
-        out.append(Sample.of("rackpulse_probe_tls_cert_expiry_timestamp_seconds", v["cert_expires"], probe=name))
+    if v.status is not None:
+        out.append(Sample.of("rackpulse_probe_http_status_code", v.status, probe=name))
+    if v.cert_expires is not None:
+        out.append(Sample.of("rackpulse_probe_tls_cert_expiry_timestamp_seconds", v.cert_expires, probe=name))
     return out
 
 

@@ -1,22 +1,16 @@
 """Throughput: scheduled iperf3 tests against servers you run, against a baseline."""
 
 from pathlib import Path
-from typing import Any
 
-from collectors.findings import items
 from collectors.plugin import CollectorPlugin, Section
 from collectors.probes.throughput import findings
 from collectors.probes.throughput.collector import ThroughputCollector, build
 from collectors.probes.throughput.config import ThroughputConfig
+from collectors.probes.throughput.state import ThroughputState
 
-
-def view(state: dict[str, Any]) -> dict[str, Any]:
-    return {"tests": [{**t, "warn": bool(findings.test_findings(t))} for t in (items(state, "tests") if state else [])]}
-
-
-SECTION = Section("probes", "Probes", Path(__file__).parent, view)
+SECTION: Section[ThroughputState] = Section("probes", "Probes", Path(__file__).parent, findings.view)
 # What it needs on the host (its README says it: `make docs`).
 PERMISSIONS = "Only network access to the iperf3 servers you list; nothing on this host."
 
-PLUGIN = CollectorPlugin("throughput", ThroughputCollector, build, ThroughputConfig, domain="probes",
+PLUGIN = CollectorPlugin("throughput", ThroughputCollector, build, ThroughputConfig, ThroughputState, domain="probes",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, section=SECTION)

@@ -6,12 +6,13 @@ from collectors.plugin import CollectorPlugin, Section
 from collectors.storage.btrfs import findings
 from collectors.storage.btrfs.collector import BtrfsCollector, build
 from collectors.storage.btrfs.config import BtrfsConfig
+from collectors.storage.btrfs.state import BtrfsState
 
-SECTION = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
+SECTION: Section[BtrfsState] = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
 # What it needs on the host (its README says it: `make docs`).
 PERMISSIONS = "Reads /proc/mounts and /sys/fs/btrfs: no privileges; `btrfs filesystem show` and `scrub status` need root."
 
-PLUGIN = CollectorPlugin("btrfs", BtrfsCollector, build, BtrfsConfig, domain="storage",
+PLUGIN = CollectorPlugin("btrfs", BtrfsCollector, build, BtrfsConfig, BtrfsState, domain="storage",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, bays=findings.bay_devices,
                          nouns={"btrfs_fs": "btrfs filesystem", "btrfs_device": "btrfs device"})

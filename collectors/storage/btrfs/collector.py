@@ -21,7 +21,8 @@ from collectors.base import (
     run_command,
 )
 from collectors.context import HostContext
-from collectors.disks.location import BayRule, read_locations
+from collectors.disks.location import BayRule, DiskLocation, read_locations
+from collectors.state import State
 from collectors.storage.btrfs.parse import (
     ERROR_KINDS,
     BtrfsFs,
@@ -29,8 +30,9 @@ from collectors.storage.btrfs.parse import (
     parse_fi_show,
     parse_scrub_status,
 )
+from collectors.storage.btrfs.state import BtrfsState, DeviceView, FsView, ScrubView
 from collectors.storage.btrfs.sysfs import btrfs_mounts, read_allocation, read_devinfo
-from collectors.storage.common import first_line, identify, run_tool
+from collectors.storage.common import Identity, first_line, identify, run_tool
 
 
 class BtrfsCollector(Collector):
@@ -55,14 +57,15 @@ class BtrfsCollector(Collector):
         self.timeout = timeout
         self.bays = bays  # live: labels saved from a page apply from the next collection
         self.runner = runner
-        self._known: dict[str, dict[str, Any]] = {}  # "<uuid>:<devid>" -> the disk it was
+        self._known: dict[str, tuple[Identity, str | None]] = {}  # "<uuid>:<devid>" -> the disk it was, its path
 
-    def restore(self, state: dict[str, Any]) -> None:
-        for fs in state.get("filesystems", []):
-            for d in fs.get("devices", []):
-                if d.get("serial"):
-                    self._known[f"{fs['uuid']}:{d['devid']}"] = {k: d.get(k) for k in ("disk", "serial", "model",
-                                                                                        "wwn", "bay", "path")}
+    def restore(self, state: State) -> None:
+        if isinstance(state, BtrfsState):
+            for fs in state.filesystems:
+                for d in fs.devices:
+                    if d.serial:
+                        self._known[f"{fs.uuid}:{d.devid}"] = (Identity(d.path or "", d.disk, d.serial, d.model, d.wwn,
+                                                                        d.bay), d.path)
 
     def _run(self, *args: str) -> tuple[int, str, str]:
         res = run_tool(self.runner, [*self.btrfs, *args], self.timeout, "btrfs-progs")
@@ -90,14 +93,14 @@ class BtrfsCollector(Collector):
             views.append(view)
             result.samples.extend(fs_samples(view))
             result.entities.extend(fs_entities(view))
-        result.state = {"filesystems": views}
+        result.state = BtrfsState(filesystems=views)
         return result
 
-    def _fs_view(self, fs: BtrfsFs, mount: str, locs: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
+    def _fs_view(self, fs: BtrfsFs, mount: str, locs: dict[str, DiskLocation], warnings: list[str]) -> FsView:
         name = fs.label or fs.uuid
         devinfo = read_devinfo(self.host_root, fs.uuid)
         stats: dict[str, dict[str, int]] = {}
-        if any(d["errors"] is None for d in devinfo.values()) or not devinfo:
+        if any(d.errors is None for d in devinfo.values()) or not devinfo:
             rc, out, said = self._run("device", "stats", mount)
             try:
                 stats = parse_device_stats(out) if out.strip() else {}
@@ -107,35 +110,35 @@ class BtrfsCollector(Collector):
                 warnings.append(f"btrfs device stats {mount}: {exc}")
         devices = []
         for d in fs.devices:
-            info = devinfo.get(d.devid, {})
-            errors = info.get("errors") or stats.get(d.path or "", {}) or {}
-            missing = d.missing or bool(info.get("missing"))
-            ident = identify(d.path or f"devid {d.devid}", locs, self.bays).as_dict()
+            info = devinfo.get(d.devid)
+            errors = (info.errors if info else None) or stats.get(d.path or "", {}) or {}
+            missing = d.missing or bool(info and info.missing)
+            ident = identify(d.path or f"devid {d.devid}", locs, self.bays)
             key = f"{fs.uuid}:{d.devid}"
-            if ident["serial"]:
-                self._known[key] = {**ident, "disk": ident["device"], "path": d.path}
-            else:
-                old = self._known.get(key, {})
-                ident = {**ident, **{k: v for k, v in old.items() if v and k in ident}}
-            devices.append({"devid": d.devid, "path": d.path or self._known.get(key, {}).get("path"),
-                            "missing": missing, "size": d.size, "used": d.used, "disk": ident["device"],
-                            **{k: ident[k] for k in ("serial", "model", "wwn", "bay")},
-                            "errors": {k: errors.get(k, 0) for k in ERROR_KINDS}})
+            path = d.path
+            if ident.known():
+                self._known[key] = (ident, d.path)
+            elif key in self._known:  # a device that is gone: still named by what it was
+                ident = ident.filled_from(self._known[key][0])
+                path = path or self._known[key][1]
+            devices.append(DeviceView(devid=d.devid, path=path, missing=missing, size=d.size, used=d.used,
+                                      disk=ident.device, serial=ident.serial, model=ident.model, wwn=ident.wwn,
+                                      bay=ident.bay, errors={k: errors.get(k, 0) for k in ERROR_KINDS}))
         listed = len(fs.devices)
         unlisted = max((fs.total_devices or listed) - listed, 0) if fs.some_missing else 0
-        scrub: dict[str, Any] | None = None
+        scrub: ScrubView | None = None
         rc, out, said = self._run("scrub", "status", "-R", mount)
         if out.strip():
             s = parse_scrub_status(out)
-            scrub = {"status": s.status, "started": s.started, "duration_seconds": s.duration_seconds,
-                     "errors": s.errors, "uncorrectable": s.uncorrectable, "corrected": s.corrected,
-                     "bytes_scrubbed": s.bytes_scrubbed, "ratio": s.ratio}
+            scrub = ScrubView(status=s.status, started=s.started, duration_seconds=s.duration_seconds,
+                              errors=dict(s.errors), uncorrectable=s.uncorrectable, corrected=s.corrected,
+                              bytes_scrubbed=s.bytes_scrubbed, ratio=s.ratio)
         elif rc != 0:
             warnings.append(f"btrfs scrub status {mount}: {said}")
-        return {"name": name, "uuid": fs.uuid, "label": fs.label, "mount": mount, "used": fs.used,
-                "total_devices": fs.total_devices, "devices": devices,
-                "missing": sum(1 for d in devices if d["missing"]) + unlisted, "unlisted_missing": unlisted,
-                "allocation": read_allocation(self.host_root, fs.uuid), "scrub": scrub}
+        return FsView(name=name, uuid=fs.uuid, label=fs.label, mount=mount, used=fs.used,
+                      total_devices=fs.total_devices, devices=devices,
+                      missing=sum(1 for d in devices if d.missing) + unlisted, unlisted_missing=unlisted,
+                      allocation=read_allocation(self.host_root, fs.uuid), scrub=scrub)
 
 
 def _mount_of(fs: BtrfsFs, mounts: list[tuple[str, str]]) -> str | None:
@@ -147,33 +150,34 @@ def _mount_of(fs: BtrfsFs, mounts: list[tuple[str, str]]) -> str | None:
     return None
 
 
-def fs_samples(fs: dict[str, Any]) -> list[Sample]:
-    name = fs["name"]
-    s = [Sample.of("rackpulse_btrfs_devices_missing", fs["missing"], fs=name)]
-    for d in fs["devices"]:
-        device = d["path"] or f"devid {d['devid']}"
-        s.append(Sample.of("rackpulse_btrfs_device_missing", 1 if d["missing"] else 0, fs=name, device=device))
-        for kind, n in d["errors"].items():
-            s.append(Sample.of("rackpulse_btrfs_device_errors_total", n, fs=name, device=device, kind=kind))
-    for a in fs["allocation"]:
-        s.append(Sample.of("rackpulse_btrfs_allocation_total_bytes", a["total"], fs=name, type=a["type"],
-                           profile=a["profile"]))
-        s.append(Sample.of("rackpulse_btrfs_allocation_used_bytes", a["used"], fs=name, type=a["type"],
-                           profile=a["profile"]))
-    scrub = fs.get("scrub")
-    if scrub:
-        s.append(Sample.of("rackpulse_btrfs_scrub_running", 1 if scrub["status"] == "running" else 0, fs=name))
-        for kind, n in scrub["errors"].items():
-            s.append(Sample.of("rackpulse_btrfs_scrub_errors", n, fs=name, kind=kind))
+def fs_samples(fs: FsView) -> list[Sample]:
+    name = fs.name
+    s = [Sample.of("rackpulse_btrfs_devices_missing", fs.missing, fs=name)] if fs.missing is not None else []
+    for d in fs.devices:
+        device = d.path or f"devid {d.devid}"
+        s.append(Sample.of("rackpulse_btrfs_device_missing", 1 if d.missing else 0, fs=name, device=device))
+        for kind, n in d.errors.items():
+            if n is not None:
+                s.append(Sample.of("rackpulse_btrfs_device_errors_total", n, fs=name, device=device, kind=kind))
+    for a in fs.allocation:
+        for metric, value in (("rackpulse_btrfs_allocation_total_bytes", a.total),
+                              ("rackpulse_btrfs_allocation_used_bytes", a.used)):
+            if value is not None:
+                s.append(Sample.of(metric, value, fs=name, type=a.type, profile=a.profile))
+    if fs.scrub:
+        s.append(Sample.of("rackpulse_btrfs_scrub_running", 1 if fs.scrub.status == "running" else 0, fs=name))
+        for kind, n in fs.scrub.errors.items():
+            if n is not None:
+                s.append(Sample.of("rackpulse_btrfs_scrub_errors", n, fs=name, kind=kind))
     return s
 
 
-def fs_entities(fs: dict[str, Any]) -> list[Entity]:
-    ents = [Entity("btrfs_fs", fs["name"], {"uuid": fs["uuid"], "mount": fs["mount"], "missing": fs["missing"],
-                                            "devices": sorted(d["path"] or "" for d in fs["devices"])})]
-    for d in fs["devices"]:
-        ents.append(Entity("btrfs_device", f"{fs['name']}:{d['devid']}", {
-            "fs": fs["name"], "path": d["path"], "missing": d["missing"], "serial": d["serial"], "bay": d["bay"]}))
+def fs_entities(fs: FsView) -> list[Entity]:
+    ents = [Entity("btrfs_fs", fs.name, {"uuid": fs.uuid, "mount": fs.mount, "missing": fs.missing,
+                                         "devices": sorted(d.path or "" for d in fs.devices)})]
+    for d in fs.devices:
+        ents.append(Entity("btrfs_device", f"{fs.name}:{d.devid}", {
+            "fs": fs.name, "path": d.path, "missing": d.missing, "serial": d.serial, "bay": d.bay}))
     return ents
 
 

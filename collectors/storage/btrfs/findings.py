@@ -3,20 +3,23 @@ that found what it could not fix."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 from collectors.findings import (
     BAD,
     OK,
     WARN,
+    BayDevice,
     ChartSpec,
     Finding,
     Judging,
     RuleSpec,
     Tile,
-    items,
+    about,
     level_of,
 )
+from collectors.plugin import View
+from collectors.storage.btrfs.state import BtrfsState, DeviceView, FsView
 from collectors.storage.common import describe
 
 RULES = (
@@ -26,59 +29,60 @@ RULES = (
 )
 
 
-def _labels(fs: str, d: dict[str, Any] | None = None) -> dict[str, Any]:
+def _labels(fs: str, d: DeviceView | None = None) -> dict[str, str | None]:
     if d is None:
         return {"fs": fs}
-    return {"fs": fs, "device": d.get("path"), "serial": d.get("serial"), "bay": d.get("bay"), "model": d.get("model")}
+    return {"fs": fs, "device": d.path, "serial": d.serial, "bay": d.bay, "model": d.model}
 
 
-def fs_findings(fs: dict[str, Any], judging: Judging | None = None) -> list[Finding]:
-    name, out = fs["name"], []
-    gone = [d for d in fs["devices"] if d["missing"]]
-    if gone or fs["unlisted_missing"]:
-        where = "; ".join(f"devid {d['devid']} ({describe(d)}{', was ' + d['path'] if d.get('path') else ''})"
-                          for d in gone)
-        more = f"{fs['unlisted_missing']} device(s) not listed" if fs["unlisted_missing"] else ""
-        text = f"btrfs {name} on {fs['mount']}: {fs['missing']} device(s) missing: " + "; ".join(
+def _errors(d: DeviceView) -> int:
+    return sum(n or 0 for n in d.errors.values())
+
+
+def fs_findings(fs: FsView, judging: Judging) -> list[Finding]:
+    name, out = fs.name, []
+    gone = [d for d in fs.devices if d.missing]
+    if gone or fs.unlisted_missing:
+        where = "; ".join(f"devid {d.devid} ({describe(d)}{', was ' + d.path if d.path else ''})" for d in gone)
+        more = f"{fs.unlisted_missing} device(s) not listed" if fs.unlisted_missing else ""
+        missing = fs.missing if fs.missing is not None else len(gone)
+        text = f"btrfs {name} on {fs.mount}: {missing} device(s) missing: " + "; ".join(
             x for x in (where, more) if x)
         out.append(Finding(BAD, text, "btrfs_device_missing", name, _labels(name, gone[0] if len(gone) == 1 else None)))
-    for d in fs["devices"]:
-        total = sum(n or 0 for n in d["errors"].values())
+    for d in fs.devices:
+        total = _errors(d)
         if not total:
             continue
-        counts = ", ".join(f"{n} {k}" for k, n in d["errors"].items() if n)
-        device = d.get("path") or f"devid {d['devid']}"
-        rose = judging.rose(f"btrfs:{name}:{d['devid']}", total) if judging else 0
+        counts = ", ".join(f"{n} {k}" for k, n in d.errors.items() if n)
+        device = d.path or f"devid {d.devid}"
+        rose = judging.rose(f"btrfs:{name}:{d.devid}", total)
         if rose:
             out.append(Finding(WARN, f"btrfs {name}: {device} errors rose by {rose} ({counts}; {describe(d)})",
-                               "btrfs_errors_rising", f"{name}:{d['devid']}", _labels(name, d)))
+                               "btrfs_errors_rising", f"{name}:{d.devid}", _labels(name, d)))
         else:
             out.append(Finding(WARN, f"btrfs {name}: {device} has {counts} errors "
-                                     f"(`btrfs device stats -z` resets them)"))
-    scrub = fs.get("scrub")
-    if scrub and scrub["uncorrectable"]:
-        out.append(Finding(BAD, f"btrfs {name}: scrub found {scrub['uncorrectable']} uncorrectable errors",
+                                     f"(`btrfs device stats -z` resets them)", labels=_labels(name)))
+    scrub = fs.scrub
+    if scrub and scrub.uncorrectable:
+        out.append(Finding(BAD, f"btrfs {name}: scrub found {scrub.uncorrectable} uncorrectable errors",
                            "btrfs_scrub_errors", name, _labels(name)))
-    elif scrub and scrub["corrected"]:
-        out.append(Finding(WARN, f"btrfs {name}: scrub corrected {scrub['corrected']} errors"))
+    elif scrub and scrub.corrected:
+        out.append(Finding(WARN, f"btrfs {name}: scrub corrected {scrub.corrected} errors", labels=_labels(name)))
     return out
 
 
-def fs_level(fs: dict[str, Any]) -> str:
-    return level_of(fs_findings(fs))
+def findings(state: BtrfsState, judging: Judging) -> list[Finding]:
+    return [f for fs in state.filesystems for f in fs_findings(fs, judging)]
 
 
-def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
-    return [f for fs in items(state, "filesystems") for f in fs_findings(fs, judging)]
-
-
-def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
-    n = len(items(state, "filesystems"))
+def all_clear(state: BtrfsState, judging: Judging) -> str | None:
+    n = len(state.filesystems)
     return f"{n} {'filesystem' if n == 1 else 'filesystems'} complete" if n else None
 
 
-def view(state: dict[str, Any]) -> dict[str, Any]:
-    return {"filesystems": [{**fs, "health": fs_level(fs)} for fs in items(state, "filesystems")]}
+def view(state: BtrfsState, found: Sequence[Finding]) -> View:
+    """Each filesystem with how it stands: the level of the findings about it."""
+    return {"filesystems": [(fs, level_of(about(found, fs=fs.name))) for fs in state.filesystems]}
 
 
 TILE = Tile("btrfs", "/disks#btrfs", all_clear)
@@ -87,14 +91,8 @@ CHARTS: dict[str, ChartSpec] = {"btrfs_fs": (("fs",), [
 ])}
 
 
-def bay_devices(state: dict[str, Any]) -> list[dict[str, Any]]:
-    out = []
-    for fs in items(state, "filesystems"):
-        for d in fs["devices"]:
-            errors = sum(n or 0 for n in d["errors"].values())
-            out.append({"bay": d.get("bay"), "serial": d.get("serial"), "model": d.get("model"),
-                        "device": d.get("path"), "state": "btrfs missing" if d["missing"] else "btrfs",
-                        "level": BAD if d["missing"] else WARN if errors else OK, "pull": d["missing"],
-                        "where": f"btrfs {fs['name']}",
-                        "entity": ("btrfs_device", f"{fs['name']}:{d['devid']}")})
-    return out
+def bay_devices(state: BtrfsState) -> list[BayDevice]:
+    return [BayDevice(d.bay, d.serial, d.model, d.path, "btrfs missing" if d.missing else "btrfs",
+                      BAD if d.missing else WARN if _errors(d) else OK, f"btrfs {fs.name}", pull=d.missing,
+                      entity=("btrfs_device", f"{fs.name}:{d.devid}"))
+            for fs in state.filesystems for d in fs.devices]

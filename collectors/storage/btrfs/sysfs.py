@@ -4,11 +4,12 @@ space by type and profile, and (kernel 5.14 and later) each device's error count
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from collectors.base import host_path, read_text
 from collectors.storage.btrfs.parse import parse_error_stats
+from collectors.storage.btrfs.state import Allocation
 
 TYPES = ("data", "metadata", "system")
 PROFILES = ("single", "dup", "raid0", "raid1", "raid1c3", "raid1c4", "raid10", "raid5", "raid6")
@@ -22,8 +23,8 @@ def _int(path: Path) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-def read_allocation(host_root: Path, uuid: str) -> list[dict[str, Any]]:
-    """[{type, profile, total, used}] for data, metadata and system, per profile in use."""
+def read_allocation(host_root: Path, uuid: str) -> list[Allocation]:
+    """Space for data, metadata and system, per profile in use."""
     base = host_path(host_root, f"/sys/fs/btrfs/{uuid}/allocation")
     out = []
     for kind in TYPES:
@@ -33,14 +34,22 @@ def read_allocation(host_root: Path, uuid: str) -> list[dict[str, Any]]:
                 continue
             total, used = _int(folder / "total_bytes"), _int(folder / "used_bytes")
             if total is not None:
-                out.append({"type": kind, "profile": profile, "total": total, "used": used or 0})
+                out.append(Allocation(type=kind, profile=profile, total=total, used=used or 0))
     return out
 
 
-def read_devinfo(host_root: Path, uuid: str) -> dict[int, dict[str, Any]]:
-    """{devid: {"errors": {...} or None, "missing": bool or None}} from devinfo/<devid>/."""
+@dataclass(frozen=True)
+class DevInfo:
+    """What devinfo/<devid>/ says of a device (None where the kernel does not say)."""
+
+    errors: dict[str, int] | None
+    missing: bool | None
+
+
+def read_devinfo(host_root: Path, uuid: str) -> dict[int, DevInfo]:
+    """Each device's error counters and whether it is missing, by devid, from devinfo/<devid>/."""
     base = host_path(host_root, f"/sys/fs/btrfs/{uuid}/devinfo")
-    out: dict[int, dict[str, Any]] = {}
+    out: dict[int, DevInfo] = {}
     try:
         names = os.listdir(base)
     except OSError:
@@ -53,7 +62,7 @@ def read_devinfo(host_root: Path, uuid: str) -> dict[int, dict[str, Any]]:
         except OSError:
             errors = None
         missing = _int(base / name / "missing")
-        out[int(name)] = {"errors": errors, "missing": bool(missing) if missing is not None else None}
+        out[int(name)] = DevInfo(errors, bool(missing) if missing is not None else None)
     return out
 
 

@@ -7,12 +7,13 @@ from collectors.storage.ceph import findings
 from collectors.storage.ceph.collector import CephCollector, build
 from collectors.storage.ceph.config import CephConfig
 from collectors.storage.ceph.demo import write_scene
+from collectors.storage.ceph.state import CephState
 
-SECTION = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
+SECTION: Section[CephState] = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
 # What it needs on the host (its README says it: `make docs`).
 PERMISSIONS = "The `ceph` CLI with a keyring that may read the cluster (client.admin, or a read-only client with `mon 'allow r'`)."
 
-PLUGIN = CollectorPlugin("ceph", CephCollector, build, CephConfig, domain="storage",
+PLUGIN = CollectorPlugin("ceph", CephCollector, build, CephConfig, CephState, domain="storage",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, bays=findings.bay_devices, scene=write_scene,
                          nouns={"ceph_osd": "Ceph OSD"})

@@ -21,7 +21,14 @@ from collectors.base import (
 )
 from collectors.context import HostContext
 from collectors.disks.location import BayRule, read_locations
-from collectors.storage.ceph.parse import HEALTH, parse_osd_metadata, parse_osd_tree, parse_status
+from collectors.storage.ceph.parse import (
+    HEALTH,
+    OsdMetadata,
+    parse_osd_metadata,
+    parse_osd_tree,
+    parse_status,
+)
+from collectors.storage.ceph.state import CephState, Check, Cluster, Osd
 from collectors.storage.common import first_line, identify, run_tool
 
 METADATA_MAX_AGE = 600.0
@@ -58,7 +65,7 @@ class CephCollector(Collector):
         self.runner = runner
         # `osd metadata` is the heaviest answer on a big cluster and changes only when OSDs are
         # added or replaced: asked again when the set of OSDs changes, or every 10 minutes.
-        self._meta: dict[int, dict[str, Any]] = {}
+        self._meta: dict[int, OsdMetadata] = {}
         self._meta_key: tuple[int, ...] = ()
         self._meta_at = 0.0
 
@@ -76,12 +83,12 @@ class CephCollector(Collector):
     def collect(self) -> CollectResult:
         status = parse_status(self._run("status"))
         result = CollectResult()
-        osds: list[dict[str, Any]] = []
+        osds: list[Osd] = []
         tree_read = False
         try:
             tree = parse_osd_tree(self._run("osd", "tree"))
             tree_read = True
-            meta: dict[int, dict[str, Any]] = {}
+            meta: dict[int, OsdMetadata] = {}
             if self.metadata:
                 try:
                     meta = self._metadata(tuple(sorted(o.id for o in tree)))
@@ -89,54 +96,55 @@ class CephCollector(Collector):
                     result.warnings.append(f"OSD disks unknown: {exc}")
             locs = read_locations(self.host_root, self.bays)
             for o in tree:
-                m = meta.get(o.id, {})
-                local = bool(self.host) and m.get("hostname", "").split(".")[0] == self.host.split(".")[0]
-                device = (m.get("devices") or [""])[0]
+                m = meta.get(o.id) or OsdMetadata("", [], [], [])
+                local = bool(self.host) and m.hostname.split(".")[0] == self.host.split(".")[0]
+                device = (m.devices or [""])[0]
                 ident = identify(device if local and device else o.name, locs if local else {}, self.bays,
-                                 serial=(m.get("serials") or [None])[0], model=(m.get("models") or [None])[0])
-                osds.append({"id": o.id, "name": o.name, "host": o.host or m.get("hostname", ""), "up": o.up,
-                             "in": o.in_, "exists": o.exists, "device_class": o.device_class,
-                             "device": device or None, **{k: getattr(ident, k) for k in ("serial", "model", "bay")}})
+                                 serial=m.serials[0] if m.serials else None, model=m.models[0] if m.models else None)
+                osds.append(Osd(id=o.id, name=o.name, host=o.host or m.hostname, up=o.up, in_=o.in_, exists=o.exists,
+                                device_class=o.device_class, device=device or None, serial=ident.serial,
+                                model=ident.model, bay=ident.bay))
         except CollectorError as exc:
             result.warnings.append(f"OSD tree unknown: {exc}")
-        view = {"health": status.health, "fsid": status.fsid, "quorum": status.quorum,
-                "checks": [c.__dict__ for c in status.checks], "num_osds": status.num_osds, "num_up": status.num_up,
-                "num_in": status.num_in, "pgs_by_state": status.pgs_by_state, "num_pgs": status.num_pgs,
-                "bytes_used": status.bytes_used, "bytes_total": status.bytes_total,
-                "degraded_ratio": status.degraded_ratio, "misplaced_ratio": status.misplaced_ratio,
-                "recovering_bytes_per_sec": status.recovering_bytes_per_sec, "osds": osds, "osd_tree": tree_read}
+        view = Cluster(health=status.health, fsid=status.fsid, quorum=status.quorum,
+                       checks=[Check(**c.__dict__) for c in status.checks], num_osds=status.num_osds,
+                       num_up=status.num_up, num_in=status.num_in, pgs_by_state=dict(status.pgs_by_state),
+                       num_pgs=status.num_pgs, bytes_used=status.bytes_used, bytes_total=status.bytes_total,
+                       degraded_ratio=status.degraded_ratio, misplaced_ratio=status.misplaced_ratio,
+                       recovering_bytes_per_sec=status.recovering_bytes_per_sec, osds=osds, osd_tree=tree_read)
         result.samples = cluster_samples(view)
-        result.entities = [Entity("ceph_osd", o["name"], {"host": o["host"], "up": o["up"], "in": o["in"],
-                                                          "serial": o["serial"], "bay": o["bay"]}) for o in osds]
-        result.state = {"clusters": [view]}
+        result.entities = [Entity("ceph_osd", o.name, {"host": o.host, "up": o.up, "in": o.in_,
+                                                       "serial": o.serial, "bay": o.bay}) for o in osds]
+        result.state = CephState(clusters=[view])
         return result
 
 
-    def _metadata(self, osds: tuple[int, ...]) -> dict[int, dict[str, Any]]:
+    def _metadata(self, osds: tuple[int, ...]) -> dict[int, OsdMetadata]:
         if osds != self._meta_key or time.monotonic() - self._meta_at > METADATA_MAX_AGE:
             self._meta = parse_osd_metadata(self._run("osd", "metadata"))
             self._meta_key, self._meta_at = osds, time.monotonic()
         return self._meta
 
 
-def cluster_samples(c: dict[str, Any]) -> list[Sample]:
-    s = [Sample.of("rackpulse_ceph_health_status", HEALTH[c["health"]])]
-    for chk in c["checks"]:
-        if chk["name"]:
-            s.append(Sample.of("rackpulse_ceph_health_check", 1, check=chk["name"], severity=chk["severity"]))
-    for o in c["osds"]:
+def cluster_samples(c: Cluster) -> list[Sample]:
+    s = [Sample.of("rackpulse_ceph_health_status", HEALTH[c.health])] if c.health in HEALTH else []
+    for chk in c.checks:
+        if chk.name:
+            s.append(Sample.of("rackpulse_ceph_health_check", 1, check=chk.name, severity=chk.severity))
+    for o in c.osds:
         # "host" is rackpulse's own label on every series: the OSD's CRUSH host is ceph_host.
-        s.append(Sample.of("rackpulse_ceph_osd_up", 1 if o["up"] else 0, osd=o["name"], ceph_host=o["host"]))
-        s.append(Sample.of("rackpulse_ceph_osd_in", 1 if o["in"] else 0, osd=o["name"], ceph_host=o["host"]))
-    for state, key in (("total", "num_osds"), ("up", "num_up"), ("in", "num_in")):
-        if c[key] is not None:
-            s.append(Sample.of("rackpulse_ceph_osds", c[key], state=state))
-    for state, n in c["pgs_by_state"].items():
-        s.append(Sample.of("rackpulse_ceph_pgs", n, state=state))
-    for key, metric in (("bytes_used", "used_bytes"), ("bytes_total", "total_bytes"),
-                        ("degraded_ratio", "degraded_ratio"), ("misplaced_ratio", "misplaced_ratio")):
-        if c[key] is not None:
-            s.append(Sample.of(f"rackpulse_ceph_{metric}", c[key]))
+        s.append(Sample.of("rackpulse_ceph_osd_up", 1 if o.up else 0, osd=o.name, ceph_host=o.host))
+        s.append(Sample.of("rackpulse_ceph_osd_in", 1 if o.in_ else 0, osd=o.name, ceph_host=o.host))
+    for state, n in (("total", c.num_osds), ("up", c.num_up), ("in", c.num_in)):
+        if n is not None:
+            s.append(Sample.of("rackpulse_ceph_osds", n, state=state))
+    for state, count in c.pgs_by_state.items():
+        if count is not None:
+            s.append(Sample.of("rackpulse_ceph_pgs", count, state=state))
+    for value, metric in ((c.bytes_used, "used_bytes"), (c.bytes_total, "total_bytes"),
+                          (c.degraded_ratio, "degraded_ratio"), (c.misplaced_ratio, "misplaced_ratio")):
+        if value is not None:
+            s.append(Sample.of(f"rackpulse_ceph_{metric}", value))
     return s
 
 

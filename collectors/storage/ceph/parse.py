@@ -117,18 +117,28 @@ def parse_osd_tree(text: str) -> list[Osd]:
     return osds
 
 
+@dataclass(frozen=True)
+class OsdMetadata:
+    hostname: str
+    devices: list[str]  # ["sdb"]
+    serials: list[str]  # ["ZL2PVFA8"]
+    models: list[str | None]
+
+
 @json_shape("ceph osd metadata")
-def parse_osd_metadata(text: str) -> dict[int, dict[str, Any]]:
-    """{osd id: {"hostname", "devices": ["sdb"], "serials": ["ZL2PVFA8"], "models": [...]}} from `ceph osd
-    metadata`. device_ids reads "sdb=ATA_ST16000NM001G-2KK103_ZL2PVFA8": vendor, model, serial (several,
-    comma-separated); an NVMe one has no vendor part."""
+def parse_osd_metadata(text: str) -> dict[int, OsdMetadata]:
+    """Each OSD's host, devices, serials and models, by OSD id, from `ceph osd metadata`. device_ids
+    reads "sdb=ATA_ST16000NM001G-2KK103_ZL2PVFA8": vendor, model, serial (several, comma-separated);
+    an NVMe one has no vendor part."""
     doc = _load(text, "ceph osd metadata")
     rows = doc if isinstance(doc, list) else [doc]
-    out: dict[int, dict[str, Any]] = {}
+    out: dict[int, OsdMetadata] = {}
     for r in rows:
         if not isinstance(r, dict) or integer(r.get("id")) is None:
             continue
-        serials, models, devices = [], [], [d for d in str(r.get("devices", "")).split(",") if d]
+        serials: list[str] = []
+        models: list[str | None] = []
+        devices = [d for d in str(r.get("devices", "")).split(",") if d]
         for item in str(r.get("device_ids", "")).split(","):
             _, _, ident = item.partition("=")
             if ident:
@@ -136,6 +146,5 @@ def parse_osd_metadata(text: str) -> dict[int, dict[str, Any]]:
                 serials.append(serial or ident)
                 words = head.split("_")
                 models.append(" ".join(words[1:] if len(words) > 1 else words) or None)
-        out[int(r["id"])] = {"hostname": str(r.get("hostname", "")), "devices": devices, "serials": serials,
-                             "models": models}
+        out[int(r["id"])] = OsdMetadata(str(r.get("hostname", "")), devices, serials, models)
     return out

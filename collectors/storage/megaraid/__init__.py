@@ -8,12 +8,13 @@ from collectors.storage.megaraid import findings
 from collectors.storage.megaraid.collector import MegaraidCollector, build
 from collectors.storage.megaraid.config import MegaraidConfig
 from collectors.storage.megaraid.demo import write_scene
+from collectors.storage.megaraid.state import MegaraidState
 
-SECTION = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
+SECTION: Section[MegaraidState] = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
 # What it needs on the host (its README says it: `make docs`).
 PERMISSIONS = "storcli64/perccli64 need root."
 
-PLUGIN = CollectorPlugin("megaraid", MegaraidCollector, build, MegaraidConfig, domain="storage",
+PLUGIN = CollectorPlugin("megaraid", MegaraidCollector, build, MegaraidConfig, MegaraidState, domain="storage",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, bays=findings.bay_devices, scene=write_scene,
                          nouns={"megaraid_vd": "RAID virtual drive", "megaraid_pd": "RAID drive"})

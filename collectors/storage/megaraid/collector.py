@@ -19,8 +19,13 @@ from collectors.base import (
     run_command,
 )
 from collectors.context import HostContext
-from collectors.disks.location import BayRule, read_locations
+from collectors.disks.location import BayRule, DiskLocation, read_locations
+from collectors.state import State
 from collectors.storage.common import first_line, identify, run_tool
+from collectors.storage.megaraid.state import Bbu, MegaraidState
+from collectors.storage.megaraid.state import Controller as ControllerView
+from collectors.storage.megaraid.state import PhysicalDrive as PdView
+from collectors.storage.megaraid.state import VirtualDrive as VdView
 from collectors.storage.megaraid.storcli import (
     VD_STATES,
     Controller,
@@ -62,13 +67,14 @@ class MegaraidCollector(Collector):
         self.runner = runner
         # Drives last seen per "<controller>/<EID:Slt>": one that failed and was pulled leaves
         # the PD list, but the user still needs its serial and bay.
-        self._known: dict[str, dict[str, Any]] = {}
+        self._known: dict[str, PdView] = {}
 
-    def restore(self, state: dict[str, Any]) -> None:
-        for c in state.get("controllers", []):
-            for pd in c.get("pds", []):
-                if pd.get("dg") not in (None, "-") and pd.get("state") != "Msng":
-                    self._known[pd["key"]] = pd
+    def restore(self, state: State) -> None:
+        if isinstance(state, MegaraidState):
+            for c in state.controllers:
+                for pd in c.pds:
+                    if pd.dg not in (None, "-") and pd.state != "Msng":
+                        self._known[pd.key] = pd
 
     def _run(self, args: list[str]) -> str:
         res = run_tool(self.runner, [*self.storcli, *args], self.timeout, "storcli")
@@ -101,67 +107,68 @@ class MegaraidCollector(Collector):
         for v in views:
             result.samples.extend(controller_samples(v))
             result.entities.extend(controller_entities(v))
-        result.state = {"controllers": views}
+        result.state = MegaraidState(controllers=views)
         return result
 
-    def _view(self, c: Controller, locs: dict[str, Any]) -> dict[str, Any]:
+    def _view(self, c: Controller, locs: dict[str, DiskLocation]) -> ControllerView:
         pds = []
         for pd in c.pds:
-            row = asdict(pd)
             key = f"{c.index}/{pd.eid_slot}"
             ident = identify(f"c{key}", locs, self.bays, slot=key, serial=pd.serial, wwn=pd.wwn,
                              model=pd.model or None)
-            row.update(key=key, enclosure=pd.enclosure, slot=pd.slot, bay=ident.bay, serial=ident.serial,
-                       wwn=ident.wwn, device=ident.device)
+            row = PdView(**{**asdict(pd), "serial": ident.serial, "wwn": ident.wwn}, key=key, enclosure=pd.enclosure,
+                         slot=pd.slot, bay=ident.bay, device=ident.device)
             pds.append(row)
             if pd.dg not in ("-", "") and pd.serial:
                 self._known[key] = row
-        present = {p["key"] for p in pds}
+        present = {p.key for p in pds}
         degraded_dgs = {vd.dg_vd.split("/")[0] for vd in c.vds if vd.state != "Optl"}
         for key, old in list(self._known.items()):
             if not key.startswith(f"{c.index}/") or key in present:
                 continue
-            if str(old.get("dg")) in degraded_dgs:
+            if str(old.dg) in degraded_dgs:
                 # Gone from the controller while its drive group is degraded: the pulled drive.
-                pds.append({**old, "state": "Msng", "media_errors": None, "other_errors": None,
-                            "temperature": None, "rebuild_ratio": None, "rebuild_remaining_seconds": None})
+                pds.append(old.model_copy(update={"state": "Msng", "media_errors": None, "other_errors": None,
+                                                  "temperature": None, "rebuild_ratio": None,
+                                                  "rebuild_remaining_seconds": None}))
             else:
                 del self._known[key]
-        pds.sort(key=lambda p: (p["enclosure"], int(p["slot"]) if p["slot"].isdigit() else 0))
-        return {"index": c.index, "name": f"c{c.index}", "model": c.model, "serial": c.serial, "status": c.status,
-                "problem": c.problem, "bbu": c.bbu, "vds": [asdict(v) for v in c.vds], "pds": pds}
+        pds.sort(key=lambda p: (p.enclosure, int(p.slot) if p.slot.isdigit() else 0))
+        return ControllerView(index=c.index, name=f"c{c.index}", model=c.model, serial=c.serial, status=c.status,
+                              problem=c.problem, bbu=Bbu(**c.bbu) if c.bbu else None,
+                              vds=[VdView(**asdict(v)) for v in c.vds], pds=pds)
 
 
-def controller_samples(c: dict[str, Any]) -> list[Sample]:
-    ctl = c["name"]
-    s = [Sample.of("rackpulse_megaraid_controller_ok", 1 if c["status"] in CONTROLLER_OK else 0, controller=ctl,
-                   model=c["model"])]
-    for vd in c["vds"]:
+def controller_samples(c: ControllerView) -> list[Sample]:
+    ctl = c.name
+    s = [Sample.of("rackpulse_megaraid_controller_ok", 1 if c.status in CONTROLLER_OK else 0, controller=ctl,
+                   model=c.model)]
+    for vd in c.vds:
         for st in VD_STATES:
-            s.append(Sample.of("rackpulse_megaraid_vd_state", 1 if vd["state"] == st else 0, controller=ctl,
-                               vd=vd["dg_vd"], state=st))
-        s.append(Sample.of("rackpulse_megaraid_vd_optimal", 1 if vd["state"] == "Optl" else 0, controller=ctl,
-                           vd=vd["dg_vd"]))
-    for pd in c["pds"]:
-        labels = {"controller": ctl, "enclosure": pd["enclosure"], "slot": pd["slot"], "serial": pd["serial"]}
-        s.append(Sample.of("rackpulse_megaraid_pd_state", 1, **labels, state=pd["state"], bay=pd["bay"]))
-        for key, metric in (("media_errors", "media_errors_total"), ("other_errors", "other_errors_total"),
-                            ("predictive_failures", "predictive_failures_total"),
-                            ("temperature", "temperature_celsius"), ("rebuild_ratio", "rebuild_ratio")):
-            if pd.get(key) is not None:
-                s.append(Sample.of(f"rackpulse_megaraid_pd_{metric}", pd[key], **labels))
-    if c["bbu"]:
-        s.append(Sample.of("rackpulse_megaraid_bbu_ok", 1 if c["bbu"]["state"] == "Optimal" else 0, controller=ctl,
-                           kind=c["bbu"]["kind"]))
+            s.append(Sample.of("rackpulse_megaraid_vd_state", 1 if vd.state == st else 0, controller=ctl,
+                               vd=vd.dg_vd, state=st))
+        s.append(Sample.of("rackpulse_megaraid_vd_optimal", 1 if vd.state == "Optl" else 0, controller=ctl,
+                           vd=vd.dg_vd))
+    for pd in c.pds:
+        labels = {"controller": ctl, "enclosure": pd.enclosure, "slot": pd.slot, "serial": pd.serial}
+        s.append(Sample.of("rackpulse_megaraid_pd_state", 1, **labels, state=pd.state, bay=pd.bay))
+        for value, metric in ((pd.media_errors, "media_errors_total"), (pd.other_errors, "other_errors_total"),
+                              (pd.predictive_failures, "predictive_failures_total"),
+                              (pd.temperature, "temperature_celsius"), (pd.rebuild_ratio, "rebuild_ratio")):
+            if value is not None:
+                s.append(Sample.of(f"rackpulse_megaraid_pd_{metric}", value, **labels))
+    if c.bbu:
+        s.append(Sample.of("rackpulse_megaraid_bbu_ok", 1 if c.bbu.state == "Optimal" else 0, controller=ctl,
+                           kind=c.bbu.kind))
     return s
 
 
-def controller_entities(c: dict[str, Any]) -> list[Entity]:
-    ents = [Entity("megaraid_vd", f"{c['name']}/{vd['dg_vd']}", {"raid": vd["raid"], "state": vd["state"],
-                                                                  "name": vd["name"]}) for vd in c["vds"]]
-    for pd in c["pds"]:
-        ents.append(Entity("megaraid_pd", f"{c['name']}/{pd['eid_slot']}", {
-            "state": pd["state"], "serial": pd["serial"], "bay": pd["bay"], "dg": pd["dg"]}))
+def controller_entities(c: ControllerView) -> list[Entity]:
+    ents = [Entity("megaraid_vd", f"{c.name}/{vd.dg_vd}", {"raid": vd.raid, "state": vd.state,
+                                                                  "name": vd.name}) for vd in c.vds]
+    for pd in c.pds:
+        ents.append(Entity("megaraid_pd", f"{c.name}/{pd.eid_slot}", {
+            "state": pd.state, "serial": pd.serial, "bay": pd.bay, "dg": pd.dg}))
     return ents
 
 

@@ -3,22 +3,25 @@ webhook share."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 from collectors.findings import (
     BAD,
     OK,
     WARN,
+    BayDevice,
     ChartSpec,
     Finding,
     Judging,
     RuleSpec,
     Tile,
-    items,
+    about,
     level_of,
 )
+from collectors.plugin import View
 from collectors.storage.common import describe
 from collectors.storage.megaraid.collector import CONTROLLER_OK
+from collectors.storage.megaraid.state import Controller, MegaraidState, PhysicalDrive
 from collectors.storage.megaraid.storcli import PD_BAD
 
 RULES = (
@@ -33,82 +36,77 @@ STATE_WORDS = {"Optl": "optimal", "Dgrd": "degraded", "Pdgd": "partially degrade
                "Failed": "failed", "Msng": "missing", "Onln": "online", "UGood": "unconfigured good"}
 
 
-def pd_words(pd: dict[str, Any]) -> str:
-    state = STATE_WORDS.get(pd["state"], pd["state"])
+def pd_words(pd: PhysicalDrive) -> str:
+    state = STATE_WORDS.get(pd.state, pd.state)
     progress = ""
-    if pd["state"] == "Rbld" and pd.get("rebuild_ratio") is not None:
-        progress = f" {pd['rebuild_ratio'] * 100:.0f}%"
-    return f"drive {pd['eid_slot']} {state}{progress} ({describe(pd)})"
+    if pd.state == "Rbld" and pd.rebuild_ratio is not None:
+        progress = f" {pd.rebuild_ratio * 100:.0f}%"
+    return f"drive {pd.eid_slot} {state}{progress} ({describe(pd)})"
 
 
-def _labels(ctl: str, pds: list[dict[str, Any]], **more: Any) -> dict[str, Any]:
-    base = {"controller": ctl, **more}
+def _labels(ctl: str, pds: list[PhysicalDrive], **more: str) -> dict[str, str | None]:
+    base: dict[str, str | None] = {"controller": ctl, **more}
     if len(pds) == 1:
         pd = pds[0]
-        base.update(slot=pd["eid_slot"], serial=pd.get("serial"), bay=pd.get("bay"), model=pd.get("model"))
+        base.update(slot=pd.eid_slot, serial=pd.serial, bay=pd.bay, model=pd.model)
     return base
 
 
-def controller_findings(c: dict[str, Any], judging: Judging | None = None) -> list[Finding]:
-    ctl, out = c["name"], []
-    if c["status"] not in CONTROLLER_OK:
-        out.append(Finding(BAD, f"MegaRAID {ctl} ({c['model']}) {c['status']}", "megaraid_controller", ctl,
-                           {"controller": ctl}))
+def controller_findings(c: Controller, judging: Judging) -> list[Finding]:
+    ctl, out = c.name, []
+    mine = {"controller": ctl}
+    if c.status not in CONTROLLER_OK:
+        out.append(Finding(BAD, f"MegaRAID {ctl} ({c.model}) {c.status}", "megaraid_controller", ctl, mine))
     covered: set[str] = set()
-    for vd in c["vds"]:
-        if vd["state"] == "Optl":
+    for vd in c.vds:
+        if vd.state == "Optl":
             continue
-        dg = vd["dg_vd"].split("/")[0]
-        members = [p for p in c["pds"] if str(p["dg"]) == dg and p["state"] != "Onln"]
-        members += [p for p in c["pds"] if p["state"] in PD_BAD and str(p["dg"]) in ("-", "")]
-        pulls = [p for p in members if p["state"] in PD_BAD]
-        covered.update(p["key"] for p in members)
+        dg = vd.dg_vd.split("/")[0]
+        members = [p for p in c.pds if str(p.dg) == dg and p.state != "Onln"]
+        members += [p for p in c.pds if p.state in PD_BAD and str(p.dg) in ("-", "")]
+        pulls = [p for p in members if p.state in PD_BAD]
+        covered.update(p.key for p in members)
         where = "; ".join(pd_words(p) for p in members)
-        name = f" '{vd['name']}'" if vd["name"] else ""
-        text = (f"MegaRAID {ctl} VD {vd['dg_vd']} ({vd['raid']}{name}) {STATE_WORDS.get(vd['state'], vd['state'])}"
+        name = f" '{vd.name}'" if vd.name else ""
+        text = (f"MegaRAID {ctl} VD {vd.dg_vd} ({vd.raid}{name}) {STATE_WORDS.get(vd.state, vd.state)}"
                 + (f": {where}" if where else ""))
-        out.append(Finding(BAD, text, "megaraid_vd_degraded", f"{ctl}/{vd['dg_vd']}",
-                           _labels(ctl, pulls, vd=vd["dg_vd"])))
-    for pd in c["pds"]:
-        if pd["state"] in PD_BAD and pd["key"] not in covered:
-            out.append(Finding(BAD, f"MegaRAID {ctl}: {pd_words(pd)}", "megaraid_pd_failed", f"{ctl}/{pd['eid_slot']}",
+        out.append(Finding(BAD, text, "megaraid_vd_degraded", f"{ctl}/{vd.dg_vd}", _labels(ctl, pulls, vd=vd.dg_vd)))
+    for pd in c.pds:
+        if pd.state in PD_BAD and pd.key not in covered:
+            out.append(Finding(BAD, f"MegaRAID {ctl}: {pd_words(pd)}", "megaraid_pd_failed", f"{ctl}/{pd.eid_slot}",
                                _labels(ctl, [pd])))
-        elif pd["state"] == "Rbld" and pd["key"] not in covered:
-            out.append(Finding(WARN, f"MegaRAID {ctl}: {pd_words(pd)}"))
-        counts = [pd.get(k) or 0 for k in ("media_errors", "other_errors", "predictive_failures")]
-        rose = judging.rose(f"megaraid:{pd['key']}", sum(counts)) if judging else 0
+        elif pd.state == "Rbld" and pd.key not in covered:
+            out.append(Finding(WARN, f"MegaRAID {ctl}: {pd_words(pd)}", labels=mine))
+        counts = [pd.media_errors or 0, pd.other_errors or 0, pd.predictive_failures or 0]
+        rose = judging.rose(f"megaraid:{pd.key}", sum(counts))
         if rose:
-            out.append(Finding(WARN, f"MegaRAID {ctl}: drive {pd['eid_slot']} errors rose by {rose} ({counts[0]} media, "
+            out.append(Finding(WARN, f"MegaRAID {ctl}: drive {pd.eid_slot} errors rose by {rose} ({counts[0]} media, "
                                      f"{counts[1]} other, {counts[2]} predictive failures; {describe(pd)})",
-                               "megaraid_pd_errors", f"{ctl}/{pd['eid_slot']}", _labels(ctl, [pd])))
+                               "megaraid_pd_errors", f"{ctl}/{pd.eid_slot}", _labels(ctl, [pd])))
         elif counts[2]:
-            out.append(Finding(WARN, f"MegaRAID {ctl}: drive {pd['eid_slot']} predicts its failure "
-                                     f"({counts[2]} predictive failures; {describe(pd)})"))
-    bbu = c.get("bbu")
-    if bbu and bbu["state"] != "Optimal":
-        out.append(Finding(WARN, f"MegaRAID {ctl}: {bbu['kind']} {bbu['model']} {bbu['state']}", "megaraid_bbu", ctl,
-                           {"controller": ctl}))
+            out.append(Finding(WARN, f"MegaRAID {ctl}: drive {pd.eid_slot} predicts its failure "
+                                     f"({counts[2]} predictive failures; {describe(pd)})", labels=mine))
+    if c.bbu and c.bbu.state != "Optimal":
+        out.append(Finding(WARN, f"MegaRAID {ctl}: {c.bbu.kind} {c.bbu.model} {c.bbu.state}", "megaraid_bbu", ctl,
+                           mine))
     return out
 
 
-def controller_level(c: dict[str, Any]) -> str:
-    return level_of(controller_findings(c))
+def findings(state: MegaraidState, judging: Judging) -> list[Finding]:
+    return [f for c in state.controllers for f in controller_findings(c, judging)]
 
 
-def findings(state: dict[str, Any], judging: Judging) -> list[Finding]:
-    return [f for c in items(state, "controllers") for f in controller_findings(c, judging)]
-
-
-def all_clear(state: dict[str, Any], judging: Judging) -> str | None:
-    ctrls = items(state, "controllers")
-    vds = sum(len(c["vds"]) for c in ctrls)
+def all_clear(state: MegaraidState, judging: Judging) -> str | None:
+    ctrls = state.controllers
+    vds = sum(len(c.vds) for c in ctrls)
     if not ctrls:
         return None
     return f"{vds} virtual {'drive' if vds == 1 else 'drives'} optimal" if vds else f"{len(ctrls)} controllers OK"
 
 
-def view(state: dict[str, Any]) -> dict[str, Any]:
-    return {"controllers": [{**c, "health": controller_level(c)} for c in items(state, "controllers")],
+def view(state: MegaraidState, found: Sequence[Finding]) -> View:
+    """Each controller with how it stands (the level of the findings about it), and storcli's words."""
+    return {"controllers": [(c, level_of(about(found, controller=c.name))) for c in state.controllers],
             "words": STATE_WORDS}
 
 
@@ -119,15 +117,13 @@ CHARTS: dict[str, ChartSpec] = {"megaraid_pd": (("controller", "eid_slot"), [
 ])}
 
 
-def bay_devices(state: dict[str, Any]) -> list[dict[str, Any]]:
+def bay_devices(state: MegaraidState) -> list[BayDevice]:
     out = []
-    for c in items(state, "controllers"):
-        for pd in c["pds"]:
-            bad = pd["state"] in PD_BAD
-            level = BAD if bad else WARN if pd["state"] == "Rbld" or pd.get("predictive_failures") else OK
-            out.append({"bay": pd.get("bay"), "serial": pd.get("serial"), "model": pd.get("model"),
-                        "device": f"{c['name']} slot {pd['eid_slot']}",
-                        "state": f"RAID {STATE_WORDS.get(pd['state'], pd['state'])}", "level": level, "pull": bad,
-                        "where": f"RAID controller {c['name']}",
-                        "entity": ("megaraid_pd", f"{c['name']}/{pd['eid_slot']}")})
+    for c in state.controllers:
+        for pd in c.pds:
+            bad = pd.state in PD_BAD
+            level = BAD if bad else WARN if pd.state == "Rbld" or pd.predictive_failures else OK
+            out.append(BayDevice(pd.bay, pd.serial, pd.model, f"{c.name} slot {pd.eid_slot}",
+                                 f"RAID {STATE_WORDS.get(pd.state, pd.state)}", level, f"RAID controller {c.name}",
+                                 pull=bad, entity=("megaraid_pd", f"{c.name}/{pd.eid_slot}")))
     return out

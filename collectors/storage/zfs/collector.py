@@ -22,8 +22,10 @@ from collectors.base import (
 )
 from collectors.context import HostContext
 from collectors.disks.location import BayRule, DiskLocation, read_locations
-from collectors.storage.common import first_line, identify, run_tool
+from collectors.state import State
+from collectors.storage.common import Identity, first_line, identify, run_tool
 from collectors.storage.zfs.records import POOL_STATES, VDEV_STATES, Pool, PoolUsage
+from collectors.storage.zfs.state import PoolView, ScanView, VdevView, ZfsState
 from collectors.storage.zfs.zpool_json import parse_zpool_status_json
 from collectors.storage.zfs.zpool_text import LIST_COLUMNS, parse_zpool_list, parse_zpool_status
 
@@ -59,14 +61,15 @@ class ZfsCollector(Collector):
         self.bays = bays  # live: labels saved from a page apply from the next collection
         self.runner = runner
         # The identity each device had when last seen: a disk that was pulled is still named.
-        self._known: dict[str, dict[str, Any]] = {}
+        self._known: dict[str, Identity] = {}
 
-    def restore(self, state: dict[str, Any]) -> None:
-        for p in state.get("pools", []):
-            for v in p.get("vdevs", []):
-                if v.get("serial"):
-                    self._known[f"{p['name']}:{v['name']}"] = {k: v.get(k) for k in ("device", "serial", "model",
-                                                                                      "wwn", "bay")}
+    def restore(self, state: State) -> None:
+        if isinstance(state, ZfsState):
+            for p in state.pools:
+                for v in p.vdevs:
+                    if v.serial:
+                        self._known[f"{p.name}:{v.name}"] = Identity(v.name, v.device, v.serial, v.model, v.wwn,
+                                                                     v.bay)
 
     def _run(self, *args: str) -> tuple[int, str, str]:
         res = run_tool(self.runner, [*self.zpool, *args], self.timeout, "ZFS")
@@ -116,74 +119,72 @@ class ZfsCollector(Collector):
         for v in views:
             result.samples.extend(pool_samples(v))
             result.entities.extend(pool_entities(v))
-        result.state = {"pools": views}
+        result.state = ZfsState(pools=views)
         return result
 
-    def _pool_view(self, pool: Pool, usage: PoolUsage | None, locs: dict[str, DiskLocation]) -> dict[str, Any]:
+    def _pool_view(self, pool: Pool, usage: PoolUsage | None, locs: dict[str, DiskLocation]) -> PoolView:
         vdevs = []
         for v in pool.vdevs:
-            row = asdict(v)
-            row.update(device=None, serial=None, model=None, wwn=None, bay=None)
+            found: Identity | None = None
             if v.leaf:
                 enclosure = v.enclosure.split("/sys/class/enclosure/")[-1] if v.enclosure else None
-                ident = identify(v.path or v.name, locs, self.bays, by_path=v.phys_path, enclosure_slot=enclosure)
-                if ident.serial is None and v.path and v.path != v.name:
-                    ident = identify(v.name, locs, self.bays)
+                found = identify(v.path or v.name, locs, self.bays, by_path=v.phys_path, enclosure_slot=enclosure)
+                if found.serial is None and v.path and v.path != v.name:
+                    found = identify(v.name, locs, self.bays)
                 key = f"{pool.name}:{v.name}"
-                found = ident.as_dict()
-                if found["serial"]:
+                if found.known():
                     self._known[key] = found
-                else:
-                    found = {**found, **{k: val for k, val in self._known.get(key, {}).items() if val}}
-                row.update(found)
-            vdevs.append(row)
-        scan = asdict(pool.scan) if pool.scan else None
-        return {
-            "name": pool.name, "state": pool.state, "status": pool.status, "action": pool.action,
-            "msgid": pool.msgid, "scan": scan, "data_errors": pool.data_errors, "error_files": pool.error_files[:10],
-            "size": usage.size if usage else None, "allocated": usage.allocated if usage else None,
-            "free": usage.free if usage else None, "fragmentation": usage.fragmentation if usage else None,
-            "capacity": usage.capacity if usage else None, "vdevs": vdevs,
-        }
+                elif key in self._known:  # a pulled disk: still named by what it was
+                    found = found.filled_from(self._known[key])
+            ident = {k: getattr(found, k) for k in ("device", "serial", "model", "wwn", "bay")} if found else {}
+            vdevs.append(VdevView(**asdict(v), **ident))
+        return PoolView(
+            name=pool.name, state=pool.state, status=pool.status, action=pool.action, msgid=pool.msgid,
+            scan=ScanView(**asdict(pool.scan)) if pool.scan else None, data_errors=pool.data_errors,
+            error_files=pool.error_files[:10], size=usage.size if usage else None,
+            allocated=usage.allocated if usage else None, free=usage.free if usage else None,
+            fragmentation=usage.fragmentation if usage else None, capacity=usage.capacity if usage else None,
+            vdevs=vdevs)
 
 
-def pool_samples(p: dict[str, Any]) -> list[Sample]:
-    name = p["name"]
-    s = [Sample.of("rackpulse_zfs_pool_state", 1 if p["state"] == st else 0, pool=name, state=st)
+def pool_samples(p: PoolView) -> list[Sample]:
+    name = p.name
+    s = [Sample.of("rackpulse_zfs_pool_state", 1 if p.state == st else 0, pool=name, state=st)
          for st in POOL_STATES]
-    s.append(Sample.of("rackpulse_zfs_pool_healthy", 1 if p["state"] == "ONLINE" else 0, pool=name))
-    for key, metric in (("size", "size_bytes"), ("allocated", "allocated_bytes"), ("free", "free_bytes"),
-                        ("fragmentation", "fragmentation_ratio"), ("data_errors", "data_errors")):
-        if p.get(key) is not None:
-            s.append(Sample.of(f"rackpulse_zfs_pool_{metric}", p[key], pool=name))
-    for v in p["vdevs"]:
-        labels = {"pool": name, "vdev": v["name"]}
-        state = v["state"] if v["state"] in VDEV_STATES else v["state"] or "UNKNOWN"
-        s.append(Sample.of("rackpulse_zfs_vdev_state", 1, **labels, state=state, serial=v.get("serial"),
-                           bay=v.get("bay")))
-        for kind in ("read", "write", "checksum"):
-            s.append(Sample.of("rackpulse_zfs_vdev_errors_total", v[f"{kind}_errors"], **labels, kind=kind))
-    scan = p.get("scan")
+    s.append(Sample.of("rackpulse_zfs_pool_healthy", 1 if p.state == "ONLINE" else 0, pool=name))
+    for value, metric in ((p.size, "size_bytes"), (p.allocated, "allocated_bytes"), (p.free, "free_bytes"),
+                          (p.fragmentation, "fragmentation_ratio"), (p.data_errors, "data_errors")):
+        if value is not None:
+            s.append(Sample.of(f"rackpulse_zfs_pool_{metric}", value, pool=name))
+    for v in p.vdevs:
+        labels = {"pool": name, "vdev": v.name}
+        state = v.state if v.state in VDEV_STATES else v.state or "UNKNOWN"
+        s.append(Sample.of("rackpulse_zfs_vdev_state", 1, **labels, state=state, serial=v.serial,
+                           bay=v.bay))
+        for kind, n in (("read", v.read_errors), ("write", v.write_errors), ("checksum", v.checksum_errors)):
+            if n is not None:
+                s.append(Sample.of("rackpulse_zfs_vdev_errors_total", n, **labels, kind=kind))
+    scan = p.scan
     if scan:
-        kind = scan["function"]
-        if scan["ratio"] is not None:
-            s.append(Sample.of("rackpulse_zfs_scan_completed_ratio", scan["ratio"], pool=name, kind=kind))
-        if scan["remaining_seconds"] is not None and scan["state"] == "scanning":
-            s.append(Sample.of("rackpulse_zfs_scan_remaining_seconds", scan["remaining_seconds"], pool=name, kind=kind))
-        if scan["errors"] is not None:
-            s.append(Sample.of("rackpulse_zfs_scan_errors", scan["errors"], pool=name, kind=kind))
-    s.append(Sample.of("rackpulse_zfs_scan_running", 1 if scan and scan["state"] == "scanning" else 0, pool=name))
+        kind = scan.function
+        if scan.ratio is not None:
+            s.append(Sample.of("rackpulse_zfs_scan_completed_ratio", scan.ratio, pool=name, kind=kind))
+        if scan.remaining_seconds is not None and scan.state == "scanning":
+            s.append(Sample.of("rackpulse_zfs_scan_remaining_seconds", scan.remaining_seconds, pool=name, kind=kind))
+        if scan.errors is not None:
+            s.append(Sample.of("rackpulse_zfs_scan_errors", scan.errors, pool=name, kind=kind))
+    s.append(Sample.of("rackpulse_zfs_scan_running", 1 if scan and scan.state == "scanning" else 0, pool=name))
     return s
 
 
-def pool_entities(p: dict[str, Any]) -> list[Entity]:
-    ents = [Entity("zfs_pool", p["name"], {"state": p["state"], "scan": (p["scan"] or {}).get("state"),
-                                            "devices": sorted(v["name"] for v in p["vdevs"] if v["leaf"])})]
-    for v in p["vdevs"]:
-        if v["leaf"]:
-            ents.append(Entity("zfs_device", f"{p['name']}:{v['name']}", {
-                "pool": p["name"], "state": v["state"], "serial": v.get("serial"), "bay": v.get("bay"),
-                "group": v["group"]}))
+def pool_entities(p: PoolView) -> list[Entity]:
+    ents = [Entity("zfs_pool", p.name, {"state": p.state, "scan": p.scan.state if p.scan else None,
+                                            "devices": sorted(v.name for v in p.vdevs if v.leaf)})]
+    for v in p.vdevs:
+        if v.leaf:
+            ents.append(Entity("zfs_device", f"{p.name}:{v.name}", {
+                "pool": p.name, "state": v.state, "serial": v.serial, "bay": v.bay,
+                "group": v.group}))
     return ents
 
 

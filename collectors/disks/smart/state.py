@@ -1,0 +1,67 @@
+"""What the SMART collector knows of each disk: its state, typed."""
+
+from __future__ import annotations
+
+from collectors.state import Record, State
+
+
+class AtaRow(Record):
+    """One line of the ATA attribute table, as smartctl prints it."""
+
+    id: int | None = None
+    name: str = ""
+    value: int | None = None  # normalized: higher is better
+    worst: int | None = None
+    thresh: int | None = None  # fails at or below this
+    raw: float | None = None
+    raw_string: str | None = None
+    when_failed: str = ""  # "", "past" or "now"
+    prefailure: bool = False
+
+
+class Reading(Record):
+    """A named value of the NVMe health log or the SCSI counters."""
+
+    name: str
+    value: int | float | str | None = None
+
+
+class SmartTable(Record):
+    """The whole SMART report in rows for a person; empty lists where the disk speaks another protocol."""
+
+    ata: list[AtaRow] = []
+    nvme: list[Reading] = []
+    scsi: list[Reading] = []
+
+
+class Disk(Record):
+    key: str  # the serial, else "wwn:…", "path:…" or "dev:…" when a USB bridge hides it
+    device: str  # kernel name: sda
+    serial: str | None = None
+    serial_hidden: bool = False
+    model: str | None = None
+    wwn: str | None = None
+    firmware: str | None = None
+    protocol: str | None = None  # ATA, NVMe, SCSI
+    dev_type: str | None = None  # smartctl's -d type
+    capacity_bytes: int | None = None
+    by_path: str | None = None  # the controller port it hangs on
+    enclosure_slot: str | None = None
+    bay: str | None = None
+    smart_passed: bool | None = None
+    temperature: float | None = None
+    power_on_hours: int | None = None
+    # Failure-predicting counters: "5", "187", ... for ATA; "media_errors", "percentage_used" ... for NVMe.
+    attributes: dict[str, float | None] = {}
+    accepted: dict[str, float | None] = {}  # [[disks.accept]]: the values accepted as this disk's normal
+    exit_status: int | None = None  # smartctl's bitmask
+    messages: list[str] = []
+    standby: bool = False  # asleep and not woken: the values are from before
+    health: int | None = None  # 0 ok, 1 warning, 2 failing
+    health_name: str = "unknown"  # ok, warning, failing
+    reasons: list[str] = []
+    table: SmartTable = SmartTable()
+
+
+class SmartState(State):
+    disks: list[Disk] = []
