@@ -258,25 +258,36 @@ class Config(_Strict):
     # Where the file came from, for relative paths and error messages (not a TOML key).
     source: Path | None = Field(default=None, exclude=True)
 
+    def _moved(self) -> list[tuple[str, str, Any]]:
+        """Plug-in keys set in this file that now live elsewhere: (the old key, where it lives now,
+        its value). Each plug-in names its own (CollectorPlugin.moved)."""
+        from collectors import plugins
+
+        out = []
+        for name, plugin in plugins().items():
+            section = getattr(self.collectors, name, None)
+            for key, target in plugin.moved.items():
+                if section is not None and key in section.model_fields_set:
+                    out.append((f"collectors.{name}.{key}", target, getattr(section, key)))
+        return out
+
     def deprecations(self) -> list[str]:
         """Keys that still work but have another name now (check-config and serve say so)."""
         out = []
-        smart = getattr(self.collectors, "smart", None)
-        if smart is not None and "temperature_warning" in smart.model_fields_set:
-            out.append("collectors.smart.temperature_warning is deprecated: alerts.disk_hot_celsius is the one "
-                       "setting for a hot disk (its tile, its page and its alert)" +
-                       ("; it is used while alerts.disk_hot_celsius is not set" if
-                        "disk_hot_celsius" not in self.alerts.model_fields_set else
-                        "; alerts.disk_hot_celsius is set and wins"))
+        for old, target, _ in self._moved():
+            section, _, key = target.rpartition(".")
+            is_set = key in getattr(self, section).model_fields_set
+            out.append(f"{old} is deprecated: {target} is the one setting for it" +
+                       (f"; {target} is set and wins" if is_set else f"; it is used while {target} is not set"))
         return out
 
     def disk_hot_celsius(self) -> float:
-        """The temperature from which a disk is hot: alerts.disk_hot_celsius, or the deprecated
-        collectors.smart.temperature_warning when only that one is set."""
-        smart = getattr(self.collectors, "smart", None)
-        if ("disk_hot_celsius" not in self.alerts.model_fields_set and smart is not None
-                and "temperature_warning" in smart.model_fields_set):
-            return float(smart.temperature_warning)
+        """The temperature from which a disk is hot: alerts.disk_hot_celsius, or a plug-in's
+        deprecated key for it (collectors.smart.temperature_warning) when only that one is set."""
+        if "disk_hot_celsius" not in self.alerts.model_fields_set:
+            for _, target, value in self._moved():
+                if target == "alerts.disk_hot_celsius":
+                    return float(value)
         return self.alerts.disk_hot_celsius
 
     def schedules(self, names: list[str] | dict[str, Any]) -> dict[str, tuple[float, float]]:

@@ -22,6 +22,7 @@ from collectors.base import Collector, Runner
 from collectors.config import CollectorBase
 from collectors.context import HostContext
 from collectors.findings import WARN, BayDevice, ChartSpec, Finding, Judging, Monitor, RuleSpec, S, Tile
+from collectors.starter import HostTree
 from collectors.state import Record, State, StateError, load
 
 GROUP = "rackpulse.collectors"
@@ -91,9 +92,15 @@ class CollectorPlugin(Generic[S]):
     # Keys /api/state has carried for it since before every plug-in's state was there
     # ({"arrays": lambda s: s.arrays}): kept for the scripts that read them.
     api: Mapping[str, Callable[[S], object]] = field(default_factory=dict)
+    # Keys of its section that now live in the app's config ({"temperature_warning":
+    # "alerts.disk_hot_celsius"}): still read when the new one is not set, and said deprecated.
+    moved: Mapping[str, str] = field(default_factory=dict)
     # Its part of `rackpulse demo`: writes what it reads into the demo's host tree at story
     # time t (seconds into the loop), so the demo shows it without hardware.
     scene: Callable[[Path, float], None] | None = None
+    # Its part of `rackpulse init`: what it finds in the host's tree, as its section of the
+    # starter config (TOML lines, commented); [] when there is nothing of it here.
+    starter: Callable[[HostTree], list[str]] | None = None
 
     # -- called by the app: one plug-in's bad state costs its own tile or section, never the page ----
 

@@ -59,6 +59,26 @@ def test_check_config_exits_2_with_the_error(tmp_path: Path) -> None:
     assert r.returncode == 2 and "unknown key 'collectors.mdraid.intervall'" in r.stderr
 
 
+@pytest.mark.parametrize(("toml", "hot", "said"), [
+    ("[collectors.smart]\ntemperature_warning = 45\n", 45.0, "it is used while alerts.disk_hot_celsius is not set"),
+    ("[alerts]\ndisk_hot_celsius = 55\n[collectors.smart]\ntemperature_warning = 45\n", 55.0,
+     "alerts.disk_hot_celsius is set and wins"),
+    ("[alerts]\ndisk_hot_celsius = 55\n", 55.0, None),
+])
+def test_a_plug_in_key_that_moved_still_works_and_check_config_says_where_it_lives_now(
+        tmp_path: Path, toml: str, hot: float, said: str | None) -> None:
+    f = tmp_path / "old.toml"
+    f.write_text(toml)
+    assert load_config(f).disk_hot_celsius() == hot
+    r = rackpulse("check-config", "--config", str(f))
+    assert r.returncode == 0
+    if said is None:
+        assert "deprecated" not in r.stderr
+    else:
+        assert "warning: collectors.smart.temperature_warning is deprecated: alerts.disk_hot_celsius is the one " \
+               "setting for it; " + said in r.stderr
+
+
 def test_the_config_is_found_through_the_environment(tmp_path: Path) -> None:
     f = tmp_path / "env.toml"
     f.write_text('host = "from-env"\n')

@@ -9,6 +9,8 @@ import os
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from app.config import load_config
 from app.starter.discover import discover, propose_bays
 from app.starter.toml import render
@@ -88,3 +90,18 @@ def test_init_to_standard_output_and_a_host_root_that_is_not_there(tmp_path: Pat
     assert r.returncode == 2 and "is not a folder" in r.stderr
     assert os.path.exists(tmp_path / "proc")
 
+
+
+def test_a_plug_in_whose_starter_fails_costs_its_own_part_and_is_said_in_the_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import replace
+
+    from collectors import plugins
+
+    def boom(tree: object) -> list[str]:
+        raise RuntimeError("a third party's bug")
+
+    monkeypatch.setitem(plugins(), "bonding", replace(plugins()["bonding"], starter=boom))
+    text = render(discover(demo_host(tmp_path)), tmp_path)
+    assert "[collectors.bonding]" not in text and "## could not read: bonding: could not look at the host" in text
+    assert "## md0: raid6" in text and "[[collectors.openvpn.instances]]" in text  # the others still wrote theirs

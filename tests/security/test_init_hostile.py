@@ -50,7 +50,7 @@ def test_init_on_a_hostile_tree_ends_and_writes_a_config_that_runs_nothing(tmp_p
     (net / "tun_flags").write_text("0x1001\n")
     out = tmp_path / "rackpulse.toml"
     r = subprocess.run([sys.executable, "-m", "app.cli", "init", "--host-root", str(root), "--output", str(out)],
-                       capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[1])
+                       capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
     assert r.returncode == 0, r.stderr
     text = out.read_text()
     assert not any(line.startswith(("[collectors.ceph]", "ceph =")) for line in text.splitlines())

@@ -5,6 +5,7 @@ from pathlib import Path
 from collectors.disks.mdraid import findings
 from collectors.disks.mdraid.collector import MdraidCollector, build
 from collectors.disks.mdraid.config import MdraidConfig
+from collectors.disks.mdraid.starter import starter
 from collectors.disks.mdraid.state import MdraidState
 from collectors.plugin import CollectorPlugin, Section
 
@@ -15,4 +16,4 @@ PERMISSIONS = "Reads /proc/mdstat and /sys: no privileges; `mdadm --detail` need
 PLUGIN = CollectorPlugin("mdraid", MdraidCollector, build, MdraidConfig, MdraidState, domain="disks",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, bays=findings.bay_devices, api={"arrays": lambda s: s.arrays},
-                         nouns={"md_array": "array", "md_member": "array member"})
+                         nouns={"md_array": "array", "md_member": "array member"}, starter=starter)

@@ -5,6 +5,7 @@ from pathlib import Path
 from collectors.disks.smart import findings
 from collectors.disks.smart.collector import SmartCollector, build
 from collectors.disks.smart.config import SmartConfig
+from collectors.disks.smart.starter import starter
 from collectors.disks.smart.state import SmartState
 from collectors.plugin import CollectorPlugin, Detail, Section
 
@@ -17,4 +18,5 @@ PERMISSIONS = "smartctl needs root, or CAP_SYS_RAWIO and read access to the disk
 PLUGIN = CollectorPlugin("smart", SmartCollector, build, SmartConfig, SmartState, domain="disks",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
                          section=SECTION, detail=DETAIL, bays=findings.bay_devices,
-                         api={"disks": findings.disks}, nouns={"disk": "disk", "bay": "bay"})
+                         api={"disks": findings.disks}, nouns={"disk": "disk", "bay": "bay"},
+                         moved={"temperature_warning": "alerts.disk_hot_celsius"}, starter=starter)

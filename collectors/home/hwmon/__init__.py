@@ -6,6 +6,7 @@ from collectors.home.hwmon import findings
 from collectors.home.hwmon.collector import HwmonCollector, build
 from collectors.home.hwmon.config import HwmonConfig
 from collectors.home.hwmon.demo import write_scene
+from collectors.home.hwmon.starter import starter
 from collectors.home.hwmon.state import HwmonState
 from collectors.plugin import CollectorPlugin, Section
 
@@ -16,4 +17,4 @@ PERMISSIONS = "Reads /sys/class/hwmon: no privileges."
 PLUGIN = CollectorPlugin("hwmon", HwmonCollector, build, HwmonConfig, HwmonState, domain="home",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, scene=write_scene, api={"power": lambda s: s},
-                         nouns={"fan": "fan", "rail": "power rail", "sensor": "sensor"})
+                         nouns={"fan": "fan", "rail": "power rail", "sensor": "sensor"}, starter=starter)

@@ -5,6 +5,7 @@ from pathlib import Path
 from collectors.home.nut import findings
 from collectors.home.nut.collector import NutCollector, build
 from collectors.home.nut.config import NutConfig
+from collectors.home.nut.starter import starter
 from collectors.home.nut.state import NutState
 from collectors.plugin import CollectorPlugin, Section
 
@@ -15,4 +16,4 @@ PERMISSIONS = "Network access to upsd (TCP 3493); a user only if upsd asks for a
 PLUGIN = CollectorPlugin("nut", NutCollector, build, NutConfig, NutState, domain="home",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, api={"ups": lambda s: s.ups},
-                         nouns={"ups": "UPS"})
+                         nouns={"ups": "UPS"}, starter=starter)

@@ -6,6 +6,7 @@ from collectors.host.basics import findings
 from collectors.host.basics.collector import HostCollector, build
 from collectors.host.basics.config import HostConfig
 from collectors.host.basics.demo import write_scene
+from collectors.host.basics.starter import starter
 from collectors.host.basics.state import HostState
 from collectors.plugin import CollectorPlugin, Section
 
@@ -15,4 +16,4 @@ PERMISSIONS = "Reads /proc and /sys under host_root: no privileges."
 
 PLUGIN = CollectorPlugin("host", HostCollector, build, HostConfig, HostState, domain="host", findings=findings.findings,
                          rules=findings.RULES, tile=findings.TILE, section=SECTION,
-                         scene=write_scene)
+                         scene=write_scene, starter=starter)

@@ -6,6 +6,7 @@ from collectors.network.bonding import findings
 from collectors.network.bonding.collector import BondingCollector, build
 from collectors.network.bonding.config import BondingConfig
 from collectors.network.bonding.demo import write_scene
+from collectors.network.bonding.starter import starter
 from collectors.network.bonding.state import BondingState
 from collectors.plugin import CollectorPlugin, Section
 
@@ -16,4 +17,4 @@ PERMISSIONS = "Reads /proc/net/bonding and /sys/class/net: no privileges."
 PLUGIN = CollectorPlugin("bonding", BondingCollector, build, BondingConfig, BondingState, domain="network",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, scene=write_scene, api={"bonds": lambda s: s.bonds},
-                         nouns={"bond": "bond", "bond_slave": "bond link"})
+                         nouns={"bond": "bond", "bond_slave": "bond link"}, starter=starter)

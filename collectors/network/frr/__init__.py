@@ -5,6 +5,7 @@ from pathlib import Path
 from collectors.network.frr import findings
 from collectors.network.frr.collector import FrrCollector, build
 from collectors.network.frr.config import FrrConfig
+from collectors.network.frr.starter import starter
 from collectors.network.frr.state import FrrState
 from collectors.plugin import CollectorPlugin, Section
 
@@ -15,4 +16,4 @@ PERMISSIONS = "`vtysh` needs membership of the frrvty group (or root)."
 PLUGIN = CollectorPlugin("frr", FrrCollector, build, FrrConfig, FrrState, domain="network",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, api={"bgp_peers": lambda s: s.peers},
-                         nouns={"bgp_peer": "BGP peer"})
+                         nouns={"bgp_peer": "BGP peer"}, starter=starter)

@@ -6,6 +6,7 @@ from collectors.network.openvpn import findings
 from collectors.network.openvpn.collector import OpenvpnCollector, build
 from collectors.network.openvpn.config import OpenvpnConfig
 from collectors.network.openvpn.demo import write_scene
+from collectors.network.openvpn.starter import starter
 from collectors.network.openvpn.state import OpenvpnState
 from collectors.plugin import CollectorPlugin, Section
 
@@ -16,4 +17,4 @@ PERMISSIONS = "Read access to the status file, or the management interface's add
 PLUGIN = CollectorPlugin("openvpn", OpenvpnCollector, build, OpenvpnConfig, OpenvpnState, domain="network",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, scene=write_scene, api={"vpn_instances": lambda s: s.instances},
-                         nouns={"vpn_instance": "VPN"})
+                         nouns={"vpn_instance": "VPN"}, starter=starter)

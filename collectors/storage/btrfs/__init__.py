@@ -6,6 +6,7 @@ from collectors.plugin import CollectorPlugin, Section
 from collectors.storage.btrfs import findings
 from collectors.storage.btrfs.collector import BtrfsCollector, build
 from collectors.storage.btrfs.config import BtrfsConfig
+from collectors.storage.btrfs.starter import starter
 from collectors.storage.btrfs.state import BtrfsState
 
 SECTION: Section[BtrfsState] = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
@@ -15,4 +16,4 @@ PERMISSIONS = "Reads /proc/mounts and /sys/fs/btrfs: no privileges; `btrfs files
 PLUGIN = CollectorPlugin("btrfs", BtrfsCollector, build, BtrfsConfig, BtrfsState, domain="storage",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, bays=findings.bay_devices,
-                         nouns={"btrfs_fs": "btrfs filesystem", "btrfs_device": "btrfs device"})
+                         nouns={"btrfs_fs": "btrfs filesystem", "btrfs_device": "btrfs device"}, starter=starter)

@@ -7,6 +7,7 @@ from collectors.storage.ceph import findings
 from collectors.storage.ceph.collector import CephCollector, build
 from collectors.storage.ceph.config import CephConfig
 from collectors.storage.ceph.demo import write_scene
+from collectors.storage.ceph.starter import starter
 from collectors.storage.ceph.state import CephState
 
 SECTION: Section[CephState] = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
@@ -16,4 +17,4 @@ PERMISSIONS = "The `ceph` CLI with a keyring that may read the cluster (client.a
 PLUGIN = CollectorPlugin("ceph", CephCollector, build, CephConfig, CephState, domain="storage",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, bays=findings.bay_devices, scene=write_scene,
-                         nouns={"ceph_osd": "Ceph OSD"})
+                         nouns={"ceph_osd": "Ceph OSD"}, starter=starter)

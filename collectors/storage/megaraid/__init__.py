@@ -8,6 +8,7 @@ from collectors.storage.megaraid import findings
 from collectors.storage.megaraid.collector import MegaraidCollector, build
 from collectors.storage.megaraid.config import MegaraidConfig
 from collectors.storage.megaraid.demo import write_scene
+from collectors.storage.megaraid.starter import starter
 from collectors.storage.megaraid.state import MegaraidState
 
 SECTION: Section[MegaraidState] = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
@@ -17,4 +18,4 @@ PERMISSIONS = "storcli64/perccli64 need root."
 PLUGIN = CollectorPlugin("megaraid", MegaraidCollector, build, MegaraidConfig, MegaraidState, domain="storage",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, bays=findings.bay_devices, scene=write_scene,
-                         nouns={"megaraid_vd": "RAID virtual drive", "megaraid_pd": "RAID drive"})
+                         nouns={"megaraid_vd": "RAID virtual drive", "megaraid_pd": "RAID drive"}, starter=starter)

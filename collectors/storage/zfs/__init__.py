@@ -8,6 +8,7 @@ from collectors.storage.zfs import findings
 from collectors.storage.zfs.collector import ZfsCollector, build
 from collectors.storage.zfs.config import ZfsConfig
 from collectors.storage.zfs.demo import write_scene
+from collectors.storage.zfs.starter import starter
 from collectors.storage.zfs.state import ZfsState
 
 SECTION: Section[ZfsState] = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
@@ -17,4 +18,4 @@ PERMISSIONS = "`zpool status` and `zpool list` need no privileges on OpenZFS (th
 PLUGIN = CollectorPlugin("zfs", ZfsCollector, build, ZfsConfig, ZfsState, domain="storage",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, bays=findings.bay_devices, scene=write_scene,
-                         nouns={"zfs_pool": "ZFS pool", "zfs_device": "ZFS device"})
+                         nouns={"zfs_pool": "ZFS pool", "zfs_device": "ZFS device"}, starter=starter)
