@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import Any
 
 from collectors.base import CollectResult
 from collectors.state import dump
+from tests.paths import GOLDEN
 
-COLLECTED = Path(__file__).parent.parent / "golden" / "collected"
+COLLECTED = GOLDEN / "collected"
 
 
 def as_json(result: CollectResult) -> dict[str, Any]:

@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from collectors.base import CommandNotFound, CommandResult
+from tests.paths import FIXTURES  # noqa: F401 - re-exported for the storage tests
 
-FIXTURES = Path(__file__).parent.parent / "fixtures"
 Answer = tuple[int, bytes, bytes] | Exception
 
 

@@ -11,7 +11,6 @@ import json
 import os
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,9 +29,10 @@ from collectors.storage.ceph.parse import parse_status as parse_ceph_status
 from collectors.storage.megaraid.storcli import parse_drives, parse_show_all
 from collectors.storage.zfs.zpool_json import parse_zpool_status_json
 from collectors.storage.zfs.zpool_text import parse_zpool_list, parse_zpool_status
+from tests import paths
 
-FIXTURES = Path(__file__).parent.parent / "fixtures"
-GOLDEN = Path(__file__).parent.parent / "golden" / "parsed"
+GOLDEN = paths.GOLDEN / "parsed"
+FIXTURES = paths.FIXTURES
 PARSERS = {"mdstat": parse_mdstat, "mdadm": parse_mdadm_detail, "bonding": parse_bonding, "openvpn": parse_status,
            "smartctl": None, "frr": None, "zpool": None, "btrfs": None, "storcli": None, "ceph": None}
 # telegraf's FreeBSD captures are `zpool list -Hp -o name,health,size,alloc,free,fragmentation,capacity,dedupratio`.

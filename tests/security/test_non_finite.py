@@ -36,8 +36,8 @@ from collectors.base import CollectResult, Entity, Sample
 from collectors.findings import Judging
 from collectors.home.nut.state import NutState, Ups
 from collectors.state import VERSION_KEY, State, dump
+from tests.collectors.storage.btrfs.test_btrfs_collector import BAYS, answers, tree
 from tests.collectors.storage_helpers import runner
-from tests.collectors.test_btrfs_collector import BAYS, answers, tree
 from tests.test_web import demo_app
 
 BAD_VALUES = [math.inf, -math.inf, math.nan, 1e300, -1e300, 10**40]

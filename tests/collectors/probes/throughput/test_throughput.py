@@ -7,7 +7,6 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 
@@ -20,8 +19,9 @@ from collectors.probes.throughput.findings import findings
 from collectors.probes.throughput.iperf3 import Iperf3Error, Iperf3Result, parse_iperf3
 from collectors.probes.throughput.state import ThroughputState
 from tests.agent_hosts import free_port
+from tests.paths import FIXTURES
 
-FIX = Path(__file__).parent.parent / "fixtures" / "iperf3"
+FIX = FIXTURES / "iperf3"
 
 
 @pytest.mark.parametrize(("name", "expected"), [

@@ -12,9 +12,10 @@ from collectors.base import CollectorError
 from collectors.disks.location import BayRule
 from collectors.disks.smart.collector import SmartCollector
 from collectors.state import dump
+from tests.paths import FIXTURES
 from tests.states import one
 
-FIX = Path(__file__).parent.parent / "fixtures" / "smartctl"
+FIX = FIXTURES / "smartctl"
 
 FAKE = """
 import json, sys, time

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from collectors.base import ParseError
 from collectors.disks.mdraid.mdadm import parse_mdadm_detail
+from tests.paths import FIXTURES
 
-DIR = Path(__file__).parent.parent / "fixtures" / "mdadm"
+DIR = FIXTURES / "mdadm"
 ALL = sorted(p.name for p in DIR.iterdir())
 
 # file -> (level, uuid, state words, events, [(raid_device, role, device)])

@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 from collectors.base import NoData, ParseError
 from collectors.network.bonding.collector import BondingCollector, parse_bonding
+from tests.paths import FIXTURES
 
-DIR = Path(__file__).parent.parent / "fixtures" / "bonding"
+DIR = FIXTURES / "bonding"
 
 # file -> (mode, hash policy, active slave, [(slave, up, speed, failures)])
 EXPECTED = {

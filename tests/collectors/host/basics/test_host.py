@@ -29,8 +29,9 @@ from collectors.host.basics.procfs import (
     parse_pressure,
     parse_stat_cpu,
 )
+from tests.paths import FIXTURES
 
-FIX = Path(__file__).resolve().parent.parent / "fixtures" / "host"
+FIX = FIXTURES / "host"
 MACHINE = FIX / "this-machine"
 
 

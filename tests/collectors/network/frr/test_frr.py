@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 
 from collectors.base import CollectorError, ParseError
 from collectors.network.frr.collector import FrrCollector, parse_bgp_neighbors, parse_bgp_summary
+from tests.paths import FIXTURES
 from tests.peers import running
 from tests.peers.frr import FrrPair
 
-DIR = Path(__file__).parent.parent / "fixtures" / "frr"
+DIR = FIXTURES / "frr"
 
 
 def test_vrf_all_summary_gives_every_peer_with_its_state_and_uptime_only_when_up() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -18,8 +17,9 @@ from collectors.disks.smart.smartctl import (
     parse_smartctl_json,
     parse_smartctl_scan,
 )
+from tests.paths import FIXTURES
 
-DIR = Path(__file__).parent.parent / "fixtures" / "smartctl"
+DIR = FIXTURES / "smartctl"
 DEVICE_FILES = sorted(p.name for p in DIR.iterdir() if "scan" not in p.name and p.name != "scrutiny__smart-fail.json")
 
 

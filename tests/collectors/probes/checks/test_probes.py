@@ -28,8 +28,9 @@ from collectors.probes.checks.config import ProbesConfig
 from collectors.probes.checks.findings import findings, view
 from collectors.probes.checks.fping import PingResult, parse_fping
 from tests.agent_hosts import free_port
+from tests.paths import FIXTURES
 
-FIX = Path(__file__).parent.parent / "fixtures" / "fping"
+FIX = FIXTURES / "fping"
 
 
 @pytest.mark.parametrize(("name", "expected"), [

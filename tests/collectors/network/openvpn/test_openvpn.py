@@ -20,10 +20,11 @@ from collectors.network.openvpn.status import (
     parse_state,
     parse_status,
 )
+from tests.paths import FIXTURES
 from tests.peers import running
 from tests.peers.openvpn import OpenvpnPeers
 
-DIR = Path(__file__).parent.parent / "fixtures" / "openvpn"
+DIR = FIXTURES / "openvpn"
 
 # file -> (mode, version, clients, undef, bytes in, bytes out)
 EXPECTED = {

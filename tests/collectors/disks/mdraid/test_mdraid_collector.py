@@ -12,8 +12,9 @@ from collectors.base import CommandResult, NoData, ParseError
 from collectors.disks.location import bay_rules
 from collectors.disks.mdraid.collector import MdraidCollector
 from demo import story as demo
+from tests.paths import FIXTURES
 
-FIX = Path(__file__).parent.parent / "fixtures"
+FIX = FIXTURES
 
 
 def real_capture_host(tmp_path: Path) -> Path:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -11,8 +10,9 @@ from hypothesis import strategies as st
 
 from collectors.base import ParseError
 from collectors.disks.mdraid.mdstat import parse_mdstat
+from tests.paths import FIXTURES
 
-DIR = Path(__file__).parent.parent / "fixtures" / "mdstat"
+DIR = FIXTURES / "mdstat"
 ALL = sorted(p.name for p in DIR.iterdir())
 
 # name -> {array: (level, missing, failed, spares, sync action or None, sync ratio or waiting)}
@@ -117,7 +117,7 @@ def test_bad_input_gets_an_error_that_quotes_it(text: str, message: str) -> None
 
 
 def test_mdadm_detail_output_is_refused_as_not_mdstat() -> None:
-    other = Path(__file__).parent.parent / "fixtures" / "mdadm" / "nagios-plugin-check_raid__mdadm__white-mdadm-125"
+    other = FIXTURES / "mdadm" / "nagios-plugin-check_raid__mdadm__white-mdadm-125"
     with pytest.raises(ParseError, match="not /proc/mdstat"):
         parse_mdstat(other.read_text())
 

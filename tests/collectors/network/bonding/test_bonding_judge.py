@@ -13,8 +13,9 @@ import pytest
 from collectors.base import ParseError
 from collectors.network.bonding.collector import Bond, BondingCollector, Slave, bond_hints, parse_bonding
 from tests.collectors.golden import as_json, matches_golden
+from tests.paths import FIXTURES
 
-DIR = Path(__file__).parent.parent / "fixtures" / "bonding"
+DIR = FIXTURES / "bonding"
 HEADER = "Ethernet Channel Bonding Driver: v3.7.1 (April 27, 2011)\n\n"
 
 
