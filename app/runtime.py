@@ -7,7 +7,8 @@ from __future__ import annotations
 import gc
 import logging
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from fastapi.concurrency import run_in_threadpool
 
@@ -20,6 +21,11 @@ from app.storage.db import make_engine, upgrade
 from app.storage.store import Store
 from collectors import build_collectors, host_context
 from collectors.base import Runner, run_command
+
+if TYPE_CHECKING:  # built on first use (their imports are heavy, and alerting's tables need the migrations)
+    from app.alerting.service import Alerting
+    from app.export.mqtt import MqttExport
+    from app.export.remote_write import RemoteWrite
 
 log = logging.getLogger("rackpulse.runtime")
 
@@ -41,15 +47,15 @@ class Runtime:
             colls = build_collectors(cfg, runner, host_context(cfg, self.saved_bays))
             scheduler = Scheduler(colls, cfg.schedules(colls), self.snap, self.store)
         self.scheduler = scheduler
-        self.mqtt: Any = None
-        self.remote_writes: list[Any] = []
-        self._alerting: dict[str, Any] = {}
-        self.host_alerting: dict[str, Any] = {}  # agent host -> its Alerting
+        self.mqtt: MqttExport | None = None
+        self.remote_writes: list[RemoteWrite] = []
+        self._alerting: dict[str, Alerting | None] = {}
+        self.host_alerting: dict[str, Alerting] = {}  # agent host -> its Alerting
         self._failed_hosts: set[str] = set()
 
     # -- alerting ---------------------------------------------------------------------------
 
-    def get_alerting(self) -> Any:
+    def get_alerting(self) -> Alerting | None:
         """Built on first use: its tables exist only after the migrations ran."""
         if "a" not in self._alerting:
             from app.alerting.service import from_config
@@ -57,10 +63,10 @@ class Runtime:
             self._alerting["a"] = from_config(self.cfg, self.engine) if self.cfg.alerts.enabled else None
         return self._alerting["a"]
 
-    def built_alerting(self) -> Any:
+    def built_alerting(self) -> Alerting | None:
         return self._alerting.get("a")
 
-    def alerting_for(self, host: str) -> Any:
+    def alerting_for(self, host: str) -> Alerting | None:
         """One Alerting per agent host (its own states, flaps and silences); None when disabled."""
         if host == self.cfg.host or self.get_alerting() is None:
             return self.get_alerting()
@@ -74,19 +80,24 @@ class Runtime:
         """Agent hosts first, then this host; all only queue, and this host's courier delivers for all."""
         now = time.time()
         for host, hsnap in list(self.agents.snapshots.items()):
+            alerting = self.alerting_for(host)
+            if alerting is None:
+                return
             try:  # one agent host's odd state must not stop alerts for the others
-                self.alerting_for(host).tick(hsnap, now, deliver=False)
+                alerting.tick(hsnap, now, deliver=False)
             except Exception:  # noqa: BLE001
                 if host not in self._failed_hosts:
                     log.exception("alerts for agent host %s failed", host)
                     self._failed_hosts.add(host)
         local = self.get_alerting()
+        if local is None:
+            return
         local.tick(self.snap, now, extra=agent_conditions(self.agents, self.cfg, now), deliver=False)
         local.courier.wake()  # delivery runs in the courier's threads: a hanging endpoint never delays this
 
     # -- life -------------------------------------------------------------------------------
 
-    async def start(self, sessions_load: Any = None) -> None:
+    async def start(self, sessions_load: Callable[[], object] | None = None) -> None:
         cfg, store, scheduler = self.cfg, self.store, self.scheduler
         if self.migrate:
             upgrade(cfg.storage.url)
@@ -106,8 +117,9 @@ class Runtime:
         scheduler.add_task(lambda: (store.make_rollups(), store.prune(st.raw_days, st.rollup_5m_days,
                                                                       st.rollup_1h_days)),
                            st.maintenance_interval, "maintenance")
-        if self.get_alerting() is not None:
-            self.get_alerting().courier.start()
+        alerting = self.get_alerting()
+        if alerting is not None:
+            alerting.courier.start()
             scheduler.add_task(self.alert_tick, cfg.alerts.interval, "alerts")
         self._start_exports(scheduler)
 
@@ -137,8 +149,9 @@ class Runtime:
         delivery and MQTT, each with a short bound of its own."""
         if self.scheduler is not None:
             await self.scheduler.stop()
-        if self.built_alerting() is not None:
-            await run_in_threadpool(self.built_alerting().courier.stop, 1.0)
+        alerting = self.built_alerting()
+        if alerting is not None:
+            await run_in_threadpool(alerting.courier.stop, 1.0)
         if self.mqtt is not None:
             await run_in_threadpool(self.mqtt.stop)
         self.engine.dispose()

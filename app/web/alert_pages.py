@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.web.site import Checked, Page, Site
+from app.web.site import Checked, SiteDep
 
 router = APIRouter()
 
@@ -18,7 +18,7 @@ SEVERITIES = ("critical", "warning", "info")
 
 
 @router.get("/alerts", response_class=HTMLResponse, name="alerts")
-def alerts_page(request: Request, rule: str = "", severity: str = "", s: Site = Page) -> HTMLResponse:
+def alerts_page(s: SiteDep, request: Request, rule: str = "", severity: str = "") -> HTMLResponse:
     snap, _ = s.view(request)
     a = s.alerting_for(snap.host)
     severity = severity if severity in SEVERITIES else ""
@@ -33,8 +33,8 @@ def _back(request: Request) -> str:
 
 
 @router.post("/alerts/ack", dependencies=[Checked])
-def alerts_ack(request: Request, rule: str = Form(...), subject: str = Form(...), note: str = Form(""),
-               s: Site = Page) -> Response:
+def alerts_ack(s: SiteDep, request: Request, rule: str = Form(...), subject: str = Form(...),
+               note: str = Form("")) -> Response:
     snap, _ = s.view(request)
     a = s.alerting_for(snap.host)
     if a is None or not a.ack(rule, subject, note=note.strip()[:500]):
@@ -43,9 +43,9 @@ def alerts_ack(request: Request, rule: str = Form(...), subject: str = Form(...)
 
 
 @router.post("/alerts/silence", dependencies=[Checked])
-def alerts_silence(request: Request, rule: str = Form(""), subject: str = Form(""), duration: str = Form(""),
-                   hours: float = Form(4.0), reason: str = Form(""), confirm: str = Form(""),
-                   s: Site = Page) -> Response:
+def alerts_silence(s: SiteDep, request: Request, rule: str = Form(""), subject: str = Form(""),
+                   duration: str = Form(""), hours: float = Form(4.0), reason: str = Form(""),
+                   confirm: str = Form("")) -> Response:
     """A silence for this page's host, matching a rule and a subject (exactly, or a pattern
     such as "md*"; empty for any), for a chosen duration."""
     snap, _ = s.view(request)
@@ -65,7 +65,7 @@ def alerts_silence(request: Request, rule: str = Form(""), subject: str = Form("
 
 
 @router.post("/alerts/silence/{silence_id}/expire", dependencies=[Checked])
-def alerts_expire(request: Request, silence_id: int, s: Site = Page) -> Response:
+def alerts_expire(s: SiteDep, request: Request, silence_id: int) -> Response:
     snap, _ = s.view(request)
     a = s.alerting_for(snap.host)
     if a is None or not a.expire(silence_id):
@@ -74,7 +74,7 @@ def alerts_expire(request: Request, silence_id: int, s: Site = Page) -> Response
 
 
 @router.get("/api/alerts")
-def api_alerts(request: Request, s: Site = Page) -> dict[str, Any]:
+def api_alerts(s: SiteDep, request: Request) -> dict[str, Any]:
     snap, _ = s.view(request)
     a = s.alerting_for(snap.host)
     return a.view() if a else {"active": [], "history": [], "outbox": [], "silences": []}

@@ -16,7 +16,7 @@ from app import views
 from app.exposition import CONTENT_TYPE, merge
 from app.storage.base import RES_1H, RES_5M
 from app.storage.samples import resolution
-from app.web.site import RANGES, Page, Site
+from app.web.site import RANGES, SiteDep
 from collectors import plugins
 from collectors.state import StateError
 
@@ -43,15 +43,15 @@ def accepts_gzip(header: str) -> bool:
 
 
 @router.get("/api/entities/{kind}")
-def api_entities(request: Request, kind: str, s: Site = Page) -> list[dict[str, Any]]:
+def api_entities(s: SiteDep, request: Request, kind: str) -> list[dict[str, Any]]:
     """The inventory of one kind (disk, bay, md_array, md_member, bgp_peer, bond_slave, ...)."""
     _, store = s.view(request)
     return store.entities(kind)
 
 
 @router.get("/api/events")
-def api_events(request: Request, kind: str | None = None, key: str | None = None, limit: int = 200,
-               s: Site = Page) -> list[dict[str, Any]]:
+def api_events(s: SiteDep, request: Request, kind: str | None = None, key: str | None = None,
+               limit: int = 200) -> list[dict[str, Any]]:
     """Inventory changes, newest first, optionally for one entity."""
     _, store = s.view(request)
     return store.events(kind, key, limit=max(1, min(limit, 1000)))
@@ -94,7 +94,7 @@ class ApiState(BaseModel):
 
 
 @router.get("/api/state", response_model=ApiState)
-async def api_state(request: Request, s: Site = Page) -> dict[str, object]:
+async def api_state(s: SiteDep, request: Request) -> dict[str, object]:
     snap, _ = s.view(request)
     legacy: dict[str, object] = {}
     for name, p in plugins().items():
@@ -118,9 +118,9 @@ def _scaled(v: float | None, scale: float) -> float | None:
 
 
 @router.get("/api/series")
-def api_series(request: Request, metric: str, range: str = "24h",  # noqa: A002
+def api_series(s: SiteDep, request: Request, metric: str, range: str = "24h",  # noqa: A002
                label: list[str] = Query(default=[]),  # noqa: B008
-               scale: float = 1.0, s: Site = Page) -> dict[str, Any]:
+               scale: float = 1.0) -> dict[str, Any]:
     """History of one series; ``scale`` multiplies every value (joules -> kWh for a chart)."""
     _, store = s.view(request)
     labels = dict(item.split("=", 1) for item in label if "=" in item)
@@ -143,13 +143,13 @@ def api_series(request: Request, metric: str, range: str = "24h",  # noqa: A002
 
 
 @router.get("/api/hosts")
-def api_hosts(s: Site = Page) -> list[dict[str, object]]:
+def api_hosts(s: SiteDep) -> list[dict[str, object]]:
     """This host and every agent: version, last contact, clock skew, worst state."""
     return [h.as_json() for h in s.hosts()]
 
 
 @router.get("/metrics")
-async def metrics(request: Request, s: Site = Page) -> Response:
+async def metrics(s: SiteDep, request: Request) -> Response:
     # Served from the snapshot rendered after the last collection: a scrape never touches a device.
     gz = accepts_gzip(request.headers.get("accept-encoding", ""))
     if s.agents.snapshots:  # agents (all of them since start-up), and their hosts' samples, one family each
@@ -175,7 +175,7 @@ async def healthz() -> dict[str, str]:
 
 
 @router.get("/api/docs", include_in_schema=False)
-def api_docs(s: Site = Page) -> Response:
+def api_docs(s: SiteDep) -> Response:
     """The API's interactive docs, from Swagger UI as built through the npm lockfile into
     static/vendor: no request leaves this server (FastAPI's default loads it, and a favicon,
     from a CDN, and Swagger UI would ask validator.swagger.io about the schema)."""

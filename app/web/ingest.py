@@ -15,7 +15,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app.batch import BatchError, check_items, decode_body, parse_batch
 from app.ingest.agents import authenticate, bearer_hash
-from app.web.site import Page, Site
+from app.web.site import Site, SiteDep
 
 log = logging.getLogger("rackpulse.web")
 router = APIRouter()
@@ -47,7 +47,7 @@ async def _take(request: Request, s: Site, who: Any, limit: int, marks: list[flo
 
 
 @router.post("/api/v1/ingest")
-async def ingest(request: Request, s: Site = Page) -> JSONResponse:
+async def ingest(s: SiteDep, request: Request) -> JSONResponse:
     limit = s.cfg.agents.max_batch_bytes
     agents = s.agents
     marks = [time.perf_counter()]

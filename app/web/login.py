@@ -16,7 +16,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 
 from app import credentials
 from app.web.sessions import COOKIE, CSRF_COOKIE, SESSION_SECONDS
-from app.web.site import Checked, Page, Site
+from app.web.site import Checked, Site, SiteDep
 
 log = logging.getLogger("rackpulse.web")
 router = APIRouter()
@@ -59,7 +59,7 @@ def _local(target: str) -> str:
 
 
 @router.get("/login", response_class=HTMLResponse)
-async def login_form(request: Request, next: str = "/", s: Site = Page) -> HTMLResponse:  # noqa: A002
+async def login_form(s: SiteDep, request: Request, next: str = "/") -> HTMLResponse:  # noqa: A002
     return s.render(request, "login.html", next=next if next.startswith("/") else "/", error=None)
 
 
@@ -78,8 +78,8 @@ async def checked_password(s: Site, password: str) -> bool:
 
 
 @router.post("/login")
-async def login(request: Request, password: str = Form(...), next: str = Form("/"),  # noqa: A002
-                s: Site = Page) -> Response:
+async def login(s: SiteDep, request: Request, password: str = Form(...),
+                next: str = Form("/")) -> Response:  # noqa: A002
     addr = request.client.host if request.client else "?"
     wait = s.throttle.retry_after(addr)
     if wait:
@@ -98,7 +98,7 @@ async def login(request: Request, password: str = Form(...), next: str = Form("/
 
 
 @router.post("/logout", dependencies=[Checked])
-def logout(request: Request, everywhere: str = Form(""), s: Site = Page) -> Response:
+def logout(s: SiteDep, request: Request, everywhere: str = Form("")) -> Response:
     """Log this browser out; with ``everywhere``, every session of every browser."""
     if everywhere:
         s.sessions.logout_everywhere()

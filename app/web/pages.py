@@ -12,7 +12,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app import bay_labels, events, views
 from app.ingest.agents import revoke
-from app.web.site import RANGES, Checked, Page, Site
+from app.web.site import RANGES, Checked, SiteDep
 from collectors import plugins
 from collectors.plugin import DOMAINS, CollectorPlugin, Detail
 from collectors.state import Record, StateError
@@ -25,7 +25,7 @@ def _range(value: str) -> str:
 
 
 @router.get("/", response_class=HTMLResponse, name="overview")
-def overview(request: Request, s: Site = Page) -> HTMLResponse:
+def overview(s: SiteDep, request: Request) -> HTMLResponse:
     snap, _ = s.view(request)
     a = s.alerting_for(snap.host)
     # From memory, not the database: the overview is the page people leave open.
@@ -44,7 +44,7 @@ def overview(request: Request, s: Site = Page) -> HTMLResponse:
 
 
 @router.get("/disks", response_class=HTMLResponse, name="disks")
-async def disks_page(request: Request, s: Site = Page) -> HTMLResponse:
+async def disks_page(s: SiteDep, request: Request) -> HTMLResponse:
     snap, _ = s.view(request)
     pulls = views.storage_pulls(snap)  # every plug-in's devices to pull (md members, ZFS, RAID ...)
     bays = [b.label for b in s.cfg.disks.bays] if snap.host == s.cfg.host else views.bays_seen(snap)
@@ -53,8 +53,8 @@ async def disks_page(request: Request, s: Site = Page) -> HTMLResponse:
 
 
 @router.get("/entity/{kind}/{key:path}", response_class=HTMLResponse, name="entity")
-def entity_page(request: Request, kind: str, key: str, range: str = "24h",  # noqa: A002
-                s: Site = Page) -> HTMLResponse:
+def entity_page(s: SiteDep, request: Request, kind: str, key: str,
+                range: str = "24h") -> HTMLResponse:  # noqa: A002
     _, store = s.view(request)
     stored = next((e for e in store.entities(kind) if e["key"] == key), None)
     if stored is None:
@@ -64,14 +64,14 @@ def entity_page(request: Request, kind: str, key: str, range: str = "24h",  # no
 
 
 @router.get("/collectors", response_class=HTMLResponse, name="collectors")
-def collectors_page(request: Request, s: Site = Page) -> HTMLResponse:
+def collectors_page(s: SiteDep, request: Request) -> HTMLResponse:
     snap, _ = s.view(request)
     return s.render(request, "collectors.html", ov=views.overview(snap), csrf=s.csrf_token(request),
                     can_run=s.scheduler is not None and snap.host == s.cfg.host)
 
 
 @router.post("/collectors/{name}/run", dependencies=[Checked])
-async def collector_run_now(request: Request, name: str, s: Site = Page) -> Response:
+async def collector_run_now(s: SiteDep, request: Request, name: str) -> Response:
     s.view(request)
     if s.scheduler is None or name not in s.scheduler.collectors:
         raise HTTPException(404, f"no collector {name!r}")
@@ -80,7 +80,7 @@ async def collector_run_now(request: Request, name: str, s: Site = Page) -> Resp
 
 
 @router.get("/events", response_class=HTMLResponse, name="events")
-def events_page(request: Request, domain: str = "", level: str = "", s: Site = Page) -> HTMLResponse:
+def events_page(s: SiteDep, request: Request, domain: str = "", level: str = "") -> HTMLResponse:
     """Inventory changes in words, start-up bursts collapsed, filtered by domain and level."""
     _, store = s.view(request)
     base = request.scope.get("rackpulse_base", "")
@@ -93,12 +93,12 @@ def events_page(request: Request, domain: str = "", level: str = "", s: Site = P
 
 
 @router.get("/hosts", response_class=HTMLResponse, name="hosts")
-def hosts_page(request: Request, s: Site = Page) -> HTMLResponse:
+def hosts_page(s: SiteDep, request: Request) -> HTMLResponse:
     return s.render(request, "hosts.html", hosts=s.hosts(), csrf=s.csrf_token(request))
 
 
 @router.post("/hosts/{host}/revoke", dependencies=[Checked])
-def hosts_revoke(host: str, s: Site = Page) -> Response:
+def hosts_revoke(s: SiteDep, host: str) -> Response:
     if not revoke(s.engine, host):
         raise HTTPException(404, f"no live token for {host!r}")
     return RedirectResponse("/hosts", status_code=303)
@@ -108,7 +108,7 @@ def section_page(page: str, title: str) -> Any:
     """A page made of its collectors' sections (network, power, heat pump, and whatever page a
     plug-in names): served at /<page>, for this host or an agent host."""
 
-    async def handler(request: Request, range: str = "24h", s: Site = Page) -> HTMLResponse:  # noqa: A002
+    async def handler(s: SiteDep, request: Request, range: str = "24h") -> HTMLResponse:  # noqa: A002
         snap, _ = s.view(request)
         return s.render(request, "section_page.html", title=title, sections=views.sections(snap, page),
                         range=_range(range), ranges_list=list(RANGES))
@@ -127,7 +127,7 @@ def detail_page(name: str, detail: Detail[Any]) -> Any:
     """A thing's own page (a disk's): what its plug-in says of it, the findings about it (the
     same its tile and alerts say), its stored entry once it is gone, its history and events."""
 
-    def handler(request: Request, key: str, range: str = "24h", s: Site = Page) -> Response:  # noqa: A002
+    def handler(s: SiteDep, request: Request, key: str, range: str = "24h") -> Response:  # noqa: A002
         snap, store = s.view(request)
         plugin = plugins()[name]
         thing = _thing(plugin, detail, snap.states.get(name), key)
@@ -160,7 +160,7 @@ def detail_page(name: str, detail: Detail[Any]) -> Any:
 def bay_label(name: str, detail: Detail[Any]) -> Any:
     """Save a label for the bay a thing sits in (this host's; an agent labels its own)."""
 
-    def handler(request: Request, key: str, label: str = Form(...), s: Site = Page) -> Response:
+    def handler(s: SiteDep, request: Request, key: str, label: str = Form(...)) -> Response:
         snap, _ = s.view(request)
         thing = _thing(plugins()[name], detail, snap.states.get(name), key) if snap.host == s.cfg.host else None
         if thing is None:

@@ -11,7 +11,7 @@ import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import Depends, Form, HTTPException, Request
@@ -286,14 +286,15 @@ def site(request: Request) -> Site:
     return request.app.state.site
 
 
-def csrf_checked(request: Request, csrf: str = Form("")) -> None:
+SiteDep = Annotated[Site, Depends(site)]
+
+
+def csrf_checked(s: SiteDep, request: Request, csrf: str = Form("")) -> None:
     """The dependency of every form that changes something: its token must be this browser's."""
-    s = site(request)
     if not s.sessions.csrf_ok(s.csrf_identity(request), csrf):
         raise HTTPException(403, "bad or missing CSRF token (reload the page and try again)")
 
 
-# What a route declares: `s: Site = Page` for the shared site, `dependencies=[Checked]` on a form
-# that changes something.
-Page = Depends(site)
+# What a route declares: `s: SiteDep` for the shared site (typed: FastAPI's Annotated dependency),
+# `dependencies=[Checked]` on a form that changes something.
 Checked = Depends(csrf_checked)

@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse
 from app import views
 from app.storage.store import Store
 from app.web.sessions import COOKIE
-from app.web.site import Page, Site
+from app.web.site import SiteDep
 from collectors.findings import Monitor
 
 router = APIRouter()
@@ -52,7 +52,7 @@ def status_rows(store: Store, found: list[Monitor], now: int) -> list[StatusRow]
 
 
 @router.get("/status", response_class=HTMLResponse, name="status")
-def status_page(request: Request, s: Site = Page) -> HTMLResponse:
+def status_page(s: SiteDep, request: Request) -> HTMLResponse:
     snap, store = s.view(request)
     signed_in = not s.password_hash or bool(s.sessions.check(request.cookies.get(COOKIE)))
     rows = status_rows(store, views.monitors(snap), int(time.time()))
