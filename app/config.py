@@ -10,6 +10,7 @@ import functools
 import os
 import socket
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -290,7 +291,7 @@ class Config(_Strict):
                     return float(value)
         return self.alerts.disk_hot_celsius
 
-    def schedules(self, names: list[str] | dict[str, Any]) -> dict[str, tuple[float, float]]:
+    def schedules(self, names: Iterable[str]) -> dict[str, tuple[float, float]]:
         """(interval, timeout) of each named collector, for the scheduler."""
         return {n: (getattr(self.collectors, n).interval, getattr(self.collectors, n).timeout) for n in names}
 

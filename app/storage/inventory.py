@@ -8,6 +8,9 @@ from typing import Any
 
 from sqlalchemy import and_, select, update
 
+# pydantic (FastAPI's answers) needs typing_extensions' TypedDict before Python 3.12; pydantic installs it.
+from typing_extensions import TypedDict
+
 from app.storage.base import (
     _STILL_HERE,
     StoreBase,
@@ -20,6 +23,34 @@ from app.storage.models import (
 )
 from collectors import finite
 from collectors.base import Entity
+
+
+class StoredEvent(TypedDict):
+    """One change of one entity, as stored (and as /api/events returns it)."""
+
+    id: int
+    host: str
+    kind: str
+    key: str
+    ts: float
+    field: str  # an attribute's name, or "present"
+    old: str | None
+    new: str | None
+    collector: str | None  # the collector that reports its entity, None when unknown
+
+
+class StoredEntity(TypedDict):
+    """A thing in the inventory, as stored (and as /api/entities returns it)."""
+
+    id: int
+    host: str
+    collector: str
+    kind: str
+    key: str
+    attrs: dict[str, object]
+    first_seen: float
+    last_seen: float
+    present: bool
 
 
 class Inventory(StoreBase):
@@ -89,7 +120,7 @@ class Inventory(StoreBase):
         if events:
             conn.execute(entity_event.insert(), events)
 
-    def events(self, kind: str | None = None, key: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+    def events(self, kind: str | None = None, key: str | None = None, limit: int = 50) -> list[StoredEvent]:
         """The newest changes first, each with the collector that reports its entity (None when unknown)."""
         owner = entity_event.outerjoin(entity, and_(entity.c.host == entity_event.c.host,
                                                     entity.c.kind == entity_event.c.kind,
@@ -101,11 +132,12 @@ class Inventory(StoreBase):
             q = q.where(entity_event.c.key == key)
         q = q.order_by(entity_event.c.ts.desc(), entity_event.c.id.desc()).limit(limit)
         with self.engine.connect() as conn:
-            return [dict(r._mapping) for r in conn.execute(q)]
+            return [StoredEvent(**r._mapping) for r in conn.execute(q)]  # type: ignore[typeddict-item]
 
-    def entities(self, kind: str) -> list[dict[str, Any]]:
+    def entities(self, kind: str) -> list[StoredEntity]:
         q = select(entity).where(entity.c.host == self.host, entity.c.kind == kind).order_by(entity.c.key)
         with self.engine.connect() as conn:
-            return [{**dict(r._mapping), "attrs": json.loads(r.attrs)} for r in conn.execute(q)]
+            return [StoredEntity(**{**r._mapping, "attrs": json.loads(r.attrs)})  # type: ignore[typeddict-item]
+                    for r in conn.execute(q)]
 
     # -- history ------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, create_model
 from app import views
 from app.exposition import CONTENT_TYPE, merge
 from app.storage.base import RES_1H, RES_5M
+from app.storage.inventory import StoredEntity, StoredEvent
 from app.storage.samples import resolution
 from app.web.site import RANGES, SiteDep
 from collectors import plugins
@@ -43,7 +44,7 @@ def accepts_gzip(header: str) -> bool:
 
 
 @router.get("/api/entities/{kind}")
-def api_entities(s: SiteDep, request: Request, kind: str) -> list[dict[str, Any]]:
+def api_entities(s: SiteDep, request: Request, kind: str) -> list[StoredEntity]:
     """The inventory of one kind (disk, bay, md_array, md_member, bgp_peer, bond_slave, ...)."""
     _, store = s.view(request)
     return store.entities(kind)
@@ -51,7 +52,7 @@ def api_entities(s: SiteDep, request: Request, kind: str) -> list[dict[str, Any]
 
 @router.get("/api/events")
 def api_events(s: SiteDep, request: Request, kind: str | None = None, key: str | None = None,
-               limit: int = 200) -> list[dict[str, Any]]:
+               limit: int = 200) -> list[StoredEvent]:
     """Inventory changes, newest first, optionally for one entity."""
     _, store = s.view(request)
     return store.events(kind, key, limit=max(1, min(limit, 1000)))

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app import bay_labels, events, views
+from app.alerting.engine import AlertState
 from app.ingest.agents import revoke
 from app.web.site import RANGES, Checked, SiteDep
 from collectors import plugins
@@ -29,13 +30,13 @@ def overview(s: SiteDep, request: Request) -> HTMLResponse:
     snap, _ = s.view(request)
     a = s.alerting_for(snap.host)
     # From memory, not the database: the overview is the page people leave open.
-    firing: list[dict[str, Any]] = [{**x.__dict__, "href": None} for x in a.states.values()
-                                    if x.state == "firing"] if a else []
+    # (the alert, the page it links to: this host's alerts, or an agent host's)
+    firing: list[tuple[AlertState, str | None]] = [(x, None) for x in a.states.values()
+                                                   if x.state == "firing"] if a else []
     hosts = []
     if snap.host == s.cfg.host:  # the server's overview: every agent host, and what fires there
         for host, ha in list(s.host_alerting.items()):
-            firing += [{**x.__dict__, "href": f"/h/{quote(host, safe='')}/alerts"} for x in ha.states.values()
-                       if x.state == "firing"]
+            firing += [(x, f"/h/{quote(host, safe='')}/alerts") for x in ha.states.values() if x.state == "firing"]
         hosts = [h for h in s.hosts() if h.agent]
     unlabelled = views.unlabelled(snap) if snap.host == s.cfg.host else []
     return s.render(request, "overview.html", ov=views.overview(snap), summaries=views.summaries(snap),

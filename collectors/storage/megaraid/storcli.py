@@ -7,7 +7,7 @@ OfLn, Rec; PD Onln, UGood, UBad, Rbld, Offln, Failed, Msng, GHS/DHS (hot spares)
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from collectors import finite
@@ -131,13 +131,28 @@ def _pd(row: dict[str, Any]) -> PhysicalDrive:
                          media=str(row.get("Med", "")), model=str(row.get("Model", "")).strip())
 
 
+@dataclass(frozen=True)
+class DriveDetails:
+    """What `show all` says of one drive beyond its row in the PD list."""
+
+    serial: str | None
+    wwn: str | None
+    model: str | None
+    firmware: str | None
+    media_errors: int | None
+    other_errors: int | None
+    predictive_failures: int | None
+    temperature: float | None
+    smart_alert: bool | None
+
+
 _DRIVE_KEY = re.compile(r"^Drive /c(\d+)(?:/e(\d+))?/s(\d+)(?: - Detailed Information)?$")
 
 
 @json_shape("storcli /call/eall/sall show all J")
-def parse_drives(text: str) -> dict[tuple[int, str], dict[str, Any]]:
-    """`storcli /call/eall/sall show all J`: {(controller, "EID:Slt"): serial, WWN, errors ...}."""
-    out: dict[tuple[int, str], dict[str, Any]] = {}
+def parse_drives(text: str) -> dict[tuple[int, str], DriveDetails]:
+    """`storcli /call/eall/sall show all J`: each drive's serial, WWN, errors ... by (controller, "EID:Slt")."""
+    out: dict[tuple[int, str], DriveDetails] = {}
     for c in _controllers(text, "storcli /call/eall/sall show all J"):
         for key, value in (c.get("Response Data") or {}).items():
             m = _DRIVE_KEY.match(key)
@@ -149,17 +164,17 @@ def parse_drives(text: str) -> dict[tuple[int, str], dict[str, Any]]:
             attrs = value.get(f"{prefix} Device attributes") or {}
             temp = re.match(r"\s*(-?\d+)C", str(state.get("Drive Temperature", "")))
             alert = state.get("S.M.A.R.T alert flagged by drive")
-            out[ident] = {
-                "serial": str(attrs.get("SN", "")).strip() or None,
-                "wwn": str(attrs.get("WWN", "")).strip().lower() or None,
-                "model": str(attrs.get("Model Number", "")).strip() or None,
-                "firmware": str(attrs.get("Firmware Revision", "")).strip() or None,
-                "media_errors": integer(state.get("Media Error Count")),
-                "other_errors": integer(state.get("Other Error Count")),
-                "predictive_failures": integer(state.get("Predictive Failure Count")),
-                "temperature": float(temp[1]) if temp else None,
-                "smart_alert": None if alert is None else str(alert).strip().lower() == "yes",
-            }
+            out[ident] = DriveDetails(
+                serial=str(attrs.get("SN", "")).strip() or None,
+                wwn=str(attrs.get("WWN", "")).strip().lower() or None,
+                model=str(attrs.get("Model Number", "")).strip() or None,
+                firmware=str(attrs.get("Firmware Revision", "")).strip() or None,
+                media_errors=integer(state.get("Media Error Count")),
+                other_errors=integer(state.get("Other Error Count")),
+                predictive_failures=integer(state.get("Predictive Failure Count")),
+                temperature=float(temp[1]) if temp else None,
+                smart_alert=None if alert is None else str(alert).strip().lower() == "yes",
+            )
     return out
 
 
@@ -186,11 +201,14 @@ def parse_rebuild(text: str) -> dict[tuple[int, str], tuple[float | None, float 
     return out
 
 
-def merge(ctrls: list[Controller], drives: dict[tuple[int, str], dict[str, Any]]) -> None:
+def merge(ctrls: list[Controller], drives: dict[tuple[int, str], DriveDetails]) -> None:
+    """Each drive's details onto its row (the PD list's model wins where it has one)."""
     for ctl in ctrls:
         for pd in ctl.pds:
             d = drives.get((ctl.index, pd.eid_slot))
-            if d:
-                for k, v in d.items():
-                    if v is not None and (k != "model" or not pd.model):
-                        setattr(pd, k, v)
+            if d is None:
+                continue
+            for f in fields(d):
+                v = getattr(d, f.name)
+                if v is not None and (f.name != "model" or not pd.model):
+                    setattr(pd, f.name, v)
