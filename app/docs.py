@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from collectors import plugins
 from collectors.config import CollectorBase
 from collectors.plugin import DOMAINS, CollectorPlugin
+from collectors.state import Record
 
 
 def _default(field: Any) -> str:
@@ -74,8 +76,41 @@ def example_toml() -> str:
     return "\n".join(parts)
 
 
+def _type_words(annotation: Any) -> str:
+    """A field's type as a reader writes it: `list[Slave]`, `float | None`."""
+    text = getattr(annotation, "__name__", None) if isinstance(annotation, type) else None
+    return text or re.sub(r"\b(?:[a-z_][a-z0-9_]*\.)+([A-Za-z_]\w*)", r"\1", str(annotation).replace("typing.", ""))
+
+
+def _records(model: type[Record]) -> list[type[Record]]:
+    """The model and every Record type inside it, each once, in the order met."""
+    seen: list[type[Record]] = []
+    todo: list[Any] = [model]
+    while todo:
+        t = todo.pop(0)
+        if isinstance(t, type) and issubclass(t, Record):
+            if t not in seen:
+                seen.append(t)
+                todo += [f.annotation for f in t.model_fields.values()]
+        else:
+            todo += list(get_args(t))
+    return seen
+
+
+def state_md(p: CollectorPlugin) -> list[str]:
+    """A plug-in's state as /api/state carries it, type by type."""
+    out = ["## State", "",
+           f"What its findings, tile and page read; in `/api/state` under `states.{p.name}` (its JSON schema is "
+           f"in /api/docs). Version {p.state.version}: stored states and agents' batches of another version are "
+           "dropped, not misread.", ""]
+    for t in _records(p.state):
+        fields = ", ".join(f"`{f.alias or k}` {_type_words(f.annotation)}" for k, f in t.model_fields.items())
+        out.append(f"- **{t.__name__}**: {fields or 'nothing'}")
+    return [*out, ""]
+
+
 def readme(p: CollectorPlugin) -> str:
-    """A plug-in's README.md: what it reads, what it needs, its config, metrics and rules."""
+    """A plug-in's README.md: what it reads, what it needs, its config, metrics, state and rules."""
     pkg = importlib.import_module(p.collector.__module__.rsplit(".", 1)[0])
     about = inspect.getdoc(pkg) or p.name
     out = [f"# {p.name}", "", about, "", "Written by `make docs` from the plug-in's code and example.toml.", ""]
@@ -87,6 +122,7 @@ def readme(p: CollectorPlugin) -> str:
     out += ["## Metrics", "", "| metric | type | help |", "|---|---|---|"]
     out += [f"| `{m}` | {s.kind} | {s.help.replace('|', '/')} |" for m, s in p.collector.metrics.items()]
     out.append("")
+    out += state_md(p)
     if p.rules:
         out += ["## Alert rules", ""]
         out += [f"- `{r.name}`: {r.severity}" + (f", after {r.for_seconds:g} s" if r.for_seconds else "")
