@@ -167,6 +167,16 @@
     });
   }
 
+  // A live update replaces the page's content every few seconds. Forms someone may be filling
+  // in carry hx-preserve (htmx keeps them as they are); a <details> someone opened stays open.
+  var opened = [];
+  document.addEventListener("htmx:beforeSwap", function () {
+    opened = Array.prototype.map.call(document.querySelectorAll("main details[open][id]"), function (d) { return d.id; });
+  });
+  document.addEventListener("htmx:afterSwap", function () {
+    opened.forEach(function (id) { var d = document.getElementById(id); if (d) d.open = true; });
+  });
+
   document.addEventListener("DOMContentLoaded", drawAll);
   document.addEventListener("htmx:afterSwap", drawAll);
   if (window.matchMedia) {

@@ -6,6 +6,7 @@ agent hosts, sessions and alerting, and how a page is rendered. Routes get it th
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import math
 import time
@@ -56,6 +57,9 @@ def templates() -> Environment:
     env.filters["format"] = safe_format
     # One path segment of a link: a serial or a peer name with '/', '?', '#' or '%' stays inside it.
     env.filters["urlpart"] = lambda v: quote(str(v), safe="")
+    # A stable element id for any text (an alert's rule and subject): what a live update keeps in
+    # place (hx-preserve) and a <details> keeps its open state by.
+    env.filters["domid"] = lambda v: "x" + hashlib.sha1(str(v).encode(), usedforsecurity=False).hexdigest()[:12]
     return env
 
 

@@ -43,6 +43,31 @@ def test_the_alert_can_be_acknowledged(page: Page) -> None:
     page.screenshot(path=str(ARTIFACTS / "alerts.png"), full_page=True)
 
 
+def swaps(page: Page, n: int) -> None:
+    """Wait for the page's next n live updates (htmx swaps every web.refresh_seconds): the wait
+    comes from the page's own clock, not a guess."""
+    page.evaluate("window.__swaps = 0; document.addEventListener('htmx:afterSwap', () => window.__swaps++)")
+    page.wait_for_function(f"window.__swaps >= {n}", timeout=60_000)
+
+
+def test_what_someone_types_or_opens_survives_the_live_updates(page: Page) -> None:
+    page.goto("/alerts")
+    deadline = time.monotonic() + 60
+    while not page.locator("input[name=note]").count() and time.monotonic() < deadline:
+        time.sleep(1)
+        page.reload()
+    form = page.locator("input[name=note]").first.evaluate("i => i.form.id")  # the alert's own form
+    page.fill(f"#{form} input[name=note]", "swapping the disk at lunch")
+    page.locator("#new-silence summary").click()
+    page.fill("#new-silence input[name=reason]", "kernel upgrade")
+    page.locator("#new-silence input[name=reason]").focus()
+    swaps(page, 3)
+    assert page.locator(f"#{form} input[name=note]").input_value() == "swapping the disk at lunch"
+    assert page.locator("#new-silence").evaluate("d => d.open") is True
+    assert page.locator("#new-silence input[name=reason]").input_value() == "kernel upgrade"
+    assert page.evaluate("document.activeElement && document.activeElement.name") == "reason"  # focus kept too
+
+
 @pytest.mark.parametrize("range_", ["1h", "30d"])
 def test_the_history_chart_renders(page: Page, range_: str) -> None:
     page.goto(f"/disks/ZA1049HK?range={range_}")
