@@ -69,7 +69,8 @@ def read_states(stored: Mapping[str, Mapping[str, object]], where: str) -> dict[
     return out
 
 SELF_METRICS = {
-    "rackpulse_collector_up": MetricSpec("1 if the collector's last run succeeded (an absent source counts as up)."),
+    "rackpulse_collector_up": MetricSpec("1 if the collector's last run succeeded (an absent source counts as up).",
+                                         states=("down", "up")),
     "rackpulse_collector_duration_seconds": MetricSpec("Duration of the collector's last run."),
     "rackpulse_collector_last_success_timestamp_seconds": MetricSpec("Unix time of the last successful run."),
     "rackpulse_collector_item_errors": MetricSpec("Items (disks, arrays) the last run could not read."),

@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
-from app.scheduler import CollectorStatus, Snapshot
-from collectors import plugins
+from app.scheduler import SELF_METRICS, CollectorStatus, Snapshot
+from collectors import all_metric_specs, plugins
 from collectors.findings import (
     BAD,
     OK,
@@ -241,6 +241,7 @@ class Unit:
     unit: str  # what a chart's axis and legend say
     si: bool  # whether SI prefixes apply (14.8 MWh, 1.2 GB)
     scale: float  # the factor from the stored base unit
+    states: tuple[str, ...] = ()  # a state as a number: its words by value (a timeline, not a line)
 
 
 @dataclass(frozen=True)
@@ -287,7 +288,10 @@ UNITS: tuple[tuple[str, str, bool, float], ...] = (
 
 
 def chart_unit(metric: str) -> Unit:
-    """The unit of a chart of `metric` (no unit for counts and states)."""
+    """The unit of a chart of `metric` (no unit for counts; its words for a state)."""
+    spec = all_metric_specs().get(metric) or SELF_METRICS.get(metric)
+    if spec is not None and spec.states:
+        return Unit("", False, 1.0, spec.states)
     for suffix, unit, si, scale in UNITS:
         if metric.endswith(suffix):
             return Unit(unit, si, scale)

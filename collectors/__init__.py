@@ -49,6 +49,12 @@ def build_collectors(cfg: Any, runner: Runner = run_command, host: HostContext |
     return out
 
 
+@functools.cache
+def all_metric_specs() -> dict[str, MetricSpec]:
+    """Every installed plug-in's declared metrics, by metric name."""
+    return {m: spec for p in plugins().values() for m, spec in p.collector.metrics.items()}
+
+
 def metric_specs(name: str) -> dict[str, MetricSpec]:
     """The declared metrics of collector ``name`` (for a server storing what agents collected:
     HELP, TYPE, whether to store); empty for a name this installation does not know."""

@@ -58,6 +58,9 @@ class MetricSpec:
     # ``member_state{state=...}``) change by label, and that history is the inventory's
     # entity events; storing their constant 1 every 30 s would only grow the file.
     store: bool = True
+    # A state as a number (0 down, 1 up): its words by value, for charts drawn as a timeline
+    # of states rather than a line averaged to 0.3.
+    states: tuple[str, ...] = ()
 
 
 @dataclass

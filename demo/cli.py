@@ -15,6 +15,7 @@ from app.config import load_config
 from demo import story as demo
 from demo.agent import AGENT_HOST, start_demo_agent
 from demo.heatpump import start_isg
+from demo.history import first_round, seed_everything
 from demo.power import start_upsd
 
 
@@ -52,7 +53,12 @@ def _run(args: argparse.Namespace, root: Path) -> int:
     cfg = load_config(None, demo.demo_config(root, db_url, args.port, args.interval, upsd.port, isg.port))
     upgrade(db_url)
     engine = make_engine(db_url)
-    n = demo.seed_history(Store(engine, cfg.host))
+    store = Store(engine, cfg.host)
+    # One collection first: every series it stores gets a past (two days of 5-minute rollups, a
+    # month of hourly ones), so every chart the demo shows opens on a full day.
+    started = int(first_round(cfg, root, store))
+    demo.seed_history(store, now=started)
+    n = seed_everything(store, now=started)
     engine.dispose()
     driver.start()
 

@@ -29,7 +29,7 @@ def registers(t: float) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
     ret = flow - (5.5 if compressor else 0.8)
     dhw = 52.0 - (hour % 12) * 0.6 if not hot_water else 45 + (hour % 1) * 8
     status = (1 << 0) | (heating << 4) | (hot_water << 5) | (compressor << 6)
-    day = int(hour)
+    day = int(hour) + 3  # the story's day starts at 3 a.m.: the efficiency of today has a value from the first poll
     heat_day, dhw_day = int(day * 2.6), int(day * 0.7)
     elec_day, elec_dhw_day = int(day * 0.8), int(day * 0.3)
     sys_a = [NA] * 8

@@ -54,11 +54,18 @@
     return v || fallback;
   }
 
+  // Where a chart's time axis starts: the range asked for, or its first sample when the data
+  // begins later (a new install's first hour: the chart is the data, not an empty grid).
+  function since(d) {
+    return d.ts.length && d.ts[0] > d.start + 3 * d.step ? d.ts[0] : null;
+  }
+
   // The range's first and last second as empty points, so the time axis always spans the
   // range asked for (one point would otherwise sit alone on an axis of years), and a null
   // wherever the data skips more than 2.5 steps, so an outage shows as a gap, not a slope.
   function shape(d) {
-    var out = [[d.start], [null], [null], [null]];
+    var first = since(d);
+    var out = first ? [[], [], [], []] : [[d.start], [null], [null], [null]];
     for (var i = 0; i < d.ts.length; i++) {
       if (i > 0 && d.ts[i] - d.ts[i - 1] > 2.5 * d.step) {
         out[0].push(d.ts[i - 1] + d.step); out[1].push(null); out[2].push(null); out[3].push(null);
@@ -74,29 +81,56 @@
     return Math.ceil(longest * 7.5) + 22;
   }
 
+  // A state as a number (0 down, 1 up): its words at whole values; a bucket that held both
+  // (a rollup's average of 0.7) says how much of it was in the better state.
+  function stateWord(states, v) {
+    if (v == null || isNaN(v)) return "–";
+    var i = Math.round(v);
+    if (Math.abs(v - i) < 0.005 || states.length !== 2) return states[Math.max(0, Math.min(states.length - 1, i))];
+    return Math.round(v * 100) + "% " + states[1];
+  }
+
   function options(el, d, width) {
     var unit = el.dataset.unit || "", prefixable = el.dataset.si === "1";
+    var states = el.dataset.states ? el.dataset.states.split("|") : null;
     var fg = css("--fg", "#1d1f21"), line = css("--line", "#ddd"), accent = css("--accent", "#1f6fc5");
     var band = css("--band", "rgba(31,111,197,.18)");
-    var fmt = function (u, v) { return si(v, unit, prefixable); };
+    var fmt = states ? function (u, v) { return stateWord(states, v); } : function (u, v) { return si(v, unit, prefixable); };
     var rolled = d.resolution !== "raw";
+    // States step from one to the next (never a slope through "half up"); percentages stay within 0-100.
+    var path = states && window.uPlot.paths && window.uPlot.paths.stepped ? window.uPlot.paths.stepped({ align: 1 }) : undefined;
+    var y = {};
+    if (states) y = { range: [-0.2, states.length - 0.8] };
+    else if (unit === "%") y = { range: function (u, lo, hi) { return [Math.min(0, lo), Math.max(100, hi)]; } };
+    var yAxis = { stroke: fg, grid: { stroke: line }, ticks: { stroke: line }, size: labelWidth,
+                  values: tickLabels(unit, prefixable) };
+    if (states) {
+      yAxis.splits = function () { return states.map(function (_, i) { return i; }); };
+      yAxis.values = function (u, splits) { return splits.map(function (v) { return states[v] || ""; }); };
+    }
     return {
-      title: el.dataset.title || d.metric, width: width, height: 220,
-      scales: { x: { time: true } },
+      title: el.dataset.title || d.metric, width: width, height: states ? 160 : 220,
+      scales: { x: { time: true }, y: y },
       series: [
         {},
-        { label: "min", stroke: rolled ? band : "transparent", value: fmt, show: rolled },
-        { label: rolled ? "avg" : "value", stroke: accent, width: 2, value: fmt },
-        { label: "max", stroke: rolled ? band : "transparent", value: fmt, show: rolled },
+        { label: "min", stroke: rolled ? band : "transparent", value: fmt, show: rolled, paths: path },
+        { label: rolled ? (states ? "share" : "avg") : "value", stroke: accent, width: 2, value: fmt, paths: path },
+        { label: "max", stroke: rolled ? band : "transparent", value: fmt, show: rolled, paths: path },
       ],
       bands: rolled ? [{ series: [3, 1], fill: band }] : [],
-      axes: [
-        { stroke: fg, grid: { stroke: line }, ticks: { stroke: line } },
-        { stroke: fg, grid: { stroke: line }, ticks: { stroke: line }, size: labelWidth,
-          values: tickLabels(unit, prefixable) },
-      ],
+      axes: [{ stroke: fg, grid: { stroke: line }, ticks: { stroke: line } }, yAxis],
       cursor: { drag: { x: true, y: false, setScale: true } },
     };
+  }
+
+  // Under a chart that starts after its range does: when the data begins.
+  function sinceNote(el, d) {
+    var first = since(d);
+    if (!first) return;
+    var p = document.createElement("p");
+    p.className = "since muted";
+    p.textContent = "No data before " + new Date(first * 1000).toLocaleString() + ".";
+    el.appendChild(p);
   }
 
   function drawChart(el) {
@@ -110,6 +144,7 @@
         var width = Math.max(260, el.clientWidth - 16);
         el._chart = new window.uPlot(options(el, d, width), shape(d), el);
         el._data = d;
+        sinceNote(el, d);
       })
       .catch(function () { el.textContent = "Could not load the chart."; });
   }

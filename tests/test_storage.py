@@ -265,3 +265,25 @@ def test_samples_written_while_rollups_are_made_all_end_up_in_the_rollups(db_url
     for (sid, b), n in raw5.items():
         raw1h[(sid, b // 12)] = raw1h.get((sid, b // 12), 0) + n
     assert got1h == raw1h
+
+
+def test_a_chart_shows_the_finest_data_there_is_for_each_part_of_its_range(store: Store) -> None:
+    """A week's chart reads 5-minute rollups; where they begin later than the week (a database
+    that has only older, coarser data: the demo's seeded past, a copy, a pruned one) the part
+    before comes from the hourly ones; and a short chart's raw samples are preceded likewise."""
+    store.write_run("x", T0, 0.1, True, None, result(1.0, serial="Z1"))  # the series
+    sid = store.find_series("rackpulse_disk_temperature_celsius", serial="Z1")
+    assert sid is not None
+    now = T0 + 7 * DAY
+    hourly = [{"series_id": sid, "bucket": b // RES_1H, "vmin": 10.0, "vavg": 10.0, "vmax": 10.0, "n": 120}
+              for b in range(now - 7 * DAY, now - DAY, RES_1H)]
+    five = [{"series_id": sid, "bucket": b // RES_5M, "vmin": 20.0, "vavg": 20.0, "vmax": 20.0, "n": 10}
+            for b in range(now - DAY, now, RES_5M)]
+    store.import_rollups({RES_1H: hourly, RES_5M: five}, {RES_1H: now, RES_5M: now})
+    week = store.history(sid, now - 7 * DAY, now)
+    assert week[0].ts == now - 7 * DAY and week[0].vavg == 10.0  # from the hourly rollups
+    assert week[-1].vavg == 20.0 and len(week) == 6 * 24 + 288  # then every 5-minute one
+    assert [p.ts for p in week] == sorted(p.ts for p in week)
+    store.write_run("x", now - 600, 0.1, True, None, result(30.0, serial="Z1"))
+    hour = store.history(sid, now - 3600, now)  # raw samples only for its last ten minutes
+    assert [p.vavg for p in hour] == [20.0] * 10 + [30.0]

@@ -35,7 +35,8 @@ AGENT_METRICS = {
     "rackpulse_agent_outbox_bytes": MetricSpec("Compressed bytes waiting in the outbox."),
     "rackpulse_agent_outbox_dropped_points_total": MetricSpec(
         "Rolled-up points dropped because the outbox was full even with hourly rollups.", "counter"),
-    "rackpulse_agent_delivering": MetricSpec("1 while the server takes batches, 0 while it cannot be reached."),
+    "rackpulse_agent_delivering": MetricSpec("1 while the server takes batches, 0 while it cannot be reached.",
+                                             states=("cannot reach", "delivering")),
 }
 
 

@@ -46,7 +46,7 @@ SERVER_METRICS = {
     "rackpulse_agent_clock_skew_seconds": MetricSpec("Server clock minus the agent's at its last batch."),
     "rackpulse_agent_batches_total": MetricSpec("Batches accepted from the agent.", "counter"),
     "rackpulse_agent_samples_total": MetricSpec("Samples accepted from the agent.", "counter"),
-    "rackpulse_agent_token_revoked": MetricSpec("1 if the agent's token is revoked."),
+    "rackpulse_agent_token_revoked": MetricSpec("1 if the agent's token is revoked.", states=("live", "revoked")),
     "rackpulse_agent_info": MetricSpec("1, with the agent's version.", store=False),
 }
 

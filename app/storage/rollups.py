@@ -33,7 +33,10 @@ from collectors.base import Labels
 class Rollups(StoreBase):
     def _watermark(self, res: int) -> int:
         with self.engine.connect() as conn:
-            v = conn.execute(select(meta.c.value).where(meta.c.key == f"rollup_{res}")).scalar()
+            return self._watermark_in(conn, res)
+
+    def _watermark_in(self, conn, res: int) -> int:
+        v = conn.execute(select(meta.c.value).where(meta.c.key == f"rollup_{res}")).scalar()
         return int(v) if v else 0
 
     def import_rollups(self, rows: Mapping[int, Sequence[dict[str, Any]]], folded_up_to: Mapping[int, int]) -> None:

@@ -136,30 +136,43 @@ class SampleWriting(Rollups, Inventory):
         """Points for a chart: raw samples for short ranges, rollups otherwise.
 
         Rollups exist for finished buckets up to the watermark; the part after it is
-        aggregated from raw samples on the fly, so the newest data is always there.
-        """
+        aggregated from raw samples on the fly, so the newest data is always there. Where the
+        resolution a range reads begins later than the range (raw samples kept 7 days, a
+        database that has only the older, coarser rollups), the part before comes from the next
+        coarser one: a chart shows the finest data there is for each part of its range."""
         res = resolution(end - start, max_points)
+        with self.engine.connect() as conn:
+            points = self._points(conn, series_id, start, end, res)
+            finer = res
+            for coarser in (RES_5M, RES_1H):
+                if coarser <= finer:
+                    continue
+                first = points[0].ts if points else end
+                if first <= start + max(finer, 60):
+                    break
+                points = self._points(conn, series_id, start, first, coarser) + points
+                finer = coarser
+        return points
+
+    def _points(self, conn, series_id: int, start: int, end: int, res: int) -> list[Point]:
         if res == 0:
             q = (select(sample.c.ts, sample.c.value).where(
                 sample.c.series_id == series_id, sample.c.ts >= start, sample.c.ts < end).order_by(sample.c.ts))
-            with self.engine.connect() as conn:
-                return [Point(t, v, v, v) for t, v in conn.execute(q).all()]
-        watermark = self._watermark(res)
-        points: list[Point] = []
-        with self.engine.connect() as conn:
-            r = ROLLUPS[res]
-            q = (select(r.c.bucket, r.c.vmin, r.c.vavg, r.c.vmax).where(
-                r.c.series_id == series_id, r.c.bucket >= start // res,
-                r.c.bucket < min(end, watermark) // res).order_by(r.c.bucket))
-            # fetch all at once: row-by-row iteration cost more than the query itself
-            points = [Point(row[0] * res, row[1], row[2], row[3]) for row in conn.execute(q).all()]
-            if end > watermark:
-                bucket = sample.c.ts // res * res  # integer division on both SQLite and PostgreSQL
-                q2 = (select(bucket.label("b"), func.min(sample.c.value), func.avg(sample.c.value),
-                             func.max(sample.c.value))
-                      .where(sample.c.series_id == series_id, sample.c.ts >= max(start, watermark), sample.c.ts < end)
-                      .group_by("b").order_by("b"))
-                points += [Point(int(b), mn, av, mx) for b, mn, av, mx in conn.execute(q2).all()]
+            return [Point(t, v, v, v) for t, v in conn.execute(q).all()]
+        watermark = self._watermark_in(conn, res)
+        r = ROLLUPS[res]
+        q = (select(r.c.bucket, r.c.vmin, r.c.vavg, r.c.vmax).where(
+            r.c.series_id == series_id, r.c.bucket >= start // res,
+            r.c.bucket < min(end, watermark) // res).order_by(r.c.bucket))
+        # fetch all at once: row-by-row iteration cost more than the query itself
+        points = [Point(row[0] * res, row[1], row[2], row[3]) for row in conn.execute(q).all()]
+        if end > watermark:
+            bucket = sample.c.ts // res * res  # integer division on both SQLite and PostgreSQL
+            q2 = (select(bucket.label("b"), func.min(sample.c.value), func.avg(sample.c.value),
+                         func.max(sample.c.value))
+                  .where(sample.c.series_id == series_id, sample.c.ts >= max(start, watermark), sample.c.ts < end)
+                  .group_by("b").order_by("b"))
+            points += [Point(int(b), mn, av, mx) for b, mn, av, mx in conn.execute(q2).all()]
         return points
 
     # -- rollups and retention ----------------------------------------------------------

@@ -89,6 +89,10 @@ def test_every_page_draws_cleanly_on_a_desktop_a_phone_and_in_dark_mode(
     assert wide[0] <= wide[1], f"{path} is {wide[0]} px wide in a {wide[1]} px window ({name})"
     for chart in page.evaluate(CHART_FACTS):
         assert chart["contrast"] >= 4.5, f"{chart['title']} axis labels on {path} ({name}): {chart['contrast']:.2f}:1"
+    # Every chart opens on its story: drawn, over the whole range asked for (the demo seeds a past).
+    empty = page.evaluate("""() => [...document.querySelectorAll('figure.chart')]
+        .filter(f => !f.querySelector('canvas') || f.querySelector('p.since')).map(f => f.dataset.title)""")
+    assert empty == [], f"charts that open empty or short on {path} ({name}): {empty}"
 
 
 def test_the_heat_pump_charts_span_the_whole_range_asked_for(mode: tuple[str, Page, dict[str, list[str]]]) -> None:

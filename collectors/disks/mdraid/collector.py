@@ -56,8 +56,10 @@ class MemberRow:
 class MdraidCollector(Collector):
     name: ClassVar[str] = "mdraid"
     metrics: ClassVar[dict[str, MetricSpec]] = {
-        "rackpulse_md_array_degraded": MetricSpec("1 if the array is missing members (not all slots in sync)."),
-        "rackpulse_md_array_active": MetricSpec("1 if the array is active (assembled and running)."),
+        "rackpulse_md_array_degraded": MetricSpec("1 if the array is missing members (not all slots in sync).",
+                                                  states=("clean", "degraded")),
+        "rackpulse_md_array_active": MetricSpec("1 if the array is active (assembled and running).",
+                                                states=("inactive", "active")),
         "rackpulse_md_array_info": MetricSpec("Array level, UUID and state as labels; value 1.", store=False),
         "rackpulse_md_array_sync_action": MetricSpec("1 for the array's current sync action (idle when none).",
                                                      store=False),

@@ -86,7 +86,7 @@ def view(state: MdraidState, found: Sequence[Finding]) -> View:
 
 TILE = Tile("Arrays", "/disks", all_clear)
 
-CHARTS: dict[str, ChartSpec] = {"md_array": (("array",), [("Degraded (1 = yes)", "rackpulse_md_array_degraded", {"array": 0}),
+CHARTS: dict[str, ChartSpec] = {"md_array": (("array",), [("Array", "rackpulse_md_array_degraded", {"array": 0}),
                                     ("Sync progress", "rackpulse_md_array_sync_completed_ratio", {"array": 0})])}
 
 

@@ -40,12 +40,15 @@ class SmartCollector(Collector):
     metrics: ClassVar[dict[str, MetricSpec]] = {
         "rackpulse_disk_info": MetricSpec("Disk identity: device, serial, model, WWN and bay as labels; value 1.",
                                           store=False),
-        "rackpulse_disk_smart_healthy": MetricSpec("1 if the drive's SMART overall health self-assessment passed."),
-        "rackpulse_disk_health": MetricSpec("rackpulse's verdict: 0 ok, 1 warning, 2 failing."),
+        "rackpulse_disk_smart_healthy": MetricSpec("1 if the drive's SMART overall health self-assessment passed.",
+                                                   states=("failed", "passed")),
+        "rackpulse_disk_health": MetricSpec("rackpulse's verdict: 0 ok, 1 warning, 2 failing.",
+                                            states=("ok", "warning", "failing")),
         "rackpulse_disk_temperature_celsius": MetricSpec("Drive temperature."),
         "rackpulse_disk_power_on_seconds": MetricSpec("Power-on time (SMART counts whole hours)."),
         "rackpulse_disk_smart_attribute_raw": MetricSpec("Raw value of failure-predicting SMART attributes."),
-        "rackpulse_disk_standby": MetricSpec("1 if the disk was asleep and was not woken (values are from before)."),
+        "rackpulse_disk_standby": MetricSpec("1 if the disk was asleep and was not woken (values are from before).",
+                                             states=("awake", "asleep")),
         "rackpulse_disk_smartctl_exit_status": MetricSpec("smartctl's exit status bitmask (see smartctl(8))."),
     }
 

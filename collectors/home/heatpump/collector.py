@@ -36,12 +36,15 @@ JOULES_PER_KWH = 3_600_000
 class HeatpumpCollector(Collector):
     name: ClassVar[str] = "heatpump"
     metrics: ClassVar[dict[str, MetricSpec]] = {
-        "rackpulse_heatpump_up": MetricSpec("1 if the ISG answered this poll."),
+        "rackpulse_heatpump_up": MetricSpec("1 if the ISG answered this poll.",
+                                            states=("unreachable", "answering")),
         "rackpulse_heatpump_info": MetricSpec("The controller type as a label; value 1.", store=False),
         "rackpulse_heatpump_temperature_celsius": MetricSpec("Temperatures the controller reports."),
         "rackpulse_heatpump_pressure_bar": MetricSpec("Heating-circuit and refrigerant pressures."),
-        "rackpulse_heatpump_compressor_running": MetricSpec("1 while the compressor runs."),
-        "rackpulse_heatpump_fault": MetricSpec("1 if the controller reports a fault."),
+        "rackpulse_heatpump_compressor_running": MetricSpec("1 while the compressor runs.",
+                                                            states=("off", "running")),
+        "rackpulse_heatpump_fault": MetricSpec("1 if the controller reports a fault.",
+                                               states=("no fault", "fault")),
         "rackpulse_heatpump_active_error": MetricSpec("The controller's active error number (0: none)."),
         "rackpulse_heatpump_status": MetricSpec("1 for each operating-status flag that is set."),
         # Prometheus base units: joules (1 kWh = 3.6 MJ); the ISG counts whole kWh.

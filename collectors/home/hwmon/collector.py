@@ -58,13 +58,16 @@ class HwmonCollector(Collector):
     name: ClassVar[str] = "hwmon"
     metrics: ClassVar[dict[str, MetricSpec]] = {
         "rackpulse_rail_voltage_volts": MetricSpec("Named rail voltage after divider scaling."),
-        "rackpulse_rail_in_range": MetricSpec("1 if the rail is within its configured limits."),
+        "rackpulse_rail_in_range": MetricSpec("1 if the rail is within its configured limits.",
+                                              states=("out of range", "in range")),
         "rackpulse_fan_speed_rpm": MetricSpec("Named fan speed."),
-        "rackpulse_fan_stalled": MetricSpec("1 if the fan is stopped, too slow, or (no tach) its temperature is too high."),
+        "rackpulse_fan_stalled": MetricSpec("1 if the fan is stopped, too slow, or (no tach) its temperature is too high.",
+                                            states=("turning", "stalled")),
         "rackpulse_hwmon_temperature_celsius": MetricSpec("Every hwmon temperature sensor."),
         "rackpulse_hwmon_voltage_volts": MetricSpec("Every hwmon voltage input, unscaled."),
         "rackpulse_hwmon_fan_rpm": MetricSpec("Every hwmon fan input."),
-        "rackpulse_hwmon_alarm": MetricSpec("1 if the chip raises the sensor's alarm flag."),
+        "rackpulse_hwmon_alarm": MetricSpec("1 if the chip raises the sensor's alarm flag.",
+                                            states=("quiet", "alarm")),
     }
 
     def __init__(self, host_root: Path, rails: Sequence[Rail] = (), fans: Sequence[Fan] = ()) -> None:

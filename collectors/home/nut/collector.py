@@ -167,8 +167,9 @@ class NutClient:
 class NutCollector(Collector):
     name: ClassVar[str] = "nut"
     metrics: ClassVar[dict[str, MetricSpec]] = {
-        "rackpulse_ups_on_battery": MetricSpec("1 while the UPS runs on battery (OB)."),
-        "rackpulse_ups_low_battery": MetricSpec("1 when the UPS reports low battery (LB)."),
+        "rackpulse_ups_on_battery": MetricSpec("1 while the UPS runs on battery (OB).",
+                                               states=("mains", "battery")),
+        "rackpulse_ups_low_battery": MetricSpec("1 when the UPS reports low battery (LB).", states=("ok", "low")),
         "rackpulse_ups_status": MetricSpec("1 for each status flag the UPS reports (OL, OB, LB, RB, CHRG ...)."),
         "rackpulse_ups_battery_voltage_volts": MetricSpec("Battery voltage."),
         "rackpulse_ups_battery_charge_ratio": MetricSpec("Battery charge, 0..1."),

@@ -170,9 +170,9 @@ class BondingCollector(Collector):
     metrics: ClassVar[dict[str, MetricSpec]] = {
         "rackpulse_bond_slaves": MetricSpec("Number of slaves in the bond."),
         "rackpulse_bond_slaves_up": MetricSpec("Number of slaves whose MII status is up."),
-        "rackpulse_bond_up": MetricSpec("1 if the bond's MII status is up."),
+        "rackpulse_bond_up": MetricSpec("1 if the bond's MII status is up.", states=("down", "up")),
         "rackpulse_bond_info": MetricSpec("Bond mode, hash policy and active slave as labels; value 1.", store=False),
-        "rackpulse_bond_slave_up": MetricSpec("1 if the slave's MII status is up."),
+        "rackpulse_bond_slave_up": MetricSpec("1 if the slave's MII status is up.", states=("down", "up")),
         "rackpulse_bond_slave_link_failures_total": MetricSpec("Link failures the kernel counted for the slave.",
                                                                "counter"),
         "rackpulse_bond_slave_speed_bytes": MetricSpec("Slave link speed in bytes per second."),

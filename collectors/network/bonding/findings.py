@@ -33,5 +33,5 @@ def all_clear(state: BondingState, judging: Judging) -> str | None:
 TILE = Tile("Bonds", "/network#bonds", all_clear)
 
 CHARTS: dict[str, ChartSpec] = {"bond_slave": (("bond", "slave"), [
-    ("Link up (1 = up)", "rackpulse_bond_slave_up", {"bond": 0, "slave": 1}),
+    ("Link", "rackpulse_bond_slave_up", {"bond": 0, "slave": 1}),
     ("Link failures", "rackpulse_bond_slave_link_failures_total", {"bond": 0, "slave": 1})])}

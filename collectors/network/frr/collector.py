@@ -178,8 +178,10 @@ def check_vtysh(res: CommandResult, what: str) -> str:
 class FrrCollector(Collector):
     name: ClassVar[str] = "frr"
     metrics: ClassVar[dict[str, MetricSpec]] = {
-        "rackpulse_bgp_peer_up": MetricSpec("1 if the BGP session is Established."),
-        "rackpulse_bgp_peer_admin_down": MetricSpec("1 if the peer is shut down on purpose (neighbor shutdown)."),
+        "rackpulse_bgp_peer_up": MetricSpec("1 if the BGP session is Established.",
+                                            states=("down", "established")),
+        "rackpulse_bgp_peer_admin_down": MetricSpec("1 if the peer is shut down on purpose (neighbor shutdown).",
+                                                    states=("no", "shut down")),
         "rackpulse_bgp_peer_state": MetricSpec("1 for the session's current FSM state.", store=False),
         "rackpulse_bgp_peer_uptime_seconds": MetricSpec("Time since the session was Established (only while up)."),
         "rackpulse_bgp_peer_prefixes_received": MetricSpec("Prefixes received from the peer."),

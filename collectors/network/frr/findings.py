@@ -46,5 +46,5 @@ def view(state: FrrState, found: Sequence[Finding]) -> View:
 TILE = Tile("BGP", "/network#bgp", all_clear)
 
 CHARTS: dict[str, ChartSpec] = {"bgp_peer": (("vrf", "afi", "peer"), [
-    ("Established (1 = up)", "rackpulse_bgp_peer_up", {"vrf": 0, "afi": 1, "peer": 2}),
+    ("Session", "rackpulse_bgp_peer_up", {"vrf": 0, "afi": 1, "peer": 2}),
     ("Prefixes received", "rackpulse_bgp_peer_prefixes_received", {"vrf": 0, "afi": 1, "peer": 2})])}

@@ -167,7 +167,8 @@ def tuning_hints(inst: Instance, iface: dict[str, int], drops_delta: int | None,
 class OpenvpnCollector(Collector):
     name: ClassVar[str] = "openvpn"
     metrics: ClassVar[dict[str, MetricSpec]] = {
-        "rackpulse_openvpn_up": MetricSpec("1 if the instance answered (status file fresh or management up)."),
+        "rackpulse_openvpn_up": MetricSpec("1 if the instance answered (status file fresh or management up).",
+                                           states=("down", "up")),
         "rackpulse_openvpn_clients": MetricSpec("Connected, authenticated clients."),
         "rackpulse_openvpn_client_received_bytes_total": MetricSpec("Bytes received from a client.", "counter"),
         "rackpulse_openvpn_client_sent_bytes_total": MetricSpec("Bytes sent to a client.", "counter"),

@@ -158,8 +158,10 @@ def _value(v: Any) -> Any:
 class SnmpCollector(Collector):
     name: ClassVar[str] = "snmp"
     metrics: ClassVar[dict[str, MetricSpec]] = {
-        "rackpulse_snmp_interface_oper_up": MetricSpec("1 if the port's operational status is up."),
-        "rackpulse_snmp_interface_admin_up": MetricSpec("1 if the port is administratively enabled."),
+        "rackpulse_snmp_interface_oper_up": MetricSpec("1 if the port's operational status is up.",
+                                                       states=("down", "up")),
+        "rackpulse_snmp_interface_admin_up": MetricSpec("1 if the port is administratively enabled.",
+                                                        states=("disabled", "enabled")),
         "rackpulse_snmp_interface_receive_bytes_total": MetricSpec("Octets received (64-bit when available).",
                                                                    "counter"),
         "rackpulse_snmp_interface_transmit_bytes_total": MetricSpec("Octets sent (64-bit when available).", "counter"),

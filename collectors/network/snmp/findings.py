@@ -34,5 +34,5 @@ def all_clear(state: SnmpState, judging: Judging) -> str | None:
 TILE = Tile("Switch ports", "/network#switches", all_clear)
 
 CHARTS: dict[str, ChartSpec] = {"switch_port": (("target", "interface"), [
-    ("Oper up (1 = up)", "rackpulse_snmp_interface_oper_up", {"target": 0, "interface": 1}),
+    ("Port", "rackpulse_snmp_interface_oper_up", {"target": 0, "interface": 1}),
     ("Flaps", "rackpulse_snmp_interface_flaps_total", {"target": 0, "interface": 1})])}

@@ -30,7 +30,8 @@ from collectors.probes.checks.state import Probe, ProbesState, Rtt
 class ProbesCollector(Collector):
     name: ClassVar[str] = "probes"
     metrics: ClassVar[dict[str, MetricSpec]] = {
-        "rackpulse_probe_success": MetricSpec("1 if the probe's last run succeeded (ping: at least one answer)."),
+        "rackpulse_probe_success": MetricSpec("1 if the probe's last run succeeded (ping: at least one answer).",
+                                              states=("down", "up")),
         "rackpulse_probe_duration_seconds": MetricSpec("How long the probe's last run took."),
         "rackpulse_probe_loss_ratio": MetricSpec("Share of pings without an answer in the last run, 0..1."),
         "rackpulse_probe_rtt_seconds": MetricSpec("Round-trip time of the answered pings: min, avg, max, p95."),

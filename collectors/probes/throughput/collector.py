@@ -36,7 +36,7 @@ class ThroughputCollector(Collector):
                                                              "bytes per second (x 8 for bit/s)."),
         "rackpulse_throughput_retransmits": MetricSpec("TCP retransmits in the test's last run."),
         "rackpulse_throughput_baseline_ratio": MetricSpec("Last throughput as a share of the test's baseline."),
-        "rackpulse_throughput_success": MetricSpec("1 if the test's last run finished."),
+        "rackpulse_throughput_success": MetricSpec("1 if the test's last run finished.", states=("failed", "ran")),
         "rackpulse_throughput_last_run_timestamp_seconds": MetricSpec("When the test last ran."),
     }
 

@@ -40,14 +40,15 @@ class BtrfsCollector(Collector):
     metrics: ClassVar[dict[str, MetricSpec]] = {
         "rackpulse_btrfs_device_errors_total": MetricSpec("A device's error counters (write, read, flush, corruption, "
                                                     "generation) since they were last reset.", "counter"),
-        "rackpulse_btrfs_device_missing": MetricSpec("1 if the filesystem misses this device."),
+        "rackpulse_btrfs_device_missing": MetricSpec("1 if the filesystem misses this device.",
+                                                     states=("present", "missing")),
         "rackpulse_btrfs_devices_missing": MetricSpec("Devices the filesystem misses, listed or not."),
         "rackpulse_btrfs_allocation_total_bytes": MetricSpec("Space allocated to a type (data, metadata, system) "
                                                              "in a profile."),
         "rackpulse_btrfs_allocation_used_bytes": MetricSpec("Space used within that allocation."),
         "rackpulse_btrfs_scrub_errors": MetricSpec("Errors the last scrub found, by kind (uncorrectable, "
                                                    "corrected, csum ...)."),
-        "rackpulse_btrfs_scrub_running": MetricSpec("1 while a scrub runs."),
+        "rackpulse_btrfs_scrub_running": MetricSpec("1 while a scrub runs.", states=("idle", "running")),
     }
 
     def __init__(self, host_root: Path, btrfs: Sequence[str] = ("btrfs",), timeout: float = 10.0,

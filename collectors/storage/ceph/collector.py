@@ -40,10 +40,11 @@ NOT_A_CLIENT = ("conf_read_file", "did not load config file", "unable to get mon
 class CephCollector(Collector):
     name: ClassVar[str] = "ceph"
     metrics: ClassVar[dict[str, MetricSpec]] = {
-        "rackpulse_ceph_health_status": MetricSpec("Cluster health: 0 HEALTH_OK, 1 HEALTH_WARN, 2 HEALTH_ERR."),
+        "rackpulse_ceph_health_status": MetricSpec("Cluster health: 0 HEALTH_OK, 1 HEALTH_WARN, 2 HEALTH_ERR.",
+                                                   states=("ok", "warn", "error")),
         "rackpulse_ceph_health_check": MetricSpec("1 per raised health check, with its severity.", store=False),
-        "rackpulse_ceph_osd_up": MetricSpec("1 if the OSD is up."),
-        "rackpulse_ceph_osd_in": MetricSpec("1 if the OSD is in (reweight above 0)."),
+        "rackpulse_ceph_osd_up": MetricSpec("1 if the OSD is up.", states=("down", "up")),
+        "rackpulse_ceph_osd_in": MetricSpec("1 if the OSD is in (reweight above 0).", states=("out", "in")),
         "rackpulse_ceph_osds": MetricSpec("OSDs in the cluster by state (total, up, in)."),
         "rackpulse_ceph_pgs": MetricSpec("Placement groups by state (active+clean ...)."),
         "rackpulse_ceph_used_bytes": MetricSpec("Raw bytes used in the cluster."),

@@ -74,7 +74,7 @@ def view(state: CephState, found: Sequence[Finding]) -> View:
 
 
 TILE = Tile("Ceph", "/disks#ceph", all_clear)
-CHARTS: dict[str, ChartSpec] = {"ceph_osd": (("osd",), [("Up", "rackpulse_ceph_osd_up", {"osd": 0})])}
+CHARTS: dict[str, ChartSpec] = {"ceph_osd": (("osd",), [("OSD", "rackpulse_ceph_osd_up", {"osd": 0})])}
 
 
 def bay_devices(state: CephState) -> list[BayDevice]:

@@ -44,10 +44,12 @@ CONTROLLER_OK = ("Optimal", "OK", "")
 class MegaraidCollector(Collector):
     name: ClassVar[str] = "megaraid"
     metrics: ClassVar[dict[str, MetricSpec]] = {
-        "rackpulse_megaraid_controller_ok": MetricSpec("1 if the controller reports Optimal (OK for an HBA)."),
+        "rackpulse_megaraid_controller_ok": MetricSpec("1 if the controller reports Optimal (OK for an HBA).",
+                                                       states=("not ok", "ok")),
         "rackpulse_megaraid_vd_state": MetricSpec("1 for the virtual drive's current state (Optl, Dgrd, Pdgd, "
                                                   "Rbld, OfLn, Rec).", store=False),
-        "rackpulse_megaraid_vd_optimal": MetricSpec("1 if the virtual drive is Optl."),
+        "rackpulse_megaraid_vd_optimal": MetricSpec("1 if the virtual drive is Optl.",
+                                                    states=("degraded", "optimal")),
         "rackpulse_megaraid_pd_state": MetricSpec("1 per physical drive with its state, slot, serial and bay as "
                                                   "labels.", store=False),
         "rackpulse_megaraid_pd_media_errors_total": MetricSpec("A drive's media error count.", "counter"),
@@ -55,7 +57,7 @@ class MegaraidCollector(Collector):
         "rackpulse_megaraid_pd_predictive_failures_total": MetricSpec("A drive's predictive failure count.", "counter"),
         "rackpulse_megaraid_pd_temperature_celsius": MetricSpec("A drive's temperature as the controller reads it."),
         "rackpulse_megaraid_pd_rebuild_ratio": MetricSpec("Progress of a drive's rebuild, 0..1."),
-        "rackpulse_megaraid_bbu_ok": MetricSpec("1 if the BBU or CacheVault is Optimal."),
+        "rackpulse_megaraid_bbu_ok": MetricSpec("1 if the BBU or CacheVault is Optimal.", states=("not ok", "ok")),
     }
 
     def __init__(self, host_root: Path, storcli: Sequence[str] = ("storcli64",), timeout: float = 30.0,

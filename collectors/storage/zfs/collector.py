@@ -37,7 +37,7 @@ class ZfsCollector(Collector):
     metrics: ClassVar[dict[str, MetricSpec]] = {
         "rackpulse_zfs_pool_state": MetricSpec("1 for the pool's current state (ONLINE, DEGRADED, FAULTED ...).",
                                                store=False),
-        "rackpulse_zfs_pool_healthy": MetricSpec("1 if the pool is ONLINE."),
+        "rackpulse_zfs_pool_healthy": MetricSpec("1 if the pool is ONLINE.", states=("not online", "online")),
         "rackpulse_zfs_vdev_state": MetricSpec("1 per device with its state, serial and bay as labels.", store=False),
         "rackpulse_zfs_vdev_errors_total": MetricSpec("Read, write and checksum errors of a device since the last "
                                                 "`zpool clear`.", "counter"),
@@ -49,7 +49,7 @@ class ZfsCollector(Collector):
         "rackpulse_zfs_scan_completed_ratio": MetricSpec("Progress of the last or running scrub/resilver, 0..1."),
         "rackpulse_zfs_scan_remaining_seconds": MetricSpec("zpool's estimate of the time left for the running scan."),
         "rackpulse_zfs_scan_errors": MetricSpec("Errors the last scrub or resilver could not repair."),
-        "rackpulse_zfs_scan_running": MetricSpec("1 while a scrub or resilver runs."),
+        "rackpulse_zfs_scan_running": MetricSpec("1 while a scrub or resilver runs.", states=("idle", "running")),
     }
 
     def __init__(self, host_root: Path, zpool: Sequence[str] = ("zpool",), fmt: str = "auto", timeout: float = 10.0,
