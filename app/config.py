@@ -140,7 +140,10 @@ class AlertsConfig(_Strict):
     interval: Seconds = 15.0
     # Link back to this rackpulse in notifications, e.g. "https://rackpulse.lan".
     base_url: str = ""
+    # A link, slave or port that changes state flap_count times within flap_window is flapping
+    # (and interface errors are counted over the same window).
     flap_count: Annotated[int, Field(ge=1)] = 3
+    flap_window: Annotated[float, Field(ge=60)] = 3600.0
     disk_hot_celsius: float = 50.0
     rules: dict[str, RuleOverride] = {}
     user_rules: list[UserRuleConfig] = []

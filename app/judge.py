@@ -12,6 +12,7 @@ pages.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,12 +32,14 @@ class Thresholds:
 
 def thresholds(cfg: Any) -> Thresholds:
     """The thresholds of the app's Config."""
-    return Thresholds(cfg.alerts.flap_count, 3600.0, cfg.disk_hot_celsius())
+    return Thresholds(cfg.alerts.flap_count, cfg.alerts.flap_window, cfg.disk_hot_celsius())
 
 
 class Judge:
-    def __init__(self, host: str, thresholds: Thresholds | None = None) -> None:
+    def __init__(self, host: str, thresholds: Thresholds | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
         self.host = host
+        self.clock = clock  # the demo's story tests run it ahead of the wall clock
         self.thresholds = thresholds or Thresholds()
         self._judgings: dict[str, Judging] = {}
         # plug-in -> (the state object judged, what of its status was seen, the findings)
@@ -55,7 +58,7 @@ class Judge:
         if j is None:
             j = self._judgings[name] = Judging(host=self.host, flap_count=t.flap_count, flap_window=t.flap_window,
                                                disk_hot_celsius=t.disk_hot_celsius)
-        j.now = now if now is not None else time.time()
+        j.now = now if now is not None else self.clock()
         j.status = status
         return j
 

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
+from app.alerting.engine import AlertState
 from app.scheduler import SELF_METRICS, CollectorStatus, Snapshot
 from collectors import all_metric_specs, plugins
 from collectors.findings import (
@@ -227,6 +228,48 @@ def bay_map(snap: Snapshot, labels: list[str]) -> list[Shelf]:
         shelves.setdefault(shelf.strip() or "bays", []).append(BayView(
             label, short.strip() or label, level, state, pull, disk, shown if disk is None else None))
     return [Shelf(name, bays) for name, bays in shelves.items()]
+
+
+@dataclass(frozen=True)
+class Callout:
+    """One problem on the overview: the worst alert about it, and the others about the same thing
+    (a failing disk and the array it left: one problem, one callout)."""
+
+    level: str  # failing (critical) or warning
+    host: str  # the agent host it is on; "" for this one
+    rule: str  # the worst alert's rule, in words
+    summary: str
+    href: str | None  # the alerts page it is on (an agent host's), None for this host's
+    acked: bool
+    fired_at: float
+    also: list[str] = field(default_factory=list)  # the other rules firing about it, in words
+
+
+# Alerts about one disk, one array, one peer ... are one problem: these labels say which thing.
+SAME_THING = ("serial", "bay", "array", "pool", "osd", "peer", "slave", "fs", "controller", "ups")
+
+
+def callouts(firing: list[tuple[AlertState, str | None]], this_host: str) -> list[Callout]:
+    """The firing alerts as problems: grouped by the thing they are about, critical ones first,
+    then the newest; each problem's headline is its worst alert's own words."""
+    groups: dict[tuple[str, ...], list[tuple[AlertState, str | None]]] = {}
+    for a, href in firing:
+        thing = next(((k, a.labels[k]) for k in SAME_THING if a.labels.get(k)), ("rule", a.rule, a.subject))
+        groups.setdefault((href or "", a.labels.get("host", ""), *thing), []).append((a, href))
+    out = []
+    for members in groups.values():
+        members.sort(key=lambda m: (m[0].severity != "critical", -(m[0].fired_at or m[0].since)))
+        head, href = members[0]
+        host = head.labels.get("host", "")
+        words = head.rule.replace("_", " ")
+        out.append(Callout(
+            level=BAD if head.severity == "critical" else WARN,
+            host="" if host == this_host else host, rule=words, summary=head.summary, href=href,
+            acked=head.acked_at is not None,
+            fired_at=max(a.fired_at or a.since for a, _ in members),
+            also=sorted({a.rule.replace("_", " ") for a, _ in members[1:]} - {words})))
+    out.sort(key=lambda c: (c.level != BAD, -c.fired_at))
+    return out
 
 
 def monitors(snap: Snapshot) -> list[Monitor]:

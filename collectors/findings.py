@@ -81,12 +81,26 @@ class Judging:
     memory: dict[str, deque[tuple[float, float]]] = field(default_factory=dict)
 
     def rose(self, key: str, counter: float) -> int:
-        """How much `counter` rose within the flap window."""
+        """How much `counter` rose within the flap window, step by step: a counter that went
+        down was reset (a driver reloaded, a drive swapped) and only its rises count, so a reset
+        is never read as a burst of errors nor hides the ones that follow it."""
         q = self.memory.setdefault(key, deque())
         q.append((self.now, counter))
         while q and self.now - q[0][0] > self.flap_window:
             q.popleft()
-        return int(max(0.0, counter - q[0][1]))
+        values = [v for _, v in q]
+        return int(sum(max(0.0, b - a) for a, b in zip(values, values[1:], strict=False)))
+
+    @property
+    def window(self) -> str:
+        """The flap window in words: "the last hour", "the last 2 min"."""
+        if self.flap_window == 3600:
+            return "the last hour"
+        if self.flap_window % 3600 == 0:
+            return f"the last {int(self.flap_window // 3600)} hours"
+        if self.flap_window >= 120:
+            return f"the last {round(self.flap_window / 60)} min"
+        return f"the last {round(self.flap_window)} s"
 
 
 # An entity page's charts: kind -> (the key's parts, [(title, metric, {label: part index or "attr:x"})]).

@@ -29,16 +29,16 @@ def make_walker(root: Path):
         uptime = int(t * 100) + 8_640_000
         out: list[tuple[str, Any]] = []
         for i in range(1, 11):
-            bouncing = i == 7
+            bouncing = i == 7 and t < 60  # port 7 bounces for the story's first minute
             oper = (1 if int(t // 7) % 2 == 0 else 2) if bouncing else (2 if i == 10 else 1)
-            last_change = int((t // 7) * 700) if bouncing else 100
+            last_change = int((min(t, 59) // 7) * 700) if i == 7 else 100
             rx = (i * 10**9 + int(t) * i * 1_000_000) % 2**64
             out += [(f"{IF_TABLE}.2.{i}", f"port{i}"), (f"{IF_TABLE}.7.{i}", 1 if i != 10 else 2),
                     (f"{IF_TABLE}.8.{i}", oper), (f"{IF_TABLE}.9.{i}", last_change),
-                    (f"{IF_TABLE}.14.{i}", int(t // 3) if bouncing else 0), (f"{IF_TABLE}.20.{i}", 0),
+                    (f"{IF_TABLE}.14.{i}", int(min(t, 60) // 3) if i == 7 else 0), (f"{IF_TABLE}.20.{i}", 0),
                     (f"{IF_X_TABLE}.1.{i}", f"ge-0/0/{i}"), (f"{IF_X_TABLE}.6.{i}", rx),
                     (f"{IF_X_TABLE}.10.{i}", rx // 2), (f"{IF_X_TABLE}.15.{i}", 1000),
-                    (f"{IF_X_TABLE}.18.{i}", "fibre to nas" if bouncing else "")]
+                    (f"{IF_X_TABLE}.18.{i}", "fibre to nas" if i == 7 else "")]
         return uptime, out
 
     return walk

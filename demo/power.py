@@ -17,7 +17,7 @@ def ups_vars(t: float) -> dict[str, str]:
         low = t >= 180
         charge = max(100 - (t - 150) * 2.3, 5)
         return {"ups.status": "OB DISCHRG LB" if low else "OB DISCHRG", "battery.charge": f"{charge:.0f}",
-                "battery.voltage": f"{12.7 - (t - 150) * 0.04:.2f}", "battery.runtime": f"{int(charge * 15)}",
+                "battery.voltage": f"{12.7 - (t - 150) * 0.06:.2f}", "battery.runtime": f"{int(charge * 15)}",
                 "input.voltage": "0.0", "output.voltage": "230.0", "ups.load": "31"}
     charging = 190 <= t < 230
     return {"ups.status": "OL CHRG" if charging else "OL", "battery.charge": "80" if charging else "100",

@@ -161,6 +161,12 @@ def write_tree(root: Path, state: dict[str, Any]) -> None:
     atomic_write(root / "demo-state.json", json.dumps(state))
 
 
+# The rules whose own `for` is longer than their moment in the story, and what the demo uses.
+STORY_FOR = {"bgp_peer_down": 20, "bond_slave_down": 20, "probe_loss": 30, "probe_latency": 30,
+             "vpn_tunnel_drops": 30, "ceph_osd_down": 20, "ceph_health_warn": 30, "ups_on_battery": 10,
+             "rail_out_of_range": 0}
+
+
 def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: int | None = None,
                 isg_port: int | None = None) -> dict[str, Any]:
     from demo.power import DEMO_HWMON
@@ -213,13 +219,17 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
             "megaraid": {"interval": interval, "storcli": [*replay, str(root / "demo-tools" / "storcli")]},
             "ceph": {"interval": interval, "ceph": [*replay, str(root / "demo-tools" / "ceph")]},
             "throughput": {"interval": interval, "iperf3": [*tool, "iperf3", str(root / "demo-state.json")],
-                           "tests": [{"name": "VPN site-b up", "server": "10.8.0.1", "duration": 5, "interval": 600,
+                           "tests": [{"name": "VPN site-b up", "server": "10.8.0.1", "duration": 5, "interval": 60,
                                       "baseline_mbps": 90},
-                                     {"name": "VPN site-b down", "server": "10.8.0.1", "duration": 5, "interval": 600,
+                                     {"name": "VPN site-b down", "server": "10.8.0.1", "duration": 5, "interval": 60,
                                       "baseline_mbps": 90, "reverse": True}]},
         },
         "disks": {"bays": bays},
-        "alerts": {"interval": max(interval, 2.0)},
+        # The story packs an evening into four minutes: a rule's `for` (how long a condition must
+        # hold) is cut to fit its moment, and flapping is counted over two minutes, not an hour,
+        # so that every alert the story shows fires, and clears, in each loop.
+        "alerts": {"interval": max(interval, 2.0), "flap_window": 120,
+                   "rules": {rule: {"for_seconds": seconds} for rule, seconds in STORY_FOR.items()}},
     }
 
 

@@ -104,8 +104,9 @@ def mdadm(state: dict[str, Any], args: list[str]) -> int:
 
 def bgp_summary(t: float) -> dict[str, Any]:
     """What `show bgp vrf all summary json` prints on a Ceph node with two unnumbered uplinks."""
-    flap_up = int(t // 30) % 2 == 0  # the third session bounces every 30 s
-    flaps = int(t // 60)
+    # The session over the 3G failover drops at story second 30 and is back at 90.
+    flap_up = not 30 <= t < 90
+    flaps = int(t >= 30)
 
     def peer(asn: int, up: bool, uptime: float, pfx: int, desc: str, iface: bool, dropped: int) -> dict[str, Any]:
         p = {"remoteAs": asn, "state": "Established" if up else "Active", "peerState": "OK",
@@ -121,7 +122,7 @@ def bgp_summary(t: float) -> dict[str, Any]:
         "swp2": peer(65100, True, 86400 * 12 + t, 42, "tor-b uplink", True, 0),
     }
     v4 = {
-        "10.0.250.1": peer(65200, flap_up, t % 30, 12, "edge-router 3G failover", False, flaps),
+        "10.0.250.1": peer(65200, flap_up, t - 90 if t >= 90 else t + 3600, 12, "edge-router 3G failover", False, flaps),
         "10.0.250.9": {**peer(65300, False, 0, 0, "old-isp (shut down)", False, 0), "state": "Idle (Admin)",
                        "peerState": "Admin"},
     }
@@ -130,7 +131,7 @@ def bgp_summary(t: float) -> dict[str, Any]:
 
 
 def bgp_neighbors(t: float) -> dict[str, Any]:
-    reason = "Peer closed the session" if int(t // 30) % 2 else "Waiting for NHT"
+    reason = "Peer closed the session" if t >= 30 else "Waiting for NHT"
     return {"default": {"vrfName": "default", "10.0.250.1": {"lastResetDueTo": reason},
                         "swp1": {"lastResetDueTo": "Waiting for peer OPEN"}}}
 
@@ -177,10 +178,11 @@ def fping(state: dict[str, Any], args: list[str]) -> int:
 
 
 def iperf3(state: dict[str, Any], args: list[str]) -> int:
-    """`iperf3 -c SERVER -J [-R]`: a VPN that does about 90 Mbit/s up, and half of it down in the rush."""
+    """`iperf3 -c SERVER -J [-R]`: a VPN that does about 90 Mbit/s up, and half of it down in the
+    evening rush (story seconds 120-200)."""
     t = state.get("t", 0.0)
     reverse = "-R" in args
-    mbps = 88.0 if not reverse else (41.0 if int(t // 60) % 4 == 2 else 86.0)
+    mbps = 88.0 if not reverse else (41.0 if 120 <= t < 200 else 86.0)  # the evening rush, as the tun's drops
     seconds = float(args[args.index("-t") + 1]) if "-t" in args else 10.0
     bps = mbps * 1e6
     print(json.dumps({"start": {"test_start": {"protocol": "TCP", "num_streams": 1, "duration": seconds,

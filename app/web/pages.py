@@ -40,7 +40,7 @@ def overview(s: SiteDep, request: Request) -> HTMLResponse:
         hosts = [h for h in s.hosts() if h.agent]
     unlabelled = views.unlabelled(snap) if snap.host == s.cfg.host else []
     return s.render(request, "overview.html", ov=views.overview(snap), summaries=views.summaries(snap),
-                    firing=firing, unlabelled=unlabelled, silenced_until=a.silenced_all_until() if a else None,
+                    callouts=views.callouts(firing, snap.host), unlabelled=unlabelled, silenced_until=a.silenced_all_until() if a else None,
                     hosts=hosts)
 
 

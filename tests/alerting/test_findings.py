@@ -136,7 +136,7 @@ def test_a_port_that_flapped_since_start_is_shown_and_one_flapping_now_is_also_a
         return lambda s: s["snmp"]["targets"][0]["ports"][0].update(flaps=n)
 
     shown = tiles(snapshot(flaps(4)))["Switch ports"]
-    assert shown["level"] == WARN and "flapped 4x" in shown["reason"]
+    assert shown["level"] == WARN and "changed state 4 times since rackpulse started" in shown["reason"]
     judge = Judge("nas", Thresholds(flap_count=3))  # one host: its findings keep their memory
     before, now = snapshot(flaps(0)), snapshot(flaps(3))
     before.judge = now.judge = judge
@@ -154,7 +154,14 @@ def test_judging_counts_a_rise_within_the_window_only() -> None:
     j.now = 3601.0
     assert j.rose("k", 9) == 1  # the first reading fell out of the window
     j.now = 3700.0
-    assert j.rose("k", 2) == 0  # a counter reset is not a negative rise
+    assert j.rose("k", 2) == 1  # a counter reset is not a negative rise, nor hides the rise before it
+    j.now = 3710.0
+    assert j.rose("k", 6) == 5  # and what it counts after the reset adds up
+
+
+def test_the_flap_window_is_said_in_words() -> None:
+    assert [Judging(flap_window=w).window for w in (3600, 7200, 120, 600, 90)] == [
+        "the last hour", "the last 2 hours", "the last 2 min", "the last 10 min", "the last 90 s"]
 
 
 def test_a_finding_without_a_rule_never_becomes_a_condition() -> None:

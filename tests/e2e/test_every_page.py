@@ -7,6 +7,7 @@ each page in each mode goes to test-artifacts/screens/ (`make screenshots`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -44,6 +45,52 @@ CHART_FACTS = """() => {
             span: u.scales.x.max - u.scales.x.min, range: (f.dataset.chart || f.dataset.smoke).match(/range=([^&"]+)/)[1]};
   });
 }"""
+
+
+# Every piece of text against what is drawn behind it (the first ancestor with a background), as
+# WCAG's contrast ratio; and every box whose text runs out of it (one that scrolls is fine).
+TEXT_FACTS = """() => {
+  const probe = document.createElement('canvas').getContext('2d');
+  const rgba = c => {
+    // color-mix() computes to color(srgb r g b / a), with channels from 0 to 1
+    const m = c.match(/^color\\(srgb ([\\d.e-]+) ([\\d.e-]+) ([\\d.e-]+)(?: \\/ ([\\d.e-]+))?\\)/);
+    if (m) return [m[1], m[2], m[3]].map(x => Number(x) * 255).concat([m[4] === undefined ? 1 : Number(m[4])]);
+    probe.fillStyle = 'rgba(0,0,0,0)'; probe.fillStyle = c; const v = probe.fillStyle;
+    if (v.startsWith('#')) return [1, 3, 5].map(i => parseInt(v.slice(i, i + 2), 16)).concat([1]);
+    const n = v.match(/[\\d.]+/g).map(Number); return n.length > 3 ? n : n.concat([1]); };
+  const lum = ([r, g, b]) => { const f = x => { x /= 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  const over = (top, under) => top.slice(0, 3).map((v, i) => v * top[3] + under[i] * (1 - top[3])).concat([1]);
+  const background = el => {
+    const layers = [];
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgba(getComputedStyle(e).backgroundColor);
+      if (c[3] > 0) { layers.push(c); if (c[3] >= 1) break; }
+    }
+    let bg = rgba(getComputedStyle(document.body).backgroundColor);
+    if (bg[3] === 0) bg = [255, 255, 255, 1];
+    for (const l of layers.reverse()) bg = over(l, bg);
+    return bg;
+  };
+  const low = [], overflow = [];
+  for (const el of document.querySelectorAll('main *, header *')) {
+    const own = [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+    const style = getComputedStyle(el);
+    if (!own || style.visibility === 'hidden' || style.display === 'none' || !el.getClientRects().length) continue;
+    if (el.closest('.sr-only, .swagger-ui, figure.chart canvas')) continue;
+    const fg = over(rgba(style.color), background(el));
+    const [a, b] = [lum(fg), lum(background(el))].sort((p, q) => q - p);
+    const ratio = (a + 0.05) / (b + 0.05);
+    const text = el.textContent.trim().slice(0, 40);
+    if (ratio < 4.5) low.push(`${el.tagName.toLowerCase()}.${el.className} "${text}" ${ratio.toFixed(2)}:1`);
+    const scrolls = /(auto|scroll)/.test(style.overflowX) || el.closest('table, pre');
+    if (!scrolls && el.scrollWidth > el.clientWidth + 1 && style.display !== 'inline')
+      overflow.push(`${el.tagName.toLowerCase()}.${el.className} "${text}" ${el.scrollWidth}>${el.clientWidth}`);
+  }
+  return {low, overflow};
+}"""
+# What no one should read on a page: a Python repr, a bare boolean, a duration in raw seconds.
+RAW = r"\bTrue\b|\bFalse\b|\[\'|\bNone\b|\b\d{3,}s ago"
 
 
 @pytest.fixture(scope="module", params=list(MODES))
@@ -93,6 +140,12 @@ def test_every_page_draws_cleanly_on_a_desktop_a_phone_and_in_dark_mode(
     empty = page.evaluate("""() => [...document.querySelectorAll('figure.chart')]
         .filter(f => !f.querySelector('canvas') || f.querySelector('p.since')).map(f => f.dataset.title)""")
     assert empty == [], f"charts that open empty or short on {path} ({name}): {empty}"
+    if path != "/api/docs":  # Swagger UI's own page, not rackpulse's words
+        text = page.evaluate("document.querySelector('main').innerText")
+        facts = page.evaluate(TEXT_FACTS)
+        found = {"raw values": re.findall(f".{{0,30}}(?:{RAW}).{{0,30}}", text),
+                 "text below 4.5:1": facts["low"], "text running out of its box": facts["overflow"]}
+        assert {k: v for k, v in found.items() if v} == {}, f"{path} ({name})"
 
 
 def test_the_heat_pump_charts_span_the_whole_range_asked_for(mode: tuple[str, Page, dict[str, list[str]]]) -> None:

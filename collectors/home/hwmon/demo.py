@@ -14,7 +14,7 @@ def write_scene(root: Path, t: float) -> None:
     files = {
         "hwmon1": {"name": "nct6798", "in0_input": "1016", "in0_label": "Vcore",
                    # 12 V bus through a 1:12 divider: 13.6 V on mains, sagging while on battery
-                   "in4_input": str(int((13.6 if not 150 <= t < 190 else 12.7 - (t - 150) * 0.04) / 12 * 1000)),
+                   "in4_input": str(int((13.6 if not 150 <= t < 190 else 12.7 - (t - 150) * 0.06) / 12 * 1000)),
                    "fan1_input": "1180", "fan1_min": "300", "fan2_input": str(hba_rpm), "fan2_min": "600",
                    "fan2_alarm": "1" if hba_rpm == 0 else "0", "temp1_input": "38000", "temp1_label": "SYSTIN"},
         "hwmon2": {"name": "k10temp", "temp1_input": "52000", "temp1_label": "Tctl"},

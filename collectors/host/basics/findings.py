@@ -60,7 +60,7 @@ def findings(state: HostState, judging: Judging) -> list[Finding]:
     for i in state.interfaces:
         rose = judging.rose(f"iferr:{i.name}", (i.rx_errs or 0) + (i.tx_errs or 0))
         if rose >= ERRORS_PER_HOUR:
-            out.append(Finding(WARN, f"interface {i.name}: {rose} errors in the last hour", "interface_errors",
+            out.append(Finding(WARN, f"interface {i.name}: {rose} errors in {judging.window}", "interface_errors",
                                i.name, {"interface": i.name}))
     return out
 

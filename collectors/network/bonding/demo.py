@@ -8,11 +8,15 @@ from collectors.scenes import atomic_write
 
 
 def write_scene(root: Path, t: float) -> None:
-    flapping_up = int(t // 20) % 2 == 0
+    # eoip4's 3G modem: fine, then dropping out every 20 s (story seconds 20-100), down for good
+    # (100-140), back. Its failure count rises with each drop.
+    downs = [(20, 30), (40, 50), (60, 70), (80, 90), (100, 140)]
+    flapping_up = not any(a <= t < b for a, b in downs)
+    drops = sum(a <= t for a, _ in downs)
     slaves = []
     for i in range(1, 7):
         up = flapping_up if i == 4 else True
-        failures = int(t // 40) + 3 if i == 4 else 1
+        failures = drops if i == 4 else 1
         slaves.append(f"Slave Interface: eoip{i}\nMII Status: {'up' if up else 'down'}\nSpeed: "
                       f"{'Unknown' if not up else '21 Mbps'}\nDuplex: {'full' if up else 'Unknown'}\n"
                       f"Link Failure Count: {failures}\nPermanent HW addr: 02:00:00:00:00:0{i}\nSlave queue ID: 0\n")

@@ -21,7 +21,7 @@ def findings(state: BondingState, judging: Judging) -> list[Finding]:
                                    f"({up}/{len(slaves)} up)", "bond_slave_down", subject, labels))
             rose = judging.rose(f"bond:{subject}", s.link_failures or 0)
             if rose >= judging.flap_count:
-                out.append(Finding(WARN, f"bond {b.name}: slave {s.name} failed {rose} times in the last hour",
+                out.append(Finding(WARN, f"bond {b.name}: slave {s.name} failed {rose} times in {judging.window}",
                                    "bond_slave_flapping", subject, labels))
     return out
 

@@ -262,6 +262,8 @@ class OpenvpnCollector(Collector):
             if key in iface:
                 result.samples.append(Sample.of(metric, iface[key], **il))
         prev = self._last.get(inst.name)
+        if prev and any(iface.get(k, 0) < prev[1].get(k, 0) for k in ("tx_dropped", "tx_bytes", "rx_bytes")):
+            prev = None  # a counter went back: the tun was recreated (OpenVPN restarted), start again
         if prev:
             seconds = out.seconds = now - prev[0]
             out.drops_delta = iface.get("tx_dropped", 0) - prev[1].get("tx_dropped", 0)

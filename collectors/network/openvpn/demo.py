@@ -24,7 +24,8 @@ def write_scene(root: Path, t: float) -> None:
               "GLOBAL_STATS,Max bcast/mcast queue length,0", "END"]
     atomic_write(root / "run/openvpn/site-b.status", "\n".join(lines) + "\n")
     tun = root / "sys/class/net/tun0"
-    atomic_write(tun / "statistics/tx_dropped", f"{int(t * 3.5)}\n")  # the tunnel that silently drops
+    # The tunnel that silently drops: in the evening rush (story seconds 120-200) its queue overflows.
+    atomic_write(tun / "statistics/tx_dropped", f"{int(min(max(t - 120, 0), 80) * 3.5)}\n")
     atomic_write(tun / "statistics/rx_dropped", "0\n")
     atomic_write(tun / "statistics/tx_bytes", f"{int(t) * 2_500_000}\n")
     atomic_write(tun / "statistics/rx_bytes", f"{int(t) * 900_000}\n")

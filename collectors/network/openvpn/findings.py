@@ -13,7 +13,7 @@ def findings(state: OpenvpnState, judging: Judging) -> list[Finding]:
     for v in state.instances:
         if not v.up:
             out.append(Finding(BAD, f"VPN {v.name} down: {v.error}", "vpn_down", v.name, {"instance": v.name}))
-        elif v.drops_delta:
+        elif v.drops_delta and v.drops_delta > 0:
             out.append(Finding(WARN, f"VPN {v.name}: {v.drops_delta} packets dropped on {v.interface} since "
                                "the last poll", "vpn_tunnel_drops", v.name,
                                {"instance": v.name, "interface": v.interface}))

@@ -20,10 +20,11 @@ def findings(state: SnmpState, judging: Judging) -> list[Finding]:
             labels = {"target": t.name, "interface": p.name}
             rose = judging.rose(f"port:{t.name}/{p.name}", p.flaps or 0)
             if rose >= judging.flap_count:
-                out.append(Finding(WARN, f"{t.name} port {p.name} {alias}changed state {rose} times in the "
-                                   "last hour", "switch_port_flapping", f"{t.name}/{p.name}", labels))
+                out.append(Finding(WARN, f"{t.name} port {p.name} {alias}changed state {rose} times in "
+                                   f"{judging.window}", "switch_port_flapping", f"{t.name}/{p.name}", labels))
             elif (p.flaps or 0) >= SHOWN_FLAPS:
-                out.append(Finding(WARN, f"{t.name} port {p.name} {alias}flapped {p.flaps}x", labels=labels))
+                out.append(Finding(WARN, f"{t.name} port {p.name} {alias}changed state {p.flaps} times "
+                                   "since rackpulse started", labels=labels))
     return out
 
 

@@ -78,7 +78,7 @@ def controller_findings(c: Controller, judging: Judging) -> list[Finding]:
         elif pd.state == "Rbld" and pd.key not in covered:
             out.append(Finding(WARN, f"MegaRAID {ctl}: {pd_words(pd)}", labels=mine))
         counts = [pd.media_errors or 0, pd.other_errors or 0, pd.predictive_failures or 0]
-        rose = judging.rose(f"megaraid:{pd.key}", sum(counts))
+        rose = judging.rose(f"megaraid:{pd.key}:{pd.serial}", sum(counts))  # a new drive starts afresh
         if rose:
             out.append(Finding(WARN, f"MegaRAID {ctl}: drive {pd.eid_slot} errors rose by {rose} ({counts[0]} media, "
                                      f"{counts[1]} other, {counts[2]} predictive failures; {describe(pd)})",

@@ -247,3 +247,19 @@ def test_a_hint_without_a_config_file_says_where_in_words() -> None:
     assert [h.model_dump() for h in got] == [{"saw": "5 packets dropped on tun1 in the last 0.0s with a transmit queue of 10",
                     "do": "raise the tun queue: add `txqueuelen 1000` to the instance's config (or `ip link set tun1 "
                           "txqueuelen 1000` now)"}]
+
+
+def test_a_tun_whose_counters_went_back_was_recreated_and_is_not_a_negative_drop(tmp_path: Path) -> None:
+    from collectors.findings import Judging
+    from collectors.network.openvpn.collector import OpenvpnCollector
+    from collectors.network.openvpn.demo import write_scene
+    from collectors.network.openvpn.findings import findings
+
+    inst = Instance(name="site-b", status_file="/run/openvpn/site-b.status", interface="tun0")
+    c = OpenvpnCollector(tmp_path, [inst])
+    write_scene(tmp_path, 190.0)  # dropping
+    c.collect()
+    write_scene(tmp_path, 10.0)  # OpenVPN restarted: the tun's counters start again
+    got = c.collect().state
+    assert got.instances[0].drops_delta is None and got.instances[0].tx_rate_bytes is None
+    assert findings(got, Judging()) == []
