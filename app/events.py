@@ -13,24 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
+from app.words import FAILING, INFO, LEVELS, OK, WARNING, change_words, level_of, owner
 from collectors.findings import natural
 from collectors.plugin import CollectorPlugin
 
-FAILING, WARNING, OK, INFO = "failing", "warning", "ok", "info"
-LEVELS = (FAILING, WARNING, OK, INFO)
-
-# Words a new value says about the thing: the state it went into.
-_BAD = {"failing", "failed", "faulty", "missing", "removed", "down", "lowerlayerdown", "notpresent", "stalled",
-        "critical", "fault", "degraded", "gone", "idle (admin)"}
-_WARN = {"warning", "rebuilding", "recovering", "resyncing", "reshaping", "checking", "spare", "standby",
-         "on battery", "low battery"}
-_GOOD = {"ok", "up", "established", "clean", "active", "online", "on mains", "back", "in_sync", "in sync"}
-# Fields whose value is a yes/no about health: which answer is the bad one.
-_BAD_WHEN = {"up": "false", "ok": "false", "present": "false", "degraded": "true", "fault": "true", "standby": "true",
-             "low_battery": "true", "on_battery": "true"}
-# Unit suffixes of field names: "speed_mbps" reads "speed", its values "21 Mbit/s".
-_UNITS = {"_mbps": "Mbit/s", "_celsius": "°C", "_volts": "V", "_rpm": "RPM", "_pct": "%", "_percent": "%",
-          "_seconds": "s", "_bytes": "bytes"}
+__all__ = ["FAILING", "INFO", "LEVELS", "OK", "WARNING", "EventLine", "change_words", "collapse", "describe",
+           "level_of", "select_lines"]
 
 
 @dataclass
@@ -62,45 +50,6 @@ def domain_of(event: Mapping[str, Any], plugins: Mapping[str, CollectorPlugin]) 
     return plugin.domain if plugin and plugin.domain else "other"
 
 
-def level_of(kind: str, field_name: str, old: str | None, new: str | None) -> str:
-    if field_name == "present":
-        return {"appeared": INFO, "back": OK}.get(new or "", WARNING)
-    value = (new or "").strip().lower()
-    if kind == "bgp_peer" and field_name == "state":
-        return OK if value == "established" else FAILING
-    if field_name in _BAD_WHEN and value in ("true", "false"):
-        return FAILING if value == _BAD_WHEN[field_name] else OK
-    if value in _BAD or any(w in value.split(", ") for w in _BAD):
-        return FAILING
-    if value in _WARN or any(w in value.split(", ") for w in _WARN):
-        return WARNING
-    if value in _GOOD:
-        return OK
-    return INFO
-
-
-def _value(v: str | None, unit: str | None, field_name: str) -> str:
-    if v is None or v == "":
-        return "none" if field_name != "speed_mbps" else "unknown"
-    if field_name == "up" and v in ("true", "false"):
-        return "up" if v == "true" else "down"
-    if v in ("true", "false"):
-        return "yes" if v == "true" else "no"
-    return f"{v} {unit}" if unit else v
-
-
-def change_words(field_name: str, old: str | None, new: str | None) -> str:
-    if field_name == "present":
-        return {"appeared": "appeared", "back": "is back", "gone": "is gone"}.get(new or "", new or "changed")
-    name, unit = field_name, None
-    for suffix, u in _UNITS.items():
-        if field_name.endswith(suffix):
-            name, unit = field_name.removesuffix(suffix), u
-            break
-    label = "link" if field_name == "up" else name.replace("_", " ")
-    return f"{label}: {_value(old, unit, field_name)} → {_value(new, unit, field_name)}"
-
-
 def href_of(kind: str, key: str, base: str = "") -> str:
     if kind == "disk":
         return f"{base}/disks/{quote(key, safe='')}"
@@ -111,11 +60,11 @@ def href_of(kind: str, key: str, base: str = "") -> str:
 
 def describe(event: Mapping[str, Any], plugins: Mapping[str, CollectorPlugin], base: str = "") -> EventLine:
     kind, key = event["kind"], event["key"]
-    what = noun(kind, plugins)
-    return EventLine(ts=event["ts"], level=level_of(kind, event["field"], event["old"], event["new"]),
+    what, plugin = noun(kind, plugins), owner(kind, plugins)
+    return EventLine(ts=event["ts"], level=level_of(kind, event["field"], event["old"], event["new"], plugin),
                      domain=domain_of(event, plugins), what=f"{what[:1].upper()}{what[1:]} {key}",
-                     change=change_words(event["field"], event["old"], event["new"]), href=href_of(kind, key, base),
-                     members=[key])
+                     change=change_words(event["field"], event["old"], event["new"], plugin),
+                     href=href_of(kind, key, base), members=[key])
 
 
 def collapse(events: Iterable[Mapping[str, Any]], plugins: Mapping[str, CollectorPlugin], base: str = "",

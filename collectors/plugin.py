@@ -85,6 +85,11 @@ class CollectorPlugin(Generic[S]):
     # What people call the kinds of entity it reports, for the events page: {"md_member":
     # "array member"}. A kind not named here reads as itself with spaces ("bond slave").
     nouns: dict[str, str] = field(default_factory=dict)
+    # Its tools' states in the words people use, per field of its entities: {"state": {"UBad":
+    # "unconfigured bad"}}. Entity pages and events show them, the raw value beside (app/words.py).
+    words: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # What its entities' fields are called on their pages: {"dg": "drive group"}.
+    field_names: Mapping[str, str] = field(default_factory=dict)
     # The devices it places in the user's bays (the bay map, the "pull" callouts).
     bays: Callable[[S], list[BayDevice]] | None = None
     # The things /status lists with their uptime (probes).

@@ -28,6 +28,8 @@ def ev(kind: str, key: str, field: str, old: str | None, new: str | None, ts: fl
     ("last_reset", "Waiting for NHT", "Peer closed the session", "last reset: Waiting for NHT → Peer closed the session"),
     ("temperature_celsius", "41", "48", "temperature: 41 °C → 48 °C"),
     ("model", None, "WD80", "model: none → WD80"),
+    ("members", '["sdg1", "sdh1"]', '["sdg1", "sdm1"]', "members: sdh1 left; sdm1 joined"),
+    ("ok", "true", None, "ok: yes → none"),
 ])
 def test_a_change_reads_as_words_with_units_and_no_internal_names(field: str, old: str | None, new: str | None,
                                                                   words: str) -> None:
@@ -108,3 +110,34 @@ def test_the_events_page_filters_by_domain_and_severity(tmp_path: Path) -> None:
     failing = fetch(app, "/events", params={"level": "failing"}).text
     assert "health: ok → failing" in failing and "appeared" not in failing
     assert "Nothing matches these filters." in fetch(app, "/events", params={"domain": "home", "level": "failing"}).text
+
+
+@pytest.mark.parametrize(("plugin", "field", "old", "new", "words"), [
+    ("megaraid", "state", "Onln", "UBad", "state: online → unconfigured bad (Onln → UBad)"),
+    ("megaraid", "state", "Optl", "Dgrd", "state: optimal → degraded (Optl → Dgrd)"),
+    ("zfs", "state", "ONLINE", "FAULTED", "state: online → faulted"),  # the same words, in lower case
+    ("frr", "state", "Established", "Active", "session: up → down (Established → Active)"),
+    ("nut", "status", "OL", "OB DISCHRG LB", "status: on mains → on battery, low battery, discharging "
+                                             "(OL → OB DISCHRG LB)"),
+    ("mdraid", "sync_action", "idle", "recover", "sync: idle → rebuilding (idle → recover)"),
+])
+def test_a_tools_raw_states_read_as_words_with_the_raw_ones_beside(plugin: str, field: str, old: str, new: str,
+                                                                   words: str) -> None:
+    assert change_words(field, old, new, plugins()[plugin]) == words
+
+
+@pytest.mark.parametrize(("kind", "field", "old", "new", "level"), [
+    ("zfs_device", "state", "ONLINE", "FAULTED", "failing"),
+    ("zfs_device", "state", "ONLINE", "UNAVAIL", "failing"),
+    ("megaraid_pd", "state", "Onln", "UBad", "failing"),
+    ("megaraid_pd", "state", "UBad", "Rbld", "warning"),
+    ("megaraid_vd", "state", "Dgrd", "Optl", "ok"),
+    ("ups", "status", "OL", "OB DISCHRG", "warning"),
+    ("ups", "status", "OB", "OB DISCHRG LB", "failing"),
+    ("ups", "status", "OB", "OL CHRG", "ok"),
+    ("bgp_peer", "state", "Established", "Idle (Admin)", "warning"),
+])
+def test_a_tools_state_has_the_level_its_words_say(kind: str, field: str, old: str, new: str, level: str) -> None:
+    from app.words import owner
+
+    assert level_of(kind, field, old, new, owner(kind, plugins())) == level

@@ -68,10 +68,10 @@ def test_the_power_page_shows_what_upsd_reports_on_mains_and_on_a_low_battery(tm
     try:
         host.collect()
         overview = host.page("/")
-        assert "UPS ups12v LOW BATTERY: 8% charge" in overview
+        assert "UPS ups12v battery low: 8% charge" in overview
         assert {c.rule for c in Conditions().build(host.snap)} >= {"ups_low_battery", "ups_on_battery"}
         power = host.page("/power")
-        assert "LOW BATTERY" in power and "battery 11.1 V" in power and "8 %" in power
+        assert "battery low" in power and "battery 11.1 V" in power and "8 %" in power
     finally:
         ups.set_state("OL")
 

@@ -109,10 +109,10 @@ PAGE_READS = {
                 "degraded: no → yes", "link: up → down", "14 disks", "appeared"],
     "/disks/ZA1049HK": ["failing", "SMART overall health: FAILED", "shelf 1, bay 7", "WDC WD80EFZZ-68BTXN0"],
     "/entity/bgp_peer/default/ipv4Unicast/10.0.250.1": ["Established", "65200"],
-    "/entity/md_array/md0": ["raid6", "degraded", "True"],
+    "/entity/md_array/md0": ["raid6", "degraded", "yes", "RAID level"],
     "/entity/bond_slave/bond0/eoip4": ["bond0/eoip4", "21"],
     "/entity/switch_port/rack-sw/ge-0/0/7": ["oper", "ge-0/0/7"],
-    "/entity/fan/HBA fan": ["HBA fan", "stalled"],
+    "/entity/fan/HBA fan": ["HBA fan", "turning"],
     "/entity/sensor/k10temp/Tctl": ["k10temp/Tctl", "rackpulse_hwmon_temperature_celsius"],
     "/entity/vpn_instance/site-b": ["site-b", "tun0"],
 }
@@ -305,11 +305,11 @@ def test_the_network_page_shows_peers_vpn_drops_bond_slaves_and_a_bouncing_port(
 def test_the_power_page_shows_the_ups_on_low_battery_a_sagging_rail_and_a_stalled_fan(tmp_path: Path) -> None:
     app = demo_app(tmp_path, 185)  # on battery since t=150, low since 180; HBA fan stopped at 160
     text = fetch(app, "/power").text
-    assert "on battery for" in text and "LOW BATTERY" in text
+    assert "on battery for" in text and "battery low" in text and "on battery, low battery, discharging" in text
     assert re.search(r"12V battery bus</a></td>\s*<td[^>]*>10\.\d\d V", text) and "OUT OF RANGE" in text
     assert "HBA fan" in text and "STALLED" in text and "0 RPM" in text
     overview = fetch(app, "/").text
-    assert "<strong>Power</strong>" in overview and "UPS ups12v LOW BATTERY" in overview
+    assert "<strong>Power</strong>" in overview and "UPS ups12v battery low" in overview
     metrics = fetch(app, "/metrics").text
     assert 'rackpulse_ups_low_battery{host="demo-nas",ups="ups12v"} 1' in metrics
     assert 'rackpulse_fan_stalled{host="demo-nas",fan="HBA fan"} 1' in metrics
@@ -410,7 +410,10 @@ def test_entity_pages_have_charts_from_stored_series_and_their_events(tmp_path: 
     app = demo_app(tmp_path, 80, runs=2)
     text = fetch(app, "/entity/md_array/md0").text
     assert "rackpulse_md_array_degraded" in text and "label=array%3Dmd0" in text
-    assert "degraded: false → true" in text
+    assert "degraded: no → yes" in text  # changes in words
+    # the page opens on its state in words, worst first, then its facts as a definition list
+    assert re.search(r'class="callout failing headline".*?<strong>degraded</strong>', text, re.S)
+    assert "<dt>RAID level</dt>" in text and "<dt>UUID</dt>" in text and "[&#34;" not in text
     series = fetch(app, "/api/series", params={"metric": "rackpulse_bond_slave_up", "label": ["bond=bond0",
                                                                                             "slave=eoip4"]}).json()
     assert len(series["ts"]) >= 1

@@ -10,7 +10,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app import bay_labels, events, views
+from app import bay_labels, events, views, words
 from app.alerting.engine import AlertState
 from app.ingest.agents import revoke
 from app.web.site import RANGES, Checked, SiteDep
@@ -60,7 +60,12 @@ def entity_page(s: SiteDep, request: Request, kind: str, key: str,
     stored = next((e for e in store.entities(kind) if e["key"] == key), None)
     if stored is None:
         raise HTTPException(404, f"no {kind} {key!r}")
-    return s.render(request, "entity.html", kind=kind, key=key, stored=stored, events=store.events(kind, key),
+    plugin = words.owner(kind, plugins())
+    base = request.scope.get("rackpulse_base", "")
+    return s.render(request, "entity.html", kind=kind, key=key, stored=stored, noun=events.noun(kind, plugins()),
+                    head=words.headline(kind, stored["attrs"], stored["present"], plugin),
+                    facts=words.facts(kind, stored["attrs"], plugin),
+                    lines=[events.describe(e, plugins(), base) for e in store.events(kind, key)],
                     charts=views.entity_charts(kind, key, stored["attrs"]), range=_range(range), ranges_list=list(RANGES))
 
 

@@ -21,7 +21,7 @@ from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PrefixLoader, pa
 from jinja2.runtime import Context
 from markupsafe import Markup
 
-from app import views
+from app import views, words
 from app.config import Config
 from app.ingest.agents import list_agents
 from app.runtime import Runtime
@@ -60,7 +60,17 @@ def templates() -> Environment:
     # A stable element id for any text (an alert's rule and subject): what a live update keeps in
     # place (hx-preserve) and a <details> keeps its open state by.
     env.filters["domid"] = lambda v: "x" + hashlib.sha1(str(v).encode(), usedforsecurity=False).hexdigest()[:12]
+    env.filters["said"] = said
     return env
+
+
+def said(value: Any, plugin: str, field: str) -> Markup:
+    """A tool's raw state in the plug-in's words, the raw value small beside them for experts:
+    "on battery, low battery <small>OB LB</small>" (app/words.py)."""
+    words_, raw = words.value_words(field, words.text(value), plugins().get(plugin))
+    if raw is None:
+        return Markup("{}").format(words_)
+    return Markup('{} <small class="raw">{}</small>').format(words_, raw)
 
 
 @pass_context
@@ -132,9 +142,25 @@ def safe_format(fmt: str, *args: Any, **kwargs: Any) -> str:
         return "–"
 
 
-def ago(ts: Any) -> str:
+def ago(ts: Any, now: float | None = None) -> str:
+    """How long ago, as a person says it: "just now", "42 s ago", "16 min ago", "3 h 5 min ago",
+    "2 days ago"; "never" for no time."""
     t = _number(ts)
-    return f"{int(time.time() - t)}s ago" if t else "never"
+    if not t:
+        return "never"
+    s = int((time.time() if now is None else now) - t)
+    if s < 5:
+        return "just now"
+    if s < 60:
+        return f"{s} s ago"
+    if s < 3600:
+        return f"{s // 60} min ago"
+    if s < 6 * 3600:
+        return f"{s // 3600} h {s % 3600 // 60} min ago" if s % 3600 >= 60 else f"{s // 3600} h ago"
+    if s < 86400:
+        return f"{s // 3600} h ago"
+    days = s // 86400
+    return "1 day ago" if days == 1 else f"{days} days ago"
 
 
 def _strftime(fmt: str, ts: Any) -> str:

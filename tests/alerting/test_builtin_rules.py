@@ -169,6 +169,7 @@ CASES: dict[str, tuple[Callable[[States], None], Callable[[States], None], str |
                      lambda s: probe(s, cert_expires=LATER, cert_subject="CN=ups.lan"), "Probes"),
     # rule: (make it fire, the nearest healthy state, the overview tile that must not be ok)
     "array_degraded": (degrade, scrub, "Arrays"),
+    "array_rebuilding": (rebuild, scrub, "Arrays"),
     "filesystem_full": (lambda s: fs(s, used_ratio=0.93, avail=50e9, size=800e9),
                         lambda s: fs(s, used_ratio=0.89, hours_to_full=30.0), "Host"),
     "filesystem_readonly": (lambda s: fs(s, readonly=True), lambda s: fs(s, readonly=True, expect_readonly=True),
@@ -178,7 +179,7 @@ CASES: dict[str, tuple[Callable[[States], None], Callable[[States], None], str |
     "disk_failing": (lambda s: disk(s, health=2, health_name="failing", reasons=["SMART overall health: FAILED"]),
                      lambda s: disk(s, health=0, reasons=[]), "Disks"),
     "disk_warning": (lambda s: disk(s, health=1, health_name="warning",
-                                    reasons=["5 Reallocated_Sector_Ct rose 0 -> 8"]),
+                                    reasons=["8 reallocated sectors, up from 0 (SMART 5)"]),
                      lambda s: disk(s, health=1, health_name="warning", reasons=["self-test log contains errors"]),
                      "Disks"),
     "disk_hot": (lambda s: disk(s, temperature=50.0), lambda s: disk(s, temperature=49.9), None),
@@ -229,23 +230,25 @@ SAYS = {
                             "errors, or one to list under expect_readonly", SRV),
     "memory_low": ("demo-nas", "memory low: 1.1 GB available of 17.2 GB", H),
     "array_degraded": ("md0", "md0 degraded (11/12): shelf 1, bay 3, WDC WD80EFZZ-68BTXN0 serial ZA1021DK, was sdd1", BAY3),
+    "array_rebuilding": ("md0", "md0 rebuilding onto sdd1 (shelf 1, bay 3) 40.0%: degraded (11/12) until it finishes",
+                         {**H, "array": "md0"}),
     "array_member_failed": ("md0:ZA1021DK", "md0: member failed: shelf 1, bay 3, WDC WD80EFZZ-68BTXN0 serial ZA1021DK, "
                             "was sdd1", BAY3),
     "bgp_all_peers_down": ("demo-nas", "all 3 BGP sessions of demo-nas are down", H),
-    "bgp_peer_down": ("default/ipv4Unicast/10.0.250.1", "BGP peer 10.0.250.1 (edge-router 3G failover) Active, last "
-                      "reset: Waiting for NHT", {**H, "peer": "10.0.250.1", "vrf": "default", "afi": "ipv4Unicast",
+    "bgp_peer_down": ("default/ipv4Unicast/10.0.250.1", "BGP peer 10.0.250.1 (edge-router 3G failover) down (Active), "
+                      "last reset: Waiting for NHT", {**H, "peer": "10.0.250.1", "vrf": "default", "afi": "ipv4Unicast",
                                                  "peer_as": "65200"}),
     "bond_slave_down": ("bond0/eoip4", "bond bond0: slave eoip4 down (5/6 up)", {**H, "bond": "bond0", "slave": "eoip4"}),
     "disk_failing": ("ZA1000AK", "disk failing, shelf 1, bay 0: ST8000VN004-2M2101 serial ZA1000AK: SMART overall "
                      "health: FAILED", DISK),
     "disk_hot": ("ZA1000AK", "disk hot, shelf 1, bay 0: ST8000VN004-2M2101 serial ZA1000AK: 50 °C", DISK),
-    "disk_warning": ("ZA1000AK", "disk warning, shelf 1, bay 0: ST8000VN004-2M2101 serial ZA1000AK: 5 "
-                     "Reallocated_Sector_Ct rose 0 -> 8", DISK),
+    "disk_warning": ("ZA1000AK", "disk warning, shelf 1, bay 0: ST8000VN004-2M2101 serial ZA1000AK: "
+                     "8 reallocated sectors, up from 0 (SMART 5)", DISK),
     "fan_stalled": ("HBA fan", "HBA fan stalled: 0 RPM, below 600", {**H, "fan": "HBA fan"}),
     "heatpump_fault": ("heatpump", "heat pump fault: active error 17", {**H, "error": "17"}),
     "rail_out_of_range": ("12V battery bus", "12V battery bus at 11.20 V, outside 11.4-14.6 V",
                           {**H, "rail": "12V battery bus"}),
-    "ups_low_battery": ("ups12v", "UPS ups12v LOW BATTERY: 9% charge, about 1 min left", {**H, "ups": "ups12v"}),
+    "ups_low_battery": ("ups12v", "UPS ups12v battery low: 9% charge, about 1 min left", {**H, "ups": "ups12v"}),
     "ups_on_battery": ("ups12v", "UPS ups12v on battery (64% charge)", {**H, "ups": "ups12v"}),
     "vpn_down": ("site-b", "VPN site-b down: status file is 300 s old", {**H, "instance": "site-b"}),
     "throughput_low": ("3g down", "throughput test 3g down (download, 10.0.250.1:5201): 12.0 Mbit/s, 30% of its 40 "
@@ -279,9 +282,11 @@ def test_a_rule_stays_quiet_on_the_nearest_healthy_state(healthy: Snapshot, rule
     assert rule not in fired(with_states(healthy, near))
 
 
-def test_a_rebuilding_array_is_still_degraded(healthy: Snapshot) -> None:
+def test_a_rebuilding_array_is_a_warning_that_resolves_when_the_rebuild_finishes(healthy: Snapshot) -> None:
     snap = with_states(healthy, rebuild)
-    assert "array_degraded" in fired(snap) and tile(snap, "Arrays") == views.BAD
+    # the disk was replaced: the critical "degraded" gives way to "rebuilding", which the tile says too
+    assert "array_rebuilding" in fired(snap) and "array_degraded" not in fired(snap)
+    assert tile(snap, "Arrays") == views.WARN
 
 
 def status(name: str, **kw: Any) -> CollectorStatus:
@@ -395,7 +400,7 @@ def test_an_unknown_serial_and_a_missing_runtime_are_said_in_words(healthy: Snap
     by_rule = {c.rule: c.summary for c in Conditions().build(with_states(healthy, unknown))}
     assert by_rule["array_degraded"] == "md0 degraded (11/12): bay unknown, model unknown serial unknown (not readable from " \
                                         "the disk), was sdd1"
-    assert by_rule["ups_low_battery"] == "UPS ups12v LOW BATTERY: charge unknown, runtime unknown"
+    assert by_rule["ups_low_battery"] == "UPS ups12v battery low: charge unknown, runtime unknown"
     assert by_rule["ups_on_battery"] == "UPS ups12v on battery (charge unknown)"
 
 

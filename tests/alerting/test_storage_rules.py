@@ -162,10 +162,10 @@ ZFS_BAY1 = {**H, "pool": "tank", "device": "ata-WDC_WD40EFRX-68N32N0_WD-WCC7K6RR
 SLOT3 = {**H, "controller": "c0", "slot": "252:3", "serial": "ZL2PV003", "bay": "shelf 3, bay 3",
          "model": "ST16000NM001G-2KK103"}
 SAYS = {
-    "zfs_pool_degraded": ("tank", "ZFS pool tank DEGRADED: ata-WDC_WD40EFRX-68N32N0_WD-WCC7K6RR9KXB-part1 FAULTED "
-                          "(shelf 2, bay 1, WDC WD40EFRX-68N32N0 serial WD-WCC7K6RR9KXB)", ZFS_BAY1),
-    "zfs_device_faulted": ("tank:sdf", "ZFS pool tank: sdf FAULTED (shelf 2, bay 3, WDC WD40EFRX-68N32N0 serial "
-                           "WD-WX11D1234567)", {**ZFS_BAY1, "device": "sdf", "serial": "WD-WX11D1234567",
+    "zfs_pool_degraded": ("tank", "ZFS pool tank degraded: shelf 2, bay 1, WDC WD40EFRX-68N32N0 serial WD-WCC7K6RR9KXB "
+                          "faulted (zpool: ata-WDC_WD40EFRX-68N32N0_WD-WCC7K6RR9KXB-part1)", ZFS_BAY1),
+    "zfs_device_faulted": ("tank:sdf", "ZFS pool tank: shelf 2, bay 3, WDC WD40EFRX-68N32N0 serial WD-WX11D1234567 "
+                           "faulted (zpool: sdf)", {**ZFS_BAY1, "device": "sdf", "serial": "WD-WX11D1234567",
                                                 "bay": "shelf 2, bay 3"}),
     "zfs_scrub_errors": ("tank", "ZFS pool tank: scrub found 2 errors", {**H, "pool": "tank"}),
     "btrfs_device_missing": ("media", "btrfs media on /media: 1 device(s) missing: devid 2 (shelf 1, bay 11, "

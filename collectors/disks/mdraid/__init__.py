@@ -16,4 +16,6 @@ PERMISSIONS = "Reads /proc/mdstat and /sys: no privileges; `mdadm --detail` need
 PLUGIN = CollectorPlugin("mdraid", MdraidCollector, build, MdraidConfig, MdraidState, domain="disks",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, bays=findings.bay_devices, api={"arrays": lambda s: s.arrays},
-                         nouns={"md_array": "array", "md_member": "array member"}, starter=starter)
+                         nouns={"md_array": "array", "md_member": "array member"}, starter=starter,
+                         words={"sync_action": findings.SYNC_WORDS},
+                         field_names={"level": "RAID level", "uuid": "UUID", "sync_action": "sync", "array_state": "array state"})

@@ -19,7 +19,11 @@ from collectors.findings import (
 )
 from collectors.plugin import View
 
-RULES = (RuleSpec("array_degraded", "critical", 0, 12), RuleSpec("array_member_failed", "critical", 0, 12))
+RULES = (RuleSpec("array_degraded", "critical", 0, 12), RuleSpec("array_member_failed", "critical", 0, 12),
+         RuleSpec("array_rebuilding", "warning", 0, 24))
+# md's sync_action (the kernel's md.rst), as words.
+SYNC_WORDS = {"idle": "idle", "resync": "resyncing", "recover": "rebuilding", "recovery": "rebuilding",
+              "check": "checking", "repair": "repairing", "reshape": "reshaping", "frozen": "frozen"}
 REBUILDING = ("resync", "recovery", "reshape", "repair")  # a check is routine, not a finding
 
 
@@ -30,6 +34,11 @@ def describe_member(m: Member) -> str:
     serial = f"serial {m.serial}" if m.serial else "serial unknown (not readable from the disk)"
     was = f", was {m.device}" if m.device else ""
     return f"{bay}, {model} {serial}{was}"
+
+
+def describe_new(m: Member) -> str:
+    """The disk an array rebuilds onto: its device, and where it sits when known."""
+    return f"{m.device} ({m.bay})" if m.bay else str(m.device)
 
 
 def pull_list(a: Array) -> list[Member]:
@@ -48,6 +57,17 @@ def member_labels(name: str, members: list[Member]) -> dict[str, str | None]:
 def array_findings(a: Array) -> list[Finding]:
     name, pulls = a.name, pull_list(a)
     out = []
+    if a.active and a.degraded and not pulls and a.sync_action in ("recover", "recovery"):
+        # The failed disk was replaced and md rebuilds onto the new one: being dealt with, so a
+        # warning with its progress (its alert resolves when the rebuild finishes: a notification
+        # people wait for), not the critical "degraded", which comes back if the rebuild fails.
+        # md's sysfs calls the disk being rebuilt onto a spare until it is in sync
+        onto = [m for m in a.members if m.state == "rebuilding"] or [m for m in a.members if m.state == "spare"]
+        target = f" onto {describe_new(onto[0])}" if len(onto) == 1 else ""
+        done = f" {a.sync_ratio * 100:.1f}%" if a.sync_ratio is not None else ""
+        return [Finding(WARN, f"{name} rebuilding{target}{done}: degraded ({_count(a.disks_working)}/"
+                              f"{_count(a.disks_total)}) until it finishes", "array_rebuilding", name,
+                        {"array": name})]
     if a.degraded or not a.active:
         where = "; ".join(describe_member(m) for m in pulls)
         text = (f"{name} {'inactive' if not a.active else 'degraded'} ({_count(a.disks_working)}/"

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from urllib.parse import quote
 
 from collectors.disks.smart import failure_stats
+from collectors.disks.smart.smartctl import worth_a_notification
 from collectors.disks.smart.state import Disk, SmartState
 from collectors.findings import (
     BAD,
@@ -46,7 +47,7 @@ def findings(state: SmartState, judging: Judging) -> list[Finding]:
         elif d.health == 1:
             # A counter that rose, or an attribute at a telling value, is worth a notification;
             # the rest (say, an old error log entry) is shown, not sent.
-            notify = any("rose" in r or " = " in r for r in d.reasons)
+            notify = any(worth_a_notification(r) for r in d.reasons)
             out.append(Finding(WARN, f"disk warning, {where}: {reasons}", "disk_warning" if notify else None,
                                d.key, labels))
         if d.temperature is not None and d.temperature >= judging.disk_hot_celsius:

@@ -36,6 +36,15 @@ ATA_PREDICTIVE = {
     199: "UDMA_CRC_Error_Count",
 }
 CRC_KEY = "199"  # UDMA_CRC_Error_Count: a cable or backplane symptom, judged on increases only
+# What each counter counts, as a person says it (one, several).
+MEANING = {"5": ("reallocated sector", "reallocated sectors"),
+           "187": ("reported uncorrectable error", "reported uncorrectable errors"),
+           "188": ("command timeout", "command timeouts"),
+           "197": ("sector pending reallocation", "sectors pending reallocation"),
+           "198": ("offline uncorrectable sector", "offline uncorrectable sectors"),
+           "199": ("CRC error", "CRC errors"),
+           "media_errors": ("NVMe media error", "NVMe media errors"),
+           "grown_defects": ("grown defect", "grown defects")}
 # NVMe health log fields that matter; percentage_used and available_spare are judged by value.
 NVME_COUNTERS = ("media_errors",)
 OK, WARNING, FAILING = 0, 1, 2
@@ -247,13 +256,15 @@ def judge_health(
         label = attribute_label(key)
         if key == CRC_KEY:
             if key in previous and value > previous[key]:
-                reasons_warn.append(f"UDMA CRC errors rose {previous[key]:g} -> {value:g}: check the "
+                reasons_warn.append(f"{counted(key, value)}, up from {previous[key]:g}: check the "
                                     f"cable/backplane of {where or disk.device}")
             continue
-        if value > accepted.get(key, 0):
-            reasons_warn.append(f"{label} = {value:g}" + (f" (accepted {accepted[key]:g})" if key in accepted else ""))
-        if key in previous and value > previous[key]:
-            reasons_warn.append(f"{label} rose {previous[key]:g} -> {value:g}")
+        rose = key in previous and value > previous[key]
+        if value > accepted.get(key, 0) or rose:
+            # One reason per counter: how many, how many before, what the user accepted, its id.
+            said = [f"up from {previous[key]:g}"] if rose else []
+            said += [f"{accepted[key]:g} accepted"] if key in accepted else []
+            reasons_warn.append(f"{counted(key, value)}{', ' + ', '.join(said) if said else ''} ({label})")
     if 7 in bits:
         reasons_warn.append("self-test log contains errors")
     if disk.temperature is not None and disk.temperature >= temp_warning:
@@ -273,9 +284,21 @@ def counter_keys(attrs: Mapping[str, float]) -> list[str]:
 
 
 def attribute_label(key: str) -> str:
-    if key.isdigit() and int(key) in ATA_PREDICTIVE:
-        return f"{key} {ATA_PREDICTIVE[int(key)]}"
-    return key
+    """Where the count comes from, for experts: "SMART 5", "NVMe health log", "SCSI"."""
+    if key.isdigit():
+        return f"SMART {key}"
+    return "NVMe health log" if key in NVME_COUNTERS else "SCSI" if key == "grown_defects" else key
+
+
+def counted(key: str, value: float) -> str:
+    """ "8 reallocated sectors", "1 command timeout"."""
+    one, many = MEANING.get(key, (key.replace("_", " "), key.replace("_", " ")))
+    return f"{value:g} {one if value == 1 else many}"
+
+
+def worth_a_notification(reason: str) -> bool:
+    """A counter's reason (it starts with its count): the warnings that are sent, not only shown."""
+    return reason[:1].isdigit()
 
 
 def _argv_device(argv: Any) -> str | None:

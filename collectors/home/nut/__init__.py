@@ -16,4 +16,5 @@ PERMISSIONS = "Network access to upsd (TCP 3493); a user only if upsd asks for a
 PLUGIN = CollectorPlugin("nut", NutCollector, build, NutConfig, NutState, domain="home",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, api={"ups": lambda s: s.ups},
-                         nouns={"ups": "UPS"}, starter=starter)
+                         nouns={"ups": "UPS"}, starter=starter,
+                         words={"status": findings.FLAG_WORDS})

@@ -6,6 +6,17 @@ from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec
 from collectors.home.nut.state import NutState, Ups
 
 RULES = (RuleSpec("ups_on_battery", "warning", 30), RuleSpec("ups_low_battery", "critical"))
+# upsd's ups.status flags (NUT's docs/new-drivers.txt), as words.
+FLAG_WORDS = {"OL": "on mains", "OB": "on battery", "LB": "low battery", "HB": "high battery",
+              "RB": "replace battery", "CHRG": "charging", "DISCHRG": "discharging", "BYPASS": "on bypass",
+              "CAL": "calibrating", "OFF": "off", "OVER": "overloaded", "TRIM": "trimming voltage",
+              "BOOST": "boosting voltage", "FSD": "forced shutdown", "ALARM": "alarm", "WAIT": "waiting",
+              "TEST": "testing", "OFFLINE": "offline"}
+
+
+def status_words(flags: list[str]) -> str:
+    """ "on battery, discharging, low battery" for OB DISCHRG LB; a flag NUT adds later as itself."""
+    return ", ".join(FLAG_WORDS.get(f, f) for f in flags)
 
 
 def charge(u: Ups) -> str:
@@ -27,7 +38,7 @@ def findings(state: NutState, judging: Judging) -> list[Finding]:
             out.append(Finding(BAD, f"UPS {u.name}: {u.error}", labels=labels))
             continue
         if u.low_battery:
-            out.append(Finding(BAD, f"UPS {u.name} LOW BATTERY: {charge(u)}, {runtime(u)}", "ups_low_battery", u.name,
+            out.append(Finding(BAD, f"UPS {u.name} battery low: {charge(u)}, {runtime(u)}", "ups_low_battery", u.name,
                                labels))
         if u.on_battery:
             out.append(Finding(WARN, f"UPS {u.name} on battery ({charge(u)})", "ups_on_battery", u.name, labels))

@@ -16,4 +16,6 @@ PERMISSIONS = "`vtysh` needs membership of the frrvty group (or root)."
 PLUGIN = CollectorPlugin("frr", FrrCollector, build, FrrConfig, FrrState, domain="network",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, api={"bgp_peers": lambda s: s.peers},
-                         nouns={"bgp_peer": "BGP peer"}, starter=starter)
+                         nouns={"bgp_peer": "BGP peer"}, starter=starter,
+                         words={"state": findings.STATE_WORDS},
+                         field_names={"state": "session", "remote_as": "peer AS"})

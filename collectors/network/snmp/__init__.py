@@ -15,4 +15,6 @@ PERMISSIONS = "An SNMP community or v3 user with read access to IF-MIB on each s
 PLUGIN = CollectorPlugin("snmp", SnmpCollector, build, SnmpConfig, SnmpState, domain="network",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, api={"switches": lambda s: s.targets},
-                         nouns={"switch_port": "switch port"})
+                         nouns={"switch_port": "switch port"},
+                         words={"oper": {"lowerLayerDown": "down (lower layer)", "notPresent": "not present"}},
+                         field_names={"oper": "link"})

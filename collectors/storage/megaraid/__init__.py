@@ -18,4 +18,6 @@ PERMISSIONS = "storcli64/perccli64 need root."
 PLUGIN = CollectorPlugin("megaraid", MegaraidCollector, build, MegaraidConfig, MegaraidState, domain="storage",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, bays=findings.bay_devices, scene=write_scene,
-                         nouns={"megaraid_vd": "RAID virtual drive", "megaraid_pd": "RAID drive"}, starter=starter)
+                         nouns={"megaraid_vd": "RAID virtual drive", "megaraid_pd": "RAID drive"}, starter=starter,
+                         words={"state": findings.STATE_WORDS, "dg": {"-": "none"}},
+                         field_names={"dg": "drive group", "raid": "RAID level"})

@@ -31,9 +31,13 @@ RULES = (
     RuleSpec("megaraid_bbu", "warning", 0, 24),
     RuleSpec("megaraid_pd_errors", "warning", 0, 24),
 )
+# storcli's abbreviations (its "show all" legend), as words.
 STATE_WORDS = {"Optl": "optimal", "Dgrd": "degraded", "Pdgd": "partially degraded", "Rbld": "rebuilding",
                "OfLn": "offline", "Rec": "recovering", "UBad": "unconfigured bad", "Offln": "offline",
-               "Failed": "failed", "Msng": "missing", "Onln": "online", "UGood": "unconfigured good"}
+               "Failed": "failed", "Msng": "missing", "Onln": "online", "UGood": "unconfigured good",
+               "UBUnsp": "unconfigured bad, unsupported", "UGUnsp": "unconfigured good, unsupported",
+               "GHS": "global hot spare", "DHS": "dedicated hot spare", "JBOD": "JBOD", "Cpybck": "copyback",
+               "Sntze": "sanitizing", "Cac": "CacheCade", "HD": "hidden", "TRANS": "transforming"}
 
 
 def pd_words(pd: PhysicalDrive) -> str:

@@ -18,4 +18,6 @@ PERMISSIONS = "`zpool status` and `zpool list` need no privileges on OpenZFS (th
 PLUGIN = CollectorPlugin("zfs", ZfsCollector, build, ZfsConfig, ZfsState, domain="storage",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, bays=findings.bay_devices, scene=write_scene,
-                         nouns={"zfs_pool": "ZFS pool", "zfs_device": "ZFS device"}, starter=starter)
+                         nouns={"zfs_pool": "ZFS pool", "zfs_device": "ZFS device"}, starter=starter,
+                         words={"state": findings.STATE_WORDS, "scan": {"none": "never scrubbed"}},
+                         field_names={"scan": "last scan"})

@@ -27,13 +27,29 @@ RULES = (
     RuleSpec("zfs_errors_rising", "warning", 0, 24),
     RuleSpec("zfs_scrub_errors", "critical", 0, 24),
 )
+# zpool's states (zpoolconcepts(7)), as words.
+STATE_WORDS = {"ONLINE": "online", "DEGRADED": "degraded", "FAULTED": "faulted", "OFFLINE": "offline",
+               "UNAVAIL": "unavailable", "REMOVED": "removed", "SUSPENDED": "suspended", "AVAIL": "spare, available",
+               "INUSE": "spare, in use"}
 ING = {"scrub": "scrubbing", "resilver": "resilvering"}
 BAD_STATES = ("FAULTED", "UNAVAIL", "REMOVED", "OFFLINE", "DEGRADED")
 
 
 def device_words(v: VdevView) -> str:
-    was = f", was {v.device}" if v.device else ""
-    return f"{v.name} {v.state} ({describe(v)}{was})"
+    """The device by where it sits and what it is, its state in words, and zpool's name for it
+    last (a guid once the disk is gone): "shelf 2, bay 1, WDC WD40EFRX serial WD-X unavailable
+    (zpool: 11805468287435197437, was ata-WDC_...)"."""
+    state = STATE_WORDS.get(v.state, v.state.lower())
+    before = v.device or v.path  # the disk it was, or at least the path zpool last opened
+    was = f"was {before}" if before and before != v.name else ""
+    if not (v.bay or v.serial or v.model):  # nothing known beyond zpool's own name for it
+        return f"{v.name} {state}" + (f" ({was})" if was else "")
+    return f"{describe(v)} {state} (zpool: {', '.join(w for w in (v.name, was) if w)})"
+
+
+def where(v: VdevView) -> str:
+    """A device in a line about its errors: its bay when known, else zpool's name."""
+    return v.bay or v.name
 
 
 def being_replaced(v: VdevView) -> bool:
@@ -74,9 +90,10 @@ def pool_findings(p: PoolView, judging: Judging) -> list[Finding]:
     name, pulls, out = p.name, pull_list(p), []
     if p.state != "ONLINE":
         replaced = [v for v in p.vdevs if v.leaf and v.state in BAD_STATES and being_replaced(v)]
-        where = "; ".join([*(device_words(v) for v in pulls),
+        where_ = "; ".join([*(device_words(v) for v in pulls),
                            *(f"{device_words(v)} being replaced" for v in replaced)])
-        out.append(Finding(BAD, f"ZFS pool {name} {p.state}" + (f": {where}" if where else ""),
+        said = STATE_WORDS.get(p.state, p.state.lower())
+        out.append(Finding(BAD, f"ZFS pool {name} {said}" + (f": {where_}" if where_ else ""),
                            "zfs_pool_degraded", name, _labels(name, pulls)))
     else:
         for v in pulls:
@@ -90,10 +107,11 @@ def pool_findings(p: PoolView, judging: Judging) -> list[Finding]:
                   "errors")
         rose = judging.rose(f"zfs:{name}:{v.name}", total)
         if rose:
-            out.append(Finding(WARN, f"ZFS pool {name}: {v.name} errors rose by {rose} ({counts}; {describe(v)})",
+            out.append(Finding(WARN, f"ZFS pool {name}: {where(v)} errors rose by {rose} ({counts}; {describe(v)}; "
+                                     f"zpool: {v.name})",
                                "zfs_errors_rising", f"{name}:{v.name}", _labels(name, [v])))
         else:
-            out.append(Finding(WARN, f"ZFS pool {name}: {v.name} has {counts} (`zpool clear {name}` resets them)",
+            out.append(Finding(WARN, f"ZFS pool {name}: {where(v)} has {counts} (`zpool clear {name}` resets them)",
                                labels={"pool": name}))
     scan = p.scan
     data_errors = p.data_errors

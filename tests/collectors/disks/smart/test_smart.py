@@ -82,14 +82,14 @@ def test_accepting_the_current_value_clears_the_warning_until_it_rises_again() -
     assert judge_health(d)[0] == WARNING
     assert judge_health(d, accepted={"5": 387})[0] == OK
     level, reasons = judge_health(d, accepted={"5": 380})
-    assert level == WARNING and "5 Reallocated_Sector_Ct = 387 (accepted 380)" in reasons
+    assert level == WARNING and "387 reallocated sectors, 380 accepted (SMART 5)" in reasons
 
 
 def test_an_increase_is_a_warning_even_when_below_the_accepted_value() -> None:
     d = load("scrutiny__smart-megaraid1.json")
     level, reasons = judge_health(d, accepted={"5": 1000}, previous={"5": 300})
     assert level == WARNING
-    assert reasons == ["5 Reallocated_Sector_Ct rose 300 -> 387"]  # below the accepted 1000, but it rose
+    assert reasons == ["387 reallocated sectors, up from 300, 1000 accepted (SMART 5)"]  # below the accepted 1000, but it rose
 
 
 def test_a_hot_disk_is_a_warning() -> None:
@@ -163,6 +163,6 @@ def test_a_standing_udma_crc_count_is_history_not_a_warning() -> None:
 def test_a_rising_udma_crc_count_says_which_cable_to_check() -> None:
     d = load("smartctl_exporter__HGST_HUS724020ALE640_28.json")
     level, reasons = judge_health(d, previous={"199": 9}, where="shelf 1, bay 3")
-    assert (level, reasons) == (WARNING, ["UDMA CRC errors rose 9 -> 12: check the cable/backplane of shelf 1, bay 3"])
+    assert (level, reasons) == (WARNING, ["12 CRC errors, up from 9: check the cable/backplane of shelf 1, bay 3"])
     _, reasons = judge_health(d, previous={"199": 9})
-    assert reasons == [f"UDMA CRC errors rose 9 -> 12: check the cable/backplane of {d.device}"]
+    assert reasons == [f"12 CRC errors, up from 9: check the cable/backplane of {d.device}"]

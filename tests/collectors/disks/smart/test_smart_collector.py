@@ -158,12 +158,12 @@ def test_a_rise_in_reallocated_sectors_warns_until_accepted_and_again_when_it_ri
     assert c.collect().state.disks[0].health_name == "ok"
     d = c.collect().state.disks[0]
     assert d.health_name == "warning"
-    assert d.reasons == ["5 Reallocated_Sector_Ct = 8", "5 Reallocated_Sector_Ct rose 0 -> 8"]
+    assert d.reasons == ["8 reallocated sectors, up from 0 (SMART 5)"]
     c.accepted = {"9RK1XXXX": {"5": 8}}  # what [[disks.accept]] in the config does
     assert c.collect().state.disks[0].health_name == "ok"
     d = c.collect().state.disks[0]
-    assert d.reasons == ["5 Reallocated_Sector_Ct = 9 (accepted 8)", "5 Reallocated_Sector_Ct rose 8 -> 9"]
-    assert c.collect().state.disks[0].reasons == ["5 Reallocated_Sector_Ct = 9 (accepted 8)"]
+    assert d.reasons == ["9 reallocated sectors, up from 8, 8 accepted (SMART 5)"]
+    assert c.collect().state.disks[0].reasons == ["9 reallocated sectors, 8 accepted (SMART 5)"]
 
 
 def test_a_usb_bridge_that_hides_the_serial_is_keyed_by_port(tmp_path: Path) -> None:
@@ -193,7 +193,7 @@ def test_a_rise_across_a_restart_is_noticed_from_the_stored_state(tmp_path: Path
                            devices=["/dev/sda"])
     after.restore(one("smart", stored))
     d = after.collect().state.disks[0]
-    assert "5 Reallocated_Sector_Ct rose 0 -> 8" in d.reasons
+    assert "8 reallocated sectors, up from 0 (SMART 5)" in d.reasons
     fresh = SmartCollector(tmp_path, fake_smartctl(tmp_path / "c", {"/dev/sda": [{"json": with_realloc(8)}]}),
                            devices=["/dev/sda"])
     assert not any("rose" in r for r in fresh.collect().state.disks[0].reasons)  # nothing stored: no rise

@@ -79,7 +79,9 @@ def test_a_device_zfs_can_no_longer_open_is_named_by_its_was_path_and_remembered
     gone = next(v for v in pool.vdevs if v.state == "UNAVAIL")
     assert gone.name == "9669136929555758172" and gone.path == "/dev/dsk/c0t5000C5006349E003d0s0"
     (finding,) = [f for f in findings.pool_findings(pool, Judging()) if f.rule == "zfs_pool_degraded"]
-    assert finding.text.startswith("ZFS pool zones DEGRADED: 9669136929555758172 UNAVAIL (bay unknown")
+    # nothing known of it but zpool's guid and the path it had: said as such, no "bay unknown, model unknown"
+    assert finding.text.startswith("ZFS pool zones degraded: 9669136929555758172 unavailable "
+                                   "(was /dev/dsk/c0t5000C5006349E003d0s0)")
 
 
 def test_a_pulled_disk_keeps_its_serial_and_bay_after_a_restart(tmp_path: Path) -> None:
