@@ -13,7 +13,18 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-from app.words import FAILING, INFO, LEVELS, OK, WARNING, change_words, level_of, owner
+from app.words import (
+    FAILING,
+    INFO,
+    LEVELS,
+    OK,
+    WARNING,
+    change_words,
+    field_name,
+    level_of,
+    owner,
+    value_words,
+)
 from collectors.findings import natural
 from collectors.plugin import CollectorPlugin
 
@@ -67,13 +78,52 @@ def describe(event: Mapping[str, Any], plugins: Mapping[str, CollectorPlugin], b
                      href=href_of(kind, key, base), members=[key])
 
 
+def toggles(events: Iterable[Mapping[str, Any]], least: int = 3, window: float = 60.0
+            ) -> list[Mapping[str, Any] | list[Mapping[str, Any]]]:
+    """Events newest first; `least` or more changes of one field of one thing, each within
+    `window` seconds of the next (a compressor switching on and off), as one list of them."""
+    runs: list[list[Mapping[str, Any]]] = []
+    open_run: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
+    for e in events:
+        which = (e["kind"], e["key"], e["field"])
+        run = open_run.get(which)
+        if e["field"] != "present" and run is not None and run[-1]["ts"] - e["ts"] <= window:
+            run.append(e)
+            continue
+        open_run[which] = run = [e]
+        runs.append(run)
+    out: list[Mapping[str, Any] | list[Mapping[str, Any]]] = []
+    for r in runs:
+        if len(r) >= least:
+            out.append(r)
+        else:
+            out.extend(r)
+    return out
+
+
+def toggle_line(run: list[Mapping[str, Any]], plugins: Mapping[str, CollectorPlugin], base: str = "") -> EventLine:
+    """ "compressor: switched 14 times in 4 min, now on"."""
+    line = describe(run[0], plugins, base)
+    plugin = owner(run[0]["kind"], plugins)
+    name = field_name(run[0]["field"], plugin)[0]
+    now, raw = value_words(run[0]["field"], run[0]["new"], plugin)
+    span = run[0]["ts"] - run[-1]["ts"]
+    within = f"{span:.0f} s" if span < 120 else f"{span / 60:.0f} min"
+    line.change = f"{name}: changed {len(run)} times in {within}, now {now}" + (f" ({raw})" if raw else "")
+    return line
+
+
 def collapse(events: Iterable[Mapping[str, Any]], plugins: Mapping[str, CollectorPlugin], base: str = "",
              least: int = 3, window: float = 120.0) -> list[EventLine]:
     """Events newest first, as lines; `least` or more of one kind appearing (or going) within
-    `window` seconds of each other, as at start-up, become one line naming how many."""
+    `window` seconds of each other, as at start-up, become one line naming how many; a field
+    that keeps changing (toggles within a minute) one line saying how often."""
     items: list[EventLine | list[Mapping[str, Any]]] = []
     bursts: dict[tuple[str, str], list[Mapping[str, Any]]] = {}  # the newest open burst of each kind
-    for e in events:
+    for e in toggles(events):
+        if isinstance(e, list):
+            items.append(toggle_line(e, plugins, base))
+            continue
         if e["field"] != "present" or e["new"] not in ("appeared", "gone"):
             items.append(describe(e, plugins, base))
             continue

@@ -29,7 +29,8 @@ from collectors.findings import (
 from collectors.plugin import View
 
 __all__ = ["BAD", "OK", "RANK", "UNKNOWN", "WARN", "worst"]
-ICON = {OK: "✔", WARN: "▲", BAD: "✖", UNKNOWN: "?"}
+# One icon per level on every page: tiles, callouts, alerts, events, bays (shape as well as colour).
+ICON = {OK: "✔", WARN: "▲", BAD: "✖", UNKNOWN: "?", "info": "•"}
 
 
 @dataclass(frozen=True)

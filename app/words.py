@@ -20,8 +20,6 @@ from collectors.plugin import CollectorPlugin
 
 FAILING, WARNING, OK, INFO = "failing", "warning", "ok", "info"
 LEVELS = (FAILING, WARNING, OK, INFO)
-# One icon per level on every page (the overview's tiles use the same: app/views.ICON).
-ICONS = {FAILING: "✖", WARNING: "▲", OK: "✔", INFO: "•"}
 
 # Words a new value says about the thing: the state it went into.
 _BAD = {"failing", "failed", "faulty", "missing", "removed", "down", "lowerlayerdown", "notpresent", "stalled",

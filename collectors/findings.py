@@ -147,6 +147,9 @@ class Monitor:
     error: str | None
     metric: str
     labels: Mapping[str, str]
+    # What the series counts: "success" (1 when a poll succeeded) or "loss" (the share of a
+    # poll's pings lost: a ping losing 30 % is 70 % up for that poll, not up).
+    counts: str = "success"
 
 
 def natural(text: str | None) -> tuple[Any, ...]:

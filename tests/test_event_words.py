@@ -141,3 +141,37 @@ def test_a_tools_state_has_the_level_its_words_say(kind: str, field: str, old: s
     from app.words import owner
 
     assert level_of(kind, field, old, new, owner(kind, plugins())) == level
+
+
+def test_a_field_that_keeps_toggling_reads_as_one_line_saying_how_often() -> None:
+    compressor = [ev("heatpump", "isg", "compressor", "true" if i % 2 else "false", "false" if i % 2 else "true",
+                     ts=2000.0 - 15 * i) for i in range(14)]  # every 15 s, newest first, now on
+    other = ev("disk", "ZA1", "health", "ok", "failing", ts=1990.0)
+    lines = collapse([compressor[0], other, *compressor[1:]], plugins())
+    assert [ln.change for ln in lines] == ["compressor: changed 14 times in 3 min, now running",
+                                           "health: ok → failing"]
+    # two changes a minute apart, or changes of different fields, stay lines of their own
+    apart = [ev("heatpump", "isg", "compressor", "false", "true", ts=2000.0),
+             ev("heatpump", "isg", "compressor", "true", "false", ts=1900.0),
+             ev("heatpump", "isg", "compressor", "false", "true", ts=1800.0)]
+    assert len(collapse(apart, plugins())) == 3
+
+
+@pytest.mark.parametrize(("seconds", "words"), [
+    (2, "just now"), (42, "42 s ago"), (978, "16 min ago"), (3 * 3600 + 300, "3 h 5 min ago"), (7200, "2 h ago"),
+    (9 * 3600, "9 h ago"), (86400 + 5, "1 day ago"), (5 * 86400, "5 days ago"),
+])
+def test_how_long_ago_reads_as_a_person_says_it_never_in_bare_seconds(seconds: int, words: str) -> None:
+    from app.web.site import ago
+
+    assert ago(1_000_000.0, now=1_000_000.0 + seconds) == words
+    assert ago(None) == "never"
+
+
+@pytest.mark.parametrize(("seconds", "words"), [
+    (42, "42 s"), (292, "4 min 52 s"), (1200, "20 min"), (3 * 3600 + 300, "3 h 5 min"), (2 * 86400 + 4 * 3600, "2 d 4 h"),
+])
+def test_a_duration_reads_in_units_with_the_small_one_only_where_it_says_something(seconds: int, words: str) -> None:
+    from app.web.site import human_duration
+
+    assert human_duration(seconds) == words

@@ -73,3 +73,36 @@ def test_behind_a_login_the_status_page_is_public_only_when_configured_and_then_
             assert "127.0.0.1:" in (await c.get("/status")).text.split("<main")[1]
 
     asyncio.run(scenario())
+
+
+def ping_polls(store: Store, name: str, losses: list[float], every: int = 60, end: int = NOW) -> None:
+    for i, loss in enumerate(losses):
+        ts = end - (len(losses) - i) * every
+        store.write_run("probes", ts, 0.01, True, None, CollectResult(samples=[
+            Sample.of("rackpulse_probe_success", 1, probe=name, kind="ping"),
+            Sample.of("rackpulse_probe_loss_ratio", loss, probe=name)]))
+
+
+def test_a_ping_losing_30_percent_of_its_packets_is_70_percent_up_not_100(store: Store) -> None:
+    ping_polls(store, "3G bond", [0.3] * 20)  # twenty minutes of data, every poll "succeeded"
+    monitors = plugins()["probes"].monitor_list(one("probes", {"probes": [
+        {"name": "3G bond", "kind": "ping", "ok": True, "target": "10.0.250.1", "loss": 0.3}]}))
+    (row,) = status_rows(store, monitors, NOW)
+    assert [round(u or 0, 3) for u in row.uptime] == [0.7, 0.7, 0.7]
+    # twenty minutes of data do not make a 24 h, 7 d or 30 d figure: each says how much it covers
+    assert [c.covered for c in row.cells] == [20 * 60] * 3 and row.since == NOW - 20 * 60
+
+
+def test_the_last_day_is_90_bars_up_partly_up_down_or_without_data(store: Store) -> None:
+    # 16 min per bar, three polls in the middle of each: the last bar's answered, the one before
+    # partly, the one before that not at all
+    width = 86400 // 90
+    for back, results in ((0, [1, 1, 1]), (1, [1, 0, 1]), (2, [0, 0, 0])):
+        polls(store, "web", results, end=NOW - back * width - 360)
+    monitors = plugins()["probes"].monitor_list(one("probes", {"probes": [
+        {"name": "web", "kind": "http", "ok": True, "target": "https://w.lan/"}]}))
+    (row,) = status_rows(store, monitors, NOW)
+    assert len(row.bars) == 90
+    assert [b.state for b in row.bars[-3:]] == ["down", "partial", "up"]
+    assert {b.state for b in row.bars[:-3]} == {"none"}
+    assert row.bars_words == "last 24 hours in 90 stretches: 1 up, 1 partly up, 1 down, 87 without data"

@@ -1,4 +1,10 @@
-"""/status: each probe's uptime over 24 hours, 7 days and 30 days, as Uptime Kuma users expect.
+"""/status: each probe's uptime over 24 hours, 7 days and 30 days, and a 90-bar timeline of its
+last day, as Uptime Kuma users expect.
+
+Uptime counts loss: a poll of an HTTP or TCP probe is up or down, a ping poll is up by the share
+of its pings answered (a ping losing 30 % of its packets is 70 % up for that poll), so a lossy
+link never reads 100 %. A window the data does not cover yet says how much it covers ("12 min
+of data"), so a fresh install does not claim 100 % over 30 days.
 
 Public when [web] status_public is set; it then shows probe names and uptimes only, never a
 probe's address or its error text (both can say more about a network than its owner wants)."""
@@ -6,12 +12,15 @@ probe's address or its error text (both can say more about a network than its ow
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from app import views
+from app.storage.base import Point
+from app.storage.samples import RES_5M, resolution
 from app.storage.store import Store
 from app.web.sessions import COOKIE
 from app.web.site import SiteDep
@@ -19,16 +28,49 @@ from collectors.findings import Monitor
 
 router = APIRouter()
 WINDOWS = (("24 h", 86400), ("7 d", 7 * 86400), ("30 d", 30 * 86400))
+BARS, BAR_SPAN = 90, 86400  # the timeline: 90 bars over the last 24 hours (16 minutes each)
+BAR_POINTS = BAR_SPAN // RES_5M  # what makes history() read 5-minute rollups for the day
+FULL_UP = 0.999  # a bar is "up" at or above this share, "down" below half, "partly up" between
 
 
-def uptime(store: Store, series_id: int | None, start: int, end: int) -> float | None:
-    """The share of the window the probe succeeded: the mean of its success series, each stored
-    point (a raw poll or a 5-minute or hourly bucket) counting for its stretch of time."""
+def up_share(p: Point, counts: str) -> float:
+    """How up a stored point (a poll or a rollup of polls) was, 0..1."""
+    return 1.0 - p.vavg if counts == "loss" else p.vavg
+
+
+def uptime(store: Store, series_id: int | None, start: int, end: int, counts: str = "success") -> float | None:
+    """The share of the window the probe was up: the mean over its stored points (a raw poll or a
+    5-minute or hourly bucket, each counting for its stretch of time)."""
     if series_id is None:
         return None
-    points = store.history(series_id, start, end + 1)
-    values = [p.vavg for p in points if p.vavg is not None]
+    values = [up_share(p, counts) for p in store.history(series_id, start, end + 1) if p.vavg is not None]
     return sum(values) / len(values) if values else None
+
+
+@dataclass(frozen=True)
+class Bar:
+    start: int
+    state: str  # up, partial, down, none (no data)
+    share: float | None
+
+    @property
+    def words(self) -> str:
+        when = time.strftime("%H:%M", time.localtime(self.start))
+        if self.share is None:
+            return f"{when}: no data"
+        return f"{when}: {self.share * 100:.1f} % up"
+
+
+@dataclass(frozen=True)
+class Cell:
+    uptime: float | None
+    covered: int | None  # seconds of data within the window when less than the window, else None
+
+    @property
+    def words(self) -> str:
+        if self.uptime is None:
+            return "–"
+        return f"{self.uptime * 100:.2f} %"
 
 
 @dataclass(frozen=True)
@@ -39,16 +81,58 @@ class StatusRow:
     target: str
     error: str | None
     uptime: list[float | None]  # over each of WINDOWS
+    cells: list[Cell]
+    bars: list[Bar]
+    since: float | None  # the first data there is, when within the longest window
+
+    @property
+    def bars_words(self) -> str:
+        """The timeline for a screen reader: how many of the 90 stretches were down or lossy."""
+        down = sum(b.state == "down" for b in self.bars)
+        partial = sum(b.state == "partial" for b in self.bars)
+        known = sum(b.state != "none" for b in self.bars)
+        return (f"last 24 hours in {BARS} stretches: {known - down - partial} up, {partial} partly up, "
+                f"{down} down, {BARS - known} without data")
+
+
+def timeline(points: Sequence[Point], counts: str, now: int, step: int = 0) -> list[Bar]:
+    """90 bars over the last day, each the mean up-share of the points within it; a rollup
+    (`step` seconds from its ts) counts for the bar its middle falls in."""
+    width = BAR_SPAN // BARS
+    start = now - BARS * width
+    sums = [[0.0, 0] for _ in range(BARS)]
+    for p in points:
+        i = (p.ts + step // 2 - start) // width
+        if 0 <= i < BARS and p.vavg is not None:
+            sums[i][0] += up_share(p, counts)
+            sums[i][1] += 1
+    bars = []
+    for i, (total, n) in enumerate(sums):
+        share = total / n if n else None
+        state = "none" if share is None else "up" if share >= FULL_UP else "down" if share < 0.5 else "partial"
+        bars.append(Bar(start + i * width, state, share))
+    return bars
+
+
+def status_row(store: Store, m: Monitor, now: int) -> StatusRow:
+    sid = store.find_series(m.metric, **m.labels)
+    longest = WINDOWS[-1][1]
+    points = store.history(sid, now - longest, now + 1) if sid is not None else []
+    first = next((p.ts for p in points if p.vavg is not None), None)
+    cells = []
+    for _, seconds in WINDOWS:
+        up = uptime(store, sid, now - seconds, now, m.counts)
+        covered = now - first if first is not None and first > now - seconds + 300 else None
+        cells.append(Cell(up, covered))
+    # The day from 5-minute rollups (and the raw polls after the last one): cheap at any interval.
+    day = store.history(sid, now - BAR_SPAN, now + 1, max_points=BAR_POINTS) if sid is not None else []
+    return StatusRow(m.name, m.kind, m.ok, m.target, m.error, [c.uptime for c in cells], cells,
+                     timeline(day, m.counts, now, resolution(BAR_SPAN, BAR_POINTS)), first)
 
 
 def status_rows(store: Store, found: list[Monitor], now: int) -> list[StatusRow]:
-    """Each monitor (every plug-in's: the probes) with its uptime over each window."""
-    rows = []
-    for m in found:
-        sid = store.find_series(m.metric, **m.labels)
-        rows.append(StatusRow(m.name, m.kind, m.ok, m.target, m.error,
-                              [uptime(store, sid, now - seconds, now) for _, seconds in WINDOWS]))
-    return rows
+    """Each monitor (every plug-in's: the probes) with its uptime over each window and its day."""
+    return [status_row(store, m, now) for m in found]
 
 
 @router.get("/status", response_class=HTMLResponse, name="status")

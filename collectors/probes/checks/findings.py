@@ -105,9 +105,12 @@ def view(state: ProbesState, found: Sequence[Finding]) -> View:
 
 
 def monitors(state: ProbesState) -> list[Monitor]:
-    """Each probe for /status, with its success series for the uptime."""
-    return [Monitor(p.name, p.kind, p.ok, p.target, p.error, "rackpulse_probe_success",
-                    {"probe": p.name, "kind": p.kind}) for p in state.probes]
+    """Each probe for /status, with the series its uptime is read from: a ping's loss (the share
+    of its pings answered), any other probe's success."""
+    return [Monitor(p.name, p.kind, p.ok, p.target, p.error, "rackpulse_probe_loss_ratio", {"probe": p.name}, "loss")
+            if p.kind == "ping" else
+            Monitor(p.name, p.kind, p.ok, p.target, p.error, "rackpulse_probe_success", {"probe": p.name, "kind": p.kind})
+            for p in state.probes]
 
 
 TILE = Tile("Probes", "/probes", all_clear)
