@@ -48,8 +48,23 @@ class AcceptConfig(_Strict):
     value: float
 
 
+class EnclosureConfig(_Strict):
+    """A chassis or shelf as the bay map draws it: the bays whose labels start with its name
+    ("shelf 1, bay 7"), placed in rows and columns by their number."""
+
+    name: str
+    rows: Annotated[int, Field(ge=1, le=64)]
+    columns: Annotated[int, Field(ge=1, le=64)]
+    # How the chassis counts its bays: along the rows (left to right, then the next row) or down
+    # the columns; from the top or, as many 3U and 4U cases do, from the bottom row.
+    order: Literal["rows", "columns"] = "rows"
+    start: Literal["top", "bottom"] = "top"
+    first: Annotated[int, Field(ge=0)] = 0  # the number of the first bay: 0 or 1 on most cases
+
+
 class DisksConfig(_Strict):
     bays: list[BayConfig] = []
+    enclosures: list[EnclosureConfig] = []
     accept: list[AcceptConfig] = []
 
 

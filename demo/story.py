@@ -224,7 +224,12 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
                                      {"name": "VPN site-b down", "server": "10.8.0.1", "duration": 5, "interval": 60,
                                       "baseline_mbps": 90, "reverse": True}]},
         },
-        "disks": {"bays": bays},
+        # The chassis as the bay map draws them: shelf 1 a 12-bay case in three rows of four,
+        # counted from the bottom left as many 3U cases are; the RAID shelf two rows of four.
+        "disks": {"bays": bays, "enclosures": [
+            {"name": "shelf 1", "rows": 3, "columns": 4, "start": "bottom"},
+            {"name": "shelf 2", "rows": 1, "columns": 2},
+            {"name": "shelf 3", "rows": 2, "columns": 4}]},
         # The story packs an evening into four minutes: a rule's `for` (how long a condition must
         # hold) is cut to fit its moment, and flapping is counted over two minutes, not an hour,
         # so that every alert the story shows fires, and clears, in each loop.

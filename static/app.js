@@ -203,13 +203,25 @@
   }
 
   // A live update replaces the page's content every few seconds. Forms someone may be filling
-  // in carry hx-preserve (htmx keeps them as they are); a <details> someone opened stays open.
-  var opened = [];
+  // in carry hx-preserve (htmx keeps them as they are); a <details> stays as the reader left it,
+  // open or folded (a list that opens by itself when something in it is wrong included).
+  var folds = {};
   document.addEventListener("htmx:beforeSwap", function () {
-    opened = Array.prototype.map.call(document.querySelectorAll("main details[open][id]"), function (d) { return d.id; });
+    folds = {};
+    document.querySelectorAll("main details[id]").forEach(function (d) { folds[d.id] = d.open; });
   });
   document.addEventListener("htmx:afterSwap", function () {
-    opened.forEach(function (id) { var d = document.getElementById(id); if (d) d.open = true; });
+    Object.keys(folds).forEach(function (id) { var d = document.getElementById(id); if (d) d.open = folds[id]; });
+  });
+
+  // The phone's menu: the pages fold behind one button so the header stays one line, on top.
+  document.documentElement.classList.add("js");
+  document.addEventListener("click", function (e) {
+    var button = e.target.closest && e.target.closest(".menu-button");
+    if (!button) return;
+    var header = button.closest("header"), open = !header.classList.contains("open");
+    header.classList.toggle("open", open);
+    button.setAttribute("aria-expanded", open ? "true" : "false");
   });
 
   document.addEventListener("DOMContentLoaded", drawAll);

@@ -361,11 +361,11 @@ def test_the_bay_map_marks_the_bay_to_pull(tmp_path: Path) -> None:
     # controller's 8 slots, and 6 Ceph OSD disks.
     assert bays.count('<li class="bay') == 30
     failing = bays[bays.index('<li class="bay failing"'):]
-    assert "bay 7" in failing[:200] and "PULL: failed" in failing[:300] and "ZA1049HK" in failing[:500]
+    assert "bay 7" in failing[:200] and "pull: failed" in failing[:300] and "ZA1049HK" in failing[:500]
     shelf2 = bays[bays.index("<h2>shelf 2</h2>"):bays.index("<h2>shelf 3</h2>")]
-    assert shelf2.count("bay failing") == 1 and "PULL: ZFS FAULTED" in shelf2 and "WD-WCC7K6RR9KXB" in shelf2
+    assert shelf2.count("bay failing") == 1 and "pull: ZFS faulted" in shelf2 and "WD-WCC7K6RR9KXB" in shelf2
     shelf3 = bays[bays.index("<h2>shelf 3</h2>"):]
-    assert "PULL: RAID unconfigured bad" in shelf3 and "ZL2PV003" in shelf3
+    assert "pull: RAID unconfigured bad" in shelf3 and "ZL2PV003" in shelf3
     assert "osd.5 up" in bays and "Ceph osd.5 on ceph-c" in bays
 
 
@@ -503,3 +503,26 @@ def test_an_unlabelled_disk_gets_a_hint_and_a_label_saved_from_its_page_beside_t
         assert [r.label for r in again.state.site.saved_bays.saved] == ["shelf 1, bay 7"]
     finally:
         assert not hasattr(location, "SAVED_RULES")
+
+
+def test_an_enclosure_places_each_numbered_bay_in_its_row_and_column() -> None:
+    from app.views import Enclosure
+
+    rows = Enclosure("shelf 1", rows=3, columns=4)
+    assert [rows.place(f"bay {n}") for n in (0, 3, 4, 11)] == [(1, 1), (1, 4), (2, 1), (3, 4)]
+    bottom = Enclosure("shelf 1", rows=3, columns=4, start="bottom")
+    assert [bottom.place(f"bay {n}") for n in (0, 4, 11)] == [(3, 1), (2, 1), (1, 4)]
+    columns = Enclosure("shelf 1", rows=3, columns=4, order="columns", first=1)
+    assert [columns.place(f"bay {n}") for n in (1, 3, 4, 12)] == [(1, 1), (3, 1), (1, 2), (3, 4)]
+    assert rows.place("bay 12") is None and rows.place("front") is None  # outside it: laid out in order
+
+
+def test_the_bay_map_draws_the_chassis_in_its_rows_and_names_what_is_not_a_shelf(tmp_path: Path) -> None:
+    text = fetch(demo_app(tmp_path, 80, runs=2), "/disks").text
+    shelf1 = text.split("<h2>shelf 1</h2>")[1].split("</ol>")[0]
+    assert "grid-template-columns:repeat(4," in shelf1
+    # bay 0 bottom left, bay 11 top right: 12 bays in three rows of four, not 9 + 3
+    assert re.search(r'grid-row:3;grid-column:1"[^>]*>.*?bay 0<', shelf1, re.S)
+    assert re.search(r'grid-row:1;grid-column:4"[^>]*>.*?bay 11<', shelf1, re.S)
+    assert "<h2>NVMe slot <small>slots</small></h2>" in text
+    assert "<h2>ceph-b <small>Ceph OSDs</small></h2>" in text

@@ -49,7 +49,8 @@ async def disks_page(s: SiteDep, request: Request) -> HTMLResponse:
     snap, _ = s.view(request)
     pulls = views.storage_pulls(snap)  # every plug-in's devices to pull (md members, ZFS, RAID ...)
     bays = [b.label for b in s.cfg.disks.bays] if snap.host == s.cfg.host else views.bays_seen(snap)
-    return s.render(request, "disks.html", pulls=pulls, shelves=views.bay_map(snap, bays),
+    chassis = [views.Enclosure(**e.model_dump()) for e in s.cfg.disks.enclosures] if snap.host == s.cfg.host else []
+    return s.render(request, "disks.html", pulls=pulls, shelves=views.bay_map(snap, bays, chassis),
                     sections=views.sections(snap, "disks"))
 
 

@@ -157,7 +157,7 @@ def bay_devices(state: ZfsState) -> list[BayDevice]:
             if not v.leaf:
                 continue
             level = BAD if v.state in BAD_STATES else WARN if _errors(v) or "resilvering" in v.note else OK
-            out.append(BayDevice(v.bay, v.serial, v.model, v.device or v.name, f"ZFS {v.state}", level,
+            out.append(BayDevice(v.bay, v.serial, v.model, v.device or v.name, f"ZFS {STATE_WORDS.get(v.state, v.state.lower())}", level,
                                  f"ZFS pool {p.name}",
                                  pull=v.state in ("FAULTED", "UNAVAIL", "REMOVED") and not being_replaced(v),
                                  entity=("zfs_device", f"{p.name}:{v.name}")))
