@@ -273,7 +273,7 @@ def bay_map(snap: Snapshot, labels: list[str], enclosures: Sequence[Enclosure] =
     out = []
     for name, bays in shelves.items():
         enc = chassis.get(name)
-        wheres = {(b.pull or b.disk or b.other).where for b in bays if b.pull or b.disk or b.other}
+        wheres = {d.where for b in bays for d in (b.pull or b.disk or b.other,) if d is not None}
         what = ("Ceph OSDs" if wheres and all(w.startswith("Ceph") for w in wheres)
                 else "slots" if all(re.search(r"\bslot\b", b.label, re.I) for b in bays) else "")
         if enc is not None and all(b.row is not None for b in bays):
