@@ -99,7 +99,7 @@ PAGE_READS = {
     "/disks": ["md0: pull", "shelf 1, bay 7", "ZA1049HK", "was <code>sdh1</code>"],
     "/network": ["10.0.250.1", "Established", "10.0.250.9", "shut down on purpose"],
     "/power": ["ups12v", "on mains", "OL", "13.60 V", "11.4 – 14.6 V", "HBA fan", "2400 RPM"],
-    "/host": ["Filesystems", "/srv", "/dev/md0", "Block devices", "sdm", "eth0", "1000 Mbit/s", "load 0.4"],
+    "/host": ["Filesystems", "/srv", "/dev/md0", "Block devices", "sdm", "eth0", "1000 Mbit/s", "load 0.2"],
     "/heatpump": ["WPM 3", "Outside", "0.3 °C", "Hot water", "47.2 °C", "set 50.0 °C"],
     "/collectors": ["mdraid", "smart", "frr", "openvpn", "snmp", "probes", "throughput"],
     "/status": ["UPS server", "heat pump gateway", "100.00 %", "30 d"],

@@ -14,17 +14,32 @@ DISKS = [f"sd{chr(ord('a') + i)}" for i in range(12)] + ["sdm", "nvme0n1", "nvme
 GIB = 1 << 30
 
 
+def _quiet(t: float) -> float:
+    """Busy core-seconds of the quiet host from 0 to t: 2 cores at 8 % +/- 3 %."""
+    return 2 * (0.08 * t + 0.6 * (1 - math.cos(t / 20)))
+
+
+def busy_seconds(t: float) -> float:
+    """Busy core-seconds from the loop's start to t: quiet, 55 % of both cores while md0 rebuilds."""
+    a, b = REBUILD
+    if t <= a:
+        return _quiet(t)
+    during = 2 * 0.55 * (min(t, b) - a)
+    return _quiet(a) + during + (_quiet(t) - _quiet(b) if t > b else 0.0)
+
+
 def write_scene(root: Path, t: float) -> None:
     rebuilding = REBUILD[0] <= t < REBUILD[1]
-    # Counters must only grow: everything is a function of the story's running time.
-    ticks = int(t * 100) + 1_000_000
-    busy = 0.55 if rebuilding else 0.08 + 0.03 * math.sin(t / 20)
-    user, system = int(ticks * busy * 0.6), int(ticks * busy * 0.4)
+    # Counters must only grow within a loop: CPU time is the integral of how busy the host was,
+    # so the busy share between two polls is the story's (8 % quiet, 55 % while md0 rebuilds).
+    ticks = int(t * 100) + 1_000_000  # per core, at USER_HZ 100
+    spent = int(100 * busy_seconds(t)) + 80_000  # both cores' busy ticks
+    user, system = spent * 6 // 10, spent - spent * 6 // 10
     idle = ticks * 2 - user - system  # two cores
     _atomic(host_path(root, "/proc/stat"), f"cpu  {user} 0 {system} {idle} 0 0 0 0 0 0\n"
             f"cpu0 {user // 2} 0 {system // 2} {idle // 2} 0 0 0 0 0 0\n"
             f"cpu1 {user - user // 2} 0 {system - system // 2} {idle - idle // 2} 0 0 0 0 0 0\n")
-    load = 3.6 if rebuilding else 0.4
+    load = 1.6 if rebuilding else 0.2  # the run queue of two cores at 55 % (and md's I/O wait), or at 8 %
     _atomic(host_path(root, "/proc/loadavg"), f"{load:.2f} {load * 0.8:.2f} {load * 0.6:.2f} 2/311 4242\n")
     avail = (9 if rebuilding else 12) * GIB
     _atomic(host_path(root, "/proc/meminfo"), f"MemTotal:       {16 * GIB // 1024} kB\nMemFree:        "

@@ -69,10 +69,12 @@ def all_clear(state: HostState, judging: Judging) -> str | None:
     if state.cpu is None:
         return None
     parts = []
-    if state.load.get("1m") is not None:
-        parts.append(f"load {state.load['1m']:.2f}")
-    if state.cpu.busy_ratio is not None:
-        parts.append(f"CPU {state.cpu.busy_ratio * 100:.0f}% busy")
+    # CPU busy and load side by side, with the cores that make sense of the load.
+    cpu = [f"{state.cpu.busy_ratio * 100:.0f}% busy" if state.cpu.busy_ratio is not None else "",
+           f"load {state.load['1m']:.2f}" if state.load.get("1m") is not None else "",
+           f"{state.cpu.cores} cores" if state.cpu.cores else ""]
+    if any(cpu[:2]):
+        parts.append("CPU " + ", ".join(w for w in cpu if w))
     mem = state.memory
     if mem.total and mem.available is not None:
         parts.append(f"memory {100 - mem.available / mem.total * 100:.0f}% used")

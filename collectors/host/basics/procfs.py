@@ -32,8 +32,8 @@ def busy_ratio(before: dict[str, int], after: dict[str, int]) -> float | None:
         return sum(v for k, v in t.items() if k not in ("guest", "guest_nice"))
 
     elapsed = total(after) - total(before)
-    if elapsed <= 0:
-        return None
+    if elapsed <= 0 or any(after.get(k, 0) < v for k, v in before.items()):
+        return None  # no time passed, or the counters started again (a reboot, a restored snapshot)
     idle = (after.get("idle", 0) + after.get("iowait", 0)) - (before.get("idle", 0) + before.get("iowait", 0))
     return min(1.0, max(0.0, 1 - idle / elapsed))
 

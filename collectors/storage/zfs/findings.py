@@ -44,7 +44,8 @@ def device_words(v: VdevView) -> str:
     was = f"was {before}" if before and before != v.name else ""
     if not (v.bay or v.serial or v.model):  # nothing known beyond zpool's own name for it
         return f"{v.name} {state}" + (f" ({was})" if was else "")
-    return f"{describe(v)} {state} (zpool: {', '.join(w for w in (v.name, was) if w)})"
+    # The disk is named by bay, model and serial: zpool's own name for it is enough for experts.
+    return f"{describe(v)} {state} (zpool: {v.name})"
 
 
 def where(v: VdevView) -> str:

@@ -318,3 +318,27 @@ def test_the_hottest_hwmon_temperatures_are_on_the_host_state_and_tile(tree: Tre
 def test_a_host_without_hwmon_has_no_temperatures_and_no_warning(tree: Tree) -> None:
     result = tree.collector().collect()
     assert result.state.temperatures == [] and not any("temperatures" in w for w in result.warnings)
+
+
+def test_cpu_counters_that_went_back_are_a_restart_not_a_busy_cpu() -> None:
+    from collectors.host.basics.procfs import busy_ratio
+
+    before = {"user": 5000, "system": 3000, "idle": 90000, "iowait": 100}
+    assert busy_ratio(before, {"user": 5100, "system": 3100, "idle": 90800, "iowait": 100}) == pytest.approx(0.2)
+    assert busy_ratio(before, {"user": 10, "system": 5, "idle": 200, "iowait": 0}) is None
+
+
+def test_the_demo_hosts_cpu_and_load_tell_the_same_story(tmp_path: Path) -> None:
+    from collectors.host.basics.demo import write_scene
+
+    clock = [0.0]
+    c = HostCollector(tmp_path, clock=lambda: clock[0])
+    seen = {}
+    for t in (90.0, 100.0, 150.0, 160.0):  # quiet, then md0 rebuilding
+        write_scene(tmp_path, t)
+        clock[0] = t
+        seen[t] = c.collect().state
+    quiet, busy = seen[100.0], seen[160.0]
+    assert quiet.cpu.busy_ratio is not None and quiet.cpu.busy_ratio < 0.15 and quiet.load["1m"] < 0.5
+    assert busy.cpu.busy_ratio == pytest.approx(0.55) and 1.0 < busy.load["1m"] < 2.0
+    assert (all_clear(busy, Judging()) or "").startswith("CPU 55% busy, load 1.60")
