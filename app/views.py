@@ -340,6 +340,10 @@ class Unit:
     states: tuple[str, ...] = ()  # a state as a number: its words by value (a timeline, not a line)
 
 
+# A counter drawn as its rate: bytes as bits per second (how links are spoken of), else per second.
+RATE_UNITS = {"_bytes_total": Unit("bit/s", True, 8.0), "_seconds_total": Unit("%", False, 100.0)}
+
+
 @dataclass(frozen=True)
 class ChartView:
     title: str
@@ -383,8 +387,11 @@ UNITS: tuple[tuple[str, str, bool, float], ...] = (
 )
 
 
-def chart_unit(metric: str) -> Unit:
-    """The unit of a chart of `metric` (no unit for counts; its words for a state)."""
+def chart_unit(metric: str, rate: bool = False) -> Unit:
+    """The unit of a chart of `metric` (no unit for counts; its words for a state); with `rate`,
+    of its rate per second."""
+    if rate:
+        return next((u for suffix, u in RATE_UNITS.items() if metric.endswith(suffix)), Unit("/s", True, 1.0))  # noqa: E501
     spec = all_metric_specs().get(metric) or SELF_METRICS.get(metric)
     if spec is not None and spec.states:
         return Unit("", False, 1.0, spec.states)

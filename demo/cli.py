@@ -56,7 +56,7 @@ def _run(args: argparse.Namespace, root: Path) -> int:
     store = Store(engine, cfg.host)
     # One collection first: every series it stores gets a past (two days of 5-minute rollups, a
     # month of hourly ones), so every chart the demo shows opens on a full day.
-    started = int(first_round(cfg, root, store))
+    started = int(first_round(cfg, root, store, speed=args.speed))
     demo.seed_history(store, now=started)
     n = seed_everything(store, now=started)
     engine.dispose()

@@ -28,21 +28,43 @@ DAYS_5M = 2  # 5-minute rollups: the 24 h charts, and a day before
 DAYS_1H = 30  # hourly: the 7 d and 30 d charts
 
 
-def first_round(cfg: Any, root: Path, store: Any) -> float:
-    """One collection of every collector into the store, as `serve` will do it: the series whose
-    past is then seeded. Returns when it started."""
+def first_round(cfg: Any, root: Path, store: Any, gap: float = 1.0, speed: float = 1.0) -> float:
+    """Two collections of every collector into the store, `gap` seconds apart, as `serve` will
+    do them: the series whose past is then seeded, and each counter's rate (a rate, a CPU's busy
+    share, needs two readings). The story moves on by the time that passed at `speed`, so the
+    rates seeded are the ones the live story goes on with. Returns when it started."""
     import asyncio
 
     from app.bay_labels import host_bays
     from app.scheduler import Scheduler, Snapshot
     from collectors import build_collectors, host_context
-    from demo.story import attach_simulations
+    from demo.story import attach_simulations, story_state, write_tree
 
     colls = build_collectors(cfg, host=host_context(cfg, host_bays(cfg)))
     attach_simulations(colls, root)
     started = time.time()
-    asyncio.run(Scheduler(colls, cfg.schedules(colls), Snapshot(host=cfg.host), store).run_all_once())
+    sched = Scheduler(colls, cfg.schedules(colls), Snapshot(host=cfg.host), store)
+    asyncio.run(sched.run_all_once())
+    time.sleep(gap)  # the collectors' own clocks (a rate per second) see the gap too
+    write_tree(root, story_state((time.time() - started) * speed))
+    asyncio.run(sched.run_all_once())
     return started
+
+
+def rates(store: Any) -> dict[int, float]:
+    """Each series' rate per second between its two newest samples (a counter's, in the demo)."""
+    q = (select(sample.c.series_id, sample.c.ts, sample.c.value).join(series, series.c.id == sample.c.series_id)
+         .where(series.c.host == store.host).order_by(sample.c.series_id, sample.c.ts))
+    seen: dict[int, list[tuple[int, float]]] = {}
+    with store.engine.connect() as conn:
+        for sid, ts, value in conn.execute(q):
+            seen.setdefault(int(sid), []).append((int(ts), float(value)))
+    out = {}
+    for sid, points in seen.items():
+        (t0, v0), (t1, v1) = points[-2] if len(points) > 1 else points[-1], points[-1]
+        if t1 > t0 and v1 >= v0:
+            out[sid] = (v1 - v0) / (t1 - t0)
+    return out
 
 
 def latest_values(store: Any) -> dict[int, tuple[str, float]]:
@@ -66,12 +88,20 @@ def shape(metric: str, spec: MetricSpec | None, now_value: float, rng: random.Ra
         return "hold", 0.0
     if metric.endswith("_celsius"):
         return "swing", 2.0
+    if metric.endswith("_ratio"):  # a share (CPU busy, a disk's busy time): a few points of it
+        return "swing", max(abs(now_value) * 0.3, 0.02)
     return "swing", abs(now_value) * rng.uniform(0.02, 0.06)
 
 
-def value_at(kind: str, size: float, now_value: float, ts: int, now: int, span: int, phase: float) -> float:
-    if kind == "counter":  # a steady rate up to where it is now: half of it a month ago
-        past = max(0.0, now_value * (1 - 0.5 * (now - ts) / span))
+def value_at(kind: str, size: float, now_value: float, ts: int, now: int, span: int, phase: float,
+             rate: float | None = None) -> float:
+    if kind == "counter":
+        # At the rate it climbs now (bytes a second), never below zero; else steadily: half of
+        # where it is now a month ago. The charts of its rate then show the live rate's past.
+        past = (now_value - rate * (now - ts) if rate else now_value * (1 - 0.5 * (now - ts) / span))
+        if past < 0 and rate:  # younger than the past asked for: it started again (a reboot) before
+            past %= max(now_value, rate * 86400)
+        past = max(0.0, past)
         return float(math.floor(past)) if now_value == int(now_value) else past  # whole events stay whole
     if kind == "hold":
         return now_value
@@ -88,6 +118,7 @@ def seed_everything(store: Any, now: int, days_5m: int = DAYS_5M, days_1h: int =
     rows: dict[int, list[dict[str, Any]]] = {RES_5M: [], RES_1H: []}
     seeded = 0
     span = days_1h * 86400
+    rate_of = rates(store)
     for sid, (metric, v) in sorted(latest_values(store).items()):
         if skip and sid in skip:
             continue
@@ -98,7 +129,7 @@ def seed_everything(store: Any, now: int, days_5m: int = DAYS_5M, days_1h: int =
         for res, days in ((RES_5M, days_5m), (RES_1H, days_1h)):
             end = now // res * res
             for ts in range(end - days * 86400, end, res):
-                avg = value_at(kind, size, v, ts, now, span, phase)
+                avg = value_at(kind, size, v, ts, now, span, phase, rate_of.get(sid))
                 if kind == "swing" and size:
                     avg += rng.uniform(-0.1, 0.1) * size
                 lo, hi = (avg, avg) if kind != "swing" else (avg - size * 0.15, avg + size * 0.15)

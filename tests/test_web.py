@@ -526,3 +526,22 @@ def test_the_bay_map_draws_the_chassis_in_its_rows_and_names_what_is_not_a_shelf
     assert re.search(r'grid-row:1;grid-column:4"[^>]*>.*?bay 11<', shelf1, re.S)
     assert "<h2>NVMe slot <small>slots</small></h2>" in text
     assert "<h2>ceph-b <small>Ceph OSDs</small></h2>" in text
+
+
+def test_the_host_page_charts_cpu_load_memory_network_and_disks_and_says_when_a_filesystem_fills(
+        tmp_path: Path) -> None:
+    text = fetch(demo_app(tmp_path, 150, runs=2), "/host").text
+    for metric in ("rackpulse_cpu_busy_ratio", "rackpulse_load", "rackpulse_memory_available_bytes",
+                   "rackpulse_network_receive_bytes_total", "rackpulse_blockdev_busy_ratio",
+                   "rackpulse_filesystem_avail_bytes"):
+        assert f"metric={metric}" in text, metric
+    assert "rate=1" in text and 'data-unit="bit/s"' in text  # counters drawn as rates, in bit/s
+    assert "not filling" in text or re.search(r">in \d", text)
+
+
+def test_a_counter_drawn_as_a_rate_is_its_rise_per_second_and_a_reset_leaves_a_gap() -> None:
+    from app.storage.base import Point
+    from app.web.api import per_second
+
+    pts = [Point(0, 100, 100, 100), Point(10, 300, 300, 300), Point(20, 50, 50, 50), Point(30, 150, 150, 150)]
+    assert [(p.ts, p.vavg) for p in per_second(pts)] == [(10, 20.0), (30, 10.0)]

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, create_model
 
 from app import views
 from app.exposition import CONTENT_TYPE, merge
-from app.storage.base import RES_1H, RES_5M
+from app.storage.base import RES_1H, RES_5M, Point
 from app.storage.inventory import StoredEntity, StoredEvent
 from app.storage.samples import resolution
 from app.web.site import RANGES, SiteDep
@@ -118,11 +118,25 @@ def _scaled(v: float | None, scale: float) -> float | None:
     return v if v is None or scale == 1.0 else v * scale
 
 
+def per_second(pts: list[Point]) -> list[Point]:
+    """A counter's points as its rate between each point and the one before; where it went back
+    (a reboot, a driver reloaded) no rate rather than a negative one."""
+    out = []
+    for a, b in zip(pts, pts[1:], strict=False):
+        dt = b.ts - a.ts
+        if dt <= 0 or b.vavg < a.vavg:
+            continue
+        v = (b.vavg - a.vavg) / dt
+        out.append(Point(b.ts, v, v, v))
+    return out
+
+
 @router.get("/api/series")
 def api_series(s: SiteDep, request: Request, metric: str, range: str = "24h",  # noqa: A002
                label: list[str] = Query(default=[]),  # noqa: B008
-               scale: float = 1.0) -> dict[str, Any]:
-    """History of one series; ``scale`` multiplies every value (joules -> kWh for a chart)."""
+               scale: float = 1.0, rate: bool = False) -> dict[str, Any]:
+    """History of one series; ``scale`` multiplies every value (joules -> kWh for a chart);
+    ``rate`` turns a counter into its rate per second (bytes sent -> bytes per second)."""
     _, store = s.view(request)
     labels = dict(item.split("=", 1) for item in label if "=" in item)
     sid = store.find_series(metric, **labels)
@@ -131,6 +145,8 @@ def api_series(s: SiteDep, request: Request, metric: str, range: str = "24h",  #
     # A series with no sample yet (the heat pump's efficiency in the demo's first minute) is an
     # empty chart that says "no data yet", not a 404 and an error in the browser's console.
     pts = store.history(sid, start, end + 1) if sid is not None else []
+    if rate:
+        pts = per_second(pts)
     res = resolution(end - start)
     ts = [p.ts for p in pts]
     # A chart shows a gap where points are further apart than a few steps: a rollup's step is
