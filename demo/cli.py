@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import socket
 import subprocess
 import tempfile
 import time
@@ -39,9 +40,28 @@ def run(args: argparse.Namespace) -> int:
             shutil.rmtree(root, ignore_errors=True)
 
 
+def free_port(wanted: int, tries: int = 50) -> int:
+    """`wanted`, or the next port after it nothing listens on (127.0.0.1), so that a second demo,
+    or a rackpulse already serving there, does not end this one with "address already in use"."""
+    for port in range(wanted, min(wanted + tries, 65536)):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise SystemExit(f"rackpulse demo: ports {wanted}-{wanted + tries - 1} are all taken; pass --port (or PORT=)")
+
+
 def _run(args: argparse.Namespace, root: Path) -> int:
     from app.storage.db import make_engine, upgrade
     from app.storage.store import Store
+
+    port = free_port(args.port)
+    if port != args.port:
+        print(f"rackpulse demo: port {args.port} is taken, using {port} (choose one with --port, or PORT= for make demo)",
+              flush=True)
+        args.port = port
 
     db_url = f"sqlite:///{root / 'rackpulse-demo.db'}"
     driver = demo.Driver(root, speed=args.speed)

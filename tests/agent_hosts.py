@@ -47,10 +47,23 @@ def issue_token(config: Path, host: str) -> str:
     return out.stdout.strip().splitlines()[-1]
 
 
-def stop(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, sig)
-    proc.wait(15)
+def stop(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM, grace: float = 15.0) -> None:
+    """`sig` to the process group started with start_new_session; what outlives it by `grace`
+    seconds (a loaded CI machine once kept browser-test demos for 20 minutes) is killed, and
+    so are its children whatever the leader did: no test leaves a process behind."""
+    try:
+        if proc.poll() is None:
+            os.killpg(proc.pid, sig)
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(grace)
+    except ProcessLookupError:
+        pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def get_json(url: str, timeout: float = 2.0) -> Any:

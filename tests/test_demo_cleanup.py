@@ -43,3 +43,38 @@ def test_the_demo_removes_its_temporary_folder_when_stopped(sig: signal.Signals,
     assert took < STOP_BOUND, out
     assert not folder.exists()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_demo_on_a_taken_port_takes_the_next_free_one_and_says_so(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = subprocess.Popen([sys.executable, "-m", "app.cli", "demo", "--port", str(port), "--interval", "2"],
+                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                env={"PATH": "/usr/bin:/bin", "TMPDIR": str(tmp_path)})
+        assert proc.stdout is not None
+        said, url = [], None
+        deadline = time.time() + 120
+        while url is None and time.time() < deadline:
+            line = proc.stdout.readline()
+            said.append(line)
+            if m := re.search(r"rackpulse demo: (http://127\.0\.0\.1:\d+/)", line):
+                url = m[1]
+        try:
+            assert f"port {port} is taken, using" in "".join(said)
+            assert url is not None and url != f"http://127.0.0.1:{port}/"
+            import urllib.request
+
+            up = False
+            while not up and time.time() < deadline:  # it says where before it listens
+                try:
+                    up = urllib.request.urlopen(url + "healthz", timeout=5).status == 200  # noqa: S310 - loopback
+                except OSError:
+                    time.sleep(0.2)
+            assert up
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.communicate(timeout=60)

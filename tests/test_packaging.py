@@ -99,7 +99,11 @@ def demo(installed: Path, tmp_path: Path) -> Iterator[str]:
         yield base
     finally:
         proc.terminate()
-        proc.wait(30)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:  # outlived SIGTERM: never left behind
+            proc.kill()
+            proc.wait(30)
 
 
 def test_the_installed_wheel_runs_the_demo_with_htmx_and_uplot_served(demo: str, installed: Path) -> None:

@@ -4,7 +4,6 @@ driven by Playwright, and a logged-in page. Screenshots go to test-artifacts/ fo
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -16,7 +15,7 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from app.credentials import hash_password
-from tests.agent_hosts import free_port
+from tests.agent_hosts import free_port, stop
 
 ROOT = Path(__file__).parent.parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
@@ -45,8 +44,7 @@ def server() -> Iterator[str]:
     try:
         yield base
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(15)
+        stop(proc, grace=10.0)
 
 
 @pytest.fixture(scope="module")
