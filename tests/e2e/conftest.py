@@ -20,6 +20,7 @@ from tests.agent_hosts import free_port, stop
 ROOT = Path(__file__).parent.parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
 PASSWORD = "correct horse battery"
+SPEED = 4  # the demo's story speed: a loop in demo.story.CYCLE / SPEED seconds
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
                  "--disable-background-networking", "--disable-component-update"]
 
@@ -29,7 +30,7 @@ def server() -> Iterator[str]:
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "RACKPULSE_PASSWORD_HASH": hash_password(PASSWORD, n=2**12)}
     # No --dir: the demo makes its own temporary folder and removes it when the SIGTERM below stops it.
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "demo", "--port", str(port), "--speed", "4",
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "demo", "--port", str(port), "--speed", str(SPEED),
                              "--interval", "1"],
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)

@@ -83,7 +83,8 @@ TEXT_FACTS = """() => {
     const ratio = (a + 0.05) / (b + 0.05);
     const text = el.textContent.trim().slice(0, 40);
     if (ratio < 4.5) low.push(`${el.tagName.toLowerCase()}.${el.className} "${text}" ${ratio.toFixed(2)}:1`);
-    const scrolls = /(auto|scroll)/.test(style.overflowX) || el.closest('table, pre');
+    // A box that scrolls, or cuts its text short with an ellipsis (its title says it whole), is fine.
+    const scrolls = /(auto|scroll)/.test(style.overflowX) || el.closest('table, pre') || style.textOverflow === 'ellipsis';
     if (!scrolls && el.scrollWidth > el.clientWidth + 1 && style.display !== 'inline')
       overflow.push(`${el.tagName.toLowerCase()}.${el.className} "${text}" ${el.scrollWidth}>${el.clientWidth}`);
   }
