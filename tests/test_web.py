@@ -545,3 +545,18 @@ def test_a_counter_drawn_as_a_rate_is_its_rise_per_second_and_a_reset_leaves_a_g
 
     pts = [Point(0, 100, 100, 100), Point(10, 300, 300, 300), Point(20, 50, 50, 50), Point(30, 150, 150, 150)]
     assert [(p.ts, p.vavg) for p in per_second(pts)] == [(10, 20.0), (30, 10.0)]
+
+
+RAW = re.compile(r"\bTrue\b|\bFalse\b|\['|\bNone\b|\b\d{3,}s ago")
+
+
+@pytest.mark.parametrize("t", [80.0, 185.0], ids=["disk-failing", "worst-moment"])
+def test_no_page_shows_a_raw_value_a_python_repr_or_bare_seconds(tmp_path: Path, t: float) -> None:
+    app = demo_app(tmp_path, t, runs=2)
+    app.state.get_alerting().tick(app.state.snapshot)
+    for path in [*PAGES, "/alerts", "/hosts", "/disks/ZA1000AK"]:
+        html = fetch(app, path).text
+        main = html[html.index("<main"):]
+        text = re.sub(r"<[^>]+>", " ", re.sub(r"<(script|style)\b.*?</\1>", " ", main, flags=re.S))
+        found = [text[max(0, m.start() - 30):m.end() + 30] for m in RAW.finditer(text)]
+        assert found == [], (path, found)
