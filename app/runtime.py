@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from fastapi.concurrency import run_in_threadpool
+from sqlalchemy.exc import SQLAlchemyError
 
 from app import bay_labels, version
 from app.config import Config
@@ -18,9 +19,11 @@ from app.ingest.agents import Agents, agent_conditions
 from app.judge import thresholds
 from app.scheduler import Scheduler, Snapshot
 from app.storage.db import make_engine, upgrade
+from app.storage.monitors import as_entries, list_monitors
 from app.storage.store import Store
 from collectors import build_collectors, host_context
 from collectors.base import Runner, run_command
+from collectors.context import SavedEntries
 
 if TYPE_CHECKING:  # built on first use (their imports are heavy, and alerting's tables need the migrations)
     from app.alerting.service import Alerting
@@ -36,6 +39,7 @@ class Runtime:
         """``collect=False``: no scheduler (pages from a given snapshot: tests, parts of the demo)."""
         self.cfg, self.migrate = cfg, migrate
         self.saved_bays = bay_labels.host_bays(cfg)  # with the labels saved from disk pages; every collector holds it
+        self.saved_entries = SavedEntries()  # monitors made in the browser, read from the database at start()
         self.engine = make_engine(cfg.storage.url)
         self.store = Store(self.engine, cfg.host)
         self.snap = snapshot or Snapshot(host=cfg.host)
@@ -44,7 +48,7 @@ class Runtime:
         self.agents = Agents(self.engine, cfg.host, a.max_series_per_host, a.max_collectors_per_host,
                              a.max_entities_per_host, a.max_state_bytes, thresholds(cfg))
         if scheduler is None and collect:
-            colls = build_collectors(cfg, runner, host_context(cfg, self.saved_bays))
+            colls = build_collectors(cfg, runner, host_context(cfg, self.saved_bays, self.saved_entries))
             scheduler = Scheduler(colls, cfg.schedules(colls), self.snap, self.store)
         self.scheduler = scheduler
         self.mqtt: MqttExport | None = None
@@ -95,12 +99,26 @@ class Runtime:
         local.tick(self.snap, now, extra=agent_conditions(self.agents, self.cfg, now), deliver=False)
         local.courier.wake()  # delivery runs in the courier's threads: a hanging endpoint never delays this
 
+    # -- monitors made in the browser ---------------------------------------------------------
+
+    def load_monitors(self) -> None:
+        """The monitors made in the browser into what the collectors read (no restart needed)."""
+        try:
+            saved = list_monitors(self.engine, self.cfg.host)
+        except SQLAlchemyError as exc:  # a database without the table yet (migrate=False): none
+            log.warning("monitors made in the browser not read: %s", exc)
+            return
+        entries = as_entries(saved)
+        for section in {*entries, "probes"}:
+            self.saved_entries.replace(section, entries.get(section, []))
+
     # -- life -------------------------------------------------------------------------------
 
     async def start(self, sessions_load: Callable[[], object] | None = None) -> None:
         cfg, store, scheduler = self.cfg, self.store, self.scheduler
         if self.migrate:
             upgrade(cfg.storage.url)
+        await run_in_threadpool(self.load_monitors)
         if sessions_load is not None:
             await run_in_threadpool(sessions_load)  # the session secret, before the first request needs it
         self.agents.restore()

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from collectors.base import Collector, MetricSpec, Runner, run_command
-from collectors.context import BayRules, HostContext
+from collectors.context import BayRules, HostContext, SavedEntries
 from collectors.disks.location import BayRule, bay_rules
 from collectors.plugin import CollectorPlugin, discover
 
@@ -21,14 +21,17 @@ def plugins() -> dict[str, CollectorPlugin]:
     return discover()
 
 
-def host_context(cfg: Any, saved: Iterable[BayRule] | BayRules = ()) -> HostContext:
-    """What the plug-ins may know of this host, from the app's Config (which they never see)."""
+def host_context(cfg: Any, saved: Iterable[BayRule] | BayRules = (), entries: SavedEntries | None = None
+                 ) -> HostContext:
+    """What the plug-ins may know of this host, from the app's Config (which they never see), the
+    bay labels saved from disk pages and the config entries made in the browser (`entries`)."""
     bays = saved if isinstance(saved, BayRules) else BayRules(saved=saved)
     bays.configured = bay_rules(b.model_dump() for b in cfg.disks.bays)
     accepted: dict[str, dict[str, float]] = {}
     for a in cfg.disks.accept:
         accepted.setdefault(a.serial, {})[a.attribute] = a.value
-    return HostContext(cfg.host, Path(cfg.host_root), bays, accepted, cfg.disk_hot_celsius())
+    return HostContext(cfg.host, Path(cfg.host_root), bays, accepted, cfg.disk_hot_celsius(),
+                       entries if entries is not None else SavedEntries())
 
 
 def build_collectors(cfg: Any, runner: Runner = run_command, host: HostContext | None = None

@@ -30,6 +30,22 @@ class BayRules:
         return len(self.configured) + len(self.saved)
 
 
+class SavedEntries:
+    """Entries of plug-ins' config sections made in the browser (a probe added on /monitors),
+    stored in the database beside the TOML's. The web replaces them when one is saved; a
+    collector holding this object reads them at its next collection, without a restart.
+    Each entry: {"kind": "http", "spec": {...the TOML entry's keys...}}."""
+
+    def __init__(self, entries: Mapping[str, list[dict[str, object]]] | None = None) -> None:
+        self._by_section: dict[str, list[dict[str, object]]] = {k: list(v) for k, v in (entries or {}).items()}
+
+    def replace(self, section: str, entries: Iterable[dict[str, object]]) -> None:
+        self._by_section[section] = list(entries)
+
+    def of(self, section: str) -> list[dict[str, object]]:
+        return list(self._by_section.get(section, ()))
+
+
 @dataclass(frozen=True)
 class HostContext:
     name: str  # the host's name, as every series' `host` label says it
@@ -38,3 +54,4 @@ class HostContext:
     # [[disks.accept]]: serial -> SMART attribute id -> the value accepted as this disk's normal
     accepted: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     disk_hot_celsius: float = 50.0  # alerts.disk_hot_celsius: a disk's verdict and its alert agree
+    saved: SavedEntries = field(default_factory=SavedEntries)  # entries made in the browser

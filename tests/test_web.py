@@ -115,6 +115,7 @@ PAGE_READS = {
     "/entity/fan/HBA fan": ["HBA fan", "turning"],
     "/entity/sensor/k10temp/Tctl": ["k10temp/Tctl", "rackpulse_hwmon_temperature_celsius"],
     "/entity/vpn_instance/site-b": ["site-b", "tun0"],
+    "/monitors": ["3G bond", "config file", "read-only", "Add a probe", 'name="url"'],
 }
 PAGES = list(PAGE_READS)
 

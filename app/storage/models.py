@@ -229,3 +229,20 @@ ingest_digest = Table(
     Column("digest", String(64), primary_key=True),
     Column("ts", Float, nullable=False),
 )
+
+# Monitors made in the browser (a probe added on /monitors): each an entry of a plug-in's config
+# section as JSON, beside the TOML ones (which the browser never changes). Names are unique per
+# host and section, across kinds (one probe name is one series).
+monitor = Table(
+    "monitor",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("host", String(255), nullable=False),
+    Column("section", String(64), nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("name", String(100), nullable=False),
+    Column("spec", Text, nullable=False),
+    Column("created", Float, nullable=False),
+    Column("updated", Float, nullable=False),
+    UniqueConstraint("host", "section", "name", name="uq_monitor_name"),
+)

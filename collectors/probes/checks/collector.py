@@ -20,11 +20,13 @@ from collectors.base import (
     Sample,
     run_command,
 )
-from collectors.context import HostContext
+from collectors.context import HostContext, SavedEntries
 from collectors.probes.checks.config import HttpProbe, PingProbe, ProbesConfig, TcpProbe
 from collectors.probes.checks.fping import PingResult, fping_argv, parse_fping
 from collectors.probes.checks.reach import Reach, check_http, check_tcp
 from collectors.probes.checks.state import Probe, ProbesState, Rtt
+
+KINDS: dict[str, type[PingProbe | HttpProbe | TcpProbe]] = {"ping": PingProbe, "http": HttpProbe, "tcp": TcpProbe}
 
 
 class ProbesCollector(Collector):
@@ -40,16 +42,46 @@ class ProbesCollector(Collector):
     }
 
     def __init__(self, cfg: ProbesConfig, runner: Runner = run_command,
-                 http: Callable[..., Reach] = check_http, tcp: Callable[..., Reach] = check_tcp) -> None:
+                 http: Callable[..., Reach] = check_http, tcp: Callable[..., Reach] = check_tcp,
+                 saved: SavedEntries | None = None) -> None:
         self.cfg = cfg
         self.runner = runner
         self.http, self.tcp = http, tcp
+        self.saved = saved or SavedEntries()  # probes made in the browser (/monitors)
+
+    def probes(self) -> tuple[list[PingProbe], list[HttpProbe], list[TcpProbe], list[str]]:
+        """The config file's probes, then the ones made in the browser (validated by the same
+        models); one the config file already names is left out, with a warning saying so."""
+        ping, http, tcp = list(self.cfg.ping), list(self.cfg.http), list(self.cfg.tcp)
+        names = {p.name for p in ping} | {p.name for p in http} | {p.name for p in tcp}
+        warnings = []
+        for entry in self.saved.of("probes"):
+            kind, spec = entry.get("kind"), entry.get("spec")
+            model: type[PingProbe | HttpProbe | TcpProbe] | None = KINDS.get(str(kind))
+            try:
+                if model is None:
+                    raise ValueError(f"no probe kind {kind!r}")
+                probe = model.model_validate(spec)
+            except ValueError as exc:  # pydantic's ValidationError is one
+                warnings.append(f"a probe made in the browser is not understood: {str(exc)[:200]}")
+                continue
+            if probe.name in names:
+                warnings.append(f"{probe.name}: the config file has a probe of that name; it is the one used")
+                continue
+            names.add(probe.name)
+            if isinstance(probe, PingProbe):
+                ping.append(probe)
+            elif isinstance(probe, HttpProbe):
+                http.append(probe)
+            elif isinstance(probe, TcpProbe):
+                tcp.append(probe)
+        return ping, http, tcp, warnings
 
     def collect(self) -> CollectResult:
         cfg = self.cfg
+        ping, http, tcp, warnings = self.probes()
         jobs: list[tuple[Callable[[Any], Probe], Any]] = [
-            *((self._ping, p) for p in cfg.ping), *((self._http, p) for p in cfg.http),
-            *((self._tcp, p) for p in cfg.tcp)]
+            *((self._ping, p) for p in ping), *((self._http, p) for p in http), *((self._tcp, p) for p in tcp)]
         if not jobs:
             raise NoData("no probes configured ([[collectors.probes.ping]], .http, .tcp)")
         with ThreadPoolExecutor(max_workers=min(cfg.parallel, len(jobs)), thread_name_prefix="probe") as pool:
@@ -57,6 +89,7 @@ class ProbesCollector(Collector):
         if all(v.kind == "ping" and v.tool_error for v in views):
             raise CollectorError(views[0].tool_error or "fping cannot run")  # only pings, and fping cannot run
         result = CollectResult()
+        result.warnings.extend(warnings)
         for v in views:
             result.samples.extend(probe_samples(v))
             if v.tool_error:
@@ -128,4 +161,4 @@ def probe_samples(v: Probe) -> Sequence[Sample]:
 
 def build(c: Any, host: HostContext, runner: Runner) -> Collector:
     """The collector from its section, [collectors.probes]."""
-    return ProbesCollector(c, runner)
+    return ProbesCollector(c, runner, saved=host.saved)
