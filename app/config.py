@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError, create_model, field_validator
+from pydantic import Field, SecretStr, ValidationError, ValidationInfo, create_model, field_validator
 
 from collectors.config import Seconds, Strict
 
@@ -123,9 +123,14 @@ class UserRuleConfig(_Strict):
 
 class ChannelConfig(_Strict):
     name: str
-    # Webhook URLs often carry a token (Slack, Discord, ntfy): kept secret like a password.
+    # "apprise": url is any Apprise URL (mailto://, mailtos://, tgram://, pover://, matrix://,
+    # signal://, ntfy:// ...; https://github.com/caronc/apprise/wiki), sent through the same outbox.
+    # Declared before url so that url's check knows which kind of URL it is.
+    format: Literal["rackpulse", "alertmanager", "ntfy", "gotify", "discord", "slack", "template",
+                    "apprise"] = "rackpulse"
+    # Webhook URLs often carry a token (Slack, Discord, ntfy), Apprise URLs a password: kept
+    # secret like one, never in a log line, a page, an error or check-config's output.
     url: SecretStr
-    format: Literal["rackpulse", "alertmanager", "ntfy", "gotify", "discord", "slack", "template"] = "rackpulse"
     severities: list[str] = []
     rules: list[str] = []
     timeout: Seconds = 10.0
@@ -135,10 +140,19 @@ class ChannelConfig(_Strict):
 
     @field_validator("url")
     @classmethod
-    def _http_only(cls, v: SecretStr) -> SecretStr:
-        # urllib would also open file:// and ftp:// URLs: only HTTP(S) is a webhook.
-        if not v.get_secret_value().lower().startswith(("http://", "https://")):
-            raise ValueError("must be an http:// or https:// URL")
+    def _url_fits_format(cls, v: SecretStr, info: ValidationInfo) -> SecretStr:
+        url = v.get_secret_value()
+        if info.data.get("format") == "apprise":
+            # The error names the scheme at most, never the URL.
+            from app.alerting.apprise_channel import url_problem
+
+            problem = url_problem(url)
+            if problem:
+                raise ValueError(f"channel {info.data.get('name')!r}: {problem}")
+        elif not url.lower().startswith(("http://", "https://")):
+            # urllib would also open file:// and ftp:// URLs: only HTTP(S) is a webhook.
+            raise ValueError(f"channel {info.data.get('name')!r}: must be an http:// or https:// URL "
+                             '(or set format = "apprise" for an Apprise URL)')
         return v
 
 

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 
 from sqlalchemy import Engine, and_, select, update
 
+from app.alerting.apprise_channel import body as message
+from app.alerting.apprise_channel import notify, title
 from app.alerting.channels import Channel, DeliveryError, render, send
 from app.storage.models import alert, alert_event, outbox
 
@@ -71,8 +73,11 @@ class Courier:
               "duration": row.duration, # The episode's start, unless a newer episode of the same alert has begun since.
               "since": row.episode_since if row.episode_since is not None and row.episode_since <= row.ts else None}
         try:
-            body, headers = render(ch, ev, self.base_url)
-            send(ch, body, headers)
+            if ch.format == "apprise":
+                notify(ch, title(ev), message(ev, self.base_url))
+            else:
+                body, headers = render(ch, ev, self.base_url)
+                send(ch, body, headers)
         except (DeliveryError, ValueError) as exc:
             attempts = row.attempts + 1
             give_up = now - row.created > ch.max_age_hours * 3600
