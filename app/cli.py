@@ -41,6 +41,23 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_notify_test(args: argparse.Namespace) -> int:
+    """Send a test notification on one channel and say what the service answered."""
+    from app.alerting.delivery import try_channel
+    from app.alerting.service import channels_of
+
+    cfg = _load(args)
+    channels = {c.name: c for c in channels_of(cfg)}
+    if args.channel not in channels:
+        print(f"rackpulse: no channel {args.channel!r} in [[alerts.channels]] "
+              f"(there: {', '.join(channels) or 'none'})", file=sys.stderr)
+        return 2
+    ch = channels[args.channel]
+    ok, said = try_channel(ch, cfg.alerts.base_url, cfg.host)
+    print(f"channel {ch.name} ({ch.format}): {'delivered' if ok else 'failed'}: {said}")
+    return 0 if ok else 1
+
+
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
     from app.storage.db import upgrade
 
@@ -362,6 +379,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--format", choices=("json", "prometheus"), default="json",
                    help="json (every collector's state, samples and errors) or prometheus (/metrics text)")
     add("check-config", cmd_check_config, "validate the config file")
+    nt = add("notify-test", cmd_notify_test, "send a test notification on a channel and say what it answered")
+    nt.add_argument("channel", help="the channel's name in [[alerts.channels]]")
     db = add("db", None, "database commands")
     db.add_argument("action", choices=("upgrade", "copy"),
                     help="upgrade: apply the schema migrations; copy: copy everything to another database")

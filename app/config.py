@@ -12,11 +12,22 @@ import socket
 import tomllib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError, ValidationInfo, create_model, field_validator
+from pydantic import (
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
 from collectors.config import Seconds, Strict
+
+if TYPE_CHECKING:
+    from app.alerting.dependencies import Dependency
 
 DEFAULT_CONFIG_NAME = "rackpulse.toml"
 
@@ -104,6 +115,11 @@ class RuleOverride(_Strict):
     # seconds the condition must hold before it fires
     for_seconds: Annotated[float, Field(ge=0)] | None = None
     reminder_hours: Annotated[float, Field(ge=0)] | None = None
+    # Two levels for a threshold rule (disk_hot, filesystem_full, probe_latency, probe_loss,
+    # ups_battery_low, tls_expiring, rail_out_of_range): one episode goes from warning to critical
+    # with one escalation notification; back to warning it stays critical until it resolves.
+    warning: float | None = None
+    critical: float | None = None
 
 
 class UserRuleConfig(_Strict):
@@ -137,6 +153,8 @@ class ChannelConfig(_Strict):
     headers: dict[str, SecretStr] = {}
     template: str | None = None
     max_age_hours: Annotated[float, Field(gt=0)] = 72.0
+    # false: every event on its own, even when alerts.group_wait groups them for other channels
+    group: bool = True
 
     @field_validator("url")
     @classmethod
@@ -164,6 +182,28 @@ class WindowConfig(_Strict):
     rules: list[str] = []
 
 
+class MatchConfig(_Strict):
+    # Exactly, or a shell-style pattern ("probe_*", "10.0.250.*"); left out: any.
+    rule: Annotated[str, Field(max_length=200)] | None = None
+    subject: Annotated[str, Field(max_length=200)] | None = None
+
+
+class DependencyConfig(_Strict):
+    """While an alert matching `parent` fires, the alerts matching a child send nothing (the
+    alerts page says "suppressed by" the parent); one still firing when the parent resolves is
+    told then."""
+
+    parent: MatchConfig
+    children: Annotated[list[MatchConfig], Field(min_length=1)]
+
+
+def dependencies_of(alerts: AlertsConfig) -> list[Dependency]:
+    from app.alerting.dependencies import Dependency, Match
+
+    return [Dependency(Match(d.parent.rule, d.parent.subject), tuple(Match(c.rule, c.subject) for c in d.children))
+            for d in alerts.dependencies]
+
+
 class AlertsConfig(_Strict):
     enabled: bool = True
     interval: Seconds = 15.0
@@ -174,10 +214,25 @@ class AlertsConfig(_Strict):
     flap_count: Annotated[int, Field(ge=1)] = 3
     flap_window: Annotated[float, Field(ge=60)] = 3600.0
     disk_hot_celsius: float = 50.0
+    # One host's alerts that fire (or resolve) within this many seconds go out as one
+    # notification per channel ("3 problems on nas1: ..."); the first waits this long. 0: off.
+    group_wait: Annotated[float, Field(ge=0, le=3600)] = 30.0
     rules: dict[str, RuleOverride] = {}
     user_rules: list[UserRuleConfig] = []
     channels: list[ChannelConfig] = []
     maintenance: list[WindowConfig] = []
+    dependencies: list[DependencyConfig] = []
+
+    @model_validator(mode="after")
+    def _no_ring(self) -> AlertsConfig:
+        from app.alerting.dependencies import find_cycle
+
+        ring = find_cycle(dependencies_of(self))
+        if ring:
+            said = " -> ".join(f"#{i + 1} (parent {dependencies_of(self)[i].parent})" for i in ring)
+            raise ValueError(f"alerts.dependencies explain each other in a ring: {said}; "
+                             "an alert in a ring would never be told")
+        return self
 
 
 class AgentsConfig(_Strict):

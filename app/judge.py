@@ -28,11 +28,15 @@ class Thresholds:
     flap_count: int = 3
     flap_window: float = 3600.0
     disk_hot_celsius: float = 50.0
+    # rule -> (warning, critical): the rules given two levels under [alerts.rules.<rule>]
+    levels: tuple[tuple[str, tuple[float | None, float | None]], ...] = ()
 
 
 def thresholds(cfg: Any) -> Thresholds:
     """The thresholds of the app's Config."""
-    return Thresholds(cfg.alerts.flap_count, cfg.alerts.flap_window, cfg.disk_hot_celsius())
+    levels = tuple(sorted((name, (o.warning, o.critical)) for name, o in cfg.alerts.rules.items()
+                          if o.warning is not None or o.critical is not None))
+    return Thresholds(cfg.alerts.flap_count, cfg.alerts.flap_window, cfg.disk_hot_celsius(), levels)
 
 
 class Judge:
@@ -57,7 +61,7 @@ class Judge:
         j = self._judgings.get(name)
         if j is None:
             j = self._judgings[name] = Judging(host=self.host, flap_count=t.flap_count, flap_window=t.flap_window,
-                                               disk_hot_celsius=t.disk_hot_celsius)
+                                               disk_hot_celsius=t.disk_hot_celsius, levels=dict(t.levels))
         j.now = now if now is not None else self.clock()
         j.status = status
         return j

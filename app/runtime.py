@@ -81,22 +81,25 @@ class Runtime:
         return self.host_alerting[host]
 
     def alert_tick(self) -> None:
-        """Agent hosts first, then this host; all only queue, and this host's courier delivers for all."""
+        """This host first (it knows which agents are silent), then each agent host, whose alerts
+        a silent agent explains; all only queue, and this host's courier delivers for all."""
         now = time.time()
-        for host, hsnap in list(self.agents.snapshots.items()):
-            alerting = self.alerting_for(host)
-            if alerting is None:
-                return
-            try:  # one agent host's odd state must not stop alerts for the others
-                alerting.tick(hsnap, now, deliver=False)
-            except Exception:  # noqa: BLE001
-                if host not in self._failed_hosts:
-                    log.exception("alerts for agent host %s failed", host)
-                    self._failed_hosts.add(host)
         local = self.get_alerting()
         if local is None:
             return
         local.tick(self.snap, now, extra=agent_conditions(self.agents, self.cfg, now), deliver=False)
+        for host, hsnap in list(self.agents.snapshots.items()):
+            alerting = self.alerting_for(host)
+            if alerting is None:
+                return
+            silent = local.states.get(("agent_silent", host))
+            why = f"agent_silent {host}" if silent is not None and silent.state == "firing" else None
+            try:  # one agent host's odd state must not stop alerts for the others
+                alerting.tick(hsnap, now, deliver=False, explained_by=why)
+            except Exception:  # noqa: BLE001
+                if host not in self._failed_hosts:
+                    log.exception("alerts for agent host %s failed", host)
+                    self._failed_hosts.add(host)
         local.courier.wake()  # delivery runs in the courier's threads: a hanging endpoint never delays this
 
     # -- monitors made in the browser ---------------------------------------------------------

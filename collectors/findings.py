@@ -45,6 +45,9 @@ class Finding:
     # What it is about ({"array": "md0", "bay": ...}): for routing, templates and the page that
     # draws the thing (`about`); None values are dropped from an alert's labels.
     labels: Mapping[str, Any] = field(default_factory=dict)
+    # The alert's severity when the rule has two levels ([alerts.rules.<name>] warning and
+    # critical, see Judging.level); None: the rule's own severity.
+    severity: str | None = None
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,28 @@ class Judging:
     flap_count: int = 3
     flap_window: float = 3600.0
     disk_hot_celsius: float = 50.0
+    # rule -> (warning, critical) thresholds configured under [alerts.rules.<rule>]
+    levels: Mapping[str, tuple[float | None, float | None]] = field(default_factory=dict)
     memory: dict[str, deque[tuple[float, float]]] = field(default_factory=dict)
+
+    def level(self, rule: str, value: float, warning: float | None, critical: float | None = None,
+              below: bool = False) -> str | None:
+        """The severity `value` reaches for a rule with two levels: "critical", "warning" or None.
+        `warning` and `critical` are the plug-in's defaults; [alerts.rules.<rule>] warning and
+        critical replace them. A value at a limit has reached it; with `below` (lower is worse:
+        battery charge, days to expiry) it must be under the limit."""
+        configured = self.levels.get(rule, (None, None))
+        warning = configured[0] if configured[0] is not None else warning
+        critical = configured[1] if configured[1] is not None else critical
+
+        def past(limit: float | None) -> bool:
+            return limit is not None and (value < limit if below else value >= limit)
+        return "critical" if past(critical) else ("warning" if past(warning) else None)
+
+    def alert_severity(self, rule: str, level: str | None) -> str | None:
+        """The level as the alert's severity when the rule was given two levels; None leaves the
+        rule's own severity (and its [alerts.rules] override) alone."""
+        return level if rule in self.levels else None
 
     def rose(self, key: str, counter: float) -> int:
         """How much `counter` rose within the flap window, step by step: a counter that went

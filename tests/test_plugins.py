@@ -182,7 +182,7 @@ def test_a_plug_in_from_its_own_package_brings_its_tile_page_metric_rule_and_web
            "storage": {"url": f"sqlite:///{tmp_path / 'r.db'}"},
            "collectors": {**{name: {"enabled": False} for name in BUILT_IN},
                           "uptime": {"interval": 1, "warn_below_seconds": 3600}},
-           "alerts": {"interval": 1, "channels": [{"name": "hook", "url": f"{sink.url}/hook"}]}}
+           "alerts": {"interval": 1, "group_wait": 0, "channels": [{"name": "hook", "url": f"{sink.url}/hook"}]}}
     (tmp_path / "rackpulse.toml").write_text(to_toml(cfg))
     log = (tmp_path / "serve.log").open("wb")
     # Run from outside the checkout: rackpulse and the plug-in both come from the venv.

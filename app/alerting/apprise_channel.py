@@ -20,7 +20,7 @@ import time
 import urllib.parse
 from typing import Any
 
-from app.alerting.channels import Channel, DeliveryError
+from app.alerting.channels import Channel, DeliveryError, Notice, group_headline
 
 # Apprise logs through Python's logging, with URL parts in some lines: its records stay out of
 # rackpulse's log (what failed is in the outbox row, blanked out, and on the alerts page).
@@ -68,26 +68,27 @@ def _duration(seconds: float | None) -> str:
     return f"{s // 60} min" if s >= 60 else f"{s} s"
 
 
-def title(ev: dict[str, Any]) -> str:
+def title(ev: Notice) -> str:
     """The subject: its level, the rule, the thing and what to do."""
-    labels = ev.get("labels") or {}
     what = f"{ev['rule']} {ev['subject']}"
     if ev["kind"] == "resolved":
         return f"[rackpulse] RESOLVED {what} after {_duration(ev.get('duration'))}"
-    level = "STILL FIRING" if ev["kind"] == "reminder" else ev["severity"].upper()
-    bay = labels.get("bay")
+    level = {"reminder": "STILL FIRING", "escalated": f"NOW {ev['severity'].upper()}"}.get(ev["kind"],
+                                                                                       ev["severity"].upper())
+    bay = ev["labels"].get("bay")
     do = (f"pull {bay}" if ev["rule"] in PULL_RULES else f"look at {bay}") if bay else ev["summary"]
     return f"[rackpulse] {level} {what}: {do}"[:200]
 
 
-def body(ev: dict[str, Any], base_url: str = "") -> str:
+def body(ev: Notice, base_url: str = "") -> str:
     """HTML: the summary (the tile's and the webhook's words), since when, the thing's facts,
     and a link to rackpulse."""
-    labels = ev.get("labels") or {}
+    labels = ev["labels"]
     e = html.escape
     since = ev.get("since") or ev["ts"]
     when = time.strftime("%Y-%m-%d %H:%M %Z", time.localtime(since))
-    state = {"resolved": f"resolved after {_duration(ev.get('duration'))}", "reminder": "still firing"}.get(
+    state = {"resolved": f"resolved after {_duration(ev.get('duration'))}", "reminder": "still firing",
+             "escalated": f"escalated to {ev['severity']}"}.get(
         ev["kind"], f"{ev['severity']}, firing")
     rows = [("What", ev["summary"]), ("State", state), ("Since", when), ("Rule", ev["rule"])]
     rows += [(name, str(labels[key])) for key, name in FACTS if labels.get(key)]
@@ -101,8 +102,29 @@ def body(ev: dict[str, Any], base_url: str = "") -> str:
     return "\n".join(out)
 
 
-def notify(channel: Channel, subject: str, html_body: str) -> None:
-    """Send through Apprise within the channel's timeout; DeliveryError (blanked) when it did not."""
+def group_title(evs: list[Notice]) -> str:
+    """"[rackpulse] 3 problems on nas1: CRITICAL array_degraded md0: pull shelf 1, bay 7; ...":
+    each event's subject words after the headline, as many as a subject holds."""
+    if len(evs) == 1:
+        return title(evs[0])
+    return (f"[rackpulse] {group_headline(evs)}: " + "; ".join(title(ev).removeprefix("[rackpulse] ")
+                                                              for ev in evs))[:200]
+
+
+def group_body(evs: list[Notice], base_url: str = "") -> str:
+    """Each event's part, in the order they happened, the link once at the end."""
+    if len(evs) == 1:
+        return body(evs[0], base_url)
+    parts = [f"<p>{html.escape(group_headline(evs))}:</p>"]
+    parts += [f"<h3>{html.escape(title(ev).removeprefix('[rackpulse] '))}</h3>\n{body(ev)}" for ev in evs]
+    if base_url:
+        parts.append(f'<p><a href="{html.escape(base_url.rstrip("/"))}/alerts">Open rackpulse</a></p>')
+    return "\n".join(parts)
+
+
+def notify(channel: Channel, subject: str, html_body: str) -> str:
+    """Send through Apprise within the channel's timeout: what the service said ("mailto://
+    accepted it"), or DeliveryError (blanked) when it did not."""
     import apprise
 
     outcome: dict[str, Any] = {}
@@ -127,6 +149,6 @@ def notify(channel: Channel, subject: str, html_body: str) -> None:
     if worker.is_alive():
         raise DeliveryError(f"{scheme}:// did not answer within {channel.timeout:g} s")
     if outcome.get("ok"):
-        return
+        return f"{scheme}:// accepted it"
     said = outcome.get("error") or outcome.get("said") or "the service refused it"
     raise DeliveryError(blank(f"{scheme}:// {said}", channel.url))

@@ -1,5 +1,6 @@
 """Webhook payloads (rackpulse JSON, Alertmanager v4, ntfy, Gotify, Discord, Slack, or a
-Jinja2 template) and their delivery over HTTP."""
+Jinja2 template) and their delivery over HTTP; one event or a group of one host's events that
+happened within `alerts.group_wait` ("3 problems on nas1: ...")."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import re
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from jinja2 import Environment, StrictUndefined
 
@@ -28,6 +29,7 @@ class Channel:
     headers: dict[str, str] = field(default_factory=dict)
     template: str | None = None  # Jinja2 body for format "template"
     max_age_hours: float = 72.0  # keep retrying this long, then give up (shown on the alerts page)
+    group: bool = True  # one host's events within alerts.group_wait go as one notification
 
     def wants(self, rule: str, severity: str) -> bool:
         return (not self.severities or severity in self.severities) and (not self.rules or rule in self.rules)
@@ -36,20 +38,36 @@ class Channel:
         return f"Channel({self.name!r}, format={self.format!r})"
 
 
+class Notice(TypedDict):
+    """One event as a channel renders it (an outbox row with its alert event)."""
+
+    id: int
+    kind: str  # firing | resolved | reminder
+    rule: str
+    subject: str
+    severity: str
+    summary: str
+    labels: dict[str, str]
+    ts: float
+    duration: float | None
+    since: float | None  # the episode's start, when known
+
+
 def _iso(ts: float | None) -> str:
     return dt.datetime.fromtimestamp(ts or 0, dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
 
 
-def human(ev: dict[str, Any]) -> str:
+def human(ev: Notice) -> str:
     """One line a person reads on a phone."""
     if ev["kind"] == "resolved":
         mins = int((ev.get("duration") or 0) // 60)
         return f"RESOLVED after {mins // 60}h {mins % 60}m: {ev['summary']}"
-    prefix = {"reminder": "STILL FIRING", "firing": ev["severity"].upper()}.get(ev["kind"], ev["kind"].upper())
+    prefix = {"reminder": "STILL FIRING", "firing": ev["severity"].upper(),
+              "escalated": f"NOW {ev['severity'].upper()}"}.get(ev["kind"], ev["kind"].upper())
     return f"{prefix}: {ev['summary']}"
 
 
-def render(channel: Channel, ev: dict[str, Any], base_url: str = "") -> tuple[bytes, dict[str, str]]:
+def render(channel: Channel, ev: Notice, base_url: str = "") -> tuple[bytes, dict[str, str]]:
     """(body, headers) for one event on one channel."""
     labels = dict(ev["labels"])
     status = "resolved" if ev["kind"] == "resolved" else "firing"
@@ -96,6 +114,59 @@ def render(channel: Channel, ev: dict[str, Any], base_url: str = "") -> tuple[by
     return json.dumps(doc).encode(), {"Content-Type": "application/json", **channel.headers}
 
 
+def group_headline(evs: list[Notice]) -> str:
+    """"3 problems on nas1" or "2 resolved on nas1"."""
+    host = evs[0]["labels"].get("host", "")
+    what = {"resolved": "resolved", "reminder": "problems still firing",
+            "escalated": "problems now worse"}.get(evs[0]["kind"], "problems")
+    return f"{len(evs)} {what}" + (f" on {host}" if host else "")
+
+
+def group_text(evs: list[Notice]) -> str:
+    """The headline, then one line per event in the words of the single notification."""
+    return group_headline(evs) + ":\n" + "\n".join(f"- {human(ev)}" for ev in evs)
+
+
+def render_group(channel: Channel, evs: list[Notice], base_url: str = "") -> tuple[bytes, dict[str, str]]:
+    """(body, headers) for several events of one host and kind on one channel."""
+    if len(evs) == 1:
+        return render(channel, evs[0], base_url)
+    first, text = evs[0], group_text(evs)
+    host = first["labels"].get("host")
+    status = "resolved" if first["kind"] == "resolved" else "firing"
+    worst = "critical" if any(e["severity"] == "critical" for e in evs) else evs[0]["severity"]
+    if channel.format == "rackpulse":
+        # Each event as its single notification would have it, under one headline.
+        doc: Any = {"version": "rackpulse/1", "kind": "group", "state": status, "host": host,
+                    "severity": worst, "summary": group_headline(evs), "text": text, "at": _iso(first["ts"]),
+                    "events": [json.loads(render(channel, ev, base_url)[0]) for ev in evs]}
+    elif channel.format == "alertmanager":
+        docs = [json.loads(render(channel, ev, base_url)[0]) for ev in evs]
+        common = dict(set.intersection(*(set(d["commonLabels"].items()) for d in docs)))
+        doc = {**docs[0], "groupKey": f"{{}}:{{host=\"{host}\"}}", "groupLabels": {"host": host},
+               "commonLabels": common, "commonAnnotations": {}, "alerts": [d["alerts"][0] for d in docs]}
+    elif channel.format == "template":
+        env = Environment(undefined=StrictUndefined, autoescape=False)  # noqa: S701 - not HTML
+        body = env.from_string(channel.template or "{{ text }}").render(
+            event=first, events=evs, text=text, labels=first["labels"], status=status)
+        return body.encode(), {"Content-Type": "text/plain; charset=utf-8", **channel.headers}
+    elif channel.format == "ntfy":
+        prio = "default" if status == "resolved" else {"critical": "urgent", "warning": "high"}.get(worst, "default")
+        return text.encode(), {"Title": f"rackpulse: {group_headline(evs)}", "Priority": prio,
+                               "Tags": "white_check_mark" if status == "resolved" else "rotating_light",
+                               **channel.headers}
+    elif channel.format == "gotify":
+        doc = {"title": f"rackpulse: {group_headline(evs)}", "message": text,
+               "priority": 8 if worst == "critical" and status == "firing" else 4}
+    elif channel.format == "discord":
+        doc = {"content": discord_escape(text)[:2000], "allowed_mentions": {"parse": []}}
+    elif channel.format == "slack":
+        doc = {"text": slack_escape(text)}
+    else:
+        raise ValueError(f"unknown webhook format {channel.format!r}")
+    return json.dumps(doc).encode(), {"Content-Type": "application/json", **channel.headers}
+
+
 def slack_escape(text: str) -> str:
     """Slack's three control characters (its docs: "Escaping text"): no <!channel>, no forged links."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
@@ -114,14 +185,15 @@ class DeliveryError(Exception):
     pass
 
 
-def send(channel: Channel, body: bytes, headers: dict[str, str]) -> None:
-    """POST; raises DeliveryError (with the status or the network error) unless 2xx."""
+def send(channel: Channel, body: bytes, headers: dict[str, str]) -> int:
+    """POST; the HTTP status when 2xx, else DeliveryError (with the status or the network error)."""
     req = urllib.request.Request(channel.url, data=body, method="POST",  # noqa: S310 - http(s) URL from config
                                  headers={"User-Agent": "rackpulse", **headers})
     try:
         with urllib.request.urlopen(req, timeout=channel.timeout) as resp:  # noqa: S310
             if not 200 <= resp.status < 300:
                 raise DeliveryError(f"HTTP {resp.status}")
+            return int(resp.status)
     except urllib.error.HTTPError as exc:
         raise DeliveryError(f"HTTP {exc.code}") from None
     except (urllib.error.URLError, TimeoutError, OSError) as exc:

@@ -24,6 +24,11 @@ def builtin_rules() -> dict[str, Rule]:
 
 BUILTIN: dict[str, Rule] = builtin_rules()
 
+
+def rule_sources() -> dict[str, str]:
+    """Each plug-in rule and the collector whose findings raise it (its collector_down explains it)."""
+    return {r.name: name for name, p in plugins().items() for r in p.rules}
+
 OPS = {">": operator.gt, "<": operator.lt, ">=": operator.ge, "<=": operator.le, "==": operator.eq,
        "!=": operator.ne}
 
@@ -57,7 +62,7 @@ class Conditions:
             for f in snap.findings_of(name, now):  # an odd state: a finding without a rule, no stop
                 if f.rule is not None:
                     labels = {k: str(v) for k, v in f.labels.items() if v is not None}
-                    out.append(Condition(f.rule, f.subject, f.text, {"host": host, **labels}))
+                    out.append(Condition(f.rule, f.subject, f.text, {"host": host, **labels}, f.severity))
         for st in snap.statuses.values():
             if st.up is False or st.stale(now):
                 out.append(Condition("collector_down", st.name, f"collector {st.name} "

@@ -2,8 +2,11 @@
 
 Each channel is its own queue. Its oldest undelivered notification goes first, and while that
 one waits for its retry nothing after it is sent: a receiver that was down gets "firing" before
-"resolved", never the other way round. In the server each channel has its own thread, so an
-endpoint that hangs delays only its own queue, never the evaluation of alerts or another channel.
+"resolved", never the other way round. Like Alertmanager's group_wait, the oldest waits
+`group_wait` seconds for the other events of its host and kind: those queued within it go with
+it as one notification ("3 problems on nas1"), unless the channel says `group = false`. In the
+server each channel has its own thread, so an endpoint that hangs delays only its own queue,
+never the evaluation of alerts or another channel.
 """
 
 from __future__ import annotations
@@ -14,15 +17,18 @@ import random
 import threading
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import Engine, and_, select, update
 
-from app.alerting.apprise_channel import body as message
-from app.alerting.apprise_channel import notify, title
-from app.alerting.channels import Channel, DeliveryError, render, send
+from app.alerting.apprise_channel import group_body, group_title, notify
+from app.alerting.channels import Channel, DeliveryError, Notice, render_group, send
+from app.logsafe import redact
 from app.storage.models import alert, alert_event, outbox
 
 log = logging.getLogger("rackpulse.alerts")
+
+Row = Any  # an outbox row joined with its alert event and the alert's episode start
 
 BATCH = 50  # rows read per trip; a channel drains its whole backlog in one call
 RETRY_CAP = 300.0  # seconds: an endpoint back after an hour gets everything within minutes
@@ -33,18 +39,43 @@ def backoff(attempts: int) -> float:
     return min(RETRY_CAP, 5.0 * 2 ** min(attempts, 10)) * random.uniform(0.8, 1.2)  # noqa: S311
 
 
+def notice(row: Row) -> Notice:
+    # The episode's start, unless a newer episode of the same alert has begun since.
+    since = row.episode_since if row.episode_since is not None and row.episode_since <= row.ts else None
+    return {"id": row.event_id, "kind": row.kind, "rule": row.rule, "subject": row.subject,
+            "severity": row.severity, "summary": row.summary, "labels": json.loads(row.labels), "ts": row.ts,
+            "duration": row.duration, "since": since}
+
+
+def try_channel(ch: Channel, base_url: str = "", host: str = "") -> tuple[bool, str]:
+    """Send a test notification now, beside the outbox: (delivered, what the service answered)."""
+    ev: Notice = {"id": 0, "kind": "firing", "rule": "test", "subject": ch.name, "severity": "info",
+                  "summary": f"rackpulse test notification to channel {ch.name}: if you read this, it arrives",
+                  "labels": {"host": host} if host else {}, "ts": time.time(), "duration": None, "since": None}
+    try:
+        if ch.format == "apprise":
+            return True, notify(ch, group_title([ev]), group_body([ev], base_url))
+        body, headers = render_group(ch, [ev], base_url)
+        return True, f"HTTP {send(ch, body, headers)}"
+    except (DeliveryError, ValueError) as exc:
+        return False, redact(str(exc))
+
+
 class Courier:
-    def __init__(self, engine: Engine, channels: Sequence[Channel], base_url: str = "") -> None:
+    def __init__(self, engine: Engine, channels: Sequence[Channel], base_url: str = "",
+                 group_wait: float = 0.0) -> None:
         self.engine = engine
         self.channels = {c.name: c for c in channels}
         self.base_url = base_url
+        self.group_wait = group_wait  # seconds; 0: every event on its own
         self._wake = {name: threading.Event() for name in self.channels}
+        self._due: dict[str, float] = {}  # channel -> when its oldest waiting notification is due
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
 
     def deliver_channel(self, name: str, now: float | None = None) -> int:
         """Send this channel's due notifications oldest first; stop at the first one not yet due
-        or failing. Returns how many were delivered."""
+        or failing. Returns how many events were delivered."""
         ch = self.channels[name]
         sent = 0
         while not self._stop.is_set():
@@ -58,42 +89,69 @@ class Courier:
                     .order_by(outbox.c.id).limit(BATCH)).all()
             if not rows:
                 return sent
-            for row in rows:
+            waiting = list(rows)
+            while waiting:
                 at = now if now is not None else time.time()
-                if row.next_attempt > at:
+                if waiting[0].next_attempt > at:
+                    self._due[name] = waiting[0].next_attempt
                     return sent  # the oldest waits for its retry: everything after it waits too
-                if not self._send_one(ch, row, at):
+                group = self._group(ch, waiting, at)
+                if not group:
+                    self._due[name] = waiting[0].created + self.group_wait
+                    return sent  # the oldest waits for the rest of its group
+                if not self._send(ch, group, at):
                     return sent
-                sent += 1
+                sent += len(group)
+                done = {r.id for r in group}
+                waiting = [r for r in waiting if r.id not in done]
         return sent
 
-    def _send_one(self, ch: Channel, row, now: float) -> bool:
-        ev = {"id": row.event_id, "kind": row.kind, "rule": row.rule, "subject": row.subject,
-              "severity": row.severity, "summary": row.summary, "labels": json.loads(row.labels), "ts": row.ts,
-              "duration": row.duration, # The episode's start, unless a newer episode of the same alert has begun since.
-              "since": row.episode_since if row.episode_since is not None and row.episode_since <= row.ts else None}
+    def _group(self, ch: Channel, rows: Sequence[Row], at: float) -> list[Row]:
+        """The oldest row and the rows of its host and kind queued within group_wait of it, or
+        nothing while that window is still open. A row whose alert has an earlier row left out
+        stays out too, so one alert's events keep their order."""
+        head = rows[0]
+        if not ch.group or self.group_wait <= 0:
+            return [head]
+        if at < head.created + self.group_wait:
+            return []
+        group, left_out = [head], set()
+        for r in rows[1:]:
+            if r.created > head.created + self.group_wait:
+                break
+            alert_key = (r.host, r.rule, r.subject)
+            if r.host == head.host and r.kind == head.kind and alert_key not in left_out:
+                group.append(r)
+            else:
+                left_out.add(alert_key)
+        return group
+
+    def _send(self, ch: Channel, rows: list[Row], now: float) -> bool:
+        """Deliver these rows as one notification; on failure all of them wait for the retry."""
+        evs = [notice(row) for row in rows]
+        head, ids = rows[0], [r.id for r in rows]
         try:
             if ch.format == "apprise":
-                notify(ch, title(ev), message(ev, self.base_url))
+                notify(ch, group_title(evs), group_body(evs, self.base_url))
             else:
-                body, headers = render(ch, ev, self.base_url)
+                body, headers = render_group(ch, evs, self.base_url)
                 send(ch, body, headers)
         except (DeliveryError, ValueError) as exc:
-            attempts = row.attempts + 1
-            give_up = now - row.created > ch.max_age_hours * 3600
+            attempts = head.attempts + 1
+            give_up = now - head.created > ch.max_age_hours * 3600
             with self.engine.begin() as c:
-                c.execute(update(outbox).where(outbox.c.id == row.id).values(
+                c.execute(update(outbox).where(outbox.c.id.in_(ids)).values(
                     attempts=attempts, next_attempt=now + backoff(attempts), last_error=str(exc)[:500],
                     gave_up_at=now if give_up else None))
             if attempts == 1:
                 log.warning("channel %s: delivery failed (%s); will retry", ch.name, exc)
             if give_up:
-                log.error("channel %s: gave up on event %d after %d attempts", ch.name, row.event_id, attempts)
+                log.error("channel %s: gave up on event %d after %d attempts", ch.name, head.event_id, attempts)
                 return True  # the queue goes on past a notification it gave up on
             return False
         with self.engine.begin() as c:
-            c.execute(update(outbox).where(outbox.c.id == row.id).values(
-                delivered_at=time.time(), attempts=row.attempts + 1, last_error=None))
+            c.execute(update(outbox).where(outbox.c.id.in_(ids)).values(
+                delivered_at=time.time(), attempts=head.attempts + 1, last_error=None))
         return True
 
     # -- the server's threads ----------------------------------------------------------------
@@ -115,7 +173,9 @@ class Courier:
                 self.deliver_channel(name)
             except Exception:  # noqa: BLE001 - a database hiccup must not end this channel's thread
                 log.exception("channel %s: delivery round failed", name)
-            self._wake[name].wait(poll)
+            # At the next poll, or when the oldest's group window closes if that is sooner.
+            due = self._due.pop(name, None)
+            self._wake[name].wait(poll if due is None else min(poll, max(0.05, due - time.time())))
             self._wake[name].clear()
 
     def stop(self, timeout: float = 5.0) -> None:

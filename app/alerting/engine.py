@@ -32,6 +32,10 @@ class Condition:
     subject: str
     summary: str
     labels: Mapping[str, str] = field(default_factory=dict)
+    severity: str | None = None  # a two-level rule's level now; None: the rule's severity
+
+
+SEVERITY_RANK = {"info": 0, "warning": 1, "critical": 2}
 
 
 @dataclass(frozen=True)
@@ -55,7 +59,7 @@ class AlertState:
 
 @dataclass(frozen=True)
 class Event:
-    kind: str  # firing | resolved | reminder
+    kind: str  # firing | resolved | reminder | escalated
     alert: AlertState
     duration: float | None = None  # for resolved: how long it was firing
 
@@ -84,11 +88,18 @@ def evaluate(
         if key in states:
             continue  # the same rule and subject twice in one evaluation: the first one counts
         old = previous.get(key)
+        severity = c.severity or rule.severity
         if old is None or old.state == "resolved":
             # A new episode: nothing of the last one (its ack, its notifications) carries over.
-            st = AlertState(c.rule, c.subject, "pending", rule.severity, c.summary, dict(c.labels), since=now)
+            st = AlertState(c.rule, c.subject, "pending", severity, c.summary, dict(c.labels), since=now)
         else:
-            st = replace(old, summary=c.summary, labels=dict(c.labels), severity=rule.severity)
+            # Within an episode the severity only rises: a disk back from 65 to 55 °C is still the
+            # episode that reached critical (no second escalation, no resolve) until it clears.
+            if c.severity is not None and SEVERITY_RANK.get(old.severity, 2) > SEVERITY_RANK.get(severity, 2):
+                severity = old.severity
+            st = replace(old, summary=c.summary, labels=dict(c.labels), severity=severity)
+        escalated = (old is not None and old.state == "firing" and old.last_notified is not None
+                     and SEVERITY_RANK.get(st.severity, 2) > SEVERITY_RANK.get(old.severity, 2))
         if st.state == "pending":
             if now - st.since >= rule.for_seconds:
                 st = replace(st, state="firing", fired_at=now)
@@ -100,8 +111,13 @@ def evaluate(
             if key not in muted:
                 st = replace(st, last_notified=now)
                 events.append(Event("firing", st))
+        elif escalated and key not in muted:
+            # One notification: the same episode, now worse (an ack is of the warning, not of this).
+            st = replace(st, last_notified=now, acked_at=None)
+            events.append(Event("escalated", st))
         elif rule.reminder_hours > 0 and st.acked_at is None and key not in muted:
-            if now - st.last_notified >= rule.reminder_hours * 3600:
+            last = st.last_notified if st.last_notified is not None else now
+            if now - last >= rule.reminder_hours * 3600:
                 st = replace(st, last_notified=now)
                 events.append(Event("reminder", st))
         states[key] = st

@@ -18,11 +18,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import Engine, and_, select, update
+from sqlalchemy import Engine, and_, func, select, update
 
 from app.alerting.channels import Channel
-from app.alerting.conditions import BUILTIN, Conditions, MetricRule
-from app.alerting.delivery import Courier
+from app.alerting.conditions import BUILTIN, Conditions, MetricRule, rule_sources
+from app.alerting.delivery import Courier, try_channel
+from app.alerting.dependencies import Dependency, explained
 from app.alerting.engine import AlertState, Condition, Rule, Window, evaluate
 from app.scheduler import Snapshot
 from app.storage.models import alert, alert_event, outbox, silence
@@ -33,7 +34,8 @@ log = logging.getLogger("rackpulse.alerts")
 class Alerting:
     def __init__(self, engine: Engine, host: str, rules: dict[str, Rule] | None = None,
                  user_rules: Sequence[MetricRule] = (), channels: Sequence[Channel] = (),
-                 windows: Sequence[Window] = (), base_url: str = "", conditions: Conditions | None = None) -> None:
+                 windows: Sequence[Window] = (), base_url: str = "", conditions: Conditions | None = None,
+                 dependencies: Sequence[Dependency] = (), group_wait: float = 0.0) -> None:
         self.engine, self.host = engine, host
         self.rules = dict(rules if rules is not None else BUILTIN)
         self.user_rules = list(user_rules)
@@ -43,7 +45,11 @@ class Alerting:
         self.windows = list(windows)
         self.base_url = base_url
         self.conditions = conditions or Conditions()
-        self.courier = Courier(engine, channels, base_url)
+        self.dependencies = list(dependencies)
+        self.rule_source = rule_sources()
+        self.suppressed: dict[tuple[str, str], str] = {}  # key -> the parent that explains it, last tick
+        self.trials: dict[str, tuple[float, bool, str]] = {}  # channel -> its last test: when, ok, answer
+        self.courier = Courier(engine, channels, base_url, group_wait)
         self.states: dict[tuple[str, str], AlertState] = self._load()
         self.evaluations = 0  # since start-up; shown by /api/alerts
         # The scheduler thread evaluates while web requests acknowledge: without one lock over
@@ -75,14 +81,23 @@ class Alerting:
         return out
 
     def tick(self, snap: Snapshot, now: float | None = None, extra: Sequence[Condition] = (),
-             deliver: bool = True) -> list[dict[str, Any]]:
+             deliver: bool = True, explained_by: str | None = None) -> list[dict[str, Any]]:
         """One evaluation: returns the events it recorded (and queued for delivery).
-        ``extra``: conditions from elsewhere (agents that went silent)."""
+        ``extra``: conditions from elsewhere (agents that went silent); ``explained_by``: a parent
+        outside this host that explains all of it (its agent is silent)."""
         now = now or time.time()
         with self.lock:
             conds = self.conditions.build(snap, self.user_rules, self.states, now) + list(extra)
             keys = set(self.states) | {(c.rule, c.subject) for c in conds}
-            new_states, events = evaluate(conds, self.rules, self.states, now, self.muted(now, keys))
+            muted = self.muted(now, keys)
+            new_states, events = evaluate(conds, self.rules, self.states, now, muted)
+            # Parents are known once this evaluation is: a parent and its children that begin to
+            # fire in the same tick must not both be told, so evaluate again with the explained
+            # ones held back (evaluate is pure: the first result is simply dropped).
+            suppressed = explained(new_states, keys, self.dependencies, self.rule_source, explained_by)
+            if set(suppressed) - muted:
+                new_states, events = evaluate(conds, self.rules, self.states, now, muted | set(suppressed))
+            self.suppressed = suppressed
             recorded = self._store(new_states, events, now)
             self.states = new_states
             self.evaluations += 1
@@ -129,6 +144,34 @@ class Alerting:
     def deliver(self, now: float | None = None) -> int:
         """Send what is due on every channel, each in order, here and now (tests, `tick`)."""
         return sum(self.courier.deliver_channel(name, now) for name in self.courier.channels)
+
+    def try_channel(self, name: str, now: float | None = None) -> tuple[bool, str]:
+        """A test notification on one channel now; the answer is kept for the alerts page."""
+        ch = self.channels.get(name)
+        if ch is None:
+            raise KeyError(name)
+        ok, said = try_channel(ch, self.base_url, self.host)
+        self.trials[name] = (now or time.time(), ok, said)
+        log.info("channel %s: test notification %s: %s", name, "delivered" if ok else "failed", said)
+        return ok, said
+
+    def channel_health(self) -> list[dict[str, Any]]:
+        """Per channel: its kind (never its URL), the last success, the last error, what waits."""
+        q = (select(outbox.c.channel, func.max(outbox.c.delivered_at), func.count(outbox.c.id).filter(
+                and_(outbox.c.delivered_at.is_(None), outbox.c.gave_up_at.is_(None))),
+                func.count(outbox.c.gave_up_at)).group_by(outbox.c.channel))
+        with self.engine.connect() as c:
+            counts = {ch: (last, waiting, gave_up) for ch, last, waiting, gave_up in c.execute(q)}
+            errors = dict(c.execute(select(outbox.c.channel, outbox.c.last_error).where(
+                outbox.c.id.in_(select(func.max(outbox.c.id)).where(outbox.c.last_error.is_not(None))
+                                .group_by(outbox.c.channel)))).all())
+        out = []
+        for name, ch in self.channels.items():
+            last, waiting, gave_up = counts.get(name, (None, 0, 0))
+            kind = ch.url.split("://", 1)[0] + "://" if ch.format == "apprise" else ch.format
+            out.append({"name": name, "kind": kind, "last_success": last, "last_error": errors.get(name),
+                        "waiting": waiting, "gave_up": gave_up, "trial": self.trials.get(name)})
+        return out
 
     # -- people ---------------------------------------------------------------------------
 
@@ -226,9 +269,11 @@ class Alerting:
         fired = self._fired_with({s.key for s in active if s.state == "firing"})
         return {"evaluations": self.evaluations,
                 "active": [{**s.__dict__, "muted": s.key in muted, "fired_with": fired.get(s.key),
+                            "suppressed_by": self.suppressed.get(s.key),
                             "ack_note": notes.get(s.key) if s.acked_at else None} for s in active],
                 "history": [dict(r._mapping) for r in history], "outbox": [dict(r._mapping) for r in box],
-                "silences": [dict(r._mapping) for r in silences], "rules": sorted(self.rules)}
+                "silences": [dict(r._mapping) for r in silences], "rules": sorted(self.rules),
+                "channels": self.channel_health()}
 
 
 # A silence's patterns are short (a rule name, "md*", a subject); fnmatch on a megabyte pattern
@@ -251,13 +296,19 @@ def matches(pattern: str | None, value: str) -> bool:
     return pattern == value
 
 
+def channels_of(cfg: Any) -> list[Channel]:
+    return [Channel(c.name, c.url.get_secret_value(), c.format, tuple(c.severities), tuple(c.rules), c.timeout,
+                    {k: v.get_secret_value() for k, v in c.headers.items()}, c.template, c.max_age_hours, c.group)
+            for c in cfg.alerts.channels]
+
+
 def from_config(cfg: Any, engine: Engine, host: str | None = None) -> Alerting:
     """Build the alerting from the validated config: built-in rules with overrides, user rules,
     channels and maintenance windows. Unknown rule names in overrides are config errors."""
     from dataclasses import replace
 
     from app.alerting.engine import parse_window
-    from app.config import ConfigError
+    from app.config import ConfigError, dependencies_of
 
     a = cfg.alerts
     rules = dict(BUILTIN)
@@ -271,8 +322,7 @@ def from_config(cfg: Any, engine: Engine, host: str | None = None) -> Alerting:
                               reminder_hours=base.reminder_hours if o.reminder_hours is None else o.reminder_hours)
     user = [MetricRule(Rule(u.name, u.severity, u.for_seconds, u.reminder_hours), u.metric, u.op, u.threshold,
                        u.clear_threshold, tuple(sorted(u.labels.items())), u.message) for u in a.user_rules]
-    channels = [Channel(c.name, c.url.get_secret_value(), c.format, tuple(c.severities), tuple(c.rules), c.timeout,
-                        {k: v.get_secret_value() for k, v in c.headers.items()},
-                        c.template, c.max_age_hours) for c in a.channels]
+    channels = channels_of(cfg)
     windows = [parse_window(w.days, w.start, w.hours, w.first_of_month, w.rules) for w in a.maintenance]
-    return Alerting(engine, host or cfg.host, rules, user, channels, windows, a.base_url, Conditions())
+    return Alerting(engine, host or cfg.host, rules, user, channels, windows, a.base_url, Conditions(),
+                    dependencies_of(a), a.group_wait)

@@ -73,6 +73,17 @@ def alerts_expire(s: SiteDep, request: Request, silence_id: int) -> Response:
     return RedirectResponse(_back(request), status_code=303)
 
 
+@router.post("/alerts/channels/{name}/test", dependencies=[Checked])
+def alerts_try_channel(s: SiteDep, request: Request, name: str) -> Response:
+    """Send a test notification on one channel now; the page shows what the service answered."""
+    snap, _ = s.view(request)
+    a = s.alerting_for(snap.host)
+    if a is None or name not in a.channels:
+        raise HTTPException(404, "no such channel")
+    a.try_channel(name)
+    return RedirectResponse(_back(request), status_code=303)
+
+
 @router.get("/api/alerts")
 def api_alerts(s: SiteDep, request: Request) -> dict[str, Any]:
     snap, _ = s.view(request)

@@ -17,6 +17,7 @@ from tests.peers import free_port
 from tests.peers.smtp import SmtpPeer
 
 PATH = "pci-0000:03:00.0-sas-phy2-lun-0"
+GROUP_WAIT = 1.0  # seconds the first notification waits for others of its host
 
 
 def config(tmp: Path, port: int, smtp: int) -> tuple[Path, str]:
@@ -28,7 +29,7 @@ def config(tmp: Path, port: int, smtp: int) -> tuple[Path, str]:
                                               "host", "probes", "throughput", "zfs", "btrfs", "megaraid", "ceph")},
                           "mdraid": {"interval": 0.3, "detail": False}},
            "disks": {"bays": [{"label": "shelf 1, bay 2", "path": PATH}]},
-           "alerts": {"interval": 0.3, "base_url": "http://rackpulse.example",
+           "alerts": {"interval": 0.3, "base_url": "http://rackpulse.example", "group_wait": GROUP_WAIT,
                       "channels": [{"name": "mail", "format": "apprise", "url": url, "timeout": 10}]}}
     path = tmp / "rackpulse.toml"
     path.write_text(to_toml(cfg))
@@ -49,7 +50,7 @@ def test_md0_failing_sends_one_email_with_the_bay_and_healing_one_resolved_thoug
     path, url = config(tmp_path, port, smtp.port)
     proc = rackpulse("serve", "--config", str(path), log=tmp_path / "serve.log")
     # The first try is refused (451): the retry comes after the courier's backoff for one attempt.
-    patience = 30 + 1.25 * backoff(1)
+    patience = 30 + GROUP_WAIT + 1.25 * backoff(1)
     try:
         (first,) = wait_for(lambda: smtp.messages(), patience, "the first email")
         assert first["Subject"] == "[rackpulse] CRITICAL array_degraded md0: pull shelf 1, bay 2"

@@ -50,8 +50,10 @@ def findings(state: SmartState, judging: Judging) -> list[Finding]:
             notify = any(worth_a_notification(r) for r in d.reasons)
             out.append(Finding(WARN, f"disk warning, {where}: {reasons}", "disk_warning" if notify else None,
                                d.key, labels))
-        if d.temperature is not None and d.temperature >= judging.disk_hot_celsius:
-            out.append(Finding(WARN, f"disk hot, {where}: {d.temperature:g} °C", "disk_hot", d.key, labels))
+        hot = None if d.temperature is None else judging.level("disk_hot", d.temperature, judging.disk_hot_celsius)
+        if hot is not None:
+            out.append(Finding(BAD if hot == "critical" else WARN, f"disk hot, {where}: {d.temperature:g} °C",
+                               "disk_hot", d.key, labels, severity=judging.alert_severity("disk_hot", hot)))
     return out
 
 

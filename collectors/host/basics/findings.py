@@ -25,16 +25,20 @@ def human(n: float | None) -> str:
     return f"{n:.1f} EB"
 
 
-def filesystem_findings(fs: Filesystem, full_ratio: float) -> list[Finding]:
+def filesystem_findings(fs: Filesystem, full_ratio: float, judging: Judging | None = None) -> list[Finding]:
     if fs.error:
         return [Finding(WARN, f"{fs.mountpoint}: {fs.error}", labels={"mountpoint": fs.mountpoint})]
     out = []
     point = fs.mountpoint
     labels = {"mountpoint": point, "device": fs.device, "fstype": fs.fstype}
     ratio, hours = fs.used_ratio, fs.hours_to_full
-    if ratio is not None and ratio >= full_ratio:
-        out.append(Finding(BAD if ratio >= 0.98 else WARN, f"{point} {ratio * 100:.0f}% full ({human(fs.avail)} "
-                           f"free of {human(fs.size)})", "filesystem_full", point, labels))
+    j = judging or Judging()
+    # Percent full: warning from the plug-in's full_ratio, critical from 98 % (the tile's red).
+    full = None if ratio is None else j.level("filesystem_full", ratio * 100, full_ratio * 100, 98.0)
+    if ratio is not None and full is not None:
+        out.append(Finding(BAD if full == "critical" else WARN, f"{point} {ratio * 100:.0f}% full "
+                           f"({human(fs.avail)} free of {human(fs.size)})", "filesystem_full", point, labels,
+                           j.alert_severity("filesystem_full", full)))
     elif hours is not None and hours < 24:
         out.append(Finding(WARN, f"{point} full within {hours:.0f} h at the current rate ({human(fs.avail)} "
                            "free)", "filesystem_full", point, labels))
@@ -50,7 +54,7 @@ def findings(state: HostState, judging: Judging) -> list[Finding]:
         return []
     limits = state.limits
     full = limits.filesystem_full_ratio if limits.filesystem_full_ratio is not None else FULL_RATIO
-    out = [f for fs in state.filesystems for f in filesystem_findings(fs, full)]
+    out = [f for fs in state.filesystems for f in filesystem_findings(fs, full, judging)]
     mem = state.memory
     low = limits.memory_low_ratio if limits.memory_low_ratio is not None else LOW_RATIO
     if mem.total and mem.available is not None and mem.available < mem.total * low:

@@ -36,29 +36,40 @@ def _ms(v: float | None) -> str:
     return "–" if v is None else f"{_number(v)} ms"
 
 
-def probe_findings(p: Probe, warning_days: float, now: float) -> list[Finding]:
+def probe_findings(p: Probe, warning_days: float, now: float, judging: Judging | None = None) -> list[Finding]:
+    """Down, lossy, slow, a certificate near its end. Loss (in percent), latency (ms) and days to
+    expiry take two levels from [alerts.rules.<rule>] warning and critical."""
+    j = judging or Judging()
     name, labels = p.name, {"probe": p.name, "kind": p.kind, "target": p.target}
     out = []
     if not p.ok:
         out.append(Finding(BAD, f"{p.kind} {name} ({p.target}) is down: {p.error or 'no answer'}",
                            "probe_down", name, labels))
     elif p.kind == "ping":
-        if p.loss is not None and p.loss_warning is not None and p.loss >= p.loss_warning:
+        lossy = None if p.loss is None else j.level(
+            "probe_loss", p.loss * 100, None if p.loss_warning is None else p.loss_warning * 100)
+        if p.loss is not None and lossy is not None:
             sent = "?" if p.sent is None else p.sent
-            out.append(Finding(WARN, f"ping {name} ({p.target}{' via ' + p.interface if p.interface else ''})"
-                               f" lost {p.loss * 100:.0f}% of {sent} pings", "probe_loss", name, labels))
+            out.append(Finding(BAD if lossy == "critical" else WARN,
+                               f"ping {name} ({p.target}{' via ' + p.interface if p.interface else ''})"
+                               f" lost {p.loss * 100:.0f}% of {sent} pings", "probe_loss", name, labels,
+                               j.alert_severity("probe_loss", lossy)))
         avg = p.rtt_ms.avg
-        if avg is not None and p.rtt_warning_ms is not None and avg >= p.rtt_warning_ms:
-            out.append(Finding(WARN, f"ping {name} ({p.target}) answers in {_ms(avg)} on average "
-                               f"(p95 {_ms(p.rtt_ms.p95)}; warning from {_ms(p.rtt_warning_ms)})",
-                               "probe_latency", name, labels))
+        slow = None if avg is None else j.level("probe_latency", avg, p.rtt_warning_ms)
+        if avg is not None and slow is not None:
+            out.append(Finding(BAD if slow == "critical" else WARN, f"ping {name} ({p.target}) answers in "
+                               f"{_ms(avg)} on average (p95 {_ms(p.rtt_ms.p95)}; warning from "
+                               f"{_ms(p.rtt_warning_ms)})", "probe_latency", name, labels,
+                               j.alert_severity("probe_latency", slow)))
     if p.cert_expires is not None:
         days = (p.cert_expires - now) / 86400
-        if days < warning_days:
+        # Days left, lower is worse: below warning_days a warning, below 2 days the tile's red.
+        near = j.level("tls_expiring", days, warning_days, 2.0, below=True)
+        if near is not None:
             when = "expired" if days < 0 else f"expires in {int(days)} days" if days >= 1 else "expires today"
-            out.append(Finding(BAD if days < 2 else WARN, f"TLS certificate of {name} ({p.target}) {when}"
+            out.append(Finding(BAD if near == "critical" else WARN, f"TLS certificate of {name} ({p.target}) {when}"
                                f" ({time.strftime('%Y-%m-%d', time.gmtime(p.cert_expires))})", "tls_expiring",
-                               name, {**labels, "subject": p.cert_subject}))
+                               name, {**labels, "subject": p.cert_subject}, j.alert_severity("tls_expiring", near)))
     return out
 
 
@@ -68,7 +79,7 @@ def _days(state: ProbesState) -> float:
 
 def findings(state: ProbesState, judging: Judging) -> list[Finding]:
     now = judging.now  # the moment of this judgement (a test can set it; the Judge sets it per collection)
-    return [f for p in state.probes for f in probe_findings(p, _days(state), now)]
+    return [f for p in state.probes for f in probe_findings(p, _days(state), now, judging)]
 
 
 def all_clear(state: ProbesState, judging: Judging) -> str | None:
