@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 
 from app.alerting.engine import AlertState
 from app.scheduler import SELF_METRICS, CollectorStatus, Snapshot
+from app.words import duration
 from collectors import all_metric_specs, plugins
 from collectors.findings import (
     BAD,
@@ -116,7 +117,7 @@ def collector_view(st: CollectorStatus, now: float) -> CollectorView:
     elif not st.up:
         level, reason = BAD, st.last_error or "down"
     elif st.stale(now):
-        level, reason = WARN, f"stale: last success {int(now - (st.last_success or now))}s ago"
+        level, reason = WARN, f"stale: last success {duration(now - (st.last_success or now))} ago"
     elif st.no_data:
         level, reason = OK, f"source absent: {st.last_error}"
     elif st.warnings:

@@ -52,6 +52,20 @@ class Fact:
     level: str = INFO
 
 
+def duration(seconds: float) -> str:
+    """"2 d 4 h", "3 h 5 min", "16 min", "4 min 52 s", "42 s": the small unit only where it says something."""
+    s = int(seconds)
+    if s >= 86400:
+        return f"{s // 86400} d {s % 86400 // 3600} h" if s % 86400 >= 3600 else f"{s // 86400} d"
+    if s >= 3600:
+        return f"{s // 3600} h {s % 3600 // 60} min" if s % 3600 >= 60 else f"{s // 3600} h"
+    if s >= 600:
+        return f"{s // 60} min"
+    if s >= 60:
+        return f"{s // 60} min {s % 60} s" if s % 60 else f"{s // 60} min"
+    return f"{s} s"
+
+
 def owner(kind: str, plugins: Mapping[str, CollectorPlugin]) -> CollectorPlugin | None:
     """The plug-in that reports entities of this kind."""
     return next((p for p in plugins.values() if kind in p.nouns), None)

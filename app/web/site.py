@@ -103,17 +103,7 @@ def human_duration(s: float | None) -> str:
     s = _number(s)
     if s is None:
         return "–"
-    s = int(s)
-    # "2 d 4 h", "3 h 5 min", "16 min", "4 min 52 s", "42 s": the small unit only where it says something.
-    if s >= 86400:
-        return f"{s // 86400} d {s % 86400 // 3600} h" if s % 86400 >= 3600 else f"{s // 86400} d"
-    if s >= 3600:
-        return f"{s // 3600} h {s % 3600 // 60} min" if s % 3600 >= 60 else f"{s // 3600} h"
-    if s >= 600:
-        return f"{s // 60} min"
-    if s >= 60:
-        return f"{s // 60} min {s % 60} s" if s % 60 else f"{s // 60} min"
-    return f"{s} s"
+    return words.duration(s)
 
 
 def human_bytes(n: float | None) -> str:
