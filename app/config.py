@@ -155,6 +155,20 @@ class ChannelConfig(_Strict):
     max_age_hours: Annotated[float, Field(gt=0)] = 72.0
     # false: every event on its own, even when alerts.group_wait groups them for other channels
     group: bool = True
+    # > 0: a second line. Only what still fires unacknowledged this many minutes after it began
+    # is sent here (and the resolution of what was sent).
+    escalate_after_minutes: Annotated[float, Field(ge=0)] = 0.0
+    # "23:00-07:00" in alerts.timezone: warnings wait until the end; critical ones pass.
+    quiet_hours: str | None = None
+
+    @field_validator("quiet_hours")
+    @classmethod
+    def _quiet_shape(cls, v: str | None) -> str | None:
+        if v is not None:
+            from app.alerting.policy import parse_quiet
+
+            parse_quiet(v)
+        return v
 
     @field_validator("url")
     @classmethod
@@ -217,6 +231,20 @@ class AlertsConfig(_Strict):
     # One host's alerts that fire (or resolve) within this many seconds go out as one
     # notification per channel ("3 problems on nas1: ..."); the first waits this long. 0: off.
     group_wait: Annotated[float, Field(ge=0, le=3600)] = 30.0
+    # The time zone of channels' quiet_hours, e.g. "Europe/Berlin"; left out: the host's.
+    timezone: str | None = None
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, v: str | None) -> str | None:
+        if v is not None:
+            import zoneinfo
+
+            try:
+                zoneinfo.ZoneInfo(v)
+            except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+                raise ValueError(f"unknown time zone {v!r} (an IANA name such as \"Europe/Berlin\")") from None
+        return v
     rules: dict[str, RuleOverride] = {}
     user_rules: list[UserRuleConfig] = []
     channels: list[ChannelConfig] = []

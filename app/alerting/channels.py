@@ -15,6 +15,8 @@ from typing import Any, TypedDict
 
 from jinja2 import Environment, StrictUndefined
 
+from app.alerting.policy import QuietHours
+
 FORMATS = ("rackpulse", "alertmanager", "ntfy", "gotify", "discord", "slack", "template")
 
 
@@ -30,6 +32,8 @@ class Channel:
     template: str | None = None  # Jinja2 body for format "template"
     max_age_hours: float = 72.0  # keep retrying this long, then give up (shown on the alerts page)
     group: bool = True  # one host's events within alerts.group_wait go as one notification
+    escalate_after_minutes: float = 0.0  # > 0: only what still fires unacknowledged this long after
+    quiet: QuietHours | None = None  # warnings wait until these hours end; critical passes
 
     def wants(self, rule: str, severity: str) -> bool:
         return (not self.severities or severity in self.severities) and (not self.rules or rule in self.rules)

@@ -23,6 +23,7 @@ from sqlalchemy import Engine, and_, select, update
 
 from app.alerting.apprise_channel import group_body, group_title, notify
 from app.alerting.channels import Channel, DeliveryError, Notice, render_group, send
+from app.alerting.policy import skip_reason
 from app.logsafe import redact
 from app.storage.models import alert, alert_event, outbox
 
@@ -79,22 +80,32 @@ class Courier:
         ch = self.channels[name]
         sent = 0
         while not self._stop.is_set():
+            at = now if now is not None else time.time()
+            q = (select(outbox, alert_event, alert.c.since.label("episode_since"),
+                        alert.c.state.label("alert_state"), alert.c.acked_at.label("alert_acked"))
+                 .join(alert_event, alert_event.c.id == outbox.c.event_id)
+                 .outerjoin(alert, and_(alert.c.host == alert_event.c.host, alert.c.rule == alert_event.c.rule,
+                                        alert.c.subject == alert_event.c.subject))
+                 .where(outbox.c.channel == name, outbox.c.delivered_at.is_(None), outbox.c.gave_up_at.is_(None)))
+            quiet_end = ch.quiet.until(at) if ch.quiet else None
+            if quiet_end is not None:
+                # Quiet hours: only critical ones are read; the rest wait, out of the way of these.
+                q = q.where(alert_event.c.severity == "critical")
+                self._due[name] = quiet_end
             with self.engine.connect() as c:
-                rows = c.execute(
-                    select(outbox, alert_event, alert.c.since.label("episode_since"))
-                    .join(alert_event, alert_event.c.id == outbox.c.event_id)
-                    .outerjoin(alert, and_(alert.c.host == alert_event.c.host, alert.c.rule == alert_event.c.rule,
-                                           alert.c.subject == alert_event.c.subject))
-                    .where(outbox.c.channel == name, outbox.c.delivered_at.is_(None), outbox.c.gave_up_at.is_(None))
-                    .order_by(outbox.c.id).limit(BATCH)).all()
+                rows = c.execute(q.order_by(outbox.c.id).limit(BATCH)).all()
             if not rows:
                 return sent
             waiting = list(rows)
             while waiting:
                 at = now if now is not None else time.time()
                 if waiting[0].next_attempt > at:
-                    self._due[name] = waiting[0].next_attempt
+                    self._due[name] = min(waiting[0].next_attempt, self._due.get(name, waiting[0].next_attempt))
                     return sent  # the oldest waits for its retry: everything after it waits too
+                reason = self._skipped(ch, waiting[0])
+                if reason:
+                    self._mark_skipped(waiting.pop(0), reason, at)
+                    continue
                 group = self._group(ch, waiting, at)
                 if not group:
                     self._due[name] = waiting[0].created + self.group_wait
@@ -105,6 +116,30 @@ class Courier:
                 done = {r.id for r in group}
                 waiting = [r for r in waiting if r.id not in done]
         return sent
+
+    def _skipped(self, ch: Channel, row: Row) -> str | None:
+        """Why this channel's policy (escalation, quiet hours) does not send this row now."""
+        escalating = ch.escalate_after_minutes > 0
+        if not escalating and ch.quiet is None:
+            return None  # a channel without a policy sends everything
+        held = ch.quiet is not None and row.severity != "critical" and ch.quiet.until(row.created) is not None
+        older_episode = row.episode_since is not None and row.episode_since > row.ts
+        state = "resolved" if older_episode else row.alert_state
+        earlier = False
+        if row.kind == "resolved":
+            with self.engine.connect() as c:
+                last = c.execute(select(outbox.c.skipped).join(alert_event, alert_event.c.id == outbox.c.event_id)
+                                 .where(outbox.c.channel == ch.name, outbox.c.id < row.id,
+                                        alert_event.c.host == row.host, alert_event.c.rule == row.rule,
+                                        alert_event.c.subject == row.subject)
+                                 .order_by(outbox.c.id.desc()).limit(1)).first()
+            earlier = last is not None and last.skipped is not None
+        return skip_reason(row.kind, row.severity, state, row.alert_acked is not None and not older_episode,
+                           earlier, escalating, held)
+
+    def _mark_skipped(self, row: Row, reason: str, at: float) -> None:
+        with self.engine.begin() as c:
+            c.execute(update(outbox).where(outbox.c.id == row.id).values(delivered_at=at, skipped=reason))
 
     def _group(self, ch: Channel, rows: Sequence[Row], at: float) -> list[Row]:
         """The oldest row and the rows of its host and kind queued within group_wait of it, or
@@ -120,7 +155,8 @@ class Courier:
             if r.created > head.created + self.group_wait:
                 break
             alert_key = (r.host, r.rule, r.subject)
-            if r.host == head.host and r.kind == head.kind and alert_key not in left_out:
+            if (r.host == head.host and r.kind == head.kind and alert_key not in left_out
+                    and r.next_attempt <= at and not self._skipped(ch, r)):
                 group.append(r)
             else:
                 left_out.add(alert_key)

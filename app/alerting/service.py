@@ -25,6 +25,7 @@ from app.alerting.conditions import BUILTIN, Conditions, MetricRule, rule_source
 from app.alerting.delivery import Courier, try_channel
 from app.alerting.dependencies import Dependency, explained
 from app.alerting.engine import AlertState, Condition, Rule, Window, evaluate
+from app.alerting.policy import first_due, parse_quiet
 from app.scheduler import Snapshot
 from app.storage.models import alert, alert_event, outbox, silence
 
@@ -133,7 +134,7 @@ class Alerting:
                 for ch in self.channels.values():
                     if ch.wants(st.rule, st.severity):
                         c.execute(outbox.insert().values(event_id=event_id, channel=ch.name, created=now, attempts=0,
-                                                         next_attempt=now))
+                                                         next_attempt=first_due(now, ch.escalate_after_minutes)))
                 recorded.append({"id": event_id, "kind": ev.kind, "rule": st.rule, "subject": st.subject,
                                  "summary": st.summary})
                 log.info("alert %s %s: %s", ev.kind, st.rule, st.summary)
@@ -157,7 +158,7 @@ class Alerting:
 
     def channel_health(self) -> list[dict[str, Any]]:
         """Per channel: its kind (never its URL), the last success, the last error, what waits."""
-        q = (select(outbox.c.channel, func.max(outbox.c.delivered_at), func.count(outbox.c.id).filter(
+        q = (select(outbox.c.channel, func.max(outbox.c.delivered_at).filter(outbox.c.skipped.is_(None)), func.count(outbox.c.id).filter(
                 and_(outbox.c.delivered_at.is_(None), outbox.c.gave_up_at.is_(None))),
                 func.count(outbox.c.gave_up_at)).group_by(outbox.c.channel))
         with self.engine.connect() as c:
@@ -297,8 +298,10 @@ def matches(pattern: str | None, value: str) -> bool:
 
 
 def channels_of(cfg: Any) -> list[Channel]:
+    zone = cfg.alerts.timezone
     return [Channel(c.name, c.url.get_secret_value(), c.format, tuple(c.severities), tuple(c.rules), c.timeout,
-                    {k: v.get_secret_value() for k, v in c.headers.items()}, c.template, c.max_age_hours, c.group)
+                    {k: v.get_secret_value() for k, v in c.headers.items()}, c.template, c.max_age_hours, c.group,
+                    c.escalate_after_minutes, parse_quiet(c.quiet_hours, zone) if c.quiet_hours else None)
             for c in cfg.alerts.channels]
 
 

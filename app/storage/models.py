@@ -180,6 +180,9 @@ outbox = Table(
     Column("delivered_at", Float),
     Column("gave_up_at", Float),
     Column("last_error", Text),
+    # Not sent by the channel's own choice (see app/alerting/policy.py): why; delivered_at is then
+    # the moment it was decided, so the queue goes on.
+    Column("skipped", Text),
     Index("ix_outbox_pending", "delivered_at", "gave_up_at", "next_attempt"),
 )
 
