@@ -376,3 +376,26 @@ def test_behind_a_login_an_agent_host_page_comes_back_after_login_and_ingest_nee
         assert r.status_code == 303 and r.headers["location"] == "/login?next=/h/ceph1/disks"
         assert client.get("/api/hosts").status_code == 401
     engine.dispose()
+
+
+def test_a_silent_agent_explains_its_hosts_alerts_which_read_suppressed_by_it(server) -> None:
+    from sqlalchemy import update
+
+    from app.storage.models import agent as agent_token
+
+    client, engine, token, _ = server
+    state = {"arrays": [], "disks": [{"device": "sdh", "key": "ZA1049HK", "serial": "ZA1049HK", "bay": "shelf 1, bay 7",
+                                      "health": 2, "health_name": "failing", "reasons": ["SMART overall-health failed"],
+                                      "model": "WDC", "temperature": 40}]}
+    assert post(client, token, body(batch([run_record(1, time.time(), state=state)]))).status_code == 200
+    client.app.state.alert_tick()
+    (alert,) = client.get("/h/ceph1/api/alerts").json()["active"]
+    assert alert["rule"] == "disk_failing" and alert["suppressed_by"] is None
+    with engine.begin() as c:  # ceph1 then said nothing for an hour
+        c.execute(update(agent_token).where(agent_token.c.host == "ceph1").values(last_contact=time.time() - 3600))
+    client.app.state.alert_tick()
+    mine = {a["subject"]: a for a in client.get("/api/alerts").json()["active"]}
+    assert mine["ceph1"]["rule"] == "agent_silent" and mine["ceph1"]["state"] == "firing"
+    (alert,) = client.get("/h/ceph1/api/alerts").json()["active"]
+    assert alert["rule"] == "disk_failing" and alert["suppressed_by"] == "agent_silent ceph1"
+    assert "suppressed by agent silent ceph1" in client.get("/h/ceph1/alerts").text
