@@ -109,3 +109,26 @@ def test_probes_without_levels_keep_their_one_threshold_and_the_rules_severity()
               rtt_ms={"avg": 200.0, "p95": 250.0}, rtt_warning_ms=300.0, cert_expires=T0 + 13.5 * 86400)
     found = probe_findings(p, 14.0, T0, Judging())
     assert {f.rule: f.severity for f in found} == {"probe_loss": None, "tls_expiring": None}
+
+
+@pytest.mark.parametrize(("charge", "want"), [(None, "warning"), (90.0, "warning"), (49.0, "critical")])
+def test_a_ups_on_battery_is_critical_below_its_critical_charge(charge: float | None, want: str) -> None:
+    from collectors.home.nut.findings import findings
+    from collectors.home.nut.state import NutState, Ups
+
+    ups = NutState(ups=[Ups(name="ups1", up=True, flags=["OB"], on_battery=True, charge=charge)])
+    (f,) = findings(ups, Judging(levels={"ups_on_battery": (None, 50.0)}))
+    assert (f.rule, f.severity) == ("ups_on_battery", want)
+    (plain,) = findings(ups, Judging())
+    assert plain.severity is None  # without levels: the rule's own severity
+
+
+@pytest.mark.parametrize(("volts", "want"), [(11.4, "warning"), (10.9, "critical"), (None, "critical")])
+def test_a_rail_is_critical_once_it_is_far_enough_past_its_limit(volts: float | None, want: str) -> None:
+    from collectors.home.hwmon.findings import findings
+    from collectors.home.hwmon.state import HwmonState, RailView
+
+    rails = HwmonState(rails=[RailView(name="12V bus", volts=volts, ok=False, min=11.5, max=14.6)])
+    (f,) = findings(rails, Judging(levels={"rail_out_of_range": (0.0, 0.5)}))
+    assert (f.rule, f.severity) == ("rail_out_of_range", want)
+    assert findings(rails, Judging())[0].severity is None

@@ -41,7 +41,12 @@ def findings(state: NutState, judging: Judging) -> list[Finding]:
             out.append(Finding(BAD, f"UPS {u.name} battery low: {charge(u)}, {runtime(u)}", "ups_low_battery", u.name,
                                labels))
         if u.on_battery:
-            out.append(Finding(WARN, f"UPS {u.name} on battery ({charge(u)})", "ups_on_battery", u.name, labels))
+            # Two levels ([alerts.rules.ups_on_battery] warning/critical): the charge in percent,
+            # lower is worse; on battery it is a warning at least.
+            sev = None if u.charge is None else judging.level("ups_on_battery", u.charge, None, None, below=True)
+            sev = sev or "warning"
+            out.append(Finding(BAD if sev == "critical" else WARN, f"UPS {u.name} on battery ({charge(u)})",
+                               "ups_on_battery", u.name, labels, judging.alert_severity("ups_on_battery", sev)))
     return out
 
 
