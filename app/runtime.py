@@ -26,6 +26,7 @@ from collectors.base import Runner, run_command
 from collectors.context import SavedEntries
 
 if TYPE_CHECKING:  # built on first use (their imports are heavy, and alerting's tables need the migrations)
+    from app.alerting.channels import Channel
     from app.alerting.service import Alerting
     from app.export.mqtt import MqttExport
     from app.export.remote_write import RemoteWrite
@@ -56,6 +57,7 @@ class Runtime:
         self._alerting: dict[str, Alerting | None] = {}
         self.host_alerting: dict[str, Alerting] = {}  # agent host -> its Alerting
         self._failed_hosts: set[str] = set()
+        self._channels: list[Channel] | None = None  # the config's and the browser's, once loaded
 
     # -- alerting ---------------------------------------------------------------------------
 
@@ -64,7 +66,9 @@ class Runtime:
         if "a" not in self._alerting:
             from app.alerting.service import from_config
 
-            self._alerting["a"] = from_config(self.cfg, self.engine) if self.cfg.alerts.enabled else None
+            a = self._alerting["a"] = from_config(self.cfg, self.engine) if self.cfg.alerts.enabled else None
+            if a is not None and self._channels is not None:
+                a.set_channels(self._channels)
         return self._alerting["a"]
 
     def built_alerting(self) -> Alerting | None:
@@ -77,8 +81,25 @@ class Runtime:
         if host not in self.host_alerting:
             from app.alerting.service import from_config
 
-            self.host_alerting[host] = from_config(self.cfg, self.engine, host=host)
+            a = self.host_alerting[host] = from_config(self.cfg, self.engine, host=host)
+            if self._channels is not None:
+                a.set_channels(self._channels)
         return self.host_alerting[host]
+
+    def load_channels(self) -> None:
+        """The config file's channels and the ones made in the browser, into every host's alerting."""
+        from app.alerting.saved_channels import saved_channels
+        from app.alerting.service import channels_of
+
+        try:
+            saved = saved_channels(self.engine, self.cfg.host, self.cfg.alerts.timezone)
+        except SQLAlchemyError as exc:  # a database without the table yet (migrate=False): none
+            log.warning("channels made in the browser not read: %s", exc)
+            saved = []
+        self._channels = channels_of(self.cfg) + saved
+        for a in [self._alerting.get("a"), *self.host_alerting.values()]:
+            if a is not None:
+                a.set_channels(self._channels)
 
     def alert_tick(self) -> None:
         """This host first (it knows which agents are silent), then each agent host, whose alerts
@@ -111,7 +132,7 @@ class Runtime:
         except SQLAlchemyError as exc:  # a database without the table yet (migrate=False): none
             log.warning("monitors made in the browser not read: %s", exc)
             return
-        entries = as_entries(saved)
+        entries = as_entries([m for m in saved if not m.section.startswith("alerts.")])  # channels: load_channels
         for section in {*entries, "probes"}:
             self.saved_entries.replace(section, entries.get(section, []))
 
@@ -122,6 +143,7 @@ class Runtime:
         if self.migrate:
             upgrade(cfg.storage.url)
         await run_in_threadpool(self.load_monitors)
+        await run_in_threadpool(self.load_channels)
         if sessions_load is not None:
             await run_in_threadpool(sessions_load)  # the session secret, before the first request needs it
         self.agents.restore()

@@ -116,6 +116,7 @@ PAGE_READS = {
     "/entity/sensor/k10temp/Tctl": ["k10temp/Tctl", "rackpulse_hwmon_temperature_celsius"],
     "/entity/vpn_instance/site-b": ["site-b", "tun0"],
     "/monitors": ["3G bond", "config file", "read-only", "Add a probe", 'name="url"'],
+    "/channels": ["Add a channel", "Apprise URL", 'type="password" name="url"', "never shown again"],
 }
 PAGES = list(PAGE_READS)
 

@@ -71,13 +71,16 @@ class Courier:
         self.group_wait = group_wait  # seconds; 0: every event on its own
         self._wake = {name: threading.Event() for name in self.channels}
         self._due: dict[str, float] = {}  # channel -> when its oldest waiting notification is due
+        self._poll: float | None = None  # set once the threads run
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
 
     def deliver_channel(self, name: str, now: float | None = None) -> int:
         """Send this channel's due notifications oldest first; stop at the first one not yet due
         or failing. Returns how many events were delivered."""
-        ch = self.channels[name]
+        ch = self.channels.get(name)
+        if ch is None:
+            return 0  # removed in the browser meanwhile
         sent = 0
         while not self._stop.is_set():
             at = now if now is not None else time.time()
@@ -192,27 +195,47 @@ class Courier:
 
     # -- the server's threads ----------------------------------------------------------------
 
+    def set_channels(self, channels: Sequence[Channel]) -> None:
+        """Channels made or changed in the browser: a new one gets its thread, a removed one's
+        thread ends at its next look (its queue stays in the database)."""
+        self.channels = {c.name: c for c in channels}
+        for name in self.channels:
+            if name not in self._wake:
+                self._wake[name] = threading.Event()
+                if self._poll is not None:
+                    self._start_one(name, self._poll)
+
     def wake(self) -> None:
         """New notifications were queued: every channel looks now instead of at its next poll."""
         for ev in self._wake.values():
             ev.set()
 
     def start(self, poll: float = 5.0) -> None:
+        self._poll = poll
         for name in self.channels:
-            t = threading.Thread(target=self._run, args=(name, poll), name=f"courier-{name}", daemon=True)
-            t.start()
-            self._threads.append(t)
+            self._start_one(name, poll)
+
+    def _start_one(self, name: str, poll: float) -> None:
+        t = threading.Thread(target=self._run, args=(name, poll), name=f"courier-{name}", daemon=True)
+        t.start()
+        self._threads.append(t)
 
     def _run(self, name: str, poll: float) -> None:
         while not self._stop.is_set():
+            if name not in self.channels:  # removed in the browser
+                self._wake.pop(name, None)
+                return
             try:
                 self.deliver_channel(name)
             except Exception:  # noqa: BLE001 - a database hiccup must not end this channel's thread
                 log.exception("channel %s: delivery round failed", name)
             # At the next poll, or when the oldest's group window closes if that is sooner.
             due = self._due.pop(name, None)
-            self._wake[name].wait(poll if due is None else min(poll, max(0.05, due - time.time())))
-            self._wake[name].clear()
+            wake = self._wake.get(name)
+            if wake is None:
+                return
+            wake.wait(poll if due is None else min(poll, max(0.05, due - time.time())))
+            wake.clear()
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()

@@ -25,7 +25,7 @@ from app.alerting.conditions import BUILTIN, Conditions, MetricRule, rule_source
 from app.alerting.delivery import Courier, try_channel
 from app.alerting.dependencies import Dependency, explained
 from app.alerting.engine import AlertState, Condition, Rule, Window, evaluate
-from app.alerting.policy import first_due, parse_quiet
+from app.alerting.policy import first_due
 from app.scheduler import Snapshot
 from app.storage.models import alert, alert_event, outbox, silence
 
@@ -145,6 +145,12 @@ class Alerting:
     def deliver(self, now: float | None = None) -> int:
         """Send what is due on every channel, each in order, here and now (tests, `tick`)."""
         return sum(self.courier.deliver_channel(name, now) for name in self.courier.channels)
+
+    def set_channels(self, channels: Sequence[Channel]) -> None:
+        """The config file's channels and the browser's, after one was added, changed or removed."""
+        with self.lock:
+            self.channels = {c.name: c for c in channels}
+        self.courier.set_channels(channels)
 
     def try_channel(self, name: str, now: float | None = None) -> tuple[bool, str]:
         """A test notification on one channel now; the answer is kept for the alerts page."""
@@ -298,11 +304,10 @@ def matches(pattern: str | None, value: str) -> bool:
 
 
 def channels_of(cfg: Any) -> list[Channel]:
-    zone = cfg.alerts.timezone
-    return [Channel(c.name, c.url.get_secret_value(), c.format, tuple(c.severities), tuple(c.rules), c.timeout,
-                    {k: v.get_secret_value() for k, v in c.headers.items()}, c.template, c.max_age_hours, c.group,
-                    c.escalate_after_minutes, parse_quiet(c.quiet_hours, zone) if c.quiet_hours else None)
-            for c in cfg.alerts.channels]
+    """The config file's channels."""
+    from app.alerting.saved_channels import channel_of
+
+    return [channel_of(c, cfg.alerts.timezone) for c in cfg.alerts.channels]
 
 
 def from_config(cfg: Any, engine: Engine, host: str | None = None) -> Alerting:

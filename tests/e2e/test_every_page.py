@@ -23,7 +23,7 @@ MODES: dict[str, dict[str, Any]] = {
     "dark": {"viewport": {"width": 1440, "height": 900}, "color_scheme": "dark"},
 }
 PAGES = ["/", "/host", "/disks", "/disks/ZA1049HK", "/network", "/probes", "/status", "/power", "/heatpump", "/alerts", "/events",
-         "/collectors", "/hosts", "/monitors", "/entity/md_array/md0", "/entity/bond_slave/bond0/eoip4", "/h/ceph-node1/disks",
+         "/collectors", "/hosts", "/monitors", "/channels", "/entity/md_array/md0", "/entity/bond_slave/bond0/eoip4", "/h/ceph-node1/disks",
          "/api/docs"]
 
 CHARTS_DRAWN = """() => [...document.querySelectorAll('figure.chart')].every(
