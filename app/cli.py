@@ -58,6 +58,31 @@ def cmd_notify_test(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def cmd_heartbeats(args: argparse.Namespace) -> int:
+    """`heartbeats url NAME`: a new secret URL for a job to call (the old one stops working)."""
+    from app.storage.db import make_engine, upgrade
+    from app.storage.heartbeats import issue
+    from app.storage.monitors import list_monitors
+
+    cfg = _load(args)
+    upgrade(cfg.storage.url)
+    engine = make_engine(cfg.storage.url)
+    section = getattr(cfg.collectors, "heartbeats", None)
+    names = {h.name for h in getattr(section, "checks", [])}
+    names |= {m.name for m in list_monitors(engine, cfg.host, "heartbeats")}
+    if args.name not in names:
+        print(f"rackpulse: no heartbeat {args.name!r} ([[collectors.heartbeats]] or /monitors; "
+              f"there: {', '.join(sorted(names)) or 'none'})", file=sys.stderr)
+        return 2
+    base = (args.base_url or cfg.alerts.base_url or f"http://{cfg.web.listen}:{cfg.web.port}").rstrip("/")
+    token = issue(engine, cfg.host, args.name)
+    print(f"{base}/ping/{token}")
+    print(f"# the job calls it when it ran: curl -fsS -m 10 --retry 5 {base}/ping/{token}\n"
+          f"# when it failed, with its log:  ... | curl -fsS -m 10 --data-binary @- {base}/ping/{token}/fail\n"
+          "# a new `heartbeats url` makes a new URL; this one then stops working", file=sys.stderr)
+    return 0
+
+
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
     from app.storage.db import upgrade
 
@@ -381,6 +406,10 @@ def build_parser() -> argparse.ArgumentParser:
     add("check-config", cmd_check_config, "validate the config file")
     nt = add("notify-test", cmd_notify_test, "send a test notification on a channel and say what it answered")
     nt.add_argument("channel", help="the channel's name in [[alerts.channels]]")
+    hb = add("heartbeats", cmd_heartbeats, "heartbeats: `url NAME` prints a new secret URL for a job to call")
+    hb.add_argument("action", choices=("url",), help="url: a new URL for the heartbeat (the old one stops working)")
+    hb.add_argument("name", help="the heartbeat's name")
+    hb.add_argument("--base-url", help="how jobs reach this server (default alerts.base_url, else web.listen:port)")
     db = add("db", None, "database commands")
     db.add_argument("action", choices=("upgrade", "copy"),
                     help="upgrade: apply the schema migrations; copy: copy everything to another database")

@@ -23,7 +23,7 @@ from app.storage.monitors import as_entries, list_monitors
 from app.storage.store import Store
 from collectors import build_collectors, host_context
 from collectors.base import Runner, run_command
-from collectors.context import SavedEntries
+from collectors.context import PingBook, SavedEntries
 
 if TYPE_CHECKING:  # built on first use (their imports are heavy, and alerting's tables need the migrations)
     from app.alerting.channels import Channel
@@ -41,6 +41,7 @@ class Runtime:
         self.cfg, self.migrate = cfg, migrate
         self.saved_bays = bay_labels.host_bays(cfg)  # with the labels saved from disk pages; every collector holds it
         self.saved_entries = SavedEntries()  # monitors made in the browser, read from the database at start()
+        self.pings = PingBook()  # what jobs said at /ping/<token>, read from the database at start()
         self.engine = make_engine(cfg.storage.url)
         self.store = Store(self.engine, cfg.host)
         self.snap = snapshot or Snapshot(host=cfg.host)
@@ -49,7 +50,7 @@ class Runtime:
         self.agents = Agents(self.engine, cfg.host, a.max_series_per_host, a.max_collectors_per_host,
                              a.max_entities_per_host, a.max_state_bytes, thresholds(cfg))
         if scheduler is None and collect:
-            colls = build_collectors(cfg, runner, host_context(cfg, self.saved_bays, self.saved_entries))
+            colls = build_collectors(cfg, runner, host_context(cfg, self.saved_bays, self.saved_entries, self.pings))
             scheduler = Scheduler(colls, cfg.schedules(colls), self.snap, self.store)
         self.scheduler = scheduler
         self.mqtt: MqttExport | None = None
@@ -136,6 +137,14 @@ class Runtime:
         for section in {*entries, "probes"}:
             self.saved_entries.replace(section, entries.get(section, []))
 
+    def load_pings(self) -> None:
+        from app.storage.heartbeats import load
+
+        try:
+            load(self.engine, self.cfg.host, self.pings)
+        except SQLAlchemyError as exc:  # a database without the table yet (migrate=False): none
+            log.warning("heartbeat pings not read: %s", exc)
+
     # -- life -------------------------------------------------------------------------------
 
     async def start(self, sessions_load: Callable[[], object] | None = None) -> None:
@@ -144,6 +153,7 @@ class Runtime:
             upgrade(cfg.storage.url)
         await run_in_threadpool(self.load_monitors)
         await run_in_threadpool(self.load_channels)
+        await run_in_threadpool(self.load_pings)
         if sessions_load is not None:
             await run_in_threadpool(sessions_load)  # the session secret, before the first request needs it
         self.agents.restore()

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from collectors.base import Collector, MetricSpec, Runner, run_command
-from collectors.context import BayRules, HostContext, SavedEntries
+from collectors.context import BayRules, HostContext, PingBook, SavedEntries
 from collectors.disks.location import BayRule, bay_rules
 from collectors.plugin import CollectorPlugin, discover
 
@@ -21,8 +21,8 @@ def plugins() -> dict[str, CollectorPlugin]:
     return discover()
 
 
-def host_context(cfg: Any, saved: Iterable[BayRule] | BayRules = (), entries: SavedEntries | None = None
-                 ) -> HostContext:
+def host_context(cfg: Any, saved: Iterable[BayRule] | BayRules = (), entries: SavedEntries | None = None,
+                 pings: PingBook | None = None) -> HostContext:
     """What the plug-ins may know of this host, from the app's Config (which they never see), the
     bay labels saved from disk pages and the config entries made in the browser (`entries`)."""
     bays = saved if isinstance(saved, BayRules) else BayRules(saved=saved)
@@ -31,7 +31,7 @@ def host_context(cfg: Any, saved: Iterable[BayRule] | BayRules = (), entries: Sa
     for a in cfg.disks.accept:
         accepted.setdefault(a.serial, {})[a.attribute] = a.value
     return HostContext(cfg.host, Path(cfg.host_root), bays, accepted, cfg.disk_hot_celsius(),
-                       entries if entries is not None else SavedEntries())
+                       entries if entries is not None else SavedEntries(), pings if pings is not None else PingBook())
 
 
 def build_collectors(cfg: Any, runner: Runner = run_command, host: HostContext | None = None

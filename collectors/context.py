@@ -4,6 +4,7 @@ Config; everything it needs of the host is here."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +48,33 @@ class SavedEntries:
 
 
 @dataclass(frozen=True)
+class Ping:
+    """What a job last said through its heartbeat URL."""
+
+    kind: str  # "success", "fail" or "start"
+    at: float
+    body: str = ""  # the job's log, up to 10 KB (a /fail's reason)
+
+
+class PingBook:
+    """The last pings of each heartbeat (by name), as the web records them (`/ping/<token>`) and
+    the heartbeats collector reads them. Thread-safe: the web writes while a collection reads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        # name -> kind -> its last ping of that kind
+        self._last: dict[str, dict[str, Ping]] = {}
+
+    def record(self, name: str, ping: Ping) -> None:
+        with self._lock:
+            self._last.setdefault(name, {})[ping.kind] = ping
+
+    def last(self, name: str) -> dict[str, Ping]:
+        with self._lock:
+            return dict(self._last.get(name, {}))
+
+
+@dataclass(frozen=True)
 class HostContext:
     name: str  # the host's name, as every series' `host` label says it
     root: Path = Path("/")  # where its /proc, /sys and /dev are (a fixture tree in tests, a container's /host)
@@ -55,3 +83,4 @@ class HostContext:
     accepted: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     disk_hot_celsius: float = 50.0  # alerts.disk_hot_celsius: a disk's verdict and its alert agree
     saved: SavedEntries = field(default_factory=SavedEntries)  # entries made in the browser
+    pings: PingBook = field(default_factory=PingBook)  # what jobs said through their heartbeat URLs

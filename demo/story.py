@@ -223,6 +223,10 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
                                       "baseline_mbps": 90},
                                      {"name": "VPN site-b down", "server": "10.8.0.1", "duration": 5, "interval": 60,
                                       "baseline_mbps": 90, "reverse": True}]},
+            # Cron jobs' heartbeats, from the scene (collectors/probes/heartbeats/demo.py): the
+            # nightly backup runs every 30 story seconds, hangs once a loop, fails, runs again.
+            "heartbeats": {"interval": interval, "checks": [{"name": "nightly-backup", "every": 30, "grace": 10},
+                                                            {"name": "photo-sync", "every": 60, "grace": 30}]},
         },
         # The chassis as the bay map draws them: shelf 1 a 12-bay case in three rows of four,
         # counted from the bottom left as many 3U cases are; the RAID shelf two rows of four.
@@ -291,3 +295,7 @@ def attach_simulations(collectors: dict[str, Any], root: Path) -> None:
 
     if "snmp" in collectors:
         collectors["snmp"].walker = make_walker(root)
+    if "heartbeats" in collectors:  # the cron jobs' pings, from the scene (no job runs here)
+        from collectors.probes.heartbeats.demo import ScenePings
+
+        collectors["heartbeats"].pings = ScenePings(root)

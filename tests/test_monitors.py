@@ -168,3 +168,60 @@ def test_a_probe_added_to_a_running_serve_is_up_on_status_within_its_interval(tm
     finally:
         stop(proc)
     assert path.read_text() == before  # the TOML stays the user's
+
+
+def test_a_heartbeat_made_in_the_browser_shows_its_url_once_and_the_url_takes_pings(tmp_path: Path) -> None:
+    from app.storage.heartbeats import find
+    from app.web import heartbeats as ping_routes
+    from collectors.probes.heartbeats.collector import HeartbeatsCollector
+
+    raw = raw_config(tmp_path)
+    raw["collectors"]["heartbeats"] = [{"name": "from the file", "every": "1d"}]  # type: ignore[index]
+    cfg = load_config(None, raw)
+    upgrade(cfg.storage.url)
+    app = create_app(cfg, collect=False, migrate=False)
+    rt = app.state.runtime
+    ctx = host_context(cfg, entries=rt.saved_entries, pings=rt.pings)
+    beats = HeartbeatsCollector(cfg.collectors.heartbeats, ctx.pings, ctx.saved)
+    ping_routes.THROTTLE._failures.clear()  # noqa: SLF001
+
+    async def browse() -> dict[str, object]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
+            page = (await c.get("/monitors?kind=heartbeat")).text
+            token = page.split('name="csrf" value="')[1].split('"')[0]
+            got: dict[str, object] = {"page": page}
+            form = {"name": "photos", "every": "6h", "grace": "30m", "csrf": token}
+            got["bad span"] = await c.post("/monitors/add?kind=heartbeat", data={**form, "every": "daily"})
+            got["file's name"] = await c.post("/monitors/add?kind=heartbeat", data={**form, "name": "from the file"})
+            added = await c.post("/monitors/add?kind=heartbeat", data=form)
+            got["added"] = added
+            url = added.text.split('<code class="secret-url">')[1].split("</code>")[0]
+            got["url"] = url
+            got["ping"] = (await c.get(url.replace("http://127.0.0.1", ""))).status_code
+            got["state"] = {b.name: b.status for b in beats.collect().state.beats}  # type: ignore[union-attr]
+            got["later page"] = (await c.get("/monitors")).text
+            renewed = await c.post("/monitors/heartbeat/photos/url", data={"csrf": token})
+            got["renewed"] = renewed.text.split('<code class="secret-url">')[1].split("</code>")[0]
+            got["old ping"] = (await c.get(url.replace("http://127.0.0.1", ""))).status_code
+            got["file url"] = (await c.post("/monitors/heartbeat/from%20the%20file/url", data={"csrf": token}))
+            mid = next(m.id for m in list_monitors(rt.engine, "nas") if m.name == "photos")
+            assert (await c.post(f"/monitors/{mid}/delete", data={"csrf": token})).status_code == 303
+            return got
+
+    got = asyncio.run(browse())
+    assert "Add a heartbeat" in str(got["page"]) and 'name="every"' in str(got["page"])
+    bad = got["bad span"]
+    assert isinstance(bad, httpx.Response) and bad.status_code == 400 and "every" in bad.text
+    clash = got["file's name"]
+    assert isinstance(clash, httpx.Response) and clash.status_code == 400 and "config file has a heartbeat" in clash.text
+    added = got["added"]
+    assert isinstance(added, httpx.Response) and added.status_code == 200 and "shown this once" in added.text
+    assert str(got["url"]).startswith("http://127.0.0.1/ping/") and got["ping"] == 200
+    assert got["state"] == {"from the file": "new", "photos": "up"}
+    later = str(got["later page"])
+    assert "photos" in later and "every 6 h, grace 30 min" in later and str(got["url"]) not in later  # shown once
+    assert got["old ping"] == 404 and got["renewed"] != got["url"]
+    file_url = got["file url"]
+    assert isinstance(file_url, httpx.Response) and file_url.status_code == 200 and "/ping/" in file_url.text
+    assert find(rt.engine, str(got["renewed"]).rsplit("/", 1)[1]) is None  # removed: its URL ends too

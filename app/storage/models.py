@@ -249,3 +249,22 @@ monitor = Table(
     Column("updated", Float, nullable=False),
     UniqueConstraint("host", "section", "name", name="uq_monitor_name"),
 )
+
+
+# Heartbeats (collectors/probes/heartbeats): a job's URL token, stored as its sha256 only, and
+# its last pings of each kind, so a restart forgets none.
+heartbeat = Table(
+    "heartbeat",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("host", String(255), nullable=False),
+    Column("name", String(100), nullable=False),
+    Column("token_hash", String(80), nullable=False),
+    Column("created", Float, nullable=False),
+    Column("last_success", Float),
+    Column("last_fail", Float),
+    Column("last_start", Float),
+    Column("last_body", Text),
+    UniqueConstraint("host", "name", name="uq_heartbeat_name"),
+    UniqueConstraint("token_hash", name="uq_heartbeat_token"),
+)

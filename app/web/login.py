@@ -20,7 +20,8 @@ from app.web.site import Checked, Site, SiteDep
 
 log = logging.getLogger("rackpulse.web")
 router = APIRouter()
-PUBLIC = ("/login", "/static/", "/favicon.ico", "/healthz", "/metrics", "/api/v1/ingest")  # ingest: agent tokens
+# ingest: agent tokens; /ping/: heartbeat tokens (a cron job has no login)
+PUBLIC = ("/login", "/static/", "/favicon.ico", "/healthz", "/metrics", "/api/v1/ingest", "/ping/")
 Next = Callable[[Request], Awaitable[Response]]
 
 

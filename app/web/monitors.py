@@ -1,4 +1,5 @@
-"""/monitors: the probes, with the ones made here added, changed and removed in the browser.
+"""/monitors: the probes and heartbeats, with the ones made here added, changed and removed in
+the browser (a heartbeat made here gets its secret URL shown once, and a new one on request).
 
 The config file's probes are listed read-only (the TOML stays the user's: rackpulse never writes
 it); the ones made here live in the database (app/storage/monitors.py) and reach the probes
@@ -15,16 +16,20 @@ from urllib.parse import quote
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, BeforeValidator, ValidationError
 
 from app.storage.monitors import MonitorError, SavedMonitor, delete_monitor, list_monitors, save_monitor
 from app.web.site import Checked, SiteDep
-from collectors.probes.checks.collector import KINDS
+from collectors.probes.checks.collector import KINDS as PROBE_KINDS
+from collectors.probes.heartbeats.config import Heartbeat
 
 router = APIRouter()
 SECTION = "probes"
-# What each kind's form asks first (the rest in the model's order).
-KIND_WORDS = {"ping": "Ping (fping)", "http": "HTTP(S) check", "tcp": "TCP port (and TLS certificate)"}
+# Each kind of monitor: the config section it is an entry of, and the model that checks it.
+KINDS: dict[str, type[BaseModel]] = {**PROBE_KINDS, "heartbeat": Heartbeat}
+SECTIONS = {**{k: SECTION for k in PROBE_KINDS}, "heartbeat": "heartbeats"}
+KIND_WORDS = {"ping": "Ping (fping)", "http": "HTTP(S) check", "tcp": "TCP port (and TLS certificate)",
+              "heartbeat": "Heartbeat (a cron job calls a URL)"}
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,8 @@ def form_fields(model: type[BaseModel], values: dict[str, Any] | None = None) ->
     for name, info in model.model_fields.items():
         ann = info.annotation
         kind = "checkbox" if ann is bool else "number" if ann in (int, float) else "text"
+        if any(isinstance(m, BeforeValidator) for m in info.metadata):
+            kind = "text"  # a span: "24h" as well as 86400
         if name == "url":
             kind = "url"
         default = None if info.is_required() else info.default
@@ -73,20 +80,29 @@ def errors_in_words(exc: ValidationError) -> str:
 
 
 def _config_probes(s: Any) -> list[tuple[str, dict[str, Any]]]:
+    """The config file's probes and heartbeats: (kind, entry)."""
+    out = []
     cfg = getattr(s.cfg.collectors, SECTION, None)
-    if cfg is None:
-        return []
-    return [(kind, p.model_dump()) for kind in KINDS for p in getattr(cfg, kind)]
+    if cfg is not None:
+        out += [(kind, p.model_dump()) for kind in PROBE_KINDS for p in getattr(cfg, kind)]
+    beats = getattr(s.cfg.collectors, "heartbeats", None)
+    if beats is not None:
+        out += [("heartbeat", h.model_dump()) for h in beats.checks]
+    return out
+
+
+def _saved(s: Any) -> list[SavedMonitor]:
+    return [m for m in list_monitors(s.engine, s.cfg.host) if m.section in (SECTION, "heartbeats")]
 
 
 def _reload(s: Any) -> None:
     s.runtime.load_monitors()
 
 
-async def _collect_now(s: Any) -> None:
+async def _collect_now(s: Any, section: str = SECTION) -> None:
     """The probes run at once after a change, so the page shows the new one's first answer."""
-    if s.scheduler is not None and SECTION in s.scheduler.collectors:
-        await s.scheduler.run_once(SECTION)
+    if s.scheduler is not None and section in s.scheduler.collectors:
+        await s.scheduler.run_once(section)
 
 
 @router.get("/monitors", response_class=HTMLResponse, name="monitors")
@@ -94,16 +110,22 @@ def monitors_page(s: SiteDep, request: Request, edit: int | None = None, kind: s
     snap, _ = s.view(request)
     if snap.host != s.cfg.host:
         raise HTTPException(404, "monitors are made on the host that runs them")
-    saved = list_monitors(s.engine, s.cfg.host, SECTION)
-    state = snap.states.get(SECTION)
-    now = {p.name: p for p in getattr(state, "probes", [])}
+    return _render(s, request, edit, kind)
+
+
+def _render(s: Any, request: Request, edit: int | None = None, kind: str = "http", new_url: str | None = None,
+            notice: str | None = None) -> HTMLResponse:
+    snap, _ = s.view(request)
+    saved = _saved(s)
+    now: dict[str, Any] = {p.name: p for p in getattr(snap.states.get(SECTION), "probes", [])}
+    beats = {b.name: b for b in getattr(snap.states.get("heartbeats"), "beats", [])}
     editing: SavedMonitor | None = next((m for m in saved if m.id == edit), None)
     kind = editing.kind if editing else kind if kind in KINDS else "http"
-    return s.render(request, "monitors.html", configured=_config_probes(s), saved=saved, now=now,
+    return s.render(request, "monitors.html", configured=_config_probes(s), saved=saved, now=now, beats=beats,
                     kinds=KIND_WORDS, kind=kind, editing=editing,
                     fields=form_fields(KINDS[kind], editing.spec if editing else None),
-                    csrf=s.csrf_token(request), notice=request.query_params.get("saved"),
-                    can_collect=s.scheduler is not None and SECTION in s.scheduler.collectors)
+                    csrf=s.csrf_token(request), notice=notice or request.query_params.get("saved"),
+                    new_url=new_url, can_collect=s.scheduler is not None and SECTION in s.scheduler.collectors)
 
 
 async def _save(s: Any, request: Request, kind: str, monitor_id: int | None) -> Response:
@@ -114,16 +136,36 @@ async def _save(s: Any, request: Request, kind: str, monitor_id: int | None) -> 
         spec = parse_form(KINDS[kind], form)
     except ValidationError as exc:
         raise HTTPException(400, f"{KIND_WORDS[kind]} not saved: {errors_in_words(exc)}") from None
-    if spec["name"] in {p["name"] for _, p in _config_probes(s)}:
-        raise HTTPException(400, f"the config file has a probe named {spec['name']!r}: choose another name")
+    if spec["name"] in {p["name"] for k, p in _config_probes(s) if SECTIONS[k] == SECTIONS[kind]}:
+        raise HTTPException(400, f"the config file has a {kind if kind == 'heartbeat' else 'probe'} named "
+                                 f"{spec['name']!r}: choose another name")
     try:
-        await run_in_threadpool(save_monitor, s.engine, s.cfg.host, SECTION, kind, spec, monitor_id)
+        await run_in_threadpool(save_monitor, s.engine, s.cfg.host, SECTIONS[kind], kind, spec, monitor_id)
     except MonitorError as exc:
         raise HTTPException(400, str(exc)) from None
     await run_in_threadpool(_reload, s)
-    await _collect_now(s)
+    await _collect_now(s, SECTIONS[kind])
+    if kind == "heartbeat" and monitor_id is None:
+        return await _new_url(s, request, spec["name"])  # shown once, in this answer: never in a URL or a log
     base = request.scope.get("rackpulse_base", "")
     return RedirectResponse(f"{base}/monitors?saved={quote(spec['name'])}", status_code=303)
+
+
+async def _new_url(s: Any, request: Request, name: str) -> HTMLResponse:
+    from app.storage.heartbeats import issue
+
+    token = await run_in_threadpool(issue, s.engine, s.cfg.host, name)
+    base = (s.cfg.alerts.base_url or str(request.base_url)).rstrip("/")
+    return _render(s, request, new_url=f"{base}/ping/{token}", notice=name)
+
+
+@router.post("/monitors/heartbeat/{name}/url", dependencies=[Checked])
+async def heartbeat_url(s: SiteDep, request: Request, name: str) -> Response:
+    """A new secret URL for a heartbeat (the config file's or one made here); the old one stops working."""
+    if name not in {p["name"] for k, p in _config_probes(s) if k == "heartbeat"} | {
+            m.name for m in _saved(s) if m.kind == "heartbeat"}:
+        raise HTTPException(404, f"no heartbeat {name!r}")
+    return await _new_url(s, request, name)
 
 
 @router.post("/monitors/add", dependencies=[Checked])
@@ -133,7 +175,7 @@ async def monitor_add(s: SiteDep, request: Request, kind: str = "http") -> Respo
 
 @router.post("/monitors/{monitor_id}/edit", dependencies=[Checked])
 async def monitor_edit(s: SiteDep, request: Request, monitor_id: int) -> Response:
-    found = next((m for m in list_monitors(s.engine, s.cfg.host, SECTION) if m.id == monitor_id), None)
+    found = next((m for m in _saved(s) if m.id == monitor_id), None)
     if found is None:
         raise HTTPException(404, f"no monitor {monitor_id} made in the browser")
     return await _save(s, request, found.kind, monitor_id)
@@ -141,9 +183,14 @@ async def monitor_edit(s: SiteDep, request: Request, monitor_id: int) -> Respons
 
 @router.post("/monitors/{monitor_id}/delete", dependencies=[Checked])
 async def monitor_delete(s: SiteDep, request: Request, monitor_id: int) -> Response:
-    if not await run_in_threadpool(delete_monitor, s.engine, s.cfg.host, monitor_id):
+    found = next((m for m in _saved(s) if m.id == monitor_id), None)
+    if found is None or not await run_in_threadpool(delete_monitor, s.engine, s.cfg.host, monitor_id):
         raise HTTPException(404, f"no monitor {monitor_id} made in the browser")
+    if found.kind == "heartbeat":
+        from app.storage.heartbeats import forget
+
+        await run_in_threadpool(forget, s.engine, s.cfg.host, found.name)  # its URL stops working
     await run_in_threadpool(_reload, s)
-    await _collect_now(s)
+    await _collect_now(s, found.section)
     base = request.scope.get("rackpulse_base", "")
     return RedirectResponse(f"{base}/monitors", status_code=303)

@@ -159,7 +159,23 @@ def iperf(s: States, ratio: float) -> None:
                                   "ok": True, "error": None, "mbps": 40.0 * ratio, "retransmits": 12, "ratio": ratio}]}
 
 
+# A nightly job's last success 3 days, 2 hours and a half ago: "3 d 2 h" for half an hour either
+# way, so the words hold on a loaded machine whenever the test runs.
+RAN = time.time() - 3 * 86400 - 2.5 * 3600
+DAY = 86400.0
+
+
+def job(s: States, **attrs: Any) -> None:
+    s["heartbeats"] = {"beats": [{"name": "nightly-backup", "every": DAY, "grace": 7200.0, "status": "up",
+                                  "last_success": RAN + 2 * 3600, "since": RAN - DAY, "due_at": RAN + DAY + 4 * 3600,
+                                  **attrs}]}
+
+
 CASES: dict[str, tuple[Callable[[States], None], Callable[[States], None], str | None]] = {
+    "heartbeat_missed": (lambda s: job(s, status="late", last_success=RAN),
+                         lambda s: job(s, status="running", last_start=RAN + DAY), "Heartbeats"),
+    "heartbeat_failed": (lambda s: job(s, status="failed", last_fail=RAN + 3600, log="rsync: error 23"),
+                         lambda s: job(s, status="up", last_fail=RAN, log=""), "Heartbeats"),
     "throughput_low": (lambda s: iperf(s, 0.3), lambda s: iperf(s, 0.5), "Throughput"),
     "probe_down": (lambda s: probe(s, ok=False, error="connection refused"), lambda s: probe(s, ok=True), "Probes"),
     "probe_loss": (lambda s: ping(s, received=10, loss=0.5), lambda s: ping(s, received=17, loss=0.15), "Probes"),
@@ -225,6 +241,11 @@ DISK = {**H, "serial": "ZA1000AK", "bay": "shelf 1, bay 0", "device": "sda"}
 # notification, and the labels receivers route on.
 SRV = {**H, "mountpoint": "/srv", "device": "/dev/md0", "fstype": "ext4"}
 SAYS = {
+    "heartbeat_missed": ("nightly-backup", "job nightly-backup missed: last ping 3 d 2 h ago "
+                         f"({time.strftime('%Y-%m-%d %H:%M', time.localtime(RAN))}); it runs every 24 h",
+                         {**H, "heartbeat": "nightly-backup"}),
+    "heartbeat_failed": ("nightly-backup", "job nightly-backup failed 3 d 1 h ago: rsync: error 23",
+                         {**H, "heartbeat": "nightly-backup", "log": "rsync: error 23"}),
     "filesystem_full": ("/srv", "/srv 93% full (50.0 GB free of 800.0 GB)", SRV),
     "filesystem_readonly": ("/srv", "/srv is read-only (/dev/md0, ext4): a filesystem the kernel remounted after "
                             "errors, or one to list under expect_readonly", SRV),
