@@ -18,7 +18,6 @@ import logging
 import threading
 import time
 import urllib.parse
-from typing import Any
 
 from app.alerting.channels import Channel, DeliveryError, Notice, group_headline
 
@@ -127,7 +126,7 @@ def notify(channel: Channel, subject: str, html_body: str) -> str:
     accepted it"), or DeliveryError (blanked) when it did not."""
     import apprise
 
-    outcome: dict[str, Any] = {}
+    outcome: dict[str, str | bool] = {}
 
     def run() -> None:
         try:

@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import Engine, and_, func, select, update
 
@@ -30,6 +30,18 @@ from app.scheduler import Snapshot
 from app.storage.models import alert, alert_event, outbox, silence
 
 log = logging.getLogger("rackpulse.alerts")
+
+
+class ChannelHealth(TypedDict):
+    """How a channel is doing, as the alerts page and /api/alerts show it (never its URL)."""
+
+    name: str
+    kind: str  # its format, or an Apprise URL's scheme
+    last_success: float | None
+    last_error: str | None
+    waiting: int
+    gave_up: int
+    trial: tuple[float, bool, str] | None  # its last test: when, delivered, what the service said
 
 
 class Alerting:
@@ -162,7 +174,7 @@ class Alerting:
         log.info("channel %s: test notification %s: %s", name, "delivered" if ok else "failed", said)
         return ok, said
 
-    def channel_health(self) -> list[dict[str, Any]]:
+    def channel_health(self) -> list[ChannelHealth]:
         """Per channel: its kind (never its URL), the last success, the last error, what waits."""
         q = (select(outbox.c.channel, func.max(outbox.c.delivered_at).filter(outbox.c.skipped.is_(None)), func.count(outbox.c.id).filter(
                 and_(outbox.c.delivered_at.is_(None), outbox.c.gave_up_at.is_(None))),
@@ -176,8 +188,8 @@ class Alerting:
         for name, ch in self.channels.items():
             last, waiting, gave_up = counts.get(name, (None, 0, 0))
             kind = ch.url.split("://", 1)[0] + "://" if ch.format == "apprise" else ch.format
-            out.append({"name": name, "kind": kind, "last_success": last, "last_error": errors.get(name),
-                        "waiting": waiting, "gave_up": gave_up, "trial": self.trials.get(name)})
+            out.append(ChannelHealth(name=name, kind=kind, last_success=last, last_error=errors.get(name),
+                                     waiting=waiting, gave_up=gave_up, trial=self.trials.get(name)))
         return out
 
     # -- people ---------------------------------------------------------------------------

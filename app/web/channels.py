@@ -36,7 +36,7 @@ def kind_of(c: Any) -> str:
     return url.split("://", 1)[0] + "://" if c.format == "apprise" and "://" in url else c.format
 
 
-def _page(s: Any, request: Request, edit: int | None) -> dict[str, Any]:
+def _page(s: Any, request: Request, edit: int | None) -> dict[str, object]:
     saved = saved_configs(s.engine, s.cfg.host)
     editing = next(((m, c) for m, c in saved if m.id == edit), None)
     alerting = s.alerting_for(s.cfg.host)
@@ -60,7 +60,7 @@ def entry_of(form: dict[str, str], keep_url: str | None) -> dict[str, Any]:
     from app.config import ChannelConfig
 
     url = (form.get("url") or "").strip() or keep_url
-    entry: dict[str, Any] = {"name": (form.get("name") or "").strip(), "format": form.get("format") or "apprise",
+    entry: dict[str, object] = {"name": (form.get("name") or "").strip(), "format": form.get("format") or "apprise",
                              "url": url or "", "group": form.get("group") in ("on", "true", "1"),
                              "severities": [v for v in SEVERITIES if form.get(f"severity_{v}")],
                              "rules": [r.strip() for r in (form.get("rules") or "").split(",") if r.strip()]}

@@ -117,7 +117,7 @@ def _render(s: Any, request: Request, edit: int | None = None, kind: str = "http
             notice: str | None = None) -> HTMLResponse:
     snap, _ = s.view(request)
     saved = _saved(s)
-    now: dict[str, Any] = {p.name: p for p in getattr(snap.states.get(SECTION), "probes", [])}
+    now: dict[str, object] = {p.name: p for p in getattr(snap.states.get(SECTION), "probes", [])}
     beats = {b.name: b for b in getattr(snap.states.get("heartbeats"), "beats", [])}
     editing: SavedMonitor | None = next((m for m in saved if m.id == edit), None)
     kind = editing.kind if editing else kind if kind in KINDS else "http"
