@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.engine import Engine
@@ -26,7 +26,7 @@ class SavedMonitor:
     section: str
     kind: str
     name: str
-    spec: dict[str, Any]
+    spec: dict[str, object]  # the entry as its TOML would say it
     updated: float
 
 
@@ -47,7 +47,7 @@ def list_monitors(engine: Engine, host: str, section: str | None = None) -> list
     return out
 
 
-def save_monitor(engine: Engine, host: str, section: str, kind: str, spec: dict[str, Any],
+def save_monitor(engine: Engine, host: str, section: str, kind: str, spec: Mapping[str, object],
                  monitor_id: int | None = None) -> int:
     """Add one, or replace the one with `monitor_id`; MonitorError when its name is taken."""
     now = time.time()
