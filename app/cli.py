@@ -41,48 +41,6 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_notify_test(args: argparse.Namespace) -> int:
-    """Send a test notification on one channel and say what the service answered."""
-    from app.alerting.delivery import try_channel
-    from app.alerting.service import channels_of
-
-    cfg = _load(args)
-    channels = {c.name: c for c in channels_of(cfg)}
-    if args.channel not in channels:
-        print(f"rackpulse: no channel {args.channel!r} in [[alerts.channels]] "
-              f"(there: {', '.join(channels) or 'none'})", file=sys.stderr)
-        return 2
-    ch = channels[args.channel]
-    ok, said = try_channel(ch, cfg.alerts.base_url, cfg.host)
-    print(f"channel {ch.name} ({ch.format}): {'delivered' if ok else 'failed'}: {said}")
-    return 0 if ok else 1
-
-
-def cmd_heartbeats(args: argparse.Namespace) -> int:
-    """`heartbeats url NAME`: a new secret URL for a job to call (the old one stops working)."""
-    from app.storage.db import make_engine, upgrade
-    from app.storage.heartbeats import issue
-    from app.storage.monitors import list_monitors
-
-    cfg = _load(args)
-    upgrade(cfg.storage.url)
-    engine = make_engine(cfg.storage.url)
-    section = getattr(cfg.collectors, "heartbeats", None)
-    names = {h.name for h in getattr(section, "checks", [])}
-    names |= {m.name for m in list_monitors(engine, cfg.host, "heartbeats")}
-    if args.name not in names:
-        print(f"rackpulse: no heartbeat {args.name!r} ([[collectors.heartbeats]] or /monitors; "
-              f"there: {', '.join(sorted(names)) or 'none'})", file=sys.stderr)
-        return 2
-    base = (args.base_url or cfg.alerts.base_url or f"http://{cfg.web.listen}:{cfg.web.port}").rstrip("/")
-    token = issue(engine, cfg.host, args.name)
-    print(f"{base}/ping/{token}")
-    print(f"# the job calls it when it ran: curl -fsS -m 10 --retry 5 {base}/ping/{token}\n"
-          f"# when it failed, with its log:  ... | curl -fsS -m 10 --data-binary @- {base}/ping/{token}/fail\n"
-          "# a new `heartbeats url` makes a new URL; this one then stops working", file=sys.stderr)
-    return 0
-
-
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
     from app.storage.db import upgrade
 
@@ -404,6 +362,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--format", choices=("json", "prometheus"), default="json",
                    help="json (every collector's state, samples and errors) or prometheus (/metrics text)")
     add("check-config", cmd_check_config, "validate the config file")
+    from app.cli_alerts import cmd_heartbeats, cmd_notify_test
+
     nt = add("notify-test", cmd_notify_test, "send a test notification on a channel and say what it answered")
     nt.add_argument("channel", help="the channel's name in [[alerts.channels]]")
     hb = add("heartbeats", cmd_heartbeats, "heartbeats: `url NAME` prints a new secret URL for a job to call")

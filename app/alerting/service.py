@@ -327,8 +327,9 @@ def from_config(cfg: Any, engine: Engine, host: str | None = None) -> Alerting:
     channels and maintenance windows. Unknown rule names in overrides are config errors."""
     from dataclasses import replace
 
+    from app.alert_config import dependencies_of
     from app.alerting.engine import parse_window
-    from app.config import ConfigError, dependencies_of
+    from app.config import ConfigError
 
     a = cfg.alerts
     rules = dict(BUILTIN)
