@@ -1,6 +1,9 @@
 """Issue 5's figures: (1) one evaluation of every rule over a host with 2,000 series (the
 built-in rules over the demo's domains plus user rules over 2,000 samples); (2) 1,000 queued
-deliveries to a local HTTP receiver: deliveries per second.
+deliveries to a local HTTP receiver: deliveries per second. Issue 28's: (3) one tick (evaluate,
+store, queue) of a storm of 500 failures behind a failing gateway, with and without the
+dependency that explains them (the second evaluation it costs); (4) the same 1,000 events
+delivered with grouping (alerts.group_wait): notifications sent and events per second.
 
 usage: python bench/alerts.py
 """
@@ -67,7 +70,38 @@ def bench_evaluation(root: Path) -> None:
           f"median_ms={statistics.median(times):.2f} p95_ms={times[int(len(times) * 0.95) - 1]:.2f}")
 
 
-def bench_delivery(root: Path) -> None:
+def storm(n: int) -> Snapshot:
+    snap = Snapshot(host="nas")
+    snap.samples["x"] = [Sample.of("rackpulse_x", 1, thing=t) for t in ["gateway", *(f"svc{i}" for i in range(n))]]
+    return snap
+
+
+def bench_dependencies(root: Path) -> None:
+    from app.alerting.dependencies import Dependency, Match
+
+    rule = MetricRule(Rule("probe_down", "critical"), "rackpulse_x", ">", 0)
+    dep = Dependency(Match("probe_down", "thing=gateway"), (Match("probe_*"),))
+    for name, deps in (("without", []), ("with", [dep])):
+        url = f"sqlite:///{root / f'dep-{name}.db'}"
+        upgrade(url)
+        a = Alerting(make_engine(url), "nas", {}, [rule], [Channel("hook", "http://127.0.0.1:9/")], dependencies=deps)
+        a.deliver = lambda now=None: 0  # type: ignore[method-assign]  # queue only
+        snap = storm(500)
+        times = []
+        for i in range(10):
+            t0 = time.perf_counter()
+            a.tick(snap, now=1000.0 + i)
+            times.append((time.perf_counter() - t0) * 1000)
+        from sqlalchemy import func, select
+
+        from app.storage.models import outbox
+        with a.engine.connect() as c:
+            queued = c.execute(select(func.count()).select_from(outbox)).scalar()
+        print(f"alerts_storm dependency={name} alerts=501 first_tick_ms={times[0]:.1f} "
+              f"next_ticks_median_ms={statistics.median(times[1:]):.1f} notifications_queued={queued}")
+
+
+def bench_delivery(root: Path, group_wait: float = 0.0) -> None:
     count = [0]
 
     class Handler(http.server.BaseHTTPRequestHandler):
@@ -85,11 +119,11 @@ def bench_delivery(root: Path) -> None:
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"sqlite:///{root / 'deliver.db'}"
+    url = f"sqlite:///{root / f'deliver-{group_wait:g}.db'}"
     upgrade(url)
     rule = MetricRule(Rule("bad", "critical"), "rackpulse_x", ">", 0)
     a = Alerting(make_engine(url), "nas", {}, [rule],
-                 [Channel("hook", f"http://127.0.0.1:{server.server_address[1]}/", timeout=5)])
+                 [Channel("hook", f"http://127.0.0.1:{server.server_address[1]}/", timeout=5)], group_wait=group_wait)
     snap = Snapshot(host="nas")
     snap.samples["x"] = [Sample.of("rackpulse_x", 1, thing=str(i)) for i in range(1000)]
     a.deliver = lambda now=None: 0  # type: ignore[method-assign]  # queue only
@@ -105,13 +139,16 @@ def bench_delivery(root: Path) -> None:
     el = time.perf_counter() - t0
     server.shutdown()
     server.server_close()
-    print(f"alerts_delivery queued=1000 delivered={count[0]} seconds={el:.2f} deliveries_per_s={count[0] / el:,.0f}")
+    print(f"alerts_delivery group_wait={group_wait:g} events=1000 notifications={count[0]} seconds={el:.2f} "
+          f"events_per_s={1000 / el:,.0f}")
 
 
 def main() -> None:
     root = Path(tempfile.mkdtemp())
     bench_evaluation(root)
     bench_delivery(root)
+    bench_delivery(root, group_wait=30.0)
+    bench_dependencies(root)
 
 
 if __name__ == "__main__":

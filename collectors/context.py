@@ -8,8 +8,13 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel
 
 from collectors.disks.location import BayRule
+
+M = TypeVar("M", bound=BaseModel)
 
 
 class BayRules:
@@ -45,6 +50,31 @@ class SavedEntries:
 
     def of(self, section: str) -> list[dict[str, object]]:
         return list(self._by_section.get(section, ()))
+
+    def checked(self, section: str, models: Mapping[str, type[M]], taken: set[str], what: str
+                ) -> tuple[list[M], list[str]]:
+        """This section's entries, each checked by the model of its kind, and the warnings: one
+        not understood is left out; one whose name the config file already has (`taken`) too,
+        the file's being the one used. `taken` gains the names kept."""
+        out: list[M] = []
+        warnings = []
+        for entry in self.of(section):
+            kind, spec = entry.get("kind"), entry.get("spec")
+            model = models.get(str(kind))
+            try:
+                if model is None:
+                    raise ValueError(f"no {what} kind {kind!r}")
+                item = model.model_validate(spec)
+            except ValueError as exc:  # pydantic's ValidationError is one
+                warnings.append(f"a {what} made in the browser is not understood: {str(exc)[:200]}")
+                continue
+            name = str(getattr(item, "name", ""))
+            if name in taken:
+                warnings.append(f"{name}: the config file has a {what} of that name; it is the one used")
+                continue
+            taken.add(name)
+            out.append(item)
+        return out, warnings
 
 
 @dataclass(frozen=True)

@@ -285,11 +285,15 @@ def test_agent_hosts_get_their_own_pages_alerts_and_metrics(server) -> None:
     assert 'href="/h/ceph1/"' in hosts and "reporting" in hosts
 
 
+# ceph1's SMART state with the disk in shelf 1, bay 7 failing.
+FAILING_DISK = {"arrays": [], "disks": [{"device": "sdh", "key": "ZA1049HK", "serial": "ZA1049HK",
+                                         "bay": "shelf 1, bay 7", "health": 2, "health_name": "failing",
+                                         "reasons": ["SMART overall-health failed"], "model": "WDC", "temperature": 40}]}
+
+
 def test_a_failing_disk_on_an_agent_host_is_an_alert_with_that_host(server) -> None:
     client, engine, token, _ = server
-    state = {"arrays": [], "disks": [{"device": "sdh", "key": "ZA1049HK", "serial": "ZA1049HK", "bay": "shelf 1, bay 7",
-                                      "health": 2, "health_name": "failing", "reasons": ["SMART overall-health failed"],
-                                      "model": "WDC", "temperature": 40}]}
+    state = FAILING_DISK
     # now, not NOW: a run older than three intervals would also (rightly) be "collector_down"
     assert post(client, token, body(batch([run_record(1, time.time(), state=state)]))).status_code == 200
     client.app.state.alert_tick()
@@ -384,9 +388,7 @@ def test_a_silent_agent_explains_its_hosts_alerts_which_read_suppressed_by_it(se
     from app.storage.models import agent as agent_token
 
     client, engine, token, _ = server
-    state = {"arrays": [], "disks": [{"device": "sdh", "key": "ZA1049HK", "serial": "ZA1049HK", "bay": "shelf 1, bay 7",
-                                      "health": 2, "health_name": "failing", "reasons": ["SMART overall-health failed"],
-                                      "model": "WDC", "temperature": 40}]}
+    state = FAILING_DISK
     assert post(client, token, body(batch([run_record(1, time.time(), state=state)]))).status_code == 200
     client.app.state.alert_tick()
     (alert,) = client.get("/h/ceph1/api/alerts").json()["active"]

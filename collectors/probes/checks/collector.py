@@ -54,21 +54,8 @@ class ProbesCollector(Collector):
         models); one the config file already names is left out, with a warning saying so."""
         ping, http, tcp = list(self.cfg.ping), list(self.cfg.http), list(self.cfg.tcp)
         names = {p.name for p in ping} | {p.name for p in http} | {p.name for p in tcp}
-        warnings = []
-        for entry in self.saved.of("probes"):
-            kind, spec = entry.get("kind"), entry.get("spec")
-            model: type[PingProbe | HttpProbe | TcpProbe] | None = KINDS.get(str(kind))
-            try:
-                if model is None:
-                    raise ValueError(f"no probe kind {kind!r}")
-                probe = model.model_validate(spec)
-            except ValueError as exc:  # pydantic's ValidationError is one
-                warnings.append(f"a probe made in the browser is not understood: {str(exc)[:200]}")
-                continue
-            if probe.name in names:
-                warnings.append(f"{probe.name}: the config file has a probe of that name; it is the one used")
-                continue
-            names.add(probe.name)
+        saved, warnings = self.saved.checked("probes", KINDS, names, "probe")
+        for probe in saved:
             if isinstance(probe, PingProbe):
                 ping.append(probe)
             elif isinstance(probe, HttpProbe):

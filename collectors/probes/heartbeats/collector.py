@@ -66,20 +66,9 @@ class HeartbeatsCollector(Collector):
 
     def heartbeats(self) -> tuple[list[Heartbeat], list[str]]:
         """The config file's, then the browser's (checked by the same model; a clash of names keeps the file's)."""
-        out, warnings = list(self.cfg.checks), []
-        names = {h.name for h in out}
-        for entry in self.saved.of("heartbeats"):
-            try:
-                hb = Heartbeat.model_validate(entry.get("spec"))
-            except ValueError as exc:
-                warnings.append(f"a heartbeat made in the browser is not understood: {str(exc)[:200]}")
-                continue
-            if hb.name in names:
-                warnings.append(f"{hb.name}: the config file has a heartbeat of that name; it is the one used")
-                continue
-            names.add(hb.name)
-            out.append(hb)
-        return out, warnings
+        saved, warnings = self.saved.checked("heartbeats", {"heartbeat": Heartbeat}, {h.name for h in self.cfg.checks},
+                                             "heartbeat")
+        return [*self.cfg.checks, *saved], warnings
 
     def collect(self) -> CollectResult:
         checks, warnings = self.heartbeats()
