@@ -58,12 +58,15 @@ async def _ping(s: SiteDep, request: Request, token: str, kind: str) -> PlainTex
     return PlainTextResponse("OK\n")
 
 
-@router.api_route("/ping/{token}", methods=["GET", "POST", "HEAD"], response_class=PlainTextResponse)
+# For jobs, not a part of the API (and one operation per method would repeat in its schema).
+@router.api_route("/ping/{token}", methods=["GET", "POST", "HEAD"], response_class=PlainTextResponse,
+                  include_in_schema=False)
 async def ping_success(s: SiteDep, request: Request, token: str) -> PlainTextResponse:
     return await _ping(s, request, token, "")
 
 
-@router.api_route("/ping/{token}/{kind}", methods=["GET", "POST"], response_class=PlainTextResponse)
+@router.api_route("/ping/{token}/{kind}", methods=["GET", "POST"], response_class=PlainTextResponse,
+                  include_in_schema=False)
 async def ping_other(s: SiteDep, request: Request, token: str, kind: str) -> PlainTextResponse:
     if kind not in ("fail", "start"):
         raise HTTPException(404, "no such heartbeat")
