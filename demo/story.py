@@ -223,6 +223,12 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
                                       "baseline_mbps": 90},
                                      {"name": "VPN site-b down", "server": "10.8.0.1", "duration": 5, "interval": 60,
                                       "baseline_mbps": 90, "reverse": True}]},
+            # WireGuard answered by the scene's replayed `wg show all dump`: the phone goes quiet
+            # once a loop (stale after a minute of story), then roams back from another network.
+            "wireguard": {"interval": interval, "wg": [*replay, str(root / "demo-tools" / "wg")], "stale_after": 60,
+                          "peers": [{"key": "HIgo9xNzJMWLKASShiTqIybxZ0U3wGLiUeJ1PKf8ykw=", "name": "phone",
+                                     "expect": True},
+                                    {"key": "xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=", "name": "site-b"}]},
             # Cron jobs' heartbeats, from the scene (collectors/probes/heartbeats/demo.py): the
             # nightly backup runs every 30 story seconds, hangs once a loop, fails, runs again.
             "heartbeats": {"interval": interval, "checks": [{"name": "nightly-backup", "every": 30, "grace": 10},

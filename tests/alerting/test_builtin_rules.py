@@ -171,7 +171,13 @@ def job(s: States, **attrs: Any) -> None:
                                   **attrs}]}
 
 
+def phone(s: States, **attrs: Any) -> None:
+    next(p for p in s["wireguard"]["peers"] if p["name"] == "phone").update(attrs)
+
+
 CASES: dict[str, tuple[Callable[[States], None], Callable[[States], None], str | None]] = {
+    "wireguard_handshake_stale": (lambda s: phone(s, handshake_age=310.0, stale=True),
+                                  lambda s: phone(s, handshake_age=59.0, stale=False), "WireGuard"),
     "heartbeat_missed": (lambda s: job(s, status="late", last_success=RAN),
                          lambda s: job(s, status="running", last_start=RAN + DAY), "Heartbeats"),
     "heartbeat_failed": (lambda s: job(s, status="failed", last_fail=RAN + 3600, log="rsync: error 23"),
@@ -241,6 +247,9 @@ DISK = {**H, "serial": "ZA1000AK", "bay": "shelf 1, bay 0", "device": "sda"}
 # notification, and the labels receivers route on.
 SRV = {**H, "mountpoint": "/srv", "device": "/dev/md0", "fstype": "ext4"}
 SAYS = {
+    "wireguard_handshake_stale": ("wg0/phone", "WireGuard peer phone (HIgo9xNz…) on wg0: last handshake 5 min 10 s "
+                                  "ago, stale after 1 min 0 s",
+                                  {**H, "interface": "wg0", "peer": "phone", "endpoint": "198.51.100.23:40112"}),
     "heartbeat_missed": ("nightly-backup", "job nightly-backup missed: last ping 3 d 2 h ago "
                          f"({time.strftime('%Y-%m-%d %H:%M', time.localtime(RAN))}); it runs every 24 h",
                          {**H, "heartbeat": "nightly-backup"}),

@@ -1,0 +1,19 @@
+"""WireGuard: interfaces and peers from `wg show all dump` (handshake age, bytes, endpoint)."""
+
+from pathlib import Path
+
+from collectors.network.wireguard import findings
+from collectors.network.wireguard.collector import WireguardCollector, build
+from collectors.network.wireguard.config import WireguardConfig
+from collectors.network.wireguard.demo import write_scene
+from collectors.network.wireguard.state import WireguardState
+from collectors.plugin import CollectorPlugin, Section
+
+SECTION: Section[WireguardState] = Section("network", "Network", Path(__file__).parent, findings.view)
+# What it needs on the host (its README says it: `make docs`).
+PERMISSIONS = ("`wg show all dump` needs CAP_NET_ADMIN: run it through `sudo -n wg` with a sudoers line for that "
+               "command only (wg = [\"sudo\", \"-n\", \"wg\"]); it prints no private key in this form.")
+
+PLUGIN = CollectorPlugin("wireguard", WireguardCollector, build, WireguardConfig, WireguardState, domain="network",
+                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, section=SECTION,
+                         scene=write_scene, nouns={"wireguard_peer": "WireGuard peer"})
