@@ -113,6 +113,14 @@ def disk(s: States, **attrs: Any) -> None:
     d.update(attrs)
 
 
+def selftest_log(s: States, newest_passed: bool, older_passed: bool) -> None:
+    """The disk's self-test log, newest first: a long test that read-failed at 1,200 hours, or passed."""
+    run = {"type": "long", "hours": 1200, "result": "Completed: read failure", "passed": newest_passed,
+           "lba": None if newest_passed else 104870168}
+    older = {"type": "short", "hours": 1100, "result": "Completed without error", "passed": older_passed}
+    disk(s, selftests={"running": None, "percent_done": None, "log": [run, older], "minutes": {}})
+
+
 def peer(s: States, **attrs: Any) -> None:
     s["frr"]["peers"][0].update(attrs)
 
@@ -205,6 +213,7 @@ CASES: dict[str, tuple[Callable[[States], None], Callable[[States], None], str |
                      lambda s: disk(s, health=1, health_name="warning", reasons=["self-test log contains errors"]),
                      "Disks"),
     "disk_hot": (lambda s: disk(s, temperature=50.0), lambda s: disk(s, temperature=49.9), None),
+    "smart_selftest_failed": (lambda s: selftest_log(s, False, True), lambda s: selftest_log(s, True, False), "Disks"),
     "bgp_peer_down": (lambda s: peer(s, up=False, state="Active"),
                       lambda s: peer(s, up=False, state="Idle (Admin)", admin_down=True), "BGP"),
     "bgp_all_peers_down": (lambda s: all_peers(s, False), all_but_one_peer_down, "BGP"),
@@ -274,6 +283,9 @@ SAYS = {
     "disk_hot": ("ZA1000AK", "disk hot, shelf 1, bay 0: ST8000VN004-2M2101 serial ZA1000AK: 50 °C", DISK),
     "disk_warning": ("ZA1000AK", "disk warning, shelf 1, bay 0: ST8000VN004-2M2101 serial ZA1000AK: "
                      "8 reallocated sectors, up from 0 (SMART 5)", DISK),
+    "smart_selftest_failed": ("ZA1000AK", "self-test failed, shelf 1, bay 0: ST8000VN004-2M2101 serial ZA1000AK: "
+                              "long test: Completed: read failure at 1,200 power-on hours, first bad block "
+                              "104,870,168", DISK),
     "fan_stalled": ("HBA fan", "HBA fan stalled: 0 RPM, below 600", {**H, "fan": "HBA fan"}),
     "heatpump_fault": ("heatpump", "heat pump fault: active error 17", {**H, "error": "17"}),
     "rail_out_of_range": ("12V battery bus", "12V battery bus at 11.20 V, outside 11.4-14.6 V",

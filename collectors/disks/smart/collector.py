@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -22,6 +24,8 @@ from collectors.base import (
 )
 from collectors.context import HostContext
 from collectors.disks.location import BayRule, DiskLocation, read_locations
+from collectors.disks.smart.schedule import TYPES, SelfTestConfig, md_busy, plan, refusal, test_argv
+from collectors.disks.smart.selftests import with_history
 from collectors.disks.smart.smartctl import (
     HEALTH_NAMES,
     SmartDisk,
@@ -64,6 +68,8 @@ class SmartCollector(Collector):
         accepted: Mapping[str, Mapping[str, float]] | None = None,
         runner: Runner = run_command,
         parallel: int = 4,
+        selftest: SelfTestConfig | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.host_root = host_root
         self.smartctl = list(smartctl)
@@ -75,6 +81,8 @@ class SmartCollector(Collector):
         self.accepted = {k: dict(v) for k, v in (accepted or {}).items()}
         self.runner = runner
         self.parallel = max(1, parallel)
+        self.selftest = selftest or SelfTestConfig()
+        self.clock = clock  # the tests' stand-in for the wall clock (the window is in local time)
         self._last: dict[str, Disk] = {}  # disk key -> last view (for standby and increases)
 
     def restore(self, state: State) -> None:
@@ -96,11 +104,52 @@ class SmartCollector(Collector):
             disks.append(self._view(answer, locations, dev))
         if not disks and result.warnings:
             raise CollectorError("; ".join(result.warnings[:5]))
+        if self.selftest.enabled:
+            result.warnings += self._start_due(disks)
         for view in disks:
             result.samples.extend(disk_samples(view))
             result.entities.extend(disk_entities(view))
         result.state = SmartState(disks=disks)
         return result
+
+    def _start_due(self, disks: list[Disk]) -> list[str]:
+        """Start the self-tests the schedule says are due; a refusal by smartctl is a warning."""
+        now = self.clock()
+        warnings = []
+        for d, kind in plan(disks, self.selftest, now, datetime.fromtimestamp(now), md_busy(self.host_root)):
+            try:
+                self._run_test(d, kind, now)
+            except CollectorError as exc:
+                warnings.append(str(exc))
+            else:
+                disks[disks.index(d)] = self._last[d.key]
+        return warnings
+
+    def start_test(self, key: str, kind: str) -> str:
+        """Start a self-test now (``rackpulse smart-test``, the disk page's button): the same
+        refusals as the schedule's but the window. Raises CollectorError with the reason."""
+        if kind not in TYPES:
+            raise CollectorError(f"test type must be short or long, not {kind!r}")
+        d = self._last.get(key) or next((v for v in self._last.values() if v.serial == key), None)
+        if d is None:
+            raise CollectorError(f"no disk with serial {key!r} seen on this host")
+        testing = [v for v in self._last.values() if v.selftests.running]
+        if reason := refusal(d, md_busy(self.host_root), testing, self.selftest.wake):
+            raise CollectorError(f"not started: {reason}")
+        self._run_test(d, kind, self.clock())
+        minutes = d.selftests.minutes.get(kind)
+        took = f"; the drive says it takes about {minutes} minutes" if minutes else ""
+        return f"{kind} self-test started on {d.device} ({d.bay or 'no bay label'}, serial {d.serial or d.key}){took}"
+
+    def _run_test(self, d: Disk, kind: str, now: float) -> None:
+        res = self.runner(test_argv(self.smartctl, d, kind, self.selftest.wake), self.command_timeout)
+        if res.returncode & 0b111:  # smartctl(8): command line, device open, or the command itself failed
+            err = (res.stderr or res.stdout).decode("utf-8", "replace").strip().splitlines()
+            raise CollectorError(f"smartctl -t {kind} {d.device}: exit {res.returncode}: {(err or ['?'])[-1][:200]}")
+        log.info("started a %s self-test on %s (%s)", kind, d.device, d.bay or d.key)
+        running = d.selftests.model_copy(update={"running": kind, "percent_done": 0})
+        self._last[d.key] = d.model_copy(update={"selftest_started": {**d.selftest_started, kind: now},
+                                                 "selftests": running})
 
     def _scan(self) -> list[tuple[str, str | None]]:
         res = self.runner([*self.smartctl, "--scan", "--json"], self.command_timeout)
@@ -159,6 +208,11 @@ class SmartCollector(Collector):
         accepted = self.accepted.get(serial or key, {})
         previous = {k: v for k, v in (last.attributes if last else {}).items() if v is not None}
         bay = loc.bay if loc else _bay_for_serial(self.bays, serial)
+        started = dict(last.selftest_started) if last else {}
+        tests = with_history(disk.selftests, last.selftests if last else None)
+        if tests.running == "test" and started:
+            # ATA says a test runs, not which: the one rackpulse started last, when it did.
+            tests = tests.model_copy(update={"running": max(started, key=lambda k: started[k])})
         level, reasons = judge_health(disk, accepted, previous, self.temperature_warning, bay)
         view = Disk(
             key=key, device=kernel, serial=serial, serial_hidden=serial is None,
@@ -168,7 +222,8 @@ class SmartCollector(Collector):
             smart_passed=disk.smart_passed, temperature=disk.temperature, power_on_hours=disk.power_on_hours,
             attributes=dict(disk.attributes), accepted=dict(accepted), exit_status=disk.exit_status,
             messages=list(disk.messages), standby=disk.standby, health=level, health_name=HEALTH_NAMES[level],
-            reasons=reasons, table=disk.table)
+            reasons=reasons, table=disk.table, vendor=disk.vendor,
+            selftests=tests, selftest_started=started)
         self._last[key] = view
         return view
 
@@ -217,4 +272,4 @@ def build(c: Any, host: HostContext, runner: Runner) -> Collector:
     (alerts.disk_hot_celsius, which the deprecated temperature_warning stands in for)."""
     accepted = {serial: dict(attrs) for serial, attrs in host.accepted.items()}
     return SmartCollector(host.root, c.smartctl, c.devices, c.nocheck, c.command_timeout,
-                          host.disk_hot_celsius, host.bays, accepted, runner, c.parallel)
+                          host.disk_hot_celsius, host.bays, accepted, runner, c.parallel, c.selftest)

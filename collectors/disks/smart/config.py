@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import Field, field_validator
 
 from collectors.config import Argv, CollectorBase, Seconds
+from collectors.disks.smart.schedule import SelfTestConfig
 
 
 class SmartConfig(CollectorBase):
@@ -18,6 +19,8 @@ class SmartConfig(CollectorBase):
     temperature_warning: float = 50.0
     # How many disks are asked at once: a 24-bay shelf at 150 ms a disk takes 3.6 s one by one.
     parallel: int = Field(4, ge=1, le=64)
+    # Scheduled self-tests (off by default: the one command sent to a disk that is not a read).
+    selftest: SelfTestConfig = SelfTestConfig()
 
     @field_validator("nocheck")
     @classmethod

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from urllib.parse import quote
 
 from collectors.disks.smart import failure_stats
+from collectors.disks.smart.selftests import latest_finished
 from collectors.disks.smart.smartctl import worth_a_notification
 from collectors.disks.smart.state import Disk, SmartState
 from collectors.findings import (
@@ -25,7 +26,7 @@ from collectors.plugin import View
 from collectors.state import Record
 
 RULES = (RuleSpec("disk_failing", "critical", 0, 24), RuleSpec("disk_warning", "warning"),
-         RuleSpec("disk_hot", "warning", 600))
+         RuleSpec("disk_hot", "warning", 600), RuleSpec("smart_selftest_failed", "critical", 0, 24))
 
 
 def disks(state: SmartState) -> list[Disk]:
@@ -50,6 +51,13 @@ def findings(state: SmartState, judging: Judging) -> list[Finding]:
             notify = any(worth_a_notification(r) for r in d.reasons)
             out.append(Finding(WARN, f"disk warning, {where}: {reasons}", "disk_warning" if notify else None,
                                d.key, labels))
+        failed = latest_finished(d.selftests)
+        if failed is not None and failed.passed is False:
+            # The drive read its own surface and could not: the strongest sign short of SMART failing.
+            at = f" at {failed.hours:,} power-on hours" if failed.hours is not None else ""
+            block = f", first bad block {failed.lba:,}" if failed.lba is not None else ""
+            out.append(Finding(BAD, f"self-test failed, {where}: {failed.type} test: {failed.result}{at}{block}",
+                               "smart_selftest_failed", d.key, labels))
         hot = None if d.temperature is None else judging.level("disk_hot", d.temperature, judging.disk_hot_celsius)
         if hot is not None:
             out.append(Finding(BAD if hot == "critical" else WARN, f"disk hot, {where}: {d.temperature:g} °C",

@@ -12,7 +12,9 @@ from typing import Any
 
 from collectors import finite
 from collectors.base import ParseError
-from collectors.disks.smart.state import AtaRow, Reading, SmartTable
+from collectors.disks.smart.rawvalues import decode, vendor_of
+from collectors.disks.smart.selftests import parse_selftests
+from collectors.disks.smart.state import AtaRow, Reading, SelfTests, SmartTable
 
 # smartctl(8) RETURN VALUES
 EXIT_BITS = {
@@ -70,6 +72,8 @@ class SmartDisk:
     # Failure-predicting counters: "5", "187", ... for ATA; "media_errors", "critical_warning",
     # "available_spare", "available_spare_threshold", "percentage_used" for NVMe; "grown_defects" for SCSI.
     attributes: dict[str, float] = field(default_factory=dict)
+    vendor: str = ""  # "seagate", "wdc", ...: how its raw values are packed (rawvalues.py)
+    selftests: SelfTests = field(default_factory=SelfTests)
     ata_failing_now: tuple[str, ...] = ()  # attributes with when_failed == "now"
     # Everything else the disk reports, for its page: see smart_table().
     table: SmartTable = field(default_factory=SmartTable)
@@ -103,17 +107,14 @@ def parse_smartctl_json(data: str | bytes, returncode: int | None = None) -> Sma
         raise ParseError(f"smartctl {device}: {detail} (exit status {exit_status})")
     attributes: dict[str, float] = {}
     failing_now: list[str] = []
-    table = _obj(doc, "ata_smart_attributes").get("table")
-    for row in table if isinstance(table, list) else []:
-        if not isinstance(row, dict) or _int(row.get("id")) is None:
-            continue
-        attr_id = int(row["id"])
-        if row.get("when_failed") == "now":
-            failing_now.append(f"{attr_id} {row.get('name', '')}".strip())
-        if attr_id in ATA_PREDICTIVE:
-            raw = _num(_obj(row, "raw").get("value"))
-            if raw is not None:
-                attributes[str(attr_id)] = raw
+    vendor = vendor_of(_str(doc.get("model_name")), _str(doc.get("model_family")))
+    table = smart_table(doc, vendor)
+    for row in table.ata:
+        if row.when_failed == "now":
+            failing_now.append(f"{row.id} {row.name}".strip())
+        # Judged on the decoded value: a Seagate's packed 188 "0 0 0" is no timeout.
+        if row.id in ATA_PREDICTIVE and row.decoded is not None:
+            attributes[str(row.id)] = row.decoded
     nvme = _obj(doc, "nvme_smart_health_information_log")
     for key in ("critical_warning", "media_errors", "available_spare", "available_spare_threshold",
                 "percentage_used"):
@@ -148,14 +149,16 @@ def parse_smartctl_json(data: str | bytes, returncode: int | None = None) -> Sma
         messages=messages,
         standby=standby,
         attributes=attributes,
+        vendor=vendor,
+        selftests=parse_selftests(doc),
         ata_failing_now=tuple(failing_now),
-        table=smart_table(doc),
+        table=table,
     )
 
 
-def smart_table(doc: dict[str, Any]) -> SmartTable:
+def smart_table(doc: dict[str, Any], vendor: str = "") -> SmartTable:
     """The whole SMART report in rows for a person: "ata" (id, name, normalized value, worst,
-    threshold, raw, when it failed, pre-failure or not), "nvme" (the health log, name and
+    threshold, raw and its decoded value, when it failed, pre-failure or not), "nvme" (the health log, name and
     value) and "scsi" (grown defects and the error counter log). Empty lists where the disk
     speaks another protocol; fields smartctl left out are None."""
     ata: list[AtaRow] = []
@@ -164,10 +167,14 @@ def smart_table(doc: dict[str, Any]) -> SmartTable:
         if not isinstance(row, dict) or _int(row.get("id")) is None:
             continue
         raw = _obj(row, "raw")
+        raw_value, raw_string = _num(raw.get("value")), _str(raw.get("string"))
+        decoded = decode(int(row["id"]), raw_value, raw_string, vendor)
         ata.append(AtaRow(id=int(row["id"]), name=_str(row.get("name")) or "", value=_int(row.get("value")),
-                          worst=_int(row.get("worst")), thresh=_int(row.get("thresh")), raw=_num(raw.get("value")),
-                          raw_string=_str(raw.get("string")), when_failed=_str(row.get("when_failed")) or "",
-                          prefailure=_obj(row, "flags").get("prefailure") is True))
+                          worst=_int(row.get("worst")), thresh=_int(row.get("thresh")), raw=raw_value,
+                          raw_string=raw_string, when_failed=_str(row.get("when_failed")) or "",
+                          prefailure=_obj(row, "flags").get("prefailure") is True,
+                          decoded=decoded.value if decoded else None, shown=decoded.shown if decoded else None,
+                          packed=decoded.how if decoded and decoded.how != "raw48" else None))
     nvme: list[Reading] = []
     for key, value in _obj(doc, "nvme_smart_health_information_log").items():
         if isinstance(value, list):  # temperature_sensors: [36, 41]

@@ -17,6 +17,9 @@ class AtaRow(Record):
     raw_string: str | None = None
     when_failed: str = ""  # "", "past" or "now"
     prefailure: bool = False
+    decoded: float | None = None  # the value meant: a Seagate's error count, not its 48 packed bits
+    shown: str | None = None  # as smartctl -v prints it: "2988/4294967295", "0 0 0"
+    packed: str | None = None  # the packing when not plain 48 bits: "raw24/raw32", "raw16", "tempminmax"
 
 
 class Reading(Record):
@@ -24,6 +27,25 @@ class Reading(Record):
 
     name: str
     value: int | float | str | None = None
+
+
+class SelfTestRun(Record):
+    """One entry of the drive's self-test log (ATA, NVMe or SCSI), newest first as the drive keeps it."""
+
+    type: str  # "short", "long", "conveyance", "selective", "offline" or the drive's own words
+    result: str  # the drive's words: "Completed without error", "Completed: read failure"
+    passed: bool | None = None  # None: aborted, interrupted or still running
+    hours: int | None = None  # power-on hours when it ran (ATA keeps 16 bits of them)
+    lba: int | None = None  # the first failing block, when it failed
+
+
+class SelfTests(Record):
+    """What the drive says of its self-tests: one running now, and its log."""
+
+    running: str | None = None  # "short" or "long" while one runs
+    percent_done: int | None = None
+    log: list[SelfTestRun] = []
+    minutes: dict[str, int] = {}  # how long the drive says each takes: {"short": 2, "long": 523}
 
 
 class SmartTable(Record):
@@ -61,6 +83,9 @@ class Disk(Record):
     health_name: str = "unknown"  # ok, warning, failing
     reasons: list[str] = []
     table: SmartTable = SmartTable()
+    vendor: str = ""
+    selftests: SelfTests = SelfTests()
+    selftest_started: dict[str, float] = {}  # "short"/"long" -> when rackpulse last started one (epoch)
 
 
 class SmartState(State):

@@ -147,7 +147,7 @@ def with_realloc(n: int) -> dict:  # type: ignore[type-arg]
     doc = json.loads((FIX / "scrutiny__smart-ata.json").read_text())
     for row in doc["ata_smart_attributes"]["table"]:
         if row["id"] == 5:
-            row["raw"]["value"] = n
+            row["raw"] = {"value": n, "string": str(n)}  # smartctl prints both; the string is what it decoded
     return doc
 
 

@@ -1,0 +1,200 @@
+"""Scheduled self-tests against a smartctl stand-in that records what it is asked: once per period
+inside the window, one disk per md array at a time, never on a syncing array or a sleeping disk."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from collectors.base import CollectorError
+from collectors.disks.location import BayRule
+from collectors.disks.smart.collector import SmartCollector
+from collectors.disks.smart.findings import findings
+from collectors.disks.smart.schedule import SelfTestConfig, disk_of, in_window, parse_window
+from collectors.findings import Judging
+from tests.collectors.disks.smart.standin import StandIn
+
+NIGHT = datetime(2026, 11, 25, 2, 0).timestamp()  # 02:00 local: inside 01:00-06:00
+DAY = 86400.0
+HOUR = 3600.0
+
+MDSTAT = """Personalities : [raid1]
+md0 : active raid1 sdb1[1] sda1[0]
+      976630464 blocks super 1.2 [2/2] [UU]
+      bitmap: 0/8 pages [0KB], 65536KB chunk
+
+md1 : active raid1 sdd1[1] sdc1[0]
+      976630464 blocks super 1.2 [2/2] [UU]
+{sync}
+unused devices: <none>
+"""
+RESYNC = "      [====>................]  resync = 22.0% (214857088/976630464) finish=63.2min speed=200000K/sec"
+
+
+class Shelf:
+    """Four disks in two mirrors, each tested long 20 days ago and short 8 days ago: every disk
+    is due for a short test (a week), none for a long one (30 days)."""
+
+    def __init__(self, tmp: Path, resync: bool = False, **cfg: object) -> None:
+        (tmp / "proc").mkdir(exist_ok=True)
+        (tmp / "proc" / "mdstat").write_text(MDSTAT.format(sync=RESYNC if resync else ""))
+        self.smartctl = StandIn(tmp, {f"/dev/sd{c}": f"SER{c.upper()}" for c in "abcd"})
+        for dev in self.smartctl.read()["disks"]:
+            self.smartctl.log(dev, "long", 20 * 24)
+            self.smartctl.log(dev, "short", 8 * 24)
+        self.now = NIGHT
+        self.collector = SmartCollector(tmp, self.smartctl.argv, bays=[BayRule("bay 3", serial="SERC")],
+                                        selftest=SelfTestConfig(**{"enabled": True, **cfg}),  # type: ignore[arg-type]
+                                        clock=lambda: self.now)
+
+    def collect(self):  # type: ignore[no-untyped-def]
+        return self.collector.collect()
+
+    def later(self, seconds: float) -> None:
+        self.now += seconds
+        self.smartctl.advance(int(seconds // HOUR))
+
+
+def test_due_short_tests_start_one_disk_per_array_and_no_more_than_max_parallel(tmp_path: Path) -> None:
+    shelf = Shelf(tmp_path)
+    shelf.collect()
+    assert shelf.smartctl.tests_started() == [("short", "/dev/sda"), ("short", "/dev/sdc")]
+    shelf.later(300)  # the next poll: both still running; their mirrors' partners wait
+    state = shelf.collect().state
+    assert shelf.smartctl.tests_started() == [("short", "/dev/sda"), ("short", "/dev/sdc")]
+    running = {d.device: (d.selftests.running, d.selftests.percent_done) for d in state.disks}
+    assert running["sda"] == ("short", 40) and running["sdb"] == (None, None)
+    shelf.smartctl.finish("/dev/sda")
+    shelf.smartctl.finish("/dev/sdc")
+    shelf.later(300)
+    shelf.collect()
+    assert shelf.smartctl.tests_started()[2:] == [("short", "/dev/sdb"), ("short", "/dev/sdd")]
+
+
+def test_each_disk_is_tested_once_per_period(tmp_path: Path) -> None:
+    shelf = Shelf(tmp_path, max_parallel=4)
+    shelf.collect()
+    assert len(shelf.smartctl.tests_started()) == 2  # one per array
+    for dev in ("/dev/sda", "/dev/sdc"):
+        shelf.smartctl.finish(dev)
+    shelf.later(300)
+    shelf.collect()
+    for dev in ("/dev/sdb", "/dev/sdd"):
+        shelf.smartctl.finish(dev)
+    for _ in range(6):  # the rest of the night: nothing more is due
+        shelf.later(1800)
+        shelf.collect()
+    assert sorted(shelf.smartctl.tests_started()) == [("short", f"/dev/sd{c}") for c in "abcd"]
+    shelf.later(7 * DAY)  # a week later, 05:05, still in the window (the long test is 27 days old: not yet due)
+    shelf.collect()
+    assert len(shelf.smartctl.tests_started()) == 6
+
+
+def test_a_long_test_is_due_after_its_period_and_covers_the_short_one(tmp_path: Path) -> None:
+    shelf = Shelf(tmp_path, long_every_days=14)
+    shelf.collect()
+    assert shelf.smartctl.tests_started() == [("long", "/dev/sda"), ("long", "/dev/sdc")]
+    started = [c for c in shelf.smartctl.read()["calls"] if "-t" in c]
+    assert started[0] == ["-t", "long", "--nocheck=standby", "-d", "sat", "/dev/sda"]
+
+
+def test_outside_the_window_nothing_starts(tmp_path: Path) -> None:
+    shelf = Shelf(tmp_path)
+    shelf.now = datetime(2026, 11, 25, 12, 0).timestamp()
+    shelf.collect()
+    assert shelf.smartctl.tests_started() == []
+
+
+def test_an_array_that_resyncs_is_left_alone(tmp_path: Path) -> None:
+    shelf = Shelf(tmp_path, resync=True)
+    shelf.collect()
+    assert shelf.smartctl.tests_started() == [("short", "/dev/sda")]  # md1 (sdc, sdd) resyncs
+    with pytest.raises(CollectorError, match="md1 is in resync"):
+        shelf.collector.start_test("SERD", "short")
+
+
+def test_a_sleeping_disk_is_not_woken_unless_asked(tmp_path: Path) -> None:
+    shelf = Shelf(tmp_path)
+    shelf.collect()
+    for dev in ("/dev/sda", "/dev/sdc"):
+        shelf.smartctl.finish(dev)
+    shelf.smartctl.change("/dev/sdb", standby=True)
+    shelf.later(300)
+    shelf.collect()
+    assert ("short", "/dev/sdb") not in shelf.smartctl.tests_started()
+    assert ("short", "/dev/sdd") in shelf.smartctl.tests_started()
+
+
+def test_wake_true_tests_a_sleeping_disk_without_the_nocheck_flag(tmp_path: Path) -> None:
+    shelf = Shelf(tmp_path, wake=True)
+    shelf.collect()
+    calls = [c for c in shelf.smartctl.read()["calls"] if "-t" in c]
+    assert calls and all("--nocheck=standby" not in c for c in calls)
+
+
+def test_a_failed_self_test_is_a_finding_that_names_the_bay(tmp_path: Path) -> None:
+    shelf = Shelf(tmp_path)
+    shelf.smartctl.log("/dev/sdc", "long", 0, failed=True)
+    state = shelf.collect().state
+    found = [f for f in findings(state, Judging()) if f.rule == "smart_selftest_failed"]
+    assert [f.text for f in found] == [
+        "self-test failed, bay 3: WDC WD140EDFZ-11A0VA0 serial SERC: long test: Completed: read failure "
+        "at 10,000 power-on hours, first bad block 104,870,168"]
+    assert found[0].labels["bay"] == "bay 3"
+
+
+def test_a_passed_test_after_a_failed_one_clears_the_finding(tmp_path: Path) -> None:
+    shelf = Shelf(tmp_path)
+    shelf.smartctl.log("/dev/sdc", "long", 2, failed=True)
+    shelf.smartctl.log("/dev/sdc", "long", 0)
+    state = shelf.collect().state
+    assert not [f for f in findings(state, Judging()) if f.rule == "smart_selftest_failed"]
+
+
+def test_starting_a_test_by_hand_says_what_it_did_and_refuses_a_disk_already_testing(tmp_path: Path) -> None:
+    shelf = Shelf(tmp_path, enabled=False)  # by hand works without the schedule
+    shelf.collect()
+    said = shelf.collector.start_test("SERC", "long")
+    assert said == "long self-test started on sdc (bay 3, serial SERC); the drive says it takes about 1479 minutes"
+    shelf.later(60)
+    shelf.collect()
+    with pytest.raises(CollectorError, match="sdc is already running a long test"):
+        shelf.collector.start_test("SERC", "short")
+    with pytest.raises(CollectorError, match="sdc in md1 is already testing"):
+        shelf.collector.start_test("SERD", "short")
+    with pytest.raises(CollectorError, match="no disk with serial 'NOPE'"):
+        shelf.collector.start_test("NOPE", "short")
+    assert shelf.smartctl.tests_started() == [("long", "/dev/sdc")]
+
+
+def test_the_test_history_outlives_the_drives_log(tmp_path: Path) -> None:
+    shelf = Shelf(tmp_path, enabled=False)
+    shelf.collect()
+    shelf.smartctl.change("/dev/sda", log=[])  # the log wrapped, or was cleared
+    state = shelf.collect().state
+    sda = next(d for d in state.disks if d.device == "sda")
+    assert [(r.type, r.passed) for r in sda.selftests.log] == [("short", True), ("long", True)]
+
+
+@pytest.mark.parametrize(("window", "at", "inside"), [
+    ("01:00-06:00", "01:00", True), ("01:00-06:00", "06:00", False), ("01:00-06:00", "00:59", False),
+    ("22:00-04:00", "23:30", True), ("22:00-04:00", "03:59", True), ("22:00-04:00", "12:00", False),
+    ("00:00-24:00", "23:59", True),
+])
+def test_the_window_is_local_time_and_may_cross_midnight(window: str, at: str, inside: bool) -> None:
+    h, m = at.split(":")
+    assert in_window(datetime(2026, 11, 25, int(h), int(m)), window) is inside
+
+
+@pytest.mark.parametrize("bad", ["1-6", "25:00-06:00", "01:00-06:61", "night"])
+def test_a_window_that_is_not_hh_mm_is_refused_with_the_format(bad: str) -> None:
+    with pytest.raises(ValueError, match="HH:MM-HH:MM"):
+        parse_window(bad)
+
+
+@pytest.mark.parametrize(("part", "disk"), [("sdb1", "sdb"), ("sdaa3", "sdaa"), ("nvme0n1p2", "nvme0n1"),
+                                            ("sdc", "sdc"), ("mmcblk0p1", "mmcblk0")])
+def test_a_member_partition_names_its_disk(part: str, disk: str) -> None:
+    assert disk_of(part) == disk
