@@ -370,6 +370,10 @@ def build_parser() -> argparse.ArgumentParser:
     hb.add_argument("action", choices=("url",), help="url: a new URL for the heartbeat (the old one stops working)")
     hb.add_argument("name", help="the heartbeat's name")
     hb.add_argument("--base-url", help="how jobs reach this server (default alerts.base_url, else web.listen:port)")
+    from app.cli_disks import add_arguments as smart_test_arguments
+    from app.cli_disks import cmd_smart_test
+
+    smart_test_arguments(add("smart-test", cmd_smart_test, "start a disk's SMART self-test now (or say why not)"))
     db = add("db", None, "database commands")
     db.add_argument("action", choices=("upgrade", "copy"),
                     help="upgrade: apply the schema migrations; copy: copy everything to another database")

@@ -15,7 +15,7 @@ from fastapi.staticfiles import StaticFiles
 
 from app.config import Config
 from app.runtime import Runtime
-from app.web import alert_pages, api, channels, heartbeats, ingest, login, monitors, pages, status
+from app.web import alert_pages, api, channels, disks, heartbeats, ingest, login, monitors, pages, status
 from app.web.site import ROOT, Site
 
 log = logging.getLogger("rackpulse.web")
@@ -42,7 +42,7 @@ def create_app(cfg: Config, *, runtime: Runtime | None = None, **runtime_options
     app.state.get_alerting, app.state.alert_tick = rt.get_alerting, rt.alert_tick
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
     login.install_guards(app, s)
-    for family in (pages, alert_pages, api, ingest, login, status, monitors, channels, heartbeats):
+    for family in (pages, alert_pages, api, ingest, login, status, monitors, channels, heartbeats, disks):
         app.include_router(family.router)
     app.include_router(pages.detail_pages())
     app.include_router(pages.section_pages())

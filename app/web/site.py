@@ -303,7 +303,9 @@ class Site:
             body = "".join(tmpl.blocks["content"](tmpl.new_context(ctx)))
         else:
             body = tmpl.render(ctx)
-        return HTMLResponse(label_cells(body), headers={"Vary": "HX-Request"})
+        # A page that labels its own cells (a 500-row table) skips the rewrite pass: it costs more
+        # than the rendering there.
+        return HTMLResponse(body if ctx.get("labelled") else label_cells(body), headers={"Vary": "HX-Request"})
 
 
 def site(request: Request) -> Site:

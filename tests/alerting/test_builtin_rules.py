@@ -121,6 +121,16 @@ def selftest_log(s: States, newest_passed: bool, older_passed: bool) -> None:
     disk(s, selftests={"running": None, "percent_done": None, "log": [run, older], "minutes": {}})
 
 
+def bay_losses(s: States, failed: int) -> None:
+    """shelf 1, bay 7 held three disks this year: `failed` of the two that left failed."""
+    now = time.time()
+    gone = [{"bay": "shelf 1, bay 7", "serial": serial, "first_seen": now - days * 86400,
+             "last_seen": now - (days - 30) * 86400, "left": now - (days - 30) * 86400,
+             "how": "failed" if i < failed else "replaced", "health": "failing" if i < failed else "ok"}
+            for i, (serial, days) in enumerate((("ZA0999XK", 200), ("ZA0998XK", 100)))]
+    s["smart"]["bays"] = gone + [b for b in s["smart"]["bays"] if b["bay"] != "shelf 1, bay 7"]
+
+
 def peer(s: States, **attrs: Any) -> None:
     s["frr"]["peers"][0].update(attrs)
 
@@ -214,6 +224,7 @@ CASES: dict[str, tuple[Callable[[States], None], Callable[[States], None], str |
                      "Disks"),
     "disk_hot": (lambda s: disk(s, temperature=50.0), lambda s: disk(s, temperature=49.9), None),
     "smart_selftest_failed": (lambda s: selftest_log(s, False, True), lambda s: selftest_log(s, True, False), "Disks"),
+    "bay_losing_disks": (lambda s: bay_losses(s, 2), lambda s: bay_losses(s, 1), "Disks"),
     "bgp_peer_down": (lambda s: peer(s, up=False, state="Active"),
                       lambda s: peer(s, up=False, state="Idle (Admin)", admin_down=True), "BGP"),
     "bgp_all_peers_down": (lambda s: all_peers(s, False), all_but_one_peer_down, "BGP"),
@@ -286,6 +297,9 @@ SAYS = {
     "smart_selftest_failed": ("ZA1000AK", "self-test failed, shelf 1, bay 0: ST8000VN004-2M2101 serial ZA1000AK: "
                               "long test: Completed: read failure at 1,200 power-on hours, first bad block "
                               "104,870,168", DISK),
+    "bay_losing_disks": ("shelf 1, bay 7", "shelf 1, bay 7 has lost 2 disks since "
+                         f"{time.strftime('%B %Y', time.localtime(time.time() - 170 * 86400))} (ZA0999XK, ZA0998XK): "
+                         "check its cable and backplane slot", {**H, "bay": "shelf 1, bay 7"}),
     "fan_stalled": ("HBA fan", "HBA fan stalled: 0 RPM, below 600", {**H, "fan": "HBA fan"}),
     "heatpump_fault": ("heatpump", "heat pump fault: active error 17", {**H, "error": "17"}),
     "rail_out_of_range": ("12V battery bus", "12V battery bus at 11.20 V, outside 11.4-14.6 V",

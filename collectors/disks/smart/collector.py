@@ -24,6 +24,7 @@ from collectors.base import (
 )
 from collectors.context import HostContext
 from collectors.disks.location import BayRule, DiskLocation, read_locations
+from collectors.disks.smart import bay_history
 from collectors.disks.smart.schedule import TYPES, SelfTestConfig, md_busy, plan, refusal, test_argv
 from collectors.disks.smart.selftests import with_history
 from collectors.disks.smart.smartctl import (
@@ -33,7 +34,8 @@ from collectors.disks.smart.smartctl import (
     parse_smartctl_json,
     parse_smartctl_scan,
 )
-from collectors.disks.smart.state import Disk, SmartState
+from collectors.disks.smart.state import BayStay, Disk, SmartState
+from collectors.disks.smart.wear import wear, written_bytes
 from collectors.state import State
 
 log = logging.getLogger("collectors.smart")
@@ -54,6 +56,9 @@ class SmartCollector(Collector):
         "rackpulse_disk_standby": MetricSpec("1 if the disk was asleep and was not woken (values are from before).",
                                              states=("awake", "asleep")),
         "rackpulse_disk_smartctl_exit_status": MetricSpec("smartctl's exit status bitmask (see smartctl(8))."),
+        "rackpulse_disk_wear_used_percent": MetricSpec("SSD wear: percent of its rated life used (may pass 100)."),
+        "rackpulse_disk_written_bytes": MetricSpec("Bytes the host has written to the disk, as the disk counts them."),
+        "rackpulse_disk_selftest_running": MetricSpec("1 while a SMART self-test runs.", states=("idle", "testing")),
     }
 
     def __init__(
@@ -69,6 +74,7 @@ class SmartCollector(Collector):
         runner: Runner = run_command,
         parallel: int = 4,
         selftest: SelfTestConfig | None = None,
+        rated_tbw: Mapping[str, float] | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.host_root = host_root
@@ -82,13 +88,16 @@ class SmartCollector(Collector):
         self.runner = runner
         self.parallel = max(1, parallel)
         self.selftest = selftest or SelfTestConfig()
+        self.rated_tbw = dict(rated_tbw or {})
         self.clock = clock  # the tests' stand-in for the wall clock (the window is in local time)
         self._last: dict[str, Disk] = {}  # disk key -> last view (for standby and increases)
+        self._stays: list[BayStay] = []  # the bays' history, restored with the state
 
     def restore(self, state: State) -> None:
         if isinstance(state, SmartState):
             for d in state.disks:
                 self._last[d.key] = d
+            self._stays = list(state.bays)
 
     def collect(self) -> CollectResult:
         devices = [(d, None) for d in self.devices] if self.devices else self._scan()
@@ -97,9 +106,11 @@ class SmartCollector(Collector):
         locations = read_locations(self.host_root, self.bays)
         result = CollectResult()
         disks: list[Disk] = []
+        unanswered: set[str] = set()
         for (dev, _), answer in zip(devices, self._query_all(devices), strict=True):
             if isinstance(answer, CollectorError):
                 result.warnings.append(str(answer))
+                unanswered.add(dev.removeprefix("/dev/"))
                 continue
             disks.append(self._view(answer, locations, dev))
         if not disks and result.warnings:
@@ -109,7 +120,8 @@ class SmartCollector(Collector):
         for view in disks:
             result.samples.extend(disk_samples(view))
             result.entities.extend(disk_entities(view))
-        result.state = SmartState(disks=disks)
+        self._stays = bay_history.update(self._stays, disks, unanswered, self.clock())
+        result.state = SmartState(disks=disks, bays=self._stays)
         return result
 
     def _start_due(self, disks: list[Disk]) -> list[str]:
@@ -224,6 +236,11 @@ class SmartCollector(Collector):
             messages=list(disk.messages), standby=disk.standby, health=level, health_name=HEALTH_NAMES[level],
             reasons=reasons, table=disk.table, vendor=disk.vendor,
             selftests=tests, selftest_started=started)
+        worn = wear(view, self.rated_tbw, self.clock())
+        view = view.model_copy(update={"wear_used": worn.used_percent if worn else None,
+                                       "wear_source": worn.source if worn else None,
+                                       "wear_full_at": worn.full_at if worn else None,
+                                       "written_bytes": written_bytes(view)})
         self._last[key] = view
         return view
 
@@ -249,6 +266,11 @@ def disk_samples(d: Disk) -> list[Sample]:
         s.append(Sample.of("rackpulse_disk_temperature_celsius", d.temperature, serial=key))
     if d.power_on_hours is not None:
         s.append(Sample.of("rackpulse_disk_power_on_seconds", d.power_on_hours * 3600, serial=key))
+    if d.wear_used is not None:
+        s.append(Sample.of("rackpulse_disk_wear_used_percent", d.wear_used, serial=key))
+    if d.written_bytes is not None:
+        s.append(Sample.of("rackpulse_disk_written_bytes", d.written_bytes, serial=key))
+    s.append(Sample.of("rackpulse_disk_selftest_running", 1 if d.selftests.running else 0, serial=key))
     for attr, value in d.attributes.items():
         if value is not None:
             s.append(Sample.of("rackpulse_disk_smart_attribute_raw", value, serial=key, attribute=attr))
@@ -272,4 +294,4 @@ def build(c: Any, host: HostContext, runner: Runner) -> Collector:
     (alerts.disk_hot_celsius, which the deprecated temperature_warning stands in for)."""
     accepted = {serial: dict(attrs) for serial, attrs in host.accepted.items()}
     return SmartCollector(host.root, c.smartctl, c.devices, c.nocheck, c.command_timeout,
-                          host.disk_hot_celsius, host.bays, accepted, runner, c.parallel, c.selftest)
+                          host.disk_hot_celsius, host.bays, accepted, runner, c.parallel, c.selftest, c.rated_tbw)

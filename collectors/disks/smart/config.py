@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import Field, field_validator
 
 from collectors.config import Argv, CollectorBase, Seconds
@@ -21,6 +23,9 @@ class SmartConfig(CollectorBase):
     parallel: int = Field(4, ge=1, le=64)
     # Scheduled self-tests (off by default: the one command sent to a disk that is not a read).
     selftest: SelfTestConfig = SelfTestConfig()
+    # Rated endurance (TB written) by model, for SSDs that report no wear of their own:
+    # {"Samsung SSD 870 EVO 1TB" = 600}; * matches anything ("Samsung SSD 870 EVO*").
+    rated_tbw: dict[str, Annotated[float, Field(gt=0)]] = {}
 
     @field_validator("nocheck")
     @classmethod

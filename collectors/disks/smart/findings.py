@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Sequence
 from urllib.parse import quote
 
-from collectors.disks.smart import failure_stats
+from collectors.disks.smart import bay_history, failure_stats
 from collectors.disks.smart.selftests import latest_finished
 from collectors.disks.smart.smartctl import worth_a_notification
 from collectors.disks.smart.state import Disk, SmartState
+from collectors.disks.smart.wear import Wear, forecast_words
 from collectors.findings import (
     BAD,
     OK,
@@ -26,7 +28,8 @@ from collectors.plugin import View
 from collectors.state import Record
 
 RULES = (RuleSpec("disk_failing", "critical", 0, 24), RuleSpec("disk_warning", "warning"),
-         RuleSpec("disk_hot", "warning", 600), RuleSpec("smart_selftest_failed", "critical", 0, 24))
+         RuleSpec("disk_hot", "warning", 600), RuleSpec("smart_selftest_failed", "critical", 0, 24),
+         RuleSpec("bay_losing_disks", "warning", 0, 168))
 
 
 def disks(state: SmartState) -> list[Disk]:
@@ -62,6 +65,19 @@ def findings(state: SmartState, judging: Judging) -> list[Finding]:
         if hot is not None:
             out.append(Finding(BAD if hot == "critical" else WARN, f"disk hot, {where}: {d.temperature:g} °C",
                                "disk_hot", d.key, labels, severity=judging.alert_severity("disk_hot", hot)))
+    return out + bay_findings(state, judging)
+
+
+def bay_findings(state: SmartState, judging: Judging) -> list[Finding]:
+    """A bay that has lost two disks within a year: the slot, its cable or the backplane, more likely
+    than bad luck twice."""
+    out = []
+    for bay, lost in sorted(bay_history.losses(state.bays, judging.now).items(), key=lambda kv: natural(kv[0])):
+        if len(lost) >= 2:  # two disks: one disk failing, put back and failing again is one
+            since = time.strftime("%B %Y", time.localtime(min(s.left or 0 for s in lost)))
+            serials = ", ".join(s.serial for s in sorted(lost, key=lambda s: s.left or 0))
+            out.append(Finding(WARN, f"{bay} has lost {len(lost)} disks since {since} ({serials}): check its cable "
+                                     f"and backplane slot", "bay_losing_disks", bay, {"bay": bay}))
     return out
 
 
@@ -76,7 +92,8 @@ LEVELS = {0: OK, 1: WARN, 2: BAD}
 
 
 def view(state: SmartState, found: Sequence[Finding]) -> View:
-    return {"disks": disks(state)}
+    departed = sorted((s for s in state.bays if s.left is not None), key=lambda s: s.left or 0, reverse=True)
+    return {"disks": disks(state), "departures": departed[:50]}
 
 
 def bay_devices(state: SmartState) -> list[BayDevice]:
@@ -98,5 +115,9 @@ def disk_page(state: SmartState, disk: Record) -> View:
     failure statistics, and its attributes' names for the charts."""
     assert isinstance(disk, Disk)
     raw = {k: v for k, v in disk.attributes.items() if v is not None}
+    worn = Wear(disk.wear_used, disk.wear_source or "", disk.written_bytes, disk.wear_full_at) \
+        if disk.wear_used is not None else None
     return {"disk": disk, "standing": failure_stats.standing(raw), "source": failure_stats.SOURCE,
-            "attr_names": {str(a.id): a.name.replace("_", " ") for a in disk.table.ata}}
+            "attr_names": {str(a.id): a.name.replace("_", " ") for a in disk.table.ata},
+            "wear_words": forecast_words(worn) if worn else None,
+            "bay_stays": bay_history.of_bay(state.bays, disk.bay) if disk.bay else []}

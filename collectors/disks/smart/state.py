@@ -85,8 +85,28 @@ class Disk(Record):
     table: SmartTable = SmartTable()
     vendor: str = ""
     selftests: SelfTests = SelfTests()
-    selftest_started: dict[str, float] = {}  # "short"/"long" -> when rackpulse last started one (epoch)
+    selftest_started: dict[str, float] = {}
+    # Wear (SSDs): percent of rated life used, from what, and when 100 % comes at this rate (epoch).
+    wear_used: float | None = None
+    wear_source: str | None = None
+    wear_full_at: float | None = None
+    written_bytes: float | None = None  # "short"/"long" -> when rackpulse last started one (epoch)
+
+
+class BayStay(Record):
+    """One disk's time in one bay."""
+
+    bay: str
+    serial: str  # the disk's key: its serial, else "wwn:…"
+    model: str | None = None
+    device: str | None = None  # its kernel name while there
+    first_seen: float
+    last_seen: float
+    left: float | None = None  # when it was found gone (None: still there)
+    how: str | None = None  # "failed", "pulled", "replaced", "moved to <bay>"
+    health: str = "unknown"  # the last verdict while it sat there
 
 
 class SmartState(State):
     disks: list[Disk] = []
+    bays: list[BayStay] = []  # every disk that has sat in each bay (bay_history.py)

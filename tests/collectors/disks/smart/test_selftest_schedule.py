@@ -198,3 +198,58 @@ def test_a_window_that_is_not_hh_mm_is_refused_with_the_format(bad: str) -> None
                                             ("sdc", "sdc"), ("mmcblk0p1", "mmcblk0")])
 def test_a_member_partition_names_its_disk(part: str, disk: str) -> None:
     assert disk_of(part) == disk
+
+
+def cli_config(tmp: Path, shelf: Shelf) -> Path:
+    argv = ", ".join(f'"{a}"' for a in shelf.smartctl.argv)
+    cfg = tmp / "rackpulse.toml"
+    cfg.write_text(f'host = "nas"\nhost_root = "{tmp}"\n[storage]\nurl = "sqlite:///{tmp}/db.sqlite"\n'
+                   f'[collectors.smart]\nsmartctl = [{argv}]\n'
+                   '[[disks.bays]]\nlabel = "bay 3"\nserial = "SERC"\n')
+    return cfg
+
+
+def test_rackpulse_smart_test_starts_one_test_and_says_where(tmp_path: Path) -> None:
+    from tests.cli import run_cli
+
+    shelf = Shelf(tmp_path)
+    r = run_cli("smart-test", "SERC", "--type", "long", "--config", str(cli_config(tmp_path, shelf)))
+    assert (r.returncode, r.stdout.strip()) == (0, "long self-test started on sdc (bay 3, serial SERC); the drive "
+                                                   "says it takes about 1479 minutes")
+    assert shelf.smartctl.tests_started() == [("long", "/dev/sdc")]
+
+
+def test_rackpulse_smart_test_refuses_a_busy_array_with_the_reason_and_sends_nothing(tmp_path: Path) -> None:
+    from tests.cli import run_cli
+
+    shelf = Shelf(tmp_path, resync=True)
+    r = run_cli("smart-test", "SERD", "--config", str(cli_config(tmp_path, shelf)))
+    assert r.returncode == 1
+    assert "not started: md1 is in resync (22 %)" in r.stderr
+    assert shelf.smartctl.tests_started() == []
+
+
+def test_the_disk_pages_button_starts_a_test_or_shows_why_not(tmp_path: Path) -> None:
+    import re
+    import time
+
+    from fastapi.testclient import TestClient
+
+    from app.config import load_config
+    from app.web.app import create_app
+
+    shelf = Shelf(tmp_path, resync=True)
+    cfg = load_config(cli_config(tmp_path, shelf))
+    with TestClient(create_app(cfg), base_url="http://127.0.0.1") as c:
+        deadline = time.monotonic() + cfg.collectors.smart.timeout  # type: ignore[attr-defined]
+        while (page := c.get("/disks/SERC")).status_code != 200 and time.monotonic() < deadline:
+            time.sleep(0.05)  # the first collection runs as the server starts
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)[1]  # type: ignore[index]
+        assert 'action="/disks/SERC/selftest"' in page.text
+        refused = c.post("/disks/SERC/selftest", data={"csrf": csrf, "kind": "short"})
+        started = c.post("/disks/SERA/selftest", data={"csrf": csrf, "kind": "long"})
+        forged = c.post("/disks/SERA/selftest", data={"csrf": "nope", "kind": "long"})
+    assert "not started: md1 is in resync (22 %)" in refused.text
+    assert "long self-test started on sda" in started.text
+    assert forged.status_code == 403
+    assert shelf.smartctl.tests_started() == [("long", "/dev/sda")]

@@ -1,0 +1,74 @@
+"""/disks/all (every disk of every host, sortable, filterable, as CSV) and a disk's self-test
+started from its page (this host's disks; an agent's are started on the agent with
+`rackpulse smart-test`)."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+
+from app.disks_table import SORTS, DiskRow, as_csv, rows_of, table
+from app.web.site import Checked, SiteDep
+from collectors import plugins
+from collectors.base import CollectorError
+from collectors.disks.smart.collector import SmartCollector
+from collectors.disks.smart.state import SmartState
+
+router = APIRouter()
+
+
+def all_rows(s: SiteDep) -> list[DiskRow]:
+    plugin = plugins().get("smart")
+    if plugin is None:
+        return []
+    hosts = [(s.cfg.host, s.snap, "")]
+    hosts += [(h, snap, f"/h/{quote(h, safe='')}") for h, snap in sorted(s.agents.snapshots.items())]
+    rows: list[DiskRow] = []
+    for host, snap, base in hosts:
+        state = plugin.typed(snap.states.get("smart"))
+        rows += rows_of(host, state if isinstance(state, SmartState) else None, base)
+    return rows
+
+
+def _picked(s: SiteDep, sort: str, order: str, attention: str, q: str) -> list[DiskRow]:
+    desc = None if order not in ("asc", "desc") else order == "desc"
+    return table(all_rows(s), sort if sort in SORTS else "health", desc, attention == "1", q[:100])
+
+
+@router.get("/disks/all", response_class=HTMLResponse)
+def disks_all(s: SiteDep, request: Request, sort: str = "health", order: str = "", attention: str = "",
+              q: str = "") -> Response:
+    everything = all_rows(s)
+    desc = None if order not in ("asc", "desc") else order == "desc"
+    rows = table(everything, sort if sort in SORTS else "health", desc, attention == "1", q[:100])
+    return s.render(request, "disks_all.html", labelled=True, rows=rows, total=len(everything),
+                    hosts=len({r.host for r in everything}), needing=sum(r.attention for r in everything),
+                    sort=sort if sort in SORTS else "health", order=order, attention=attention == "1", q=q[:100],
+                    sorts=list(SORTS))
+
+
+@router.get("/disks/all.csv")
+def disks_all_csv(s: SiteDep, sort: str = "health", order: str = "", attention: str = "", q: str = "") -> Response:
+    body = as_csv(_picked(s, sort, order, attention, q))
+    return PlainTextResponse(body, media_type="text/csv; charset=utf-8",
+                             headers={"Content-Disposition": 'attachment; filename="disks.csv"'})
+
+
+@router.post("/disks/{key:path}/selftest", dependencies=[Checked])
+async def start_selftest(s: SiteDep, request: Request, key: str, kind: str = Form(...)) -> Response:
+    """The disk page's button: the same checks as the schedule's (busy array, sleeping disk, a test
+    already running), the reason shown on the page when it refuses."""
+    if request.scope.get("rackpulse_host") not in (None, s.cfg.host):
+        raise HTTPException(404, "an agent's disk is tested on the agent: rackpulse smart-test SERIAL")
+    sched = s.runtime.scheduler
+    coll = sched.collectors.get("smart") if sched else None
+    if not isinstance(coll, SmartCollector):
+        raise HTTPException(404, "the smart collector does not run on this host")
+    try:
+        said = await run_in_threadpool(coll.start_test, key, kind)
+    except CollectorError as exc:
+        said = str(exc)
+    return RedirectResponse(f"/disks/{quote(key, safe='')}?selftest={quote(said)}", status_code=303)

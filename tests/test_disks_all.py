@@ -1,0 +1,64 @@
+"""/disks/all: every disk of every host in one table, sorted, filtered and as CSV; and a disk's
+self-test started from its page."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from app.disks_table import DiskRow, as_csv, table
+from tests.test_web import demo_app
+
+
+def row(host: str, bay: str | None, health: str = "ok", temp: float | None = 30.0, model: str = "ST8000VN004",
+        serial: str = "S") -> DiskRow:
+    return DiskRow(host, serial, bay, model, serial, "sda", None, 1000, temp, health, "–", None, None, "/disks/S")
+
+
+ROWS = [row("nas", "bay 10", serial="A"), row("nas", "bay 2", "failing", serial="B"), row("pi", "bay 1", serial="C"),
+        row("nas", "bay 1", "warning", 55.0, serial="D"), row("pi", None, temp=None, serial="E")]
+
+
+def test_the_worst_disks_come_first_then_by_host_and_bay_as_on_the_bay_map() -> None:
+    assert [r.serial for r in table(ROWS)] == ["B", "D", "A", "C", "E"]
+
+
+def test_a_column_sorts_both_ways_and_unknown_values_go_to_one_end() -> None:
+    assert [r.serial for r in table(ROWS, "temperature", True)][0] == "D"
+    assert [r.serial for r in table(ROWS, "temperature", False)][0] == "E"  # no temperature: lowest
+    assert [r.serial for r in table(ROWS, "bay", False)] == ["D", "C", "B", "A", "E"]  # bay 1 of nas, then of pi
+
+
+def test_needs_attention_and_a_search_word_filter_the_rows() -> None:
+    assert {r.serial for r in table(ROWS, attention=True)} == {"B", "D"}
+    assert {r.serial for r in table(ROWS, query="PI")} == {"C", "E"}
+
+
+def test_the_csv_has_a_header_and_never_starts_a_cell_with_a_formula() -> None:
+    text = as_csv([row("nas", "=HYPERLINK(\"x\")", model="@SUM(A1)")])
+    lines = list(csv.reader(io.StringIO(text)))
+    assert lines[0][:3] == ["host", "bay", "device"]
+    assert lines[1][1] == "'=HYPERLINK(\"x\")" and lines[1][3] == "'@SUM(A1)"
+
+
+def test_the_page_lists_every_disk_of_the_demo_host_with_links_to_their_pages(tmp_path: Path) -> None:
+    with TestClient(demo_app(tmp_path, 0), base_url="http://127.0.0.1") as c:
+        page = c.get("/disks/all").text
+        got = c.get("/disks/all.csv?sort=bay&order=asc")
+    assert "14 disks on 1 host" in page
+    assert 'href="/disks/ZA1021DK"' in page and 'data-label="Worst attribute"' in page
+    assert got.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(got.text)))
+    assert len(rows) == 14 and rows[0]["bay"] == "NVMe slot M2_1"
+
+
+def test_the_failing_disk_leads_the_table_and_is_the_one_needing_attention(tmp_path: Path) -> None:
+    # story time 80: bay 7's disk (sdh, ZA1049HK) fails SMART while md0 marks it faulty
+    with TestClient(demo_app(tmp_path, 80, runs=2), base_url="http://127.0.0.1") as c:
+        first = re.findall(r'<a href="/disks/([^"]+)">', c.get("/disks/all").text)[0]
+        needing = re.findall(r'<a href="/disks/([^"]+)">', c.get("/disks/all?attention=1").text)
+    assert first == "ZA1049HK" and needing == ["ZA1049HK"]
