@@ -43,6 +43,7 @@ def smartctl(state: dict[str, Any], args: list[str]) -> int:
         "model_name": d["model"], "serial_number": d["serial"], "firmware_version": d.get("fw", "SC60"),
         "user_capacity": {"bytes": d["bytes"]}, "smart_status": {"passed": d["passed"]},
         "temperature": {"current": d["temp"]}, "power_on_time": {"hours": d["hours"]},
+        "rotation_rate": 0 if nvme else 7200, "form_factor": {"name": "M.2" if nvme else "3.5 inches"},
     }
     if nvme:
         doc["nvme_smart_health_information_log"] = {
@@ -60,6 +61,15 @@ def smartctl(state: dict[str, Any], args: list[str]) -> int:
                           "thresh": 10 if attr_id == 5 else 0, "when_failed": "now" if failing else "",
                           "raw": {"value": raw, "string": str(raw)}})
         doc["ata_smart_attributes"] = {"revision": 10, "table": table}
+        # A weekly short test and a monthly long one, all passed (what the schedule leaves behind).
+        runs = [(1, "Short offline", 7 * 24 * k + 3) for k in range(4)] + [(2, "Extended offline", 30 * 24 + 5)]
+        doc["ata_smart_self_test_log"] = {"standard": {"revision": 1, "count": len(runs), "table": [
+            {"type": {"value": v, "string": words}, "lifetime_hours": d["hours"] - hours_ago,
+             "status": {"value": 0, "string": "Completed without error", "passed": True}}
+            for v, words, hours_ago in runs if d["hours"] > hours_ago]}}
+        doc["ata_smart_data"] = {"self_test": {"status": {"value": 0, "string": "completed without error",
+                                                          "passed": True},
+                                               "polling_minutes": {"short": 2, "extended": 900}}}
     print(json.dumps(doc))
     return exit_status
 

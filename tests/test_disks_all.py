@@ -8,10 +8,8 @@ import io
 import re
 from pathlib import Path
 
-from fastapi.testclient import TestClient
-
 from app.disks_table import DiskRow, as_csv, table
-from tests.test_web import demo_app
+from tests.test_web import demo_app, fetch
 
 
 def row(host: str, bay: str | None, health: str = "ok", temp: float | None = 30.0, model: str = "ST8000VN004",
@@ -46,9 +44,9 @@ def test_the_csv_has_a_header_and_never_starts_a_cell_with_a_formula() -> None:
 
 
 def test_the_page_lists_every_disk_of_the_demo_host_with_links_to_their_pages(tmp_path: Path) -> None:
-    with TestClient(demo_app(tmp_path, 0), base_url="http://127.0.0.1") as c:
-        page = c.get("/disks/all").text
-        got = c.get("/disks/all.csv?sort=bay&order=asc")
+    app = demo_app(tmp_path, 0)
+    page = fetch(app, "/disks/all").text
+    got = fetch(app, "/disks/all.csv?sort=bay&order=asc")
     assert "14 disks on 1 host" in page
     assert 'href="/disks/ZA1021DK"' in page and 'data-label="Worst attribute"' in page
     assert got.headers["content-type"].startswith("text/csv")
@@ -58,7 +56,30 @@ def test_the_page_lists_every_disk_of_the_demo_host_with_links_to_their_pages(tm
 
 def test_the_failing_disk_leads_the_table_and_is_the_one_needing_attention(tmp_path: Path) -> None:
     # story time 80: bay 7's disk (sdh, ZA1049HK) fails SMART while md0 marks it faulty
-    with TestClient(demo_app(tmp_path, 80, runs=2), base_url="http://127.0.0.1") as c:
-        first = re.findall(r'<a href="/disks/([^"]+)">', c.get("/disks/all").text)[0]
-        needing = re.findall(r'<a href="/disks/([^"]+)">', c.get("/disks/all?attention=1").text)
+    app = demo_app(tmp_path, 80, runs=2)
+    first = re.findall(r'<a href="/disks/([^"]+)">', fetch(app, "/disks/all").text)[0]
+    needing = re.findall(r'<a href="/disks/([^"]+)">', fetch(app, "/disks/all?attention=1").text)
     assert first == "ZA1049HK" and needing == ["ZA1049HK"]
+
+
+def test_the_replacement_page_says_what_to_order_which_bay_and_the_mdadm_commands(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, 80, runs=2)
+    disk = fetch(app, "/disks/ZA1049HK").text
+    page = fetch(app, "/disks/ZA1049HK/replace").text
+    missing = fetch(app, "/disks/NOSUCH/replace")
+    assert 'href="/disks/ZA1049HK/replace"' in disk  # the failing disk's page links to it
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
+    assert "shelf 1, bay 7" in text and "WDC WD80EFZZ-68BTXN0" in text
+    assert "Interface SATA" in text and "3.5 inches, 7200 rpm" in text
+    assert "the array accepts no less than 8.0 TB per member" in text  # raid6 of 12: size / 10
+    assert "State clean, degraded (11/12 in sync)" in text and "Rebuild about 14 h 48 min" in text
+    lines = re.search(r'<pre class="commands"><code>(.*?)</code>', page, re.S)[1].splitlines()  # type: ignore[index]
+    assert lines[0] == "mdadm --manage /dev/md0 --remove /dev/sdh1"  # md marked it failed already
+    assert "mdadm --manage /dev/md0 --add /dev/NEW1" in lines
+    assert missing.status_code == 404
+
+
+def test_a_pulled_disk_still_has_its_replacement_page_from_what_md_remembers(tmp_path: Path) -> None:
+    page = fetch(demo_app(tmp_path, 105, runs=2), "/disks/ZA1049HK/replace").text
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
+    assert "shelf 1, bay 7" in text and "no longer seen" in text and "--remove" not in text

@@ -11,6 +11,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 
 from app.disks_table import SORTS, DiskRow, as_csv, rows_of, table
+from app.replacement import plan
 from app.web.site import Checked, SiteDep
 from collectors import plugins
 from collectors.base import CollectorError
@@ -72,3 +73,15 @@ async def start_selftest(s: SiteDep, request: Request, key: str, kind: str = For
     except CollectorError as exc:
         said = str(exc)
     return RedirectResponse(f"/disks/{quote(key, safe='')}?selftest={quote(said)}", status_code=303)
+
+
+@router.get("/disks/{key:path}/replace", response_class=HTMLResponse)
+def replace_page(s: SiteDep, request: Request, key: str) -> Response:
+    """What to order, which bay, each array's state and rebuild estimate, the commands to type."""
+    snap, _ = s.view(request)
+    states = {name: plugins()[name].typed(snap.states.get(name)) for name in ("smart", "mdraid", "zfs", "megaraid")
+              if name in plugins() and snap.states.get(name) is not None}
+    found = plan(key, states)
+    if found is None:
+        raise HTTPException(404, f"no disk {key!r} in a disk, array, pool or controller this host reports")
+    return s.render(request, "replace.html", r=found, key=key)

@@ -54,13 +54,13 @@ def _trim(stays: list[BayStay]) -> list[BayStay]:
     by_bay: dict[str, list[BayStay]] = {}
     for s in stays:
         by_bay.setdefault(s.bay, []).append(s)
-    keep = {id(s) for group in by_bay.values() for s in sorted(group, key=lambda x: x.first_seen)[-KEPT_PER_BAY:]}
+    keep = {id(s) for group in by_bay.values() for s in sorted(group, key=lambda x: x.first_seen or 0.0)[-KEPT_PER_BAY:]}
     return [s for s in stays if id(s) in keep]
 
 
 def of_bay(stays: Iterable[BayStay], bay: str | None) -> list[BayStay]:
     """A bay's timeline, the newest first."""
-    return sorted((s for s in stays if s.bay == bay), key=lambda s: s.first_seen, reverse=True)
+    return sorted((s for s in stays if s.bay == bay), key=lambda s: s.first_seen or 0.0, reverse=True)
 
 
 def losses(stays: Iterable[BayStay], now: float | None = None) -> dict[str, list[BayStay]]:

@@ -56,7 +56,7 @@ class SmartCollector(Collector):
         "rackpulse_disk_standby": MetricSpec("1 if the disk was asleep and was not woken (values are from before).",
                                              states=("awake", "asleep")),
         "rackpulse_disk_smartctl_exit_status": MetricSpec("smartctl's exit status bitmask (see smartctl(8))."),
-        "rackpulse_disk_wear_used_percent": MetricSpec("SSD wear: percent of its rated life used (may pass 100)."),
+        "rackpulse_disk_wear_used_ratio": MetricSpec("SSD wear: the share of its rated life used, 0 to 1 (may pass 1)."),
         "rackpulse_disk_written_bytes": MetricSpec("Bytes the host has written to the disk, as the disk counts them."),
         "rackpulse_disk_selftest_running": MetricSpec("1 while a SMART self-test runs.", states=("idle", "testing")),
     }
@@ -224,12 +224,13 @@ class SmartCollector(Collector):
         tests = with_history(disk.selftests, last.selftests if last else None)
         if tests.running == "test" and started:
             # ATA says a test runs, not which: the one rackpulse started last, when it did.
-            tests = tests.model_copy(update={"running": max(started, key=lambda k: started[k])})
+            tests = tests.model_copy(update={"running": max(started, key=lambda k: started[k] or 0.0)})
         level, reasons = judge_health(disk, accepted, previous, self.temperature_warning, bay)
         view = Disk(
             key=key, device=kernel, serial=serial, serial_hidden=serial is None,
             model=disk.model or (loc.model if loc else None), wwn=wwn, firmware=disk.firmware,
             protocol=disk.protocol, dev_type=disk.dev_type, capacity_bytes=disk.capacity_bytes,
+            form_factor=disk.form_factor, rotation_rpm=disk.rotation_rpm,
             by_path=loc.by_path if loc else None, enclosure_slot=loc.enclosure_slot if loc else None, bay=bay,
             smart_passed=disk.smart_passed, temperature=disk.temperature, power_on_hours=disk.power_on_hours,
             attributes=dict(disk.attributes), accepted=dict(accepted), exit_status=disk.exit_status,
@@ -267,7 +268,7 @@ def disk_samples(d: Disk) -> list[Sample]:
     if d.power_on_hours is not None:
         s.append(Sample.of("rackpulse_disk_power_on_seconds", d.power_on_hours * 3600, serial=key))
     if d.wear_used is not None:
-        s.append(Sample.of("rackpulse_disk_wear_used_percent", d.wear_used, serial=key))
+        s.append(Sample.of("rackpulse_disk_wear_used_ratio", d.wear_used / 100, serial=key))
     if d.written_bytes is not None:
         s.append(Sample.of("rackpulse_disk_written_bytes", d.written_bytes, serial=key))
     s.append(Sample.of("rackpulse_disk_selftest_running", 1 if d.selftests.running else 0, serial=key))

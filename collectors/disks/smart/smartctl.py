@@ -63,6 +63,8 @@ class SmartDisk:
     wwn: str | None  # "0x5000c500a1b2c3d4"
     firmware: str | None
     capacity_bytes: int | None
+    form_factor: str | None
+    rotation_rpm: int | None
     smart_passed: bool | None
     temperature: float | None
     power_on_hours: int | None
@@ -142,6 +144,8 @@ def parse_smartctl_json(data: str | bytes, returncode: int | None = None) -> Sma
         wwn=_wwn(doc.get("wwn")),
         firmware=_str(doc.get("firmware_version")) or _str(doc.get("revision")) or _str(doc.get("scsi_revision")),
         capacity_bytes=_int(_obj(doc, "user_capacity").get("bytes")),
+        form_factor=_str(_obj(doc, "form_factor").get("name")),
+        rotation_rpm=_int(doc.get("rotation_rate")),
         smart_passed=passed if isinstance(passed, bool) else None,
         temperature=temperature,
         power_on_hours=int(hours) if hours is not None else None,

@@ -45,7 +45,7 @@ class SelfTests(Record):
     running: str | None = None  # "short" or "long" while one runs
     percent_done: int | None = None
     log: list[SelfTestRun] = []
-    minutes: dict[str, int] = {}  # how long the drive says each takes: {"short": 2, "long": 523}
+    minutes: dict[str, int | None] = {}  # how long the drive says each takes: {"short": 2, "long": 523}
 
 
 class SmartTable(Record):
@@ -67,6 +67,8 @@ class Disk(Record):
     protocol: str | None = None  # ATA, NVMe, SCSI
     dev_type: str | None = None  # smartctl's -d type
     capacity_bytes: int | None = None
+    form_factor: str | None = None  # "3.5 inches", "2.5 inches", "M.2"
+    rotation_rpm: int | None = None  # 0: solid state
     by_path: str | None = None  # the controller port it hangs on
     enclosure_slot: str | None = None
     bay: str | None = None
@@ -85,7 +87,7 @@ class Disk(Record):
     table: SmartTable = SmartTable()
     vendor: str = ""
     selftests: SelfTests = SelfTests()
-    selftest_started: dict[str, float] = {}
+    selftest_started: dict[str, float | None] = {}
     # Wear (SSDs): percent of rated life used, from what, and when 100 % comes at this rate (epoch).
     wear_used: float | None = None
     wear_source: str | None = None
@@ -100,8 +102,8 @@ class BayStay(Record):
     serial: str  # the disk's key: its serial, else "wwn:…"
     model: str | None = None
     device: str | None = None  # its kernel name while there
-    first_seen: float
-    last_seen: float
+    first_seen: float | None = None  # None only for a stored number that was not finite
+    last_seen: float | None = None
     left: float | None = None  # when it was found gone (None: still there)
     how: str | None = None  # "failed", "pulled", "replaced", "moved to <bay>"
     health: str = "unknown"  # the last verdict while it sat there

@@ -27,7 +27,7 @@ def disk(exit_status: int = 0, passed: bool | None = True, temperature: float | 
     # a5=... for ATA attribute 5; NVMe and SCSI fields by their own names
     attrs = {k[1:] if k[0] == "a" and k[1:].isdigit() else k: float(v) for k, v in attributes.items()}
     return SmartDisk(device="/dev/sdh", dev_type="sat", protocol="ATA", model="m", serial="s", wwn=None,
-                     firmware=None, capacity_bytes=None, smart_passed=passed, temperature=temperature,
+                     firmware=None, capacity_bytes=None, form_factor=None, rotation_rpm=None, smart_passed=passed, temperature=temperature,
                      power_on_hours=1, exit_status=exit_status, messages=(), attributes=attrs,
                      ata_failing_now=failing_now)
 
