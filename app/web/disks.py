@@ -17,6 +17,7 @@ from collectors import plugins
 from collectors.base import CollectorError
 from collectors.disks.smart.collector import SmartCollector
 from collectors.disks.smart.state import SmartState
+from collectors.state import State
 
 router = APIRouter()
 
@@ -79,8 +80,9 @@ async def start_selftest(s: SiteDep, request: Request, key: str, kind: str = For
 def replace_page(s: SiteDep, request: Request, key: str) -> Response:
     """What to order, which bay, each array's state and rebuild estimate, the commands to type."""
     snap, _ = s.view(request)
-    states = {name: plugins()[name].typed(snap.states.get(name)) for name in ("smart", "mdraid", "zfs", "megaraid")
-              if name in plugins() and snap.states.get(name) is not None}
+    states: dict[str, State | None] = {
+        name: plugins()[name].typed(snap.states.get(name)) for name in ("smart", "mdraid", "zfs", "megaraid")
+        if name in plugins() and snap.states.get(name) is not None}
     found = plan(key, states)
     if found is None:
         raise HTTPException(404, f"no disk {key!r} in a disk, array, pool or controller this host reports")
