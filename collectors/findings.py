@@ -157,6 +157,7 @@ class BayDevice:
     href: str | None = None  # its own page (a disk SMART sees), relative to the host's pages
     detail: str | None = None  # a word more for the bay map ("41 °C")
     entity: tuple[str, str] | None = None  # (kind, key) of its inventory entry
+    temperature: float | None = None  # for the bay map's heat view
 
 
 @dataclass(frozen=True)

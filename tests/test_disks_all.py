@@ -83,3 +83,34 @@ def test_a_pulled_disk_still_has_its_replacement_page_from_what_md_remembers(tmp
     page = fetch(demo_app(tmp_path, 105, runs=2), "/disks/ZA1049HK/replace").text
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
     assert "shelf 1, bay 7" in text and "no longer seen" in text and "--remove" not in text
+
+
+def test_a_disks_notes_are_saved_by_serial_checked_and_shown_with_its_warranty(tmp_path: Path) -> None:
+    app = demo_app(tmp_path, 0, shared=False)
+    first = fetch(app, "/disks/ZA1000AK")
+    csrf = re.search(r'name="csrf" value="([^"]+)"', first.text)[1]  # type: ignore[index]
+    cookies = dict(first.cookies.items())  # without a password the token is bound to this cookie
+
+    async def post(data: dict[str, str]):  # type: ignore[no-untyped-def]
+        import httpx
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1",
+                                     cookies=cookies) as c:
+            return await c.post("/disks/ZA1000AK/notes", data={"csrf": csrf, **data})
+
+    import asyncio
+    bad = asyncio.run(post({"purchased": "last year"}))
+    ok = asyncio.run(post({"purchased": "2024-03-01", "warranty_end": "2099-03-01", "rma": "RMA-77"}))
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", fetch(app, "/disks/ZA1000AK").text))
+    assert bad.status_code == 400 and "purchased: a date as YYYY-MM-DD" in bad.text
+    assert ok.status_code == 303
+    assert "Under warranty until 2099-03-01" in text and 'value="RMA-77"' in fetch(app, "/disks/ZA1000AK").text
+    saved = (tmp_path / "disk-notes.json").read_text()
+    assert '"ZA1000AK"' in saved and "last year" not in saved
+
+
+def test_the_heat_view_colours_each_bay_by_its_disks_temperature(tmp_path: Path) -> None:
+    page = fetch(demo_app(tmp_path, 0), "/disks?view=heat").text
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
+    assert "warm from 42 °C, hot from 50 °C" in text  # alerts.disk_hot_celsius and 8 below it
+    assert re.search(r'<li class="bay warning"[^>]*><strong class="nowrap">M2_2</strong>\s*<span class="state">44 °C', page)
+    assert re.search(r'<li class="bay ok"[^>]*><strong class="nowrap">bay 0</strong>\s*<span class="state">33 °C', page)

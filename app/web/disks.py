@@ -10,6 +10,7 @@ from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 
+from app import disk_notes
 from app.disks_table import SORTS, DiskRow, as_csv, rows_of, table
 from app.replacement import plan
 from app.web.site import Checked, SiteDep
@@ -87,3 +88,17 @@ def replace_page(s: SiteDep, request: Request, key: str) -> Response:
     if found is None:
         raise HTTPException(404, f"no disk {key!r} in a disk, array, pool or controller this host reports")
     return s.render(request, "replace.html", r=found, key=key)
+
+
+@router.post("/disks/{key:path}/notes", dependencies=[Checked])
+async def save_notes(s: SiteDep, request: Request, key: str) -> Response:
+    """The disk page's notes: purchase date, warranty end, RMA number, free text."""
+    if request.scope.get("rackpulse_host") not in (None, s.cfg.host):
+        raise HTTPException(404, "an agent's disks keep their notes on the agent's own server page")
+    form = await request.form()
+    try:
+        await run_in_threadpool(disk_notes.save, disk_notes.notes_file(s.cfg), key,
+                                {f: str(form.get(f) or "") for f in disk_notes.FIELDS})
+    except ValueError as exc:
+        raise HTTPException(400, str(exc)) from None
+    return RedirectResponse(f"/disks/{quote(key, safe='')}?saved=1#notes", status_code=303)

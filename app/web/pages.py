@@ -4,19 +4,23 @@ an agent host under /h/<host>/."""
 
 from __future__ import annotations
 
+import logging
+import time
 from typing import Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app import bay_labels, events, views, words
+from app import bay_labels, disk_notes, events, views, words
 from app.alerting.engine import AlertState
 from app.ingest.agents import revoke
 from app.web.site import RANGES, Checked, SiteDep
 from collectors import plugins
 from collectors.plugin import DOMAINS, CollectorPlugin, Detail
 from collectors.state import Record, StateError
+
+log = logging.getLogger("rackpulse.web")
 
 router = APIRouter()
 
@@ -50,8 +54,10 @@ async def disks_page(s: SiteDep, request: Request) -> HTMLResponse:
     pulls = views.storage_pulls(snap)  # every plug-in's devices to pull (md members, ZFS, RAID ...)
     bays = [b.label for b in s.cfg.disks.bays] if snap.host == s.cfg.host else views.bays_seen(snap)
     chassis = [views.Enclosure(**e.model_dump()) for e in s.cfg.disks.enclosures] if snap.host == s.cfg.host else []
+    # The heat view: each bay by its disk's temperature (a hot bay is a cooling problem).
+    heat = request.query_params.get("view") == "heat"
     return s.render(request, "disks.html", pulls=pulls, shelves=views.bay_map(snap, bays, chassis),
-                    sections=views.sections(snap, "disks"))
+                    sections=views.sections(snap, "disks"), heat=heat, hot=s.cfg.disk_hot_celsius())
 
 
 @router.get("/entity/{kind}/{key:path}", response_class=HTMLResponse, name="entity")
@@ -155,6 +161,10 @@ def detail_page(name: str, detail: Detail[Any]) -> Any:
         # What the tile and the alerts say of it: the same findings, judged once.
         said = [f for f in snap.findings_of(name) if f.subject == key]
         extra = detail.view(plugin.typed(snap.states.get(name)), thing) if thing is not None else {}
+        if detail.kind == "disk":
+            extra = {**extra, "temp_max_30d": _max_30d(store, key)}
+            if snap.host == s.cfg.host:
+                extra = {**extra, **_disk_notes(s.cfg, key)}
         return s.render(request, f"{name}/{detail.template}", thing=thing, stored=stored, key=key, events=lines,
                         said=said, can_label=thing is not None and snap.host == s.cfg.host,
                         label_action=f"{base}/{detail.path}/{quote(key, safe='')}/bay", csrf=s.csrf_token(request),
@@ -162,6 +172,26 @@ def detail_page(name: str, detail: Detail[Any]) -> Any:
                         ranges_list=list(RANGES), **extra)
 
     return handler
+
+
+def _max_30d(store: Any, key: str) -> float | None:
+    """The disk's hottest over 30 days, from the stored rollups (a few dozen points)."""
+    sid = store.find_series("rackpulse_disk_temperature_celsius", serial=key)
+    if sid is None:
+        return None
+    now = int(time.time())
+    points = store.history(sid, now - 30 * 86400, now, max_points=60)
+    return max((p.vmax for p in points), default=None)
+
+
+def _disk_notes(cfg: Any, key: str) -> dict[str, Any]:
+    """A disk's notes (purchase, warranty, RMA) for its page; a damaged file shows none, and says so."""
+    try:
+        notes = disk_notes.load(disk_notes.notes_file(cfg)).get(key, {})
+    except ValueError as exc:
+        log.warning("disk notes not read: %s", exc)
+        notes = {}
+    return {"notes": notes, "warranty": disk_notes.warranty_words(notes), "can_note": True}
 
 
 def bay_label(name: str, detail: Detail[Any]) -> Any:

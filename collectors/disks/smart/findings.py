@@ -102,7 +102,8 @@ def bay_devices(state: SmartState) -> list[BayDevice]:
     return [BayDevice(d.bay, d.serial, d.model, d.device, d.health_name,
                       UNKNOWN if d.health is None else LEVELS.get(d.health, UNKNOWN), "disk",
                       href="/disks/" + quote(d.key, safe=""),
-                      detail=f"{d.temperature:g} °C" if d.temperature is not None else None)
+                      detail=f"{d.temperature:g} °C" if d.temperature is not None else None,
+                      temperature=d.temperature)
             for d in disks(state)]
 
 
