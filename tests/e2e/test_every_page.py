@@ -22,7 +22,7 @@ MODES: dict[str, dict[str, Any]] = {
               "has_touch": True, "device_scale_factor": 2},
     "dark": {"viewport": {"width": 1440, "height": 900}, "color_scheme": "dark"},
 }
-PAGES = ["/", "/host", "/disks", "/disks/ZA1049HK", "/network", "/probes", "/status", "/power", "/heatpump", "/alerts", "/events",
+PAGES = ["/", "/host", "/disks", "/disks?view=heat", "/disks/all", "/disks/ZA1049HK", "/network", "/probes", "/status", "/power", "/heatpump", "/alerts", "/events",
          "/collectors", "/hosts", "/monitors", "/channels", "/entity/md_array/md0", "/entity/bond_slave/bond0/eoip4", "/h/ceph-node1/disks",
          "/api/docs"]
 
