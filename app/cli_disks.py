@@ -17,11 +17,19 @@ def cmd_smart_test(args: argparse.Namespace) -> int:
     from collectors.disks.smart.collector import SmartCollector
 
     cfg = load_config(resolve_config_path(args.config))
-    colls = build_collectors(cfg, host=host_context(cfg, host_bays(cfg)))
+    states: dict[str, object] = {}
+    colls = build_collectors(cfg, host=host_context(cfg, host_bays(cfg), states=states))
     smart = colls.get("smart")
     if not isinstance(smart, SmartCollector):
         print("rackpulse: the smart collector is not enabled in this config", file=sys.stderr)
         return 2
+    for name in ("zfs", "megaraid"):  # a scrub or a rebuild there holds a test back too
+        if name in colls:
+            try:
+                states[name] = colls[name].collect().state
+            except CollectorError as exc:
+                print(f"rackpulse: {name} not read ({exc}): its pools or drive groups are not checked",
+                      file=sys.stderr)
     try:
         smart.collect()
         said = smart.start_test(args.serial, args.type)

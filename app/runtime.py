@@ -50,7 +50,8 @@ class Runtime:
         self.agents = Agents(self.engine, cfg.host, a.max_series_per_host, a.max_collectors_per_host,
                              a.max_entities_per_host, a.max_state_bytes, thresholds(cfg))
         if scheduler is None and collect:
-            colls = build_collectors(cfg, runner, host_context(cfg, self.saved_bays, self.saved_entries, self.pings))
+            colls = build_collectors(cfg, runner, host_context(cfg, self.saved_bays, self.saved_entries, self.pings,
+                                                               self.snap.states))
             scheduler = Scheduler(colls, cfg.schedules(colls), self.snap, self.store)
         self.scheduler = scheduler
         self.mqtt: MqttExport | None = None

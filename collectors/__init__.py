@@ -6,7 +6,7 @@ each exporting a `CollectorPlugin` registered under the entry point group
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ def plugins() -> dict[str, CollectorPlugin]:
 
 
 def host_context(cfg: Any, saved: Iterable[BayRule] | BayRules = (), entries: SavedEntries | None = None,
-                 pings: PingBook | None = None) -> HostContext:
+                 pings: PingBook | None = None, states: Mapping[str, object] | None = None) -> HostContext:
     """What the plug-ins may know of this host, from the app's Config (which they never see), the
     bay labels saved from disk pages and the config entries made in the browser (`entries`)."""
     bays = saved if isinstance(saved, BayRules) else BayRules(saved=saved)
@@ -31,7 +31,8 @@ def host_context(cfg: Any, saved: Iterable[BayRule] | BayRules = (), entries: Sa
     for a in cfg.disks.accept:
         accepted.setdefault(a.serial, {})[a.attribute] = a.value
     return HostContext(cfg.host, Path(cfg.host_root), bays, accepted, cfg.disk_hot_celsius(),
-                       entries if entries is not None else SavedEntries(), pings if pings is not None else PingBook())
+                       entries if entries is not None else SavedEntries(), pings if pings is not None else PingBook(),
+                       states if states is not None else {})
 
 
 def build_collectors(cfg: Any, runner: Runner = run_command, host: HostContext | None = None

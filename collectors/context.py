@@ -114,3 +114,6 @@ class HostContext:
     disk_hot_celsius: float = 50.0  # alerts.disk_hot_celsius: a disk's verdict and its alert agree
     saved: SavedEntries = field(default_factory=SavedEntries)  # entries made in the browser
     pings: PingBook = field(default_factory=PingBook)  # what jobs said through their heartbeat URLs
+    # The host's latest state of every collector, by name (the scheduler's Snapshot.states, live):
+    # what one plug-in may read of another's, e.g. the self-test schedule of a ZFS scrub.
+    states: Mapping[str, object] = field(default_factory=dict)

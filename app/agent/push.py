@@ -215,13 +215,14 @@ class Sender:
 async def run_agent(cfg: Config, server: str | None, token: str | None) -> None:
     """Collect on schedule into the outbox; send from a thread; serve /metrics when asked to."""
     from app.scheduler import Scheduler, Snapshot
-    from collectors import build_collectors
+    from collectors import build_collectors, host_context
 
-    colls = build_collectors(cfg)
+    snap = Snapshot(host=cfg.host)
+    # The collectors see each other's latest state (a self-test waits for a ZFS scrub to end).
+    colls = build_collectors(cfg, host=host_context(cfg, states=snap.states))
     settings = cfg.schedules(colls)
     unstored = {n: frozenset(m for m, s in c.metrics.items() if not s.store) for n, c in colls.items()}
     outbox = Outbox(cfg.agent.outbox, int(cfg.agent.outbox_max_mb * 1024 * 1024), unstored)
-    snap = Snapshot(host=cfg.host)
     sender = None
     if not server and not cfg.agent.listen:
         raise ConfigError("agent: nothing to do: give --server URL (push) or agent.listen (serve /metrics), or both")

@@ -25,7 +25,16 @@ from collectors.base import (
 from collectors.context import HostContext
 from collectors.disks.location import BayRule, DiskLocation, read_locations
 from collectors.disks.smart import bay_history
-from collectors.disks.smart.schedule import TYPES, SelfTestConfig, md_busy, plan, refusal, test_argv
+from collectors.disks.smart.schedule import (
+    TYPES,
+    Busy,
+    SelfTestConfig,
+    md_busy,
+    plan,
+    refusal,
+    storage_busy,
+    test_argv,
+)
 from collectors.disks.smart.selftests import with_history
 from collectors.disks.smart.smartctl import (
     HEALTH_NAMES,
@@ -75,6 +84,7 @@ class SmartCollector(Collector):
         parallel: int = 4,
         selftest: SelfTestConfig | None = None,
         rated_tbw: Mapping[str, float] | None = None,
+        peers: Mapping[str, object] | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.host_root = host_root
@@ -89,6 +99,7 @@ class SmartCollector(Collector):
         self.parallel = max(1, parallel)
         self.selftest = selftest or SelfTestConfig()
         self.rated_tbw = dict(rated_tbw or {})
+        self.peers = peers if peers is not None else {}  # the host's other collectors' latest states
         self.clock = clock  # the tests' stand-in for the wall clock (the window is in local time)
         self._last: dict[str, Disk] = {}  # disk key -> last view (for standby and increases)
         self._stays: list[BayStay] = []  # the bays' history, restored with the state
@@ -128,7 +139,7 @@ class SmartCollector(Collector):
         """Start the self-tests the schedule says are due; a refusal by smartctl is a warning."""
         now = self.clock()
         warnings = []
-        for d, kind in plan(disks, self.selftest, now, datetime.fromtimestamp(now), md_busy(self.host_root)):
+        for d, kind in plan(disks, self.selftest, now, datetime.fromtimestamp(now), self._busy()):
             try:
                 self._run_test(d, kind, now)
             except CollectorError as exc:
@@ -146,12 +157,16 @@ class SmartCollector(Collector):
         if d is None:
             raise CollectorError(f"no disk with serial {key!r} seen on this host")
         testing = [v for v in self._last.values() if v.selftests.running]
-        if reason := refusal(d, md_busy(self.host_root), testing, self.selftest.wake):
+        if reason := refusal(d, self._busy(), testing, self.selftest.wake):
             raise CollectorError(f"not started: {reason}")
         self._run_test(d, kind, self.clock())
         minutes = d.selftests.minutes.get(kind)
         took = f"; the drive says it takes about {minutes} minutes" if minutes else ""
         return f"{kind} self-test started on {d.device} ({d.bay or 'no bay label'}, serial {d.serial or d.key}){took}"
+
+    def _busy(self) -> Busy:
+        """md from /proc/mdstat; ZFS and RAID controllers from their plug-ins' latest states."""
+        return md_busy(self.host_root).merged(storage_busy(self.peers))
 
     def _run_test(self, d: Disk, kind: str, now: float) -> None:
         res = self.runner(test_argv(self.smartctl, d, kind, self.selftest.wake), self.command_timeout)
@@ -295,4 +310,5 @@ def build(c: Any, host: HostContext, runner: Runner) -> Collector:
     (alerts.disk_hot_celsius, which the deprecated temperature_warning stands in for)."""
     accepted = {serial: dict(attrs) for serial, attrs in host.accepted.items()}
     return SmartCollector(host.root, c.smartctl, c.devices, c.nocheck, c.command_timeout,
-                          host.disk_hot_celsius, host.bays, accepted, runner, c.parallel, c.selftest, c.rated_tbw)
+                          host.disk_hot_celsius, host.bays, accepted, runner, c.parallel, c.selftest, c.rated_tbw,
+                          host.states)

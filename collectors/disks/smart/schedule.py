@@ -9,7 +9,7 @@ checks, never on a sleeping disk unless ``wake = true``, at most ``max_parallel`
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time
 from pathlib import Path
@@ -59,13 +59,23 @@ def in_window(now: datetime, window: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Busy:
-    """The md arrays a disk belongs to, and what keeps each from a self-test now."""
+    """The groups a disk belongs to (md arrays, ZFS vdevs, RAID drive groups), and what keeps
+    each from a self-test now."""
 
-    groups: dict[str, list[str]]  # kernel disk name -> its arrays ("md0")
-    reasons: dict[str, str]  # array -> "md0 is resyncing (40 %)"
+    groups: dict[str, list[str]]  # kernel disk name, or "serial:<serial>" -> its groups ("md0")
+    reasons: dict[str, str]  # group -> "md0 is in resync (40 %)"
 
-    def of(self, device: str) -> str | None:
-        return next((self.reasons[g] for g in self.groups.get(device, []) if g in self.reasons), None)
+    def groups_of(self, d: Disk) -> list[str]:
+        return self.groups.get(d.device, []) + (self.groups.get(f"serial:{d.serial}", []) if d.serial else [])
+
+    def of(self, d: Disk) -> str | None:
+        return next((self.reasons[g] for g in self.groups_of(d) if g in self.reasons), None)
+
+    def merged(self, other: Busy) -> Busy:
+        groups = {k: list(v) for k, v in self.groups.items()}
+        for k, v in other.groups.items():
+            groups.setdefault(k, []).extend(v)
+        return Busy(groups, {**self.reasons, **other.reasons})
 
 
 def md_busy(host_root: Path) -> Busy:
@@ -83,6 +93,35 @@ def md_busy(host_root: Path) -> Busy:
         if arr.sync is not None:
             done = f" ({arr.sync.ratio * 100:.0f} %)" if arr.sync.ratio is not None else f" ({arr.sync.waiting})"
             reasons[arr.name] = f"{arr.name} is in {arr.sync.action}{done}"
+    return Busy(groups, reasons)
+
+
+def storage_busy(states: Mapping[str, object]) -> Busy:
+    """ZFS vdevs and RAID drive groups from the other plug-ins' latest states (this host's): a
+    disk's group, and a pool that scrubs or resilvers or a drive group that rebuilds is busy."""
+    from collectors.storage.megaraid.state import MegaraidState
+    from collectors.storage.zfs.state import ZfsState
+
+    groups: dict[str, list[str]] = {}
+    reasons: dict[str, str] = {}
+    zfs = states.get("zfs")
+    for pool in zfs.pools if isinstance(zfs, ZfsState) else []:
+        scanning = pool.scan is not None and pool.scan.state == "scanning"
+        for v in pool.vdevs:
+            if v.leaf and v.serial:
+                group = f"{pool.name}/{v.parent or v.name}"  # a mirror or raidz vdev, or a lone disk
+                groups.setdefault(f"serial:{v.serial}", []).append(group)
+                if scanning:
+                    reasons[group] = f"ZFS pool {pool.name} is in {pool.scan.function}"  # type: ignore[union-attr]
+    mega = states.get("megaraid")
+    for c in mega.controllers if isinstance(mega, MegaraidState) else []:
+        rebuilding = {pd.dg for pd in c.pds if pd.rebuild_ratio is not None or pd.state == "Rbld"}
+        for pd in c.pds:
+            if pd.serial and pd.dg not in ("-", ""):
+                group = f"{c.name} drive group {pd.dg}"
+                groups.setdefault(f"serial:{pd.serial}", []).append(group)
+                if pd.dg in rebuilding:
+                    reasons[group] = f"{group} is rebuilding"
     return Busy(groups, reasons)
 
 
@@ -121,12 +160,12 @@ def refusal(d: Disk, busy: Busy, running: Iterable[Disk], wake: bool) -> str | N
         return f"{d.device} is already running a {d.selftests.running} test"
     if d.standby and not wake:
         return f"{d.device} is asleep (set wake = true to test sleeping disks)"
-    if reason := busy.of(d.device):
+    if reason := busy.of(d):
         return reason
-    mine = set(busy.groups.get(d.device, []))
-    other = next((o for o in running if o.key != d.key and mine & set(busy.groups.get(o.device, []))), None)
+    mine = set(busy.groups_of(d))
+    other = next((o for o in running if o.key != d.key and mine & set(busy.groups_of(o))), None)
     if other is not None:
-        shared = sorted(mine & set(busy.groups.get(other.device, [])))[0]
+        shared = sorted(mine & set(busy.groups_of(other)))[0]
         return f"{other.device} in {shared} is already testing (one disk per array at a time)"
     return None
 

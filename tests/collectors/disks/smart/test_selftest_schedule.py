@@ -12,7 +12,17 @@ from collectors.base import CollectorError
 from collectors.disks.location import BayRule
 from collectors.disks.smart.collector import SmartCollector
 from collectors.disks.smart.findings import findings
-from collectors.disks.smart.schedule import SelfTestConfig, disk_of, in_window, parse_window
+from collectors.disks.smart.schedule import (
+    SelfTestConfig,
+    disk_of,
+    in_window,
+    md_busy,
+    parse_window,
+    plan,
+    refusal,
+    storage_busy,
+)
+from collectors.disks.smart.state import Disk
 from collectors.findings import Judging
 from tests.collectors.disks.smart.standin import StandIn
 
@@ -253,3 +263,36 @@ def test_the_disk_pages_button_starts_a_test_or_shows_why_not(tmp_path: Path) ->
     assert "long self-test started on sda" in started.text
     assert forged.status_code == 403
     assert shelf.smartctl.tests_started() == [("long", "/dev/sda")]
+
+
+def zfs_mirror(scanning: bool):  # type: ignore[no-untyped-def]
+    from collectors.storage.zfs.state import PoolView, ScanView, VdevView, ZfsState
+
+    scan = ScanView(function="scrub", state="scanning" if scanning else "finished")
+    return ZfsState(pools=[PoolView(name="tank", state="ONLINE", scan=scan, vdevs=[
+        VdevView(name="mirror-0", leaf=False), VdevView(name="ata-A", parent="mirror-0", depth=1, serial="ZA"),
+        VdevView(name="ata-B", parent="mirror-0", depth=1, serial="ZB")])])
+
+
+def due_disk(dev: str, serial: str) -> Disk:
+    return Disk(key=serial, device=dev, serial=serial, power_on_hours=1000)
+
+
+def test_one_disk_per_zfs_vdev_at_a_time_and_none_while_the_pool_scrubs() -> None:
+    cfg = SelfTestConfig(enabled=True, max_parallel=4)
+    disks = [due_disk("sdx", "ZA"), due_disk("sdy", "ZB")]
+    calm = md_busy(Path("/nonexistent")).merged(storage_busy({"zfs": zfs_mirror(False)}))
+    assert [(d.serial, k) for d, k in plan(disks, cfg, NIGHT, datetime.fromtimestamp(NIGHT), calm)] == [("ZA", "long")]
+    scrubbing = storage_busy({"zfs": zfs_mirror(True)})
+    assert plan(disks, cfg, NIGHT, datetime.fromtimestamp(NIGHT), scrubbing) == []
+    assert refusal(disks[1], scrubbing, [], False) == "ZFS pool tank is in scrub"
+
+
+def test_a_raid_controllers_drive_group_that_rebuilds_holds_its_disks_back() -> None:
+    from collectors.storage.megaraid.state import Controller, MegaraidState, PhysicalDrive
+
+    pds = [PhysicalDrive(key=f"c0/252:{i}", eid_slot=f"252:{i}", dg="0", serial=f"M{i}",
+                         state="Rbld" if i == 2 else "Onln") for i in range(3)]
+    busy = storage_busy({"megaraid": MegaraidState(controllers=[Controller(name="c0", pds=pds)])})
+    assert refusal(due_disk("sdb", "M0"), busy, [], False) == "c0 drive group 0 is rebuilding"
+    assert refusal(due_disk("sdz", "OTHER"), busy, [], False) is None
