@@ -114,3 +114,14 @@ def test_the_heat_view_colours_each_bay_by_its_disks_temperature(tmp_path: Path)
     assert "warm from 42 °C, hot from 50 °C" in text  # alerts.disk_hot_celsius and 8 below it
     assert re.search(r'<li class="bay warning"[^>]*><strong class="nowrap">M2_2</strong>\s*<span class="state">44 °C', page)
     assert re.search(r'<li class="bay ok"[^>]*><strong class="nowrap">bay 0</strong>\s*<span class="state">33 °C', page)
+
+
+def test_an_arrays_page_lists_every_disk_its_bays_have_held(tmp_path: Path) -> None:
+    # story 0, then 120: bay 7's disk was swapped for ZR9Q0NEWK (it left healthy in this short story)
+    page = fetch(demo_app(tmp_path, 120, runs=3), "/entity/md_array/md0").text
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
+    assert "Its bays' disks" in text
+    bay7 = text[text.index("shelf 1, bay 7 "):text.index("shelf 1, bay 8 ")]
+    assert "ZR9Q0NEWK" in bay7 and "still there" in bay7
+    assert "ZA1049HK" in bay7 and "replaced" in bay7
+    assert bay7.index("ZR9Q0NEWK") < bay7.index("ZA1049HK")  # the newest first

@@ -17,6 +17,7 @@ from app.alerting.engine import AlertState
 from app.ingest.agents import revoke
 from app.web.site import RANGES, Checked, SiteDep
 from collectors import plugins
+from collectors.findings import natural
 from collectors.plugin import DOMAINS, CollectorPlugin, Detail
 from collectors.state import Record, StateError
 
@@ -69,7 +70,9 @@ def entity_page(s: SiteDep, request: Request, kind: str, key: str,
         raise HTTPException(404, f"no {kind} {key!r}")
     plugin = words.owner(kind, plugins())
     base = request.scope.get("rackpulse_base", "")
+    snap, _ = s.view(request)
     return s.render(request, "entity.html", kind=kind, key=key, stored=stored, noun=events.noun(kind, plugins()),
+                    timeline=_array_timeline(snap, key) if kind == "md_array" else [],
                     head=words.headline(kind, stored["attrs"], stored["present"], plugin),
                     facts=words.facts(kind, stored["attrs"], plugin),
                     lines=[events.describe(e, plugins(), base) for e in store.events(kind, key)],
@@ -172,6 +175,17 @@ def detail_page(name: str, detail: Detail[Any]) -> Any:
                         ranges_list=list(RANGES), **extra)
 
     return handler
+
+
+def _array_timeline(snap: Any, array: str) -> list[Any]:
+    """Every disk the bays of an md array's members have held, bay by bay: an array's life."""
+    md = plugins()["mdraid"].typed(snap.states.get("mdraid")) if "mdraid" in plugins() else None
+    smart = plugins()["smart"].typed(snap.states.get("smart")) if "smart" in plugins() else None
+    arr = next((a for a in getattr(md, "arrays", []) if a.name == array), None)
+    bays = {m.bay for m in arr.members if m.bay} if arr else set()
+    stays = [st for st in getattr(smart, "bays", []) if st.bay in bays]
+    # by bay as on the bay map, each bay's newest disk first
+    return sorted(stays, key=lambda st: (natural(st.bay), -(st.first_seen or 0)))
 
 
 def _max_30d(store: Any, key: str) -> float | None:
