@@ -106,6 +106,8 @@ class CollectorPlugin(Generic[S]):
     # Its part of `rackpulse init`: what it finds in the host's tree, as its section of the
     # starter config (TOML lines, commented); [] when there is nothing of it here.
     starter: Callable[[HostTree], list[str]] | None = None
+    # Its place within its domain (tiles, page sections): lower first, then by name.
+    rank: int = 0
 
     # -- called by the app: one plug-in's bad state costs its own tile or section, never the page ----
 
@@ -182,9 +184,9 @@ def unreadable(name: str, exc: Exception) -> Finding:
     return Finding(WARN, f"{name}: state not understood ({type(exc).__name__}: {exc})"[:300])
 
 
-def _order(plugin: CollectorPlugin[Any]) -> tuple[int, str]:
+def _order(plugin: CollectorPlugin[Any]) -> tuple[int, int, str]:
     rank = DOMAINS.index(plugin.domain) if plugin.domain in DOMAINS else len(DOMAINS)
-    return rank, plugin.name
+    return rank, plugin.rank, plugin.name
 
 
 def discover() -> dict[str, CollectorPlugin[Any]]:

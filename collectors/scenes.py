@@ -3,6 +3,7 @@ whole, never half."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from pathlib import Path
@@ -20,8 +21,13 @@ def atomic_write(path: Path, text: str) -> None:
 
 def replay_name(args: list[str]) -> str:
     """The file a command's answer is kept in for the demo's `replay` stand-in: its arguments
-    as one name ("/" would make a folder)."""
-    return " ".join(args).replace("/", "%")
+    as one name ("/" would make a folder); a name past what a file system takes (systemctl
+    show with its property list) ends in a hash of the whole instead."""
+    name = " ".join(args).replace("/", "%")
+    if len(name.encode()) > 200:
+        digest = hashlib.sha1(name.encode(), usedforsecurity=False).hexdigest()[:16]
+        name = name.encode()[:100].decode("utf-8", "ignore") + " " + digest
+    return name
 
 
 def write_answer(folder: Path, args: list[str], stdout: str, rc: int = 0) -> None:

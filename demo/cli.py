@@ -13,6 +13,7 @@ from pathlib import Path
 
 from app.cli import Command, at_forced_exit, serve_config
 from app.config import load_config
+from collectors.host.containers.demo import start_engine
 from demo import story as demo
 from demo.agent import AGENT_HOST, start_demo_agent
 from demo.heatpump import start_isg
@@ -70,6 +71,7 @@ def _run(args: argparse.Namespace, root: Path) -> int:
     story_clock = lambda: (time.time() - driver.t0) * args.speed  # noqa: E731
     upsd = start_upsd(story_clock)
     isg = start_isg(story_clock)
+    fake_docker = start_engine(root)  # the containers' fake Docker engine, on a socket in root
     cfg = load_config(None, demo.demo_config(root, db_url, args.port, args.interval, upsd.port, isg.port))
     upgrade(db_url)
     engine = make_engine(db_url)
@@ -112,6 +114,7 @@ def _run(args: argparse.Namespace, root: Path) -> int:
             d.join(5)
         upsd.stop()
         isg.stop()
+        fake_docker.stop()
 
 
 COMMAND = Command("demo", "a populated dashboard with no hardware", add_arguments, run)

@@ -162,7 +162,7 @@ def write_tree(root: Path, state: dict[str, Any]) -> None:
 
 
 # The rules whose own `for` is longer than their moment in the story, and what the demo uses.
-STORY_FOR = {"bgp_peer_down": 20, "bond_slave_down": 20, "probe_loss": 30, "probe_latency": 30,
+STORY_FOR = {"container_unhealthy": 10, "unit_failed": 0, "bgp_peer_down": 20, "bond_slave_down": 20, "probe_loss": 30, "probe_latency": 30,
              "vpn_tunnel_drops": 30, "ceph_osd_down": 20, "ceph_health_warn": 30, "ups_on_battery": 10,
              "rail_out_of_range": 0}
 
@@ -231,6 +231,12 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
                                     {"key": "xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=", "name": "site-b"}]},
             # Cron jobs' heartbeats, from the scene (collectors/probes/heartbeats/demo.py): the
             # nightly backup runs every 30 story seconds, hangs once a loop, fails, runs again.
+            # A compose stack on the demo's fake engine (collectors/host/containers/demo.py): sonarr's
+            # health check fails for a stretch of each loop.
+            "containers": {"interval": interval, "socket": str(root / "demo-engine.sock")},
+            # systemd answered by the scene's replayed systemctl: photo-sync's service fails for a while.
+            "systemd": {"interval": interval, "systemctl": [*replay, str(root / "demo-tools" / "systemctl")],
+                        "watch": ["nginx.service", "*.timer"]},
             "heartbeats": {"interval": interval, "checks": [{"name": "nightly-backup", "every": 30, "grace": 10},
                                                             {"name": "photo-sync", "every": 60, "grace": 30}]},
         },

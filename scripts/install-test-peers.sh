@@ -3,7 +3,8 @@
 # OpenVPN with an openssl-made PKI, nsenter/mount for a namespace's sysfs, net-snmp snmpd,
 # NUT upsd with the dummy-ups driver, Prometheus (promtool) and Alertmanager,
 # docker-compose to validate the compose file (no engine runs), Chromium for the browser tests,
-# fping, iperf3 and nftables for the probes (real loss inside a test's own network namespace).
+# fping, iperf3 and nftables for the probes (real loss inside a test's own network namespace),
+# Podman (its Docker-compatible API service) and busybox-static for a tiny image to create containers from.
 # Installed from Debian's packages; nothing is started as a service.
 set -euo pipefail
 missing=()
@@ -23,6 +24,8 @@ command -v fping >/dev/null || missing+=(fping)
 command -v iperf3 >/dev/null || missing+=(iperf3)
 command -v nft >/dev/null || missing+=(nftables)
 command -v mosquitto >/dev/null && command -v mosquitto_passwd >/dev/null || missing+=(mosquitto)
+command -v podman >/dev/null || missing+=(podman)
+[ -x /bin/busybox ] || missing+=(busybox-static)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
   echo "install-test-peers: need root to install ${missing[*]}" >&2

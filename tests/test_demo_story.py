@@ -15,6 +15,7 @@ from app.judge import thresholds
 from app.scheduler import Scheduler, Snapshot
 from app.storage.db import make_engine, upgrade
 from collectors import build_collectors
+from collectors.host.containers.demo import start_engine
 from demo import story as demo
 from demo.heatpump import start_isg
 from demo.power import start_upsd
@@ -30,7 +31,7 @@ STEP = 15.0  # story seconds between polls (the demo polls every few seconds; ru
 # controller's slot 3, the Ceph OSD down and the cluster's PGs degraded, the nightly backup that
 # hangs (missed) and then fails with its log, the phone's WireGuard peer that goes quiet.
 INTENDED = {"array_degraded", "array_rebuilding", "bgp_peer_down", "bond_slave_down", "bond_slave_flapping", "ceph_health_warn",
-            "heartbeat_missed", "heartbeat_failed", "wireguard_handshake_stale",
+            "heartbeat_missed", "heartbeat_failed", "wireguard_handshake_stale", "container_unhealthy", "unit_failed",
             "ceph_osd_down", "disk_failing", "disk_warning", "fan_stalled", "megaraid_pd_errors",
             "megaraid_vd_degraded", "probe_latency", "probe_loss", "rail_out_of_range", "switch_port_flapping",
             "throughput_low", "ups_low_battery", "ups_on_battery", "vpn_tunnel_drops", "zfs_errors_rising",
@@ -43,7 +44,7 @@ COVERED = {"array_member_failed", "zfs_device_faulted", "megaraid_pd_failed"}
 def test_three_loops_of_the_demo_fire_what_the_story_intends_and_nothing_else(tmp_path: Path) -> None:
     clock = [0.0]
     upsd, isg = start_upsd(lambda: clock[0]), start_isg(lambda: clock[0])
-    DEMO_PEERS.extend((upsd, isg))  # stopped after the test (conftest)
+    DEMO_PEERS.extend((upsd, isg, start_engine(tmp_path)))  # stopped after the test (conftest)
     url = f"sqlite:///{tmp_path / 'db.sqlite'}"
     cfg = load_config(None, demo.demo_config(tmp_path, url, 1, 1, upsd.port, isg.port))
     upgrade(url)

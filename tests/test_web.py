@@ -58,11 +58,12 @@ def demo_app(tmp_path: Path, t: float, extra: dict | None = None, runs: int = 1,
             _SHARED[(t, runs)] = demo_app(tmp_path, t, runs=runs, shared=False)
         return _SHARED[(t, runs)]
     url = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    from collectors.host.containers.demo import start_engine
     from demo.heatpump import start_isg
     from demo.power import start_upsd
 
     upsd, isg = start_upsd(lambda: t), start_isg(lambda: t)
-    DEMO_PEERS.extend((upsd, isg))  # stopped after the test (conftest)
+    DEMO_PEERS.extend((upsd, isg, start_engine(tmp_path)))  # stopped after the test (conftest)
     raw = demo.demo_config(tmp_path, url, 1, 1, upsd.port, isg.port)
     if extra:
         raw.update(extra)

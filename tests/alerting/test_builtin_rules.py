@@ -131,6 +131,14 @@ def bay_losses(s: States, failed: int) -> None:
     s["smart"]["bays"] = gone + [b for b in s["smart"]["bays"] if b["bay"] != "shelf 1, bay 7"]
 
 
+def container(s: States, name: str, **attrs: Any) -> None:
+    next(c for c in s["containers"]["containers"] if c["name"] == name).update(attrs)
+
+
+def unit(s: States, name: str, **attrs: Any) -> None:
+    next(u for u in s["systemd"]["units"] if u["unit"] == name).update(attrs)
+
+
 def peer(s: States, **attrs: Any) -> None:
     s["frr"]["peers"][0].update(attrs)
 
@@ -225,6 +233,22 @@ CASES: dict[str, tuple[Callable[[States], None], Callable[[States], None], str |
     "disk_hot": (lambda s: disk(s, temperature=50.0), lambda s: disk(s, temperature=49.9), None),
     "smart_selftest_failed": (lambda s: selftest_log(s, False, True), lambda s: selftest_log(s, True, False), "Disks"),
     "bay_losing_disks": (lambda s: bay_losses(s, 2), lambda s: bay_losses(s, 1), "Disks"),
+    "unit_failed": (lambda s: unit(s, "nginx.service", active="failed", sub="failed", result="signal"),
+                    lambda s: unit(s, "nginx.service", active="inactive", sub="dead", result="success"), "Services"),
+    "unit_restarting": (lambda s: unit(s, "nginx.service", restarts=12, restarts_10m=4),
+                        lambda s: unit(s, "nginx.service", restarts=12, restarts_10m=3), "Services"),
+    "timer_stale": (lambda s: unit(s, "backup-nightly.timer", stale=True, last_success=time.time() - 30 * 3600),
+                    lambda s: unit(s, "backup-nightly.timer", stale=False, last_success=time.time() - 25 * 3600),
+                    "Services"),
+    "container_unhealthy": (lambda s: container(s, "media-sonarr-1", health="unhealthy", failing_streak=3,
+                                                health_log="curl: (7) Connection refused"),
+                            lambda s: container(s, "media-sonarr-1", health="starting"), "Containers"),
+    "container_restarting": (lambda s: container(s, "media-jellyfin-1", restart_count=9, restarts_10m=4),
+                             lambda s: container(s, "media-jellyfin-1", restart_count=9, restarts_10m=3), "Containers"),
+    "container_exited": (lambda s: container(s, "media-postgres-1", state="exited", exit_code=1),
+                         lambda s: container(s, "media-postgres-1", state="exited", exit_code=0), "Containers"),
+    "container_oom": (lambda s: container(s, "media-postgres-1", oom_killed=True, memory_limit_bytes=512 * 2**20),
+                      lambda s: container(s, "media-postgres-1", oom_killed=False), "Containers"),
     "bgp_peer_down": (lambda s: peer(s, up=False, state="Active"),
                       lambda s: peer(s, up=False, state="Idle (Admin)", admin_down=True), "BGP"),
     "bgp_all_peers_down": (lambda s: all_peers(s, False), all_but_one_peer_down, "BGP"),
@@ -300,6 +324,26 @@ SAYS = {
     "bay_losing_disks": ("shelf 1, bay 7", "shelf 1, bay 7 has lost 2 disks since "
                          f"{time.strftime('%B %Y', time.localtime(time.time() - 170 * 86400))} (ZA0999XK, ZA0998XK): "
                          "check its cable and backplane slot", {**H, "bay": "shelf 1, bay 7"}),
+    "unit_failed": ("nginx.service", "systemd unit nginx.service failed (signal): journalctl -u nginx.service",
+                    {**H, "unit": "nginx.service"}),
+    "unit_restarting": ("nginx.service", "systemd unit nginx.service restarted 4 times in 10 minutes",
+                        {**H, "unit": "nginx.service"}),
+    "timer_stale": ("backup-nightly.timer", "timer backup-nightly.timer: backup-nightly.service last succeeded "
+                    "30 h 0 min ago (stale after 26 h 0 min)",
+                    {**H, "unit": "backup-nightly.timer", "service": "backup-nightly.service"}),
+    "container_unhealthy": ("media-sonarr-1", "container media-sonarr-1 (media/sonarr) is unhealthy (3 checks failed "
+                            "in a row): curl: (7) Connection refused",
+                            {**H, "container": "media-sonarr-1", "project": "media",
+                             "image": "lscr.io/linuxserver/sonarr:4.0.11"}),
+    "container_restarting": ("media-jellyfin-1", "container media-jellyfin-1 (media/jellyfin) restarted 4 times in 10 "
+                             "minutes (9 in all)", {**H, "container": "media-jellyfin-1", "project": "media",
+                                                    "image": "jellyfin/jellyfin:10.9.11"}),
+    "container_exited": ("media-postgres-1", "container media-postgres-1 (media/postgres) exited with code 1 (restart "
+                         "policy unless-stopped: it should be running)",
+                         {**H, "container": "media-postgres-1", "project": "media", "image": "postgres:16"}),
+    "container_oom": ("media-postgres-1", "container media-postgres-1 (media/postgres) was killed for lack of memory "
+                      "(OOM) at its 512 MiB limit",
+                      {**H, "container": "media-postgres-1", "project": "media", "image": "postgres:16"}),
     "fan_stalled": ("HBA fan", "HBA fan stalled: 0 RPM, below 600", {**H, "fan": "HBA fan"}),
     "heatpump_fault": ("heatpump", "heat pump fault: active error 17", {**H, "error": "17"}),
     "rail_out_of_range": ("12V battery bus", "12V battery bus at 11.20 V, outside 11.4-14.6 V",

@@ -48,7 +48,7 @@ def test_every_built_in_rule_is_declared_by_exactly_one_collector_or_the_app() -
 
 def test_a_healthy_host_shows_every_tile_all_clear_in_plug_in_order() -> None:
     got = [(t.title, t.level, t.reason) for t in views.tiles(snapshot())]
-    assert [t for t, _, _ in got] == ["Host", "Arrays", "Disks", "Ceph", "RAID controller", "ZFS", "Bonds", "BGP",
+    assert [t for t, _, _ in got] == ["Host", "Containers", "Services", "Arrays", "Disks", "Ceph", "RAID controller", "ZFS", "Bonds", "BGP",
                                       "VPN", "Switch ports", "WireGuard", "Heartbeats", "Probes", "Throughput", "Heat pump", "Power"]
     assert all(level == OK for _, level, _ in got)
     reasons = dict((t, r) for t, _, r in got)
@@ -57,6 +57,8 @@ def test_a_healthy_host_shows_every_tile_all_clear_in_plug_in_order() -> None:
     assert reasons["Throughput"] == "VPN site-b up 88 Mbit/s; VPN site-b down 86 Mbit/s"
     assert reasons["ZFS"] == "1 pool online" and reasons["RAID controller"] == "1 virtual drive optimal"
     assert reasons["Heartbeats"] == "2 jobs on time"
+    assert reasons["Containers"] == "3 of 4 containers running, 3 healthy by their checks"
+    assert reasons["Services"] == "3 watched units fine, 2 timers on time"
 
 
 def test_the_tile_and_the_alert_say_the_same_words() -> None:
