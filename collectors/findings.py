@@ -175,6 +175,7 @@ class Monitor:
     # What the series counts: "success" (1 when a poll succeeded) or "loss" (the share of a
     # poll's pings lost: a ping losing 30 % is 70 % up for that poll, not up).
     counts: str = "success"
+    public: bool = True  # listed on /status for a reader who is not signed in (a heartbeat only if it says so)
 
 
 def natural(text: str | None) -> tuple[Any, ...]:

@@ -238,7 +238,8 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
             "systemd": {"interval": interval, "systemctl": [*replay, str(root / "demo-tools" / "systemctl")],
                         "watch": ["nginx.service", "*.timer"]},
             "heartbeats": {"interval": interval, "checks": [{"name": "nightly-backup", "every": 30, "grace": 10},
-                                                            {"name": "photo-sync", "every": 60, "grace": 30}]},
+                                                            {"name": "photo-sync", "every": 60, "grace": 30,
+                                                             "public": True}]},
         },
         # The chassis as the bay map draws them: shelf 1 a 12-bay case in three rows of four,
         # counted from the bottom left as many 3U cases are; the RAID shelf two rows of four.

@@ -68,9 +68,12 @@ def test_behind_a_login_the_status_page_is_public_only_when_configured_and_then_
                 return
             assert r.status_code == 200 and "UPS server" in r.text and "heat pump gateway" in r.text
             assert "127.0.0.1:" not in r.text.split("<main")[1]
+            # heartbeats: only the one that says public = true (the demo's photo-sync)
+            assert "photo-sync" in r.text and "nightly-backup" not in r.text
             assert (await c.get("/probes")).status_code == 303  # only /status is public
             await c.post("/login", data={"password": "correct horse", "next": "/status"})
-            assert "127.0.0.1:" in (await c.get("/status")).text.split("<main")[1]
+            signed_in = (await c.get("/status")).text.split("<main")[1]
+            assert "127.0.0.1:" in signed_in and "nightly-backup" in signed_in
 
     asyncio.run(scenario())
 

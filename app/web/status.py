@@ -7,7 +7,8 @@ link never reads 100 %. A window the data does not cover yet says how much it co
 of data"), so a fresh install does not claim 100 % over 30 days.
 
 Public when [web] status_public is set; it then shows probe names and uptimes only, never a
-probe's address or its error text (both can say more about a network than its owner wants)."""
+probe's address or its error text (both can say more about a network than its owner wants), and
+a heartbeat only when it is `public = true`."""
 
 from __future__ import annotations
 
@@ -139,5 +140,6 @@ def status_rows(store: Store, found: list[Monitor], now: int) -> list[StatusRow]
 def status_page(s: SiteDep, request: Request) -> HTMLResponse:
     snap, store = s.view(request)
     signed_in = not s.password_hash or bool(s.sessions.check(request.cookies.get(COOKIE)))
-    rows = status_rows(store, views.monitors(snap), int(time.time()))
+    shown = [m for m in views.monitors(snap) if m.public or signed_in]
+    rows = status_rows(store, shown, int(time.time()))
     return s.render(request, "status.html", rows=rows, windows=[w for w, _ in WINDOWS], detailed=signed_in)

@@ -16,4 +16,4 @@ PERMISSIONS = ("Nothing on this host: jobs call rackpulse's /ping/<token> URL (o
 
 PLUGIN = CollectorPlugin("heartbeats", HeartbeatsCollector, build, HeartbeatsConfig, HeartbeatsState,
                          domain="probes", findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
-                         section=SECTION, scene=write_scene)
+                         section=SECTION, scene=write_scene, monitors=findings.monitors)

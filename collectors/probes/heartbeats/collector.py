@@ -37,7 +37,7 @@ def judge_beat(hb: Heartbeat, pings: dict[str, Ping], since: float, now: float) 
         status = "up" if last_end is not None else "new"
     return Beat(name=hb.name, every=hb.every, grace=hb.grace, since=since, due_at=due, status=status, log=log,
                 duration=duration, last_success=ok.at if ok else None, last_fail=bad.at if bad else None,
-                last_start=start.at if start else None)
+                last_start=start.at if start else None, public=hb.public)
 
 
 class HeartbeatsCollector(Collector):

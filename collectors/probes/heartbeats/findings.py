@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from collectors.findings import BAD, ChartSpec, Finding, Judging, RuleSpec, Tile, about, level_of
+from collectors.findings import BAD, ChartSpec, Finding, Judging, Monitor, RuleSpec, Tile, about, level_of
 from collectors.plugin import View
 from collectors.probes.heartbeats.state import Beat, HeartbeatsState
 
@@ -57,3 +57,11 @@ def view(state: HeartbeatsState, found: Sequence[Finding]) -> View:
 
 TILE = Tile("Heartbeats", "/probes", all_clear)
 CHARTS: dict[str, ChartSpec] = {}
+
+
+def monitors(state: HeartbeatsState) -> list[Monitor]:
+    """Each heartbeat for /status: up while its job pings on time; shown to a reader who is not
+    signed in only when it is `public` (a job's name can say what a home runs)."""
+    return [Monitor(b.name, "heartbeat", b.status not in ("late", "failed"), f"every {b.every:g} s" if b.every else "",
+                    b.log.splitlines()[-1] if b.status == "failed" and b.log else None, "rackpulse_heartbeat_up",
+                    {"heartbeat": b.name}, public=b.public) for b in state.beats]

@@ -17,6 +17,7 @@ class Beat(Record):
     due_at: float | None = None  # when it is missed if no ping comes
     log: str = ""  # the last /fail's body (its last lines)
     since: float | None = None  # when the heartbeat was first known here (a new one is due from then)
+    public: bool = False  # its name and uptime on a public /status
 
 
 class HeartbeatsState(State):
