@@ -410,6 +410,8 @@ def main(argv: list[str] | None = None) -> int:
 
     logsafe.setup(args.log_level.upper())
     logging.getLogger("alembic").setLevel(logging.WARNING)
+    # httpx logs every request at INFO: the containers collector's GETs would fill the log.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
         return int(args.fn(args))
     except ConfigError as exc:

@@ -205,7 +205,13 @@ def iperf3(state: dict[str, Any], args: list[str]) -> int:
 def replay(folder: str, args: list[str]) -> int:
     """A storage tool's answer as a collector's demo scene wrote it (collectors.scenes.write_answer):
     `zpool`, `storcli64` and `ceph` in the demo. An answer not written is the tool's "unknown command"."""
-    base = folder + "/" + " ".join(args).replace("/", "%")
+    name = " ".join(args).replace("/", "%")
+    if len(name.encode()) > 200:  # as collectors.scenes.replay_name shortens it (this runs with -I -S)
+        import hashlib
+
+        digest = hashlib.sha1(name.encode(), usedforsecurity=False).hexdigest()[:16]
+        name = name.encode()[:100].decode("utf-8", "ignore") + " " + digest
+    base = folder + "/" + name
     try:
         with open(base + ".out", encoding="utf-8") as f:
             sys.stdout.write(f.read())

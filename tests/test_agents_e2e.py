@@ -54,9 +54,10 @@ def test_killing_the_server_mid_stream_loses_nothing_and_stores_nothing_twice(tm
             agents[host] = rackpulse("agent", "--config", str(cfg), "--server", base,
                                      "--token-file", str(tmp_path / f"{host}.token"), log=log)
 
-        # heartbeats too: an agent has none configured, and "none" is stored as a run like any
+        # heartbeats, containers and systemd too: an agent here has none (no engine socket, no systemd
+        # running), and "none" is stored as a run like any
         collectors = {"mdraid", "smart", "bonding", "openvpn", "hwmon", "host", "probes", "throughput", "heartbeats",
-                      "wireguard"}
+                      "wireguard", "containers", "systemd"}
 
         def every_collector_stored(since: float) -> bool:
             """Each host has at least two runs of every collector that started after ``since``."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,25 +22,29 @@ from collectors.host.containers.findings import findings
 
 class Podman:
     def __init__(self, tmp: Path) -> None:
-        self.base = ["podman", "--root", str(tmp / "storage"), "--runroot", str(tmp / "run"),
+        self.runroot = tempfile.mkdtemp(prefix="rp-podman-")  # podman wants its runroot under 50 characters
+        self.base = ["podman", "--root", str(tmp / "storage"), "--runroot", self.runroot,
                      "--storage-driver", "vfs", "--cgroup-manager", "cgroupfs", "--events-backend", "none"]
         self.socket = tmp / "podman.sock"
         rootfs = tmp / "rootfs"
         (rootfs / "bin").mkdir(parents=True)
-        shutil.copy("/bin/busybox", rootfs / "bin" / "busybox")
+        shutil.copy(shutil.which("busybox") or "/bin/busybox", rootfs / "bin" / "busybox")
         os.symlink("busybox", rootfs / "bin" / "sleep")
         tar = subprocess.run(["tar", "-C", str(rootfs), "-c", "."], capture_output=True, check=True).stdout
-        subprocess.run([*self.base, "import", "-", "localhost/tiny:1"], input=tar, capture_output=True, check=True)
+        self.podman("import", "-", "localhost/tiny:1", stdin=tar)
         self.service = subprocess.Popen([*self.base, "system", "service", "--time=0", f"unix://{self.socket}"],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         deadline = time.monotonic() + ContainersConfig().timeout  # the collector's own budget for a run
         while not self.socket.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
 
+    def podman(self, *args: str, stdin: bytes | None = None) -> None:
+        r = subprocess.run([*self.base, *args], input=stdin, capture_output=True)
+        assert r.returncode == 0, f"podman {args[0]}: {r.stderr.decode(errors='replace')[-500:]}"
+
     def create(self, name: str, *labels: str) -> None:
-        args = [a for label in labels for a in ("--label", label)]
-        subprocess.run([*self.base, "create", "--name", name, *args, "localhost/tiny:1", "/bin/sleep", "600"],
-                       capture_output=True, check=True)
+        self.podman("create", "--name", name, *[a for label in labels for a in ("--label", label)],
+                    "localhost/tiny:1", "/bin/sleep", "600")
 
     def stop(self) -> None:
         subprocess.run([*self.base, "rm", "--all", "--force"], capture_output=True)
@@ -48,6 +53,7 @@ class Podman:
             self.service.wait(10)
         except subprocess.TimeoutExpired:
             self.service.kill()
+        shutil.rmtree(self.runroot, ignore_errors=True)
 
 
 @pytest.fixture
@@ -74,5 +80,5 @@ def test_a_removed_container_leaves_the_next_run(podman: Podman) -> None:
     podman.create("gone-soon")
     c = ContainersCollector(ContainersConfig(socket=str(podman.socket)))
     assert [x.name for x in c.collect().state.containers] == ["gone-soon"]  # type: ignore[union-attr]
-    subprocess.run([*podman.base, "rm", "gone-soon"], capture_output=True, check=True)
+    podman.podman("rm", "gone-soon")
     assert c.collect().state.containers == []  # type: ignore[union-attr]
