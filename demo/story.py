@@ -233,10 +233,11 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
             # nightly backup runs every 30 story seconds, hangs once a loop, fails, runs again.
             # A compose stack on the demo's fake engine (collectors/host/containers/demo.py): sonarr's
             # health check fails for a stretch of each loop.
-            "containers": {"interval": interval, "socket": str(root / "demo-engine.sock")},
+            "containers": {"interval": interval, "socket": str(root / "demo-engine.sock"),
+                           "public": ["media-jellyfin-1"]},
             # systemd answered by the scene's replayed systemctl: photo-sync's service fails for a while.
             "systemd": {"interval": interval, "systemctl": [*replay, str(root / "demo-tools" / "systemctl")],
-                        "watch": ["nginx.service", "*.timer"]},
+                        "watch": ["nginx.service", "*.timer"], "public": ["nginx.service"]},
             "heartbeats": {"interval": interval, "checks": [{"name": "nightly-backup", "every": 30, "grace": 10},
                                                             {"name": "photo-sync", "every": 60, "grace": 30,
                                                              "public": True}]},

@@ -70,6 +70,8 @@ def test_behind_a_login_the_status_page_is_public_only_when_configured_and_then_
             assert "127.0.0.1:" not in r.text.split("<main")[1]
             # heartbeats: only the one that says public = true (the demo's photo-sync)
             assert "photo-sync" in r.text and "nightly-backup" not in r.text
+            # containers and units too: only those marked public (jellyfin, nginx), never sonarr
+            assert "media-jellyfin-1" in r.text and "nginx.service" in r.text and "media-sonarr-1" not in r.text
             assert (await c.get("/probes")).status_code == 303  # only /status is public
             await c.post("/login", data={"password": "correct horse", "next": "/status"})
             signed_in = (await c.get("/status")).text.split("<main")[1]

@@ -16,5 +16,5 @@ PERMISSIONS = ("Read and write access to the engine's socket (the docker group, 
 
 PLUGIN = CollectorPlugin("containers", ContainersCollector, build, ContainersConfig, ContainersState, domain="host",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, section=SECTION,
-                         scene=write_scene, nouns={"container": "container"},
+                         scene=write_scene, nouns={"container": "container"}, monitors=findings.monitors,
                          rank=1)  # after the host's basics on /host

@@ -92,7 +92,8 @@ class ContainersCollector(Collector):
             state=info.state or c.state, health=info.health, health_log=info.health_log,
             failing_streak=info.failing_streak, exit_code=info.exit_code, oom_killed=info.oom_killed,
             restart_count=info.restart_count, restart_policy=info.restart_policy, started_at=info.started_at,
-            finished_at=info.finished_at, cpu_ratio=cpu, memory_bytes=mem, memory_limit_bytes=limit)
+            finished_at=info.finished_at, cpu_ratio=cpu, memory_bytes=mem, memory_limit_bytes=limit,
+            public=any(fnmatch.fnmatch(c.name, p) for p in self.cfg.public))
 
 def samples(v: ContainerView) -> list[Sample]:
     labels = {"container": v.name, "project": v.project or ""}

@@ -20,5 +20,7 @@ class ContainersConfig(CollectorBase):
     restart_count: Annotated[int, Field(ge=1)] = 3
     # Containers left out, by name; * matches anything ("buildkit_*").
     ignore: list[str] = []
+    # Containers whose name and uptime a public /status shows, by name ("media-jellyfin-*").
+    public: list[str] = []
     # How many containers are asked at once.
     parallel: Annotated[int, Field(ge=1, le=32)] = 4

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from collectors.findings import BAD, WARN, Finding, Judging, RuleSpec, Tile, about, level_of
+from collectors.findings import BAD, WARN, Finding, Judging, Monitor, RuleSpec, Tile, about, level_of
 from collectors.host.containers.engine import SHOULD_RUN
 from collectors.host.containers.state import ContainersState, ContainerView
 from collectors.plugin import View
@@ -61,3 +61,10 @@ def view(state: ContainersState, found: Sequence[Finding]) -> View:
 
 
 TILE = Tile("Containers", "/host#containers", all_clear)
+
+
+def monitors(state: ContainersState) -> list[Monitor]:
+    """The containers marked public, for /status: up while running (and not unhealthy)."""
+    return [Monitor(c.name, "container", c.state == "running" and c.health != "unhealthy", c.image,
+                    c.health_log if c.health == "unhealthy" else None, "rackpulse_container_running",
+                    {"container": c.name, "project": c.project or ""}) for c in state.containers if c.public]

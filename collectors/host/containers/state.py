@@ -25,6 +25,7 @@ class ContainerView(Record):
     cpu_ratio: float | None = None  # of one CPU: 1.0 is a whole core
     memory_bytes: float | None = None
     memory_limit_bytes: float | None = None
+    public: bool = False  # on /status (config: public = ["name*"])
 
 
 class ContainersState(State):

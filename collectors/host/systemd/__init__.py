@@ -15,4 +15,5 @@ PERMISSIONS = "Nothing beyond an ordinary user: `systemctl list-units` and `syst
 
 PLUGIN = CollectorPlugin("systemd", SystemdCollector, build, SystemdConfig, SystemdState, domain="host",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, section=SECTION,
-                         scene=write_scene, nouns={"systemd_unit": "systemd unit"}, rank=2)  # after the host and its containers
+                         scene=write_scene, nouns={"systemd_unit": "systemd unit"}, rank=2,
+                         monitors=findings.monitors)  # after the host and its containers

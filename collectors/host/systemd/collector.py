@@ -109,7 +109,7 @@ class SystemdCollector(Collector):
                         exit_status=p.exit_status, restarts=p.restarts, restarts_10m=self._restarts.rose(p.id, p.restarts, now),
                         watched=watched, since=since, triggers=p.triggers if p.id.endswith(".timer") else None,
                         last_trigger=p.last_trigger, next_trigger=p.next_elapse, last_success=last_success,
-                        stale=bool(stale))
+                        stale=bool(stale), public=watched and any(fnmatch.fnmatch(p.id, g) for g in self.cfg.public))
 
 
 def build(c: Any, host: HostContext, runner: Runner) -> Collector:

@@ -19,3 +19,5 @@ class SystemdConfig(CollectorBase):
     stale_after: Seconds = 26 * 3600.0
     # More restarts than this within 10 minutes is unit_restarting.
     restart_count: Annotated[int, Field(ge=1)] = 3
+    # Watched units whose name and uptime a public /status shows, by name ("nginx.service").
+    public: list[str] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from collectors.findings import BAD, WARN, Finding, Judging, RuleSpec, Tile, about, level_of
+from collectors.findings import BAD, WARN, Finding, Judging, Monitor, RuleSpec, Tile, about, level_of
 from collectors.host.systemd.state import SystemdState, UnitView
 from collectors.plugin import View
 
@@ -57,3 +57,10 @@ def view(state: SystemdState, found: Sequence[Finding]) -> View:
 
 
 TILE = Tile("Services", "/host#systemd", all_clear)
+
+
+def monitors(state: SystemdState) -> list[Monitor]:
+    """The watched units marked public, for /status: up while active (a timer while waiting on time)."""
+    return [Monitor(u.unit, "service", u.active == "active" and not u.stale, u.description,
+                    f"{u.active} ({u.result})" if u.active == "failed" else None, "rackpulse_systemd_unit_active",
+                    {"unit": u.unit}) for u in state.units if u.public]

@@ -22,6 +22,7 @@ class UnitView(Record):
     next_trigger: float | None = None
     last_success: float | None = None
     stale: bool = False  # a watched timer's service has not succeeded within stale_after
+    public: bool = False  # on /status (config: public = ["nginx.service"])
 
 
 class SystemdState(State):
