@@ -136,17 +136,24 @@
   function drawChart(el) {
     if (!window.uPlot || el.dataset.drawn) return;
     el.dataset.drawn = "1";
+    el._fetched = Date.now();
     fetch(el.dataset.chart, { headers: { Accept: "application/json" } })
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (d) {
-        if (!d || !d.ts.length) { el.textContent = (el.dataset.title || "") + ": no data for this range yet."; return; }
+        if (!d || !d.ts.length) {
+          // a chart already drawn keeps its lines when a refresh finds nothing (a restart's first seconds)
+          if (!el._chart) el.textContent = (el.dataset.title || "") + ": no data for this range yet.";
+          return;
+        }
+        // Old chart out and new one in within one task: the reader never sees an empty box.
+        var width = el._chart ? el._chart.width : Math.max(260, el.clientWidth - 16);
+        if (el._chart) el._chart.destroy();
         el.textContent = "";
-        var width = Math.max(260, el.clientWidth - 16);
         el._chart = new window.uPlot(options(el, d, width), shape(d), el);
         el._data = d;
         sinceNote(el, d);
       })
-      .catch(function () { el.textContent = "Could not load the chart."; });
+      .catch(function () { if (!el._chart) el.textContent = "Could not load the chart."; });
   }
 
   // A smokeping-like chart of round trips: per interval the spread from the fastest to the
@@ -164,6 +171,7 @@
   function drawSmoke(el) {
     if (!window.uPlot || el.dataset.drawn) return;
     el.dataset.drawn = "1";
+    el._fetched = Date.now();
     var urls = JSON.parse(el.dataset.smoke);
     Promise.all(["min", "avg", "p95", "max"].map(function (k) {
       return fetch(urls[k], { headers: { Accept: "application/json" } }).then(function (r) { return r.ok ? r.json() : null; });
@@ -180,10 +188,11 @@
                 min: at(ds[0], "min"), avg: avg.avg, max: at(ds[3], "max"), p95: at(ds[2], "avg") };
       var rows = shape({ start: d.start, end: d.end, step: d.step, ts: d.ts, min: d.min, avg: d.avg, max: d.p95 });
       var tops = shape({ start: d.start, end: d.end, step: d.step, ts: d.ts, min: d.max, avg: d.max, max: d.max });
+      var width = el._chart ? el._chart.width : Math.max(260, el.clientWidth - 16);
+      if (el._chart) el._chart.destroy();
       el.textContent = "";
-      el._chart = new window.uPlot(smokeOptions(el, d, Math.max(260, el.clientWidth - 16)),
-                                   [rows[0], rows[1], rows[2], rows[3], tops[1]], el);
-    }).catch(function () { el.textContent = "Could not load the chart."; });
+      el._chart = new window.uPlot(smokeOptions(el, d, width), [rows[0], rows[1], rows[2], rows[3], tops[1]], el);
+    }).catch(function () { if (!el._chart) el.textContent = "Could not load the chart."; });
   }
 
   function drawAll() {
@@ -205,13 +214,34 @@
   // A live update replaces the page's content every few seconds. Forms someone may be filling
   // in carry hx-preserve (htmx keeps them as they are); a <details> stays as the reader left it,
   // open or folded (a list that opens by itself when something in it is wrong included).
-  var folds = {};
+  //
+  // A chart the new content asks for again (same data URL) stays the one already drawn: drawing
+  // every chart of a long page anew on each update made the page flicker and asked the server for
+  // every series every few seconds. A kept chart fetches its data again once a minute, and swaps
+  // its lines in place.
+  var folds = {}, kept = {};
+  var REFETCH_MS = 60000;
+  function chartKey(el) { return el.dataset.chart ? "c:" + el.dataset.chart : "s:" + el.dataset.smoke; }
   document.addEventListener("htmx:beforeSwap", function () {
-    folds = {};
+    folds = {}; kept = {};
     document.querySelectorAll("main details[id]").forEach(function (d) { folds[d.id] = d.open; });
+    document.querySelectorAll("main [data-chart], main [data-smoke]").forEach(function (el) {
+      if (el.dataset.drawn) kept[chartKey(el)] = el;
+    });
   });
   document.addEventListener("htmx:afterSwap", function () {
     Object.keys(folds).forEach(function (id) { var d = document.getElementById(id); if (d) d.open = folds[id]; });
+    document.querySelectorAll("main [data-chart], main [data-smoke]").forEach(function (el) {
+      var old = kept[chartKey(el)];
+      if (!old) return;
+      delete kept[chartKey(el)];
+      el.replaceWith(old);
+      if (Date.now() - (old._fetched || 0) >= REFETCH_MS) {
+        delete old.dataset.drawn;
+        if (old.dataset.chart) drawChart(old); else drawSmoke(old);
+      }
+    });
+    kept = {};
   });
 
   // The phone's menu: the pages fold behind one button so the header stays one line, on top.

@@ -92,7 +92,7 @@ def test_a_record_the_server_can_never_take_is_set_aside_and_the_rest_goes_on(se
     box.put(run(3))
     sender = Sender(box, base, token, "ceph1", 4 * 1024 * 1024, 5.0)
     drain(sender)
-    assert box.stats() == {"records": 0, "bytes": 0, "rejected": 1, "dropped_points": 0}
+    assert box.stats() == {"records": 0, "bytes": 0, "rejected": 1, "dropped_points": 0, "oldest_seq": 0, "newest_seq": 0}
     assert stored(tmp) == (100, 2)
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from sqlalchemy import select
 
+from app.agent.push import JITTER, MAX_BACKOFF
 from app.storage.db import make_engine
 from app.storage.models import agent, collector_run, sample, series
 from tests.agent_hosts import (
@@ -74,10 +75,22 @@ def test_killing_the_server_mid_stream_loses_nothing_and_stores_nothing_twice(tm
         for host, p in ports.items():
             wait_for(lambda p=p: (h := get_json(f"http://127.0.0.1:{p}/healthz"))["outbox"]["records"] >= 25
                      and not h["delivering"], what=f"{host} spooling")
+        # The backlog: everything spooled up to now. Drained means all of it is delivered; the
+        # outbox need not be empty at that moment, since the agents go on collecting every second
+        # (on a loaded machine a send takes long enough for new runs to wait behind it).
+        backlog = {h: get_json(f"http://127.0.0.1:{p}/healthz")["outbox"]["newest_seq"] for h, p in ports.items()}
         server = rackpulse("serve", "--config", str(scfg), log=log)
-        for host, p in ports.items():
-            wait_for(lambda p=p: (h := get_json(f"http://127.0.0.1:{p}/healthz"))["outbox"]["records"] == 0
-                     and h["delivering"], timeout=90, what=f"{host} drained")
+
+        def drained(host: str) -> bool:
+            h = get_json(f"http://127.0.0.1:{ports[host]}/healthz")
+            waiting = h["outbox"]["oldest_seq"]
+            return bool(h["delivering"]) and (waiting == 0 or waiting > backlog[host])
+
+        for host in ports:
+            # the agent's next try comes at most one longest backoff after the restart; then it sends
+            # its backlog, 10,000 records a batch
+            wait_for(lambda host=host: drained(host), timeout=MAX_BACKOFF * (1 + JITTER) + 60,
+                     what=f"{host} drained")
         back_at = time.time()
         # ...and runs after the backlog, so that the outage lies inside what is checked.
         wait_for(lambda: every_collector_stored(back_at), what="runs after the restart stored")
@@ -189,10 +202,15 @@ def test_while_the_servers_postgresql_refuses_connections_batches_wait_and_then_
         assert get_json(base + "/healthz")["status"] == "ok"  # the server itself stays up
         assert "ingest: storage failed" in log.read_text()  # said once per failure, with no secret in it
         assert "rpa_" not in log.read_text()
+        backlog = get_json(health)["outbox"]["newest_seq"]
         with admin.connect() as c:
             c.execute(text(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true'))
-        wait_for(lambda: (h := get_json(health))["outbox"]["records"] == 0 and h["delivering"], timeout=90,
-                 what="drained after the database came back")
+
+        def drained() -> bool:  # the backlog delivered: what waits now was collected after it
+            h = get_json(health)
+            waiting = h["outbox"]["oldest_seq"]
+            return bool(h["delivering"]) and (waiting == 0 or waiting > backlog)
+        wait_for(drained, timeout=MAX_BACKOFF * (1 + JITTER) + 60, what="drained after the database came back")
         stop(agent_proc)
         engine = make_engine(pg_url)
         with engine.connect() as c:

@@ -148,9 +148,15 @@ class Outbox:
 
     def stats(self) -> dict[str, int]:
         with self.lock:
-            n, size = self.db.execute("SELECT count(*), coalesce(sum(nbytes), 0) FROM record").fetchone()
+            n, size, first, last = self.db.execute(
+                "SELECT count(*), coalesce(sum(nbytes), 0), coalesce(min(seq), 0), coalesce(max(seq), 0) "
+                "FROM record").fetchone()
             rej = self.db.execute("SELECT count(*) FROM rejected").fetchone()[0]
-        return {"records": n, "bytes": size, "rejected": rej, "dropped_points": self.dropped_points}
+        # oldest/newest: what is waiting, by number. "Has the backlog of the outage gone?" is then
+        # "is the oldest waiting record newer than the newest one of then?", a question an
+        # outbox that never empties on a busy host (runs keep arriving) can still answer.
+        return {"records": n, "bytes": size, "rejected": rej, "dropped_points": self.dropped_points,
+                "oldest_seq": first, "newest_seq": last}
 
     def states(self) -> dict[str, dict[str, Any]]:
         """Each collector's last state: after a restart the agent still knows which bay a pulled disk was in."""

@@ -28,6 +28,10 @@ from collectors.base import CollectResult, MetricSpec, Sample
 from collectors.state import dump
 
 log = logging.getLogger("rackpulse.agent")
+# A server that is down is asked again after 1, 2, 4 ... seconds, at most a minute apart, each
+# wait spread by 20 % so that a hundred agents do not come back in step.
+MAX_BACKOFF = 60.0
+JITTER = 0.2
 
 
 AGENT_METRICS = {
@@ -195,8 +199,8 @@ class Sender:
                 self.last_error = str(exc)
                 if exc.status == 413 or (exc.status in (400, 415, 422) and self.max_records == 1):
                     continue  # retry at once with a smaller batch
-                self._stop.wait(backoff * random.uniform(0.8, 1.2))  # noqa: S311
-                backoff = min(backoff * 2, 60.0)
+                self._stop.wait(backoff * random.uniform(1 - JITTER, 1 + JITTER))  # noqa: S311
+                backoff = min(backoff * 2, MAX_BACKOFF)
                 continue
             except Exception:  # noqa: BLE001 - the sender must outlive a bug
                 log.exception("sender failed; retrying")

@@ -298,6 +298,8 @@ class Site:
         hsnap, _ = self.view(request)
         ctx = {"request": request, "snap": hsnap, "refresh": self.cfg.web.refresh_seconds, "host": hsnap.host,
                "auth": bool(self.password_hash), "path": request.url.path,
+               # the live update asks for the page as it is shown (?range=7d, ?view=heat), not its default
+               "live": request.url.path + (f"?{request.url.query}" if request.url.query else ""),
                "base": request.scope.get("rackpulse_base", ""), "csrf": self.csrf_token(request), **ctx}
         if request.headers.get("HX-Request") and "content" in tmpl.blocks:
             body = "".join(tmpl.blocks["content"](tmpl.new_context(ctx)))

@@ -21,6 +21,9 @@ ROOT = Path(__file__).parent.parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
 PASSWORD = "correct horse battery"
 SPEED = 4  # the demo's story speed: a loop in demo.story.CYCLE / SPEED seconds
+# Every 2 s, not 1: the demo's collectors start their tool stand-ins (a Python each, one per disk for
+# smartctl) on every round, for the server and its agent; at 1 s that alone kept two cores busy and
+# the browser tests then timed out on a CI machine.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
                  "--disable-background-networking", "--disable-component-update"]
 
@@ -31,7 +34,7 @@ def server() -> Iterator[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "RACKPULSE_PASSWORD_HASH": hash_password(PASSWORD, n=2**12)}
     # No --dir: the demo makes its own temporary folder and removes it when the SIGTERM below stops it.
     proc = subprocess.Popen([sys.executable, "-m", "app.cli", "demo", "--port", str(port), "--speed", str(SPEED),
-                             "--interval", "1"],
+                             "--interval", "2"],
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     base = f"http://127.0.0.1:{port}"
