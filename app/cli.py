@@ -90,6 +90,25 @@ def cmd_collect(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _users_exist(url: str) -> bool:
+    """Whether the database (if it exists yet) holds a user who can log in."""
+    from sqlalchemy import inspect, select
+
+    from app.storage.db import make_engine
+    from app.storage.models import web_user
+
+    if _missing_sqlite_file(url) is not None:
+        return False
+    engine = make_engine(url)
+    try:
+        if not inspect(engine).has_table("web_user"):
+            return False
+        with engine.connect() as c:
+            return c.execute(select(web_user.c.id).limit(1)).first() is not None
+    finally:
+        engine.dispose()
+
+
 def check_serve(cfg: Config) -> None:
     """The rules `serve` applies beyond the config's types; ConfigError listing every one broken."""
     from app.credentials import is_loopback
@@ -101,10 +120,12 @@ def check_serve(cfg: Config) -> None:
     except OSError as exc:
         password = None
         problems.append(f"{name}: web.password_hash_file: cannot read it ({exc.strerror})")
-    if not is_loopback(cfg.web.listen) and not password and not problems:
+    if not is_loopback(cfg.web.listen) and not password and not problems and not cfg.web.proxy_user_header \
+            and not _users_exist(cfg.storage.url):
         problems.append(f"{name}: web.listen = {cfg.web.listen!r} is not loopback, so a login is required: "
                         "set web.password_hash (make one with `rackpulse hash-password`), web.password_hash_file, "
-                        "or $RACKPULSE_PASSWORD_HASH")
+                        "or $RACKPULSE_PASSWORD_HASH; or add a user (`rackpulse users add NAME --role admin`); "
+                        "or log in through a proxy (web.proxy_user_header)")
     if password and not password.startswith("scrypt$"):
         problems.append(f"{name}: web.password_hash is not a hash made by `rackpulse hash-password` "
                         "(value not shown: it is a secret)")
@@ -396,6 +417,10 @@ def build_parser() -> argparse.ArgumentParser:
     ini.add_argument("--host-root", default="/", help="read /proc, /sys, /dev and /etc under this folder "
                                                       "(a fixture tree, a mounted host)")
     ini.set_defaults(fn=cmd_init)
+    from app.cli_users import add_tokens_arguments, add_users_arguments, cmd_tokens, cmd_users
+
+    add_users_arguments(add("users", cmd_users, "people who log in: add, passwd, role, remove, list"))
+    add_tokens_arguments(add("tokens", cmd_tokens, "API tokens for scripts: create (shown once), list, revoke"))
     add("hash-password", cmd_hash_password, "print a password hash for web.password_hash (reads stdin)")
     add("make-token", cmd_make_token, "print a new read-only API token and its hash for web.api_token_hash")
     for ep in entry_points(group=COMMANDS):  # `rackpulse demo` comes this way, from demo/cli.py

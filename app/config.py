@@ -7,6 +7,7 @@ stops start-up with an error naming the file, the key and what was expected.
 from __future__ import annotations
 
 import functools
+import ipaddress
 import os
 import socket
 import tomllib
@@ -19,6 +20,7 @@ from pydantic import (
     SecretStr,
     ValidationError,
     create_model,
+    field_validator,
 )
 
 from app.alert_config import AlertsConfig
@@ -93,6 +95,27 @@ class WebConfig(_Strict):
     # /status (each probe's uptime over 24 h, 7 d and 30 d, names only) without a login, for a
     # status page others may see.
     status_public: bool = False
+    # Login through a reverse proxy (Authelia, Authentik, oauth2-proxy): the user's name in this
+    # header, honoured only from these addresses or networks; from anywhere else it is ignored
+    # (and logged). A user of that name here keeps their role; anyone else is an admin when the
+    # groups header names proxy_admin_group, else a viewer.
+    trusted_proxies: list[str] = []
+    proxy_user_header: str = ""
+    proxy_groups_header: str = "Remote-Groups"
+    proxy_admin_group: str = ""
+    # Requests per second each API token may make (and the burst it may save up): 429 beyond.
+    token_rate: Annotated[float, Field(gt=0)] = 10.0
+    token_burst: Annotated[int, Field(ge=1)] = 30
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, v: list[str]) -> list[str]:
+        for net in v:
+            try:
+                ipaddress.ip_network(net, strict=False)
+            except ValueError:
+                raise ValueError(f"trusted_proxies: {net!r} is not an address or a network (10.0.0.0/24)") from None
+        return v
 
 
 class StorageConfig(_Strict):

@@ -244,6 +244,14 @@
     kept = {};
   });
 
+  // The wall screen: dark from 20:00 to 07:00 by the screen's own clock (a hallway at night).
+  function night() {
+    if (!document.body.classList.contains("kiosk")) return;
+    var h = new Date().getHours();
+    document.documentElement.classList.toggle("night", h >= 20 || h < 7);
+  }
+  document.addEventListener("DOMContentLoaded", function () { night(); setInterval(night, 60000); });
+
   // The phone's menu: the pages fold behind one button so the header stays one line, on top.
   document.documentElement.classList.add("js");
   document.addEventListener("click", function (e) {

@@ -121,3 +121,12 @@ def test_stopping_the_demo_with_a_plain_kill_stops_its_agent_too(tmp_path: Path)
     finally:
         if demo.poll() is None:
             demo.kill()
+
+
+def test_db_copy_knows_every_table_of_the_schema() -> None:
+    # A table left out of the copy's list is silently lost in a move to PostgreSQL (monitors and
+    # heartbeats once were).
+    from app.storage import models
+    from app.storage.dbcopy import ORDER
+
+    assert set(ORDER) == set(models.metadata.tables)

@@ -183,7 +183,7 @@ def test_migrations_upgrade_an_empty_database_and_match_the_models(db_url: str) 
     with engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), metadata)
         assert diff == []
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0009"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0010"
     engine.dispose()
 
 

@@ -261,7 +261,7 @@ def test_login_is_required_when_a_password_is_set(tmp_path: Path) -> None:
             assert (await c.get("/api/state")).status_code == 401
             assert (await c.get("/metrics")).status_code == 200
             bad = await c.post("/login", data={"password": "wrong", "next": "/disks"})
-            assert "Wrong password" in bad.text and "correct horse" not in bad.text
+            assert "Wrong user or password" in bad.text and "correct horse" not in bad.text
             ok = await c.post("/login", data={"password": "correct horse", "next": "/disks"})
             assert ok.status_code == 303 and "httponly" in ok.headers["set-cookie"].lower()
             assert "samesite=strict" in ok.headers["set-cookie"].lower()

@@ -268,3 +268,57 @@ heartbeat = Table(
     UniqueConstraint("host", "name", name="uq_heartbeat_name"),
     UniqueConstraint("token_hash", name="uq_heartbeat_token"),
 )
+
+
+# People (app/users.py): a name, a role (admin | viewer), the scrypt hash of their password, and
+# two-factor: the TOTP secret (it must be readable to check a code), the last time step a code
+# was accepted at (a code is refused when used again), recovery codes as sha256 hashes. `epoch`
+# rises when the password, the role or two-factor changes: every session made before ends.
+web_user = Table(
+    "web_user",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(100), nullable=False),
+    Column("role", String(16), nullable=False),
+    Column("password_hash", String(200), nullable=False),
+    Column("epoch", Integer, nullable=False, default=0),
+    Column("totp_secret", String(64)),
+    Column("totp_pending", String(64)),
+    Column("totp_last_step", BigInteger),
+    Column("recovery", Text),  # JSON list of sha256 hex of the unused recovery codes
+    Column("created", Float, nullable=False),
+    UniqueConstraint("name", name="uq_web_user_name"),
+)
+
+# API tokens for scripts (app/api_tokens.py): stored as sha256 only; read or write scope; an
+# optional expiry; revoked ones stay listed (with when) until removed.
+api_token = Table(
+    "api_token",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(100), nullable=False),
+    Column("owner", String(100)),  # the user who made it on the account page; None: the CLI
+    Column("scope", String(8), nullable=False),  # read | write
+    Column("token_hash", String(80), nullable=False),
+    Column("created", Float, nullable=False),
+    Column("expires", Float),
+    Column("last_used", Float),
+    Column("last_address", String(64)),
+    Column("revoked", Float),
+    UniqueConstraint("name", name="uq_api_token_name"),
+    UniqueConstraint("token_hash", name="uq_api_token_hash"),
+)
+
+# Who changed what, when and from where (app/audit.py): every acknowledgement, silence, label,
+# note, user and token change, login and failed login.
+audit = Table(
+    "audit",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("ts", Float, nullable=False, index=True),
+    Column("actor", String(120), nullable=False),  # "alice", "token:ansible", "proxy:bob"
+    Column("action", String(200), nullable=False),  # "POST /alerts/ack", "login", "login refused"
+    Column("detail", Text),
+    Column("address", String(64)),
+    Column("status", Integer),
+)

@@ -15,7 +15,21 @@ from fastapi.staticfiles import StaticFiles
 
 from app.config import Config
 from app.runtime import Runtime
-from app.web import alert_pages, api, channels, disks, heartbeats, ingest, login, monitors, pages, status
+from app.web import (
+    account,
+    alert_pages,
+    api,
+    api_v1,
+    channels,
+    disks,
+    guard,
+    heartbeats,
+    ingest,
+    login,
+    monitors,
+    pages,
+    status,
+)
 from app.web.site import ROOT, Site
 
 log = logging.getLogger("rackpulse.web")
@@ -41,12 +55,36 @@ def create_app(cfg: Config, *, runtime: Runtime | None = None, **runtime_options
         rt.agents
     app.state.get_alerting, app.state.alert_tick = rt.get_alerting, rt.alert_tick
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
-    login.install_guards(app, s)
-    for family in (pages, alert_pages, api, ingest, login, status, monitors, channels, heartbeats, disks):
+    guard.install_guard(app, s)
+    install_api_errors(app)
+    for family in (pages, account, alert_pages, api, api_v1, ingest, login, status, monitors, channels, heartbeats, disks):
         app.include_router(family.router)
     app.include_router(pages.detail_pages())
     app.include_router(pages.section_pages())
     return HostPrefix(app, HostCheck(cfg.web.allowed_hosts))  # type: ignore[return-value]
+
+
+def install_api_errors(app: FastAPI) -> None:
+    """The API's errors in one shape, {"error": {"status", "message"}} (a script reads one
+    field); the pages keep FastAPI's own."""
+    from fastapi.exception_handlers import http_exception_handler, request_validation_exception_handler
+    from fastapi.exceptions import RequestValidationError
+    from starlette.exceptions import HTTPException
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        if request.url.path.startswith("/api/v1/"):
+            return guard.error(exc.status_code, str(exc.detail), dict(exc.headers or {}))
+        return await http_exception_handler(request, exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
+        if request.url.path.startswith("/api/v1/"):
+            said = "; ".join(f"{'.'.join(str(x) for x in e.get('loc', ()))}: {e.get('msg')}" for e in exc.errors())
+            return guard.error(422, said[:1000] or "request not understood")
+        return await request_validation_exception_handler(request, exc)
 
 
 class HostCheck:

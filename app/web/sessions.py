@@ -74,23 +74,35 @@ class Sessions:
 
     # -- sessions -------------------------------------------------------------------------
 
-    def make(self, now: float | None = None) -> str:
+    def make(self, now: float | None = None, user: str = "", epoch: int = 0) -> str:
+        """A session cookie for `user` (a name from the users table, "" for the config's single
+        password) at their current `epoch`: a new password or role ends every older session."""
         self.load()
-        body = f"{os.urandom(16).hex()}.{int((now or time.time()) + SESSION_SECONDS)}.{self._generation}"
+        body = (f"{os.urandom(16).hex()}.{int((now or time.time()) + SESSION_SECONDS)}.{self._generation}."
+                f"{user.encode().hex()}.{epoch}")
         return f"{body}.{self._sign(body)}"
 
-    def check(self, token: str | None, now: float | None = None) -> str | None:
-        """The session id of a valid session cookie, else None."""
-        if not token or token.count(".") != 3:
+    def who(self, token: str | None, now: float | None = None) -> tuple[str, str, int] | None:
+        """(session id, user name, epoch) of a valid session cookie, else None."""
+        if not token or token.count(".") != 5:
             return None
-        sid, expires, generation, sig = token.split(".")
-        if not (expires.isdigit() and generation.isdigit()):
+        sid, expires, generation, user_hex, epoch, sig = token.split(".")
+        if not (expires.isdigit() and generation.isdigit() and epoch.isdigit()):
             return None
-        if not hmac.compare_digest(sig, self._sign(f"{sid}.{expires}.{generation}")):
+        if not hmac.compare_digest(sig, self._sign(f"{sid}.{expires}.{generation}.{user_hex}.{epoch}")):
             return None
         if int(expires) < (now or time.time()) or int(generation) != self._generation or sid in self._revoked:
             return None
-        return sid
+        try:
+            user = bytes.fromhex(user_hex).decode()
+        except ValueError:
+            return None
+        return sid, user, int(epoch)
+
+    def check(self, token: str | None, now: float | None = None) -> str | None:
+        """The session id of a valid session cookie, else None."""
+        found = self.who(token, now)
+        return found[0] if found else None
 
     def logout(self, token: str | None, now: float | None = None) -> None:
         sid = self.check(token, now)

@@ -22,11 +22,14 @@ from jinja2.runtime import Context
 from markupsafe import Markup
 
 from app import views, words
+from app.api_tokens import Tokens
 from app.config import Config
 from app.ingest.agents import list_agents
 from app.runtime import Runtime
 from app.scheduler import Snapshot
 from app.storage.store import Store
+from app.users import Principal, Users
+from app.web.guard import Proxies
 from app.web.sessions import COOKIE, CSRF_COOKIE, Sessions, Throttle
 from app.web.stacked import label_cells
 from collectors import plugins
@@ -226,6 +229,9 @@ class Site:
         self.api_token_hash = cfg.web.api_token_hash.get_secret_value() if cfg.web.api_token_hash else None
         self.env = templates()
         self.sessions = Sessions(self.engine, self.password_hash)
+        self.users = Users(self.engine)
+        self.tokens = Tokens(self.engine, cfg.web.token_rate, cfg.web.token_burst)
+        self.proxies = Proxies(cfg.web.trusted_proxies, cfg.web.proxy_user_header)
         self.throttle = Throttle()
         self.password_checks: asyncio.Semaphore | None = None  # see app/web/login.py
         self._ingest_slots: asyncio.Semaphore | None = None
@@ -282,10 +288,20 @@ class Site:
 
     # -- CSRF and pages ---------------------------------------------------------------------
 
+    def login_required(self) -> bool:
+        """A password, a user or a login proxy is configured: nobody is let in unnamed."""
+        return bool(self.password_hash or self.cfg.web.proxy_user_header or self.users.any())
+
     def csrf_identity(self, request: Request) -> str | None:
-        """Whom a CSRF token is bound to: the login session, or (no password) this browser's cookie."""
-        if self.password_hash:
+        """Whom a CSRF token is bound to: the login session, the proxy's user, or (no login
+        configured) this browser's random cookie."""
+        who = principal(request)
+        if who is None or who.via in ("token", "link"):
+            return None
+        if who.via == "session":
             return self.sessions.check(request.cookies.get(COOKIE))
+        if who.via == "proxy":
+            return "proxy:" + who.name
         return request.cookies.get(CSRF_COOKIE) or getattr(request.state, "csrf_id", None)
 
     def csrf_token(self, request: Request) -> str:
@@ -297,7 +313,9 @@ class Site:
         tmpl = self.env.get_template(name)
         hsnap, _ = self.view(request)
         ctx = {"request": request, "snap": hsnap, "refresh": self.cfg.web.refresh_seconds, "host": hsnap.host,
-               "auth": bool(self.password_hash), "path": request.url.path,
+               "auth": self.login_required(), "who": principal(request), "path": request.url.path,
+               # the wall screen: no navigation, big tiles, dark at night (a viewer's or a link token's)
+               "kiosk": request.query_params.get("kiosk") == "1",
                # the live update asks for the page as it is shown (?range=7d, ?view=heat), not its default
                "live": request.url.path + (f"?{request.url.query}" if request.url.query else ""),
                "base": request.scope.get("rackpulse_base", ""), "csrf": self.csrf_token(request), **ctx}
@@ -318,9 +336,18 @@ def site(request: Request) -> Site:
 SiteDep = Annotated[Site, Depends(site)]
 
 
+def principal(request: Request) -> Principal | None:
+    """Who is asking (set by the guard, app/web/guard.py)."""
+    return getattr(request.state, "principal", None)
+
+
 def csrf_checked(s: SiteDep, request: Request, csrf: str = Form("")) -> None:
-    """The dependency of every form that changes something: its token must be this browser's."""
-    if not s.sessions.csrf_ok(s.csrf_identity(request), csrf):
+    """The dependency of every form that changes something: its token must be this browser's.
+    A script with an API token sends no cookie a forged page could ride on: no CSRF token."""
+    who = principal(request)
+    if who is not None and who.via == "token":
+        return
+    if not s.sessions.csrf_ok(s.csrf_identity(request), csrf or request.headers.get("x-csrf-token")):
         raise HTTPException(403, "bad or missing CSRF token (reload the page and try again)")
 
 

@@ -23,8 +23,7 @@ from app import views
 from app.storage.base import Point
 from app.storage.samples import RES_5M, resolution
 from app.storage.store import Store
-from app.web.sessions import COOKIE
-from app.web.site import SiteDep
+from app.web.site import SiteDep, principal
 from collectors.findings import Monitor
 
 router = APIRouter()
@@ -139,7 +138,7 @@ def status_rows(store: Store, found: list[Monitor], now: int) -> list[StatusRow]
 @router.get("/status", response_class=HTMLResponse, name="status")
 def status_page(s: SiteDep, request: Request) -> HTMLResponse:
     snap, store = s.view(request)
-    signed_in = not s.password_hash or bool(s.sessions.check(request.cookies.get(COOKIE)))
+    signed_in = principal(request) is not None
     shown = [m for m in views.monitors(snap) if m.public or signed_in]
     rows = status_rows(store, shown, int(time.time()))
     return s.render(request, "status.html", rows=rows, windows=[w for w, _ in WINDOWS], detailed=signed_in)

@@ -19,7 +19,7 @@ def test_login_is_required_and_a_wrong_password_is_refused(browser: Browser, ser
     assert "/login" in pg.url
     pg.fill("input[name=password]", "wrong")
     pg.click("button[type=submit]")
-    expect(pg.locator(".callout.failing")).to_contain_text("Wrong password")
+    expect(pg.locator(".callout.failing")).to_contain_text("Wrong user or password")
     ctx.close()
 
 

@@ -69,12 +69,12 @@ def test_eleven_wrong_passwords_in_a_minute_are_throttled_and_logged_with_the_ad
     caplog.set_level(logging.WARNING, "rackpulse.web")
     with TestClient(make_app(tmp_path), base_url="http://127.0.0.1", follow_redirects=False) as c:
         for _ in range(10):
-            assert "Wrong password" in c.post("/login", data={"password": "guess"}).text
+            assert "Wrong user or password" in c.post("/login", data={"password": "guess"}).text
         r = c.post("/login", data={"password": "guess"})
         assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
         # While throttled, not even the right password is checked.
         assert c.post("/login", data={"password": PASSWORD}).status_code == 429
-    failures = [r.getMessage() for r in caplog.records if "wrong password" in r.getMessage()]
+    failures = [r.getMessage() for r in caplog.records if "wrong user or password" in r.getMessage()]
     assert len(failures) == 10 and all("testclient" in m for m in failures)
 
 

@@ -1,0 +1,235 @@
+"""The API, version 1: everything the pages do, for scripts (Ansible, Home Assistant, cron).
+
+This host's under /api/v1/...; an agent host's under /h/<host>/api/v1/... (as its pages are).
+Reads need a session or a read token; changes an admin's session (with its X-CSRF-Token
+header) or a write token (no CSRF: a script's header is not something a forged page can
+send). Errors always have one shape: {"error": {"status": 404, "message": "..."}}.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Depends, HTTPException, Request
+from fastapi.concurrency import run_in_threadpool
+from pydantic import BaseModel, Field
+
+from app import audit, disk_notes, views
+from app.alerting.service import matches_all
+from app.web import api
+from app.web.alert_pages import DURATIONS
+from app.web.site import Site, SiteDep, principal
+
+router = APIRouter(prefix="/api/v1", tags=["v1"])
+
+
+def api_checked(s: SiteDep, request: Request) -> None:
+    """A change through the API: a token needs nothing more; a browser's session must send
+    its page's CSRF token in X-CSRF-Token."""
+    who = principal(request)
+    if who is not None and who.via == "token":
+        return
+    if not s.sessions.csrf_ok(s.csrf_identity(request), request.headers.get("x-csrf-token")):
+        raise HTTPException(403, "a change from a browser session needs its CSRF token in X-CSRF-Token")
+
+
+def admin_only(request: Request) -> None:
+    who = principal(request)
+    if who is None or who.role != "admin":
+        raise HTTPException(403, "for admins only")
+
+
+Changes = Depends(api_checked)
+Admins = Depends(admin_only)
+
+
+def _alerting(s: Site, request: Request) -> Any:
+    snap, _ = s.view(request)
+    a = s.alerting_for(snap.host)
+    if a is None:
+        raise HTTPException(404, "alerts are off for this host ([alerts] enabled = false)")
+    return a
+
+
+# -- reading ------------------------------------------------------------------------------------
+
+@router.get("/whoami")
+def whoami(request: Request) -> dict[str, Any]:
+    """Who this request is, by what, and whether it may change things."""
+    who = principal(request)
+    assert who is not None
+    return {"name": who.name, "role": who.role, "via": who.via, "may_change": who.may_change}
+
+
+@router.get("/hosts")
+def hosts(s: SiteDep) -> list[dict[str, object]]:
+    """This host and every agent: version, last contact, clock skew, worst state."""
+    return [h.as_json() for h in s.hosts()]
+
+
+@router.get("/state", response_model=api.ApiState)
+async def state(s: SiteDep, request: Request) -> dict[str, object]:
+    """Every plug-in's state, each of its own type (the schema below)."""
+    return await api.api_state(s, request)
+
+
+@router.get("/findings")
+def findings(s: SiteDep, request: Request) -> list[dict[str, Any]]:
+    """The overview's tiles: each domain's level and, when it is not all clear, why (the same
+    judgement the alerts use)."""
+    snap, _ = s.view(request)
+    ov = views.overview(snap)
+    return [{"title": t.title, "level": t.level, "reason": t.reason, "href": t.href} for t in ov.tiles] + [
+        {"title": f"collector {c.name}", "level": c.level, "reason": c.reason, "href": "/collectors"}
+        for c in ov.collectors if c.level != views.OK]
+
+
+@router.get("/series")
+def series(s: SiteDep, request: Request, metric: str, range: str = "24h",  # noqa: A002
+           label: Annotated[list[str] | None, api.Query()] = None, scale: float = 1.0,
+           rate: bool = False) -> dict[str, Any]:
+    """One series over a range (1h, 6h, 24h, 7d, 30d, 1y) at the resolution that fits it."""
+    return api.api_series(s, request, metric, range, label or [], scale, rate)
+
+
+@router.get("/events")
+def events(s: SiteDep, request: Request, kind: str | None = None, key: str | None = None,
+           limit: int = 200) -> list[Any]:
+    """Inventory changes (a disk pulled, a peer gone), newest first."""
+    return list(api.api_events(s, request, kind, key, limit))
+
+
+@router.get("/alerts")
+def alerts(s: SiteDep, request: Request, firing: bool = True) -> list[dict[str, Any]]:
+    """The alerts in force (firing=false: pending and firing), each with its ack and silence."""
+    active = _alerting(s, request).view()["active"]
+    return [a for a in active if a.get("state") == "firing"] if firing else active
+
+
+@router.get("/silences")
+def silences(s: SiteDep, request: Request) -> list[dict[str, Any]]:
+    return list(_alerting(s, request).view()["silences"])
+
+
+@router.get("/maintenance")
+def maintenance(s: SiteDep, request: Request) -> list[dict[str, Any]]:
+    """One-off maintenance windows: silences of every alert of the host, in force."""
+    return [x for x in _alerting(s, request).view()["silences"]
+            if matches_all(x.get("rule")) and matches_all(x.get("subject"))]
+
+
+@router.get("/audit", dependencies=[Admins])
+def audit_log(s: SiteDep, limit: int = 200, actor: str = "") -> list[dict[str, Any]]:
+    """Who changed what, when, from where (admins only)."""
+    return audit.entries(s.engine, min(max(limit, 1), 5000), actor)
+
+
+@router.get("/users", dependencies=[Admins])
+def users(s: SiteDep) -> list[dict[str, Any]]:
+    """The people who log in (admins only): name, role, two-factor; never a hash."""
+    return [{"name": u.name, "role": u.role, "two_factor": u.two_factor, "created": u.created} for u in s.users.all()]
+
+
+@router.get("/tokens", dependencies=[Admins])
+def tokens(s: SiteDep) -> list[dict[str, Any]]:
+    """API tokens (admins only): name, scope, state, last use; never the token."""
+    return [{"name": t.name, "owner": t.owner, "scope": t.scope, "state": t.state(), "created": t.created,
+             "expires": t.expires, "last_used": t.last_used, "last_address": t.last_address}
+            for t in s.tokens.list()]
+
+
+# -- changing -----------------------------------------------------------------------------------
+
+class Ack(BaseModel):
+    rule: str = Field(examples=["md_degraded"])
+    subject: str = Field(examples=["md0"])
+    note: str = Field("", max_length=500, examples=["replacing sdh, disk ordered"])
+
+
+@router.post("/alerts/ack", dependencies=[Changes])
+def ack(s: SiteDep, request: Request, body: Ack) -> dict[str, Any]:
+    """Acknowledge a firing alert, with a note: no more reminders until it resolves."""
+    if not _alerting(s, request).ack(body.rule, body.subject, note=body.note.strip()):
+        raise HTTPException(404, f"no firing alert {body.rule} on {body.subject!r}")
+    audit.note(request, f"ack {body.rule} {body.subject}: {body.note.strip()}")
+    return {"acked": True, "rule": body.rule, "subject": body.subject}
+
+
+class NewSilence(BaseModel):
+    rule: str = Field("", examples=["bgp_*"], description="rule name or pattern; empty: any")
+    subject: str = Field("", examples=["10.0.0.2"], description="subject or pattern; empty: any")
+    duration: str = Field("", examples=["4h"], description=f"one of {', '.join(DURATIONS)}; or give hours")
+    hours: float = Field(4.0, gt=0, le=24 * 90)
+    reason: str = Field("", max_length=500, examples=["planned reboot"])
+    all: bool = Field(False, description="true to silence every alert, critical ones included")
+
+
+def _hours(body: NewSilence) -> float:
+    if body.duration:
+        if body.duration not in DURATIONS:
+            raise HTTPException(400, f"duration must be one of {', '.join(DURATIONS)}")
+        return DURATIONS[body.duration]
+    return body.hours
+
+
+@router.post("/silences", status_code=201, dependencies=[Changes])
+def silence(s: SiteDep, request: Request, body: NewSilence) -> dict[str, Any]:
+    """Hold back this host's notifications that match, for a while."""
+    hours = _hours(body)
+    try:
+        sid = _alerting(s, request).silence(body.rule.strip() or None, body.subject.strip() or None, hours,
+                                            body.reason.strip(), everything=body.all)
+    except ValueError as exc:
+        raise HTTPException(400, str(exc)) from None
+    audit.note(request, f"silence {body.rule or '*'} {body.subject or '*'} for {hours:g} h: {body.reason}")
+    return {"id": sid, "until": time.time() + hours * 3600}
+
+
+@router.delete("/silences/{silence_id}", dependencies=[Changes])
+def expire(s: SiteDep, request: Request, silence_id: int) -> dict[str, Any]:
+    """End a silence (or a maintenance window) now."""
+    if not _alerting(s, request).expire(silence_id):
+        raise HTTPException(404, f"no silence {silence_id} in force on this host")
+    return {"expired": silence_id}
+
+
+class NewWindow(BaseModel):
+    hours: float = Field(1.0, gt=0, le=24 * 7, examples=[0.5])
+    reason: str = Field("", max_length=500, examples=["kernel update and reboot"])
+
+
+@router.post("/maintenance", status_code=201, dependencies=[Changes])
+def maintenance_window(s: SiteDep, request: Request, body: NewWindow) -> dict[str, Any]:
+    """A one-off maintenance window from now: every alert of the host is held back (they keep
+    their state and are told after, if still firing). End it early with DELETE /silences/{id}."""
+    try:
+        sid = _alerting(s, request).silence(None, None, body.hours, body.reason.strip() or "maintenance",
+                                            everything=True)
+    except ValueError as exc:
+        raise HTTPException(400, str(exc)) from None
+    audit.note(request, f"maintenance for {body.hours:g} h: {body.reason}")
+    return {"id": sid, "until": time.time() + body.hours * 3600}
+
+
+@router.delete("/maintenance/{silence_id}", dependencies=[Changes])
+def end_window(s: SiteDep, request: Request, silence_id: int) -> dict[str, Any]:
+    return expire(s, request, silence_id)
+
+
+@router.put("/disks/{serial}/notes", dependencies=[Changes])
+async def put_notes(s: SiteDep, request: Request, serial: str,
+                    body: Annotated[dict[str, str], Body(examples=[{"purchased": "2024-03-01",
+                                                                    "warranty_until": "2029-03-01"}])]
+                    ) -> dict[str, str]:
+    """A disk's notes: purchase date, warranty end, RMA number, free text (the fields of the
+    disk page; an empty body clears them). This server's disks; an agent's on its own server."""
+    if request.scope.get("rackpulse_host") not in (None, s.cfg.host):
+        raise HTTPException(404, "an agent's disks keep their notes on the agent's own server")
+    try:
+        saved = await run_in_threadpool(disk_notes.save, disk_notes.notes_file(s.cfg), serial,
+                                        {f: str(body.get(f) or "") for f in disk_notes.FIELDS})
+    except ValueError as exc:
+        raise HTTPException(400, str(exc)) from None
+    audit.note(request, f"notes of {serial}")
+    return saved

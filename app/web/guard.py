@@ -1,0 +1,180 @@
+"""The guard every request passes: who is asking (a `Principal`), whether they may, and the
+audit row of what they changed.
+
+Who, in this order: an API token (``Authorization: Bearer``), a read token in the URL
+(``?token=``, GET only: a wall screen), the reverse proxy's user header (only from
+web.trusted_proxies), the session cookie. With no login configured at all (no password, no
+users, no proxy) every request is the open local install, an admin, as before users existed.
+
+May they: reading needs someone (outside PUBLIC) once a login is configured; every change (any
+method but GET, HEAD, OPTIONS) needs an admin or a write token, except a person's own account
+(/account/...), logging in and out, and the paths with their own tokens (agents, heartbeats).
+Checking here, in one place, is what makes "a viewer gets 403 on every change" true of routes
+added later too.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+from fastapi import FastAPI, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+
+from app import audit, credentials
+from app.users import OPEN, Principal
+from app.web.sessions import COOKIE, CSRF_COOKIE
+
+if TYPE_CHECKING:
+    from app.web.site import Site
+
+log = logging.getLogger("rackpulse.web")
+Next = Callable[[Request], Awaitable[Response]]
+
+# ingest: agent tokens; /ping/: heartbeat tokens (a cron job has no login)
+PUBLIC = ("/login", "/static/", "/favicon.ico", "/healthz", "/metrics", "/api/v1/ingest", "/ping/")
+SAFE = ("GET", "HEAD", "OPTIONS")
+# Public and asked for all the time (a scrape, a page's files): no one to identify.
+BARE = ("/static/", "/favicon.ico", "/healthz", "/metrics")
+# Changes anyone signed in may make (their own account), and those guarded by their own tokens.
+OWN = ("/login", "/logout", "/account/", "/api/v1/account/")
+OWN_TOKENS = ("/api/v1/ingest", "/ping/")
+
+
+class Refused(Exception):
+    def __init__(self, status: int, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.status, self.message, self.retry_after = status, message, retry_after
+
+
+def error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    """The API's one shape of error: {"error": {"status": 403, "message": "..."}}."""
+    return JSONResponse({"error": {"status": status, "message": message}}, status_code=status, headers=headers)
+
+
+def _starts(path: str, prefixes: tuple[str, ...]) -> bool:
+    return any(path == p.rstrip("/") or path.startswith(p) for p in prefixes)
+
+
+class Proxies:
+    """web.trusted_proxies as networks; which header names a user; warnings rate-limited."""
+
+    def __init__(self, nets: list[str], header: str) -> None:
+        self.nets = [ipaddress.ip_network(n, strict=False) for n in nets]
+        self.header = header
+        self._warned: dict[str, float] = {}
+
+    def trusted(self, addr: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(addr)
+        except ValueError:
+            return False
+        return any(ip in n for n in self.nets)
+
+    def ignored(self, addr: str, user: str) -> None:
+        now = time.monotonic()
+        if now - self._warned.get(addr, -3600.0) >= 600:  # once per address per 10 minutes
+            self._warned[addr] = now
+            log.warning("proxy login header %s (user %r) from %s ignored: not in web.trusted_proxies",
+                        self.header, user[:60], addr)
+
+
+def identify(s: Site, request: Request, addr: str) -> Principal | None:
+    """Who sent this request, or None (nobody). Raises Refused for a credential that is wrong."""
+    web = s.cfg.web
+    auth = request.headers.get("authorization")
+    # a token is for the API: on a page it opens nothing (a wall screen's link uses ?token=)
+    if auth and auth.startswith("Bearer ") and request.url.path.startswith("/api/"):
+        if s.api_token_hash and credentials.check_token(auth, s.api_token_hash):
+            return Principal("api", "viewer", "token")  # web.api_token_hash: the read-only token of old configs
+        t = s.tokens.check(auth[7:].strip(), addr)
+        if t is None:
+            raise Refused(401, "API token unknown, revoked or expired")
+        wait = s.tokens.allow(t.id)
+        if wait:
+            raise Refused(429, f"token {t.name}: more than {web.token_rate:g} requests a second", wait)
+        return Principal(t.name, "admin" if t.scope == "write" else "viewer", "token", t.id)
+    link = request.query_params.get("token")
+    if link is not None:
+        t = s.tokens.check(link, addr)
+        if t is None:
+            raise Refused(401, "token unknown, revoked or expired")
+        if t.scope != "read" or request.method not in SAFE:
+            # a URL is written down, logged and shared: one that could change things must not exist
+            raise Refused(401, "only a read token may be given in a URL (?token=); a write token goes in "
+                               "the Authorization header")
+        return Principal(t.name, "viewer", "link", t.id)
+    if web.proxy_user_header:
+        user = request.headers.get(web.proxy_user_header, "").strip()
+        if user:
+            if s.proxies.trusted(addr):
+                known = s.users.get(user)
+                if known is not None:
+                    return Principal(user, known.role, "proxy")
+                groups = {g.strip() for g in request.headers.get(web.proxy_groups_header, "").split(",")}
+                admin = bool(web.proxy_admin_group) and web.proxy_admin_group in groups
+                return Principal(user, "admin" if admin else "viewer", "proxy")
+            s.proxies.ignored(addr, user)
+    found = s.sessions.who(request.cookies.get(COOKIE))
+    if found is None:
+        return None
+    _, name, epoch = found
+    if name == "":
+        return Principal("admin", "admin", "session") if s.password_hash else None
+    u = s.users.get(name)
+    if u is None or u.epoch != epoch:
+        return None  # removed, or their password, role or two-factor changed since
+    return Principal(name, u.role, "session")
+
+
+def install_guard(app: FastAPI, s: Site) -> None:
+    @app.middleware("http")
+    async def guard(request: Request, call_next: Next) -> Response:
+        path = request.url.path
+        if _starts(path, BARE):
+            return await call_next(request)
+        addr = request.client.host if request.client else "?"
+        api = path.startswith("/api/")
+        own_tokens = _starts(path, OWN_TOKENS)
+        try:
+            # the users table is read at most every few seconds (a cache); the first read of a
+            # new process is a query, kept off the event loop
+            who = None if own_tokens else await run_in_threadpool(identify, s, request, addr)
+        except Refused as exc:
+            headers = {"Retry-After": str(max(1, round(exc.retry_after)))} if exc.retry_after else None
+            return error(exc.status, exc.message, headers)
+        required = await run_in_threadpool(s.login_required)
+        if who is None and not required:
+            who = OPEN
+        public = _starts(path, PUBLIC) or (
+            # this server's /status only: /h/<agent>/status would show every agent's probes
+            path == "/status" and s.cfg.web.status_public and "rackpulse_host" not in request.scope)
+        if who is None and not public:
+            if api:
+                return error(401, "login required: a session, or Authorization: Bearer <token>")
+            back = quote(f"{request.scope.get('rackpulse_base', '')}{path}", safe="/")
+            return RedirectResponse(f"/login?next={back}", status_code=303)
+        request.state.principal = who
+        changing = request.method not in SAFE
+        if changing and not own_tokens and not _starts(path, OWN) and not (who and who.may_change):
+            message = ("read-only: a viewer, or a read token, cannot change anything" if who else
+                       "login required")
+            return error(403 if who else 401, message) if api or who else RedirectResponse("/login", 303)
+        if who is OPEN and not request.cookies.get(CSRF_COOKIE):
+            # without a login, a random cookie per browser is what its CSRF tokens are bound to
+            request.state.csrf_id = credentials.make_token()[0]
+        response = await call_next(request)
+        if who is OPEN and getattr(request.state, "csrf_id", None):
+            response.set_cookie(CSRF_COOKIE, request.state.csrf_id, httponly=True, samesite="strict",
+                                max_age=365 * 86400, secure=request.url.scheme == "https")
+        if changing and who is not None and not _starts(path, ("/login", *OWN_TOKENS)):
+            detail = getattr(request.state, "audit_detail", None)
+            await run_in_threadpool(audit.record, s.engine, who.actor, f"{request.method} "
+                                    f"{request.scope.get('rackpulse_base', '')}{path}", detail, addr,
+                                    response.status_code)
+        return response

@@ -1,0 +1,199 @@
+"""People and scripts: users with roles, two-factor, API tokens (read, write, revoked, expired,
+in a URL), proxy login from a trusted and an untrusted address, and the audit log."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+import pyotp
+import pytest
+from fastapi.testclient import TestClient
+
+from app.api_tokens import Tokens
+from app.users import Users
+from tests.security.test_web_guards import PASSWORD, make_app
+
+ALICE, BOB = "alice-password", "bob-password"
+
+
+def people(app) -> tuple[Users, Tokens]:  # type: ignore[no-untyped-def]
+    s = app.state.site
+    s.users.add("alice", "admin", ALICE)
+    s.users.add("bob", "viewer", BOB)
+    return s.users, s.tokens
+
+
+def log_in(c: TestClient, user: str, password: str, code: str = "") -> int:
+    return c.post("/login", data={"user": user, "password": password, "code": code, "next": "/"}).status_code
+
+
+def csrf_of(c: TestClient) -> str:
+    return c.get("/alerts").text.split('name="csrf" value="')[1].split('"')[0]
+
+
+def test_a_viewer_reads_every_page_but_cannot_ack_silence_or_label(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    people(app)
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as c:
+        assert log_in(c, "bob", BOB) == 303
+        assert c.get("/alerts").status_code == 200 and c.get("/disks").status_code == 200
+        csrf = csrf_of(c)
+        for path, form in (("/alerts/ack", {"rule": "bad", "subject": "thing=a"}),
+                           ("/alerts/silence", {"rule": "bad", "hours": "1"}),
+                           ("/disks/ZA1000AK/notes", {"rma": "x"})):
+            r = c.post(path, data={**form, "csrf": csrf})
+            assert r.status_code == 403 and "read-only" in r.json()["error"]["message"], path
+        assert c.get("/api/v1/whoami").json() == {"name": "bob", "role": "viewer", "via": "session",
+                                                  "may_change": False}
+        assert c.get("/api/v1/audit").status_code == 403  # who did what is for admins
+        assert c.get("/api/alerts").json()["silences"] == []
+
+
+def test_an_admin_acks_with_a_note_and_the_audit_log_says_who_from_where(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    people(app)
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False, client=("192.0.2.7", 5000)) as c:
+        assert log_in(c, "alice", ALICE) == 303
+        r = c.post("/alerts/ack", data={"rule": "bad", "subject": "thing=a", "note": "on it", "csrf": csrf_of(c)})
+        assert r.status_code == 303
+        rows = c.get("/api/v1/audit").json()
+    acts = [(x["actor"], x["action"], x["address"]) for x in rows]
+    assert ("alice", "POST /alerts/ack", "192.0.2.7") in acts and ("alice", "login", "192.0.2.7") in acts
+
+
+def test_the_single_password_of_older_configs_still_logs_in_as_the_admin(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    people(app)  # users added beside it do not take it away
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as c:
+        assert log_in(c, "", PASSWORD) == 303
+        assert c.get("/api/v1/whoami").json()["role"] == "admin"
+
+
+def test_a_new_password_or_role_ends_that_users_sessions(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    users, _ = people(app)
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as c:
+        assert log_in(c, "alice", ALICE) == 303
+        assert c.get("/disks").status_code == 200
+        users.set_role("bob", "admin")  # another user's change leaves this session alone
+        assert c.get("/disks").status_code == 200
+        users.set_password("alice", "a-new-password")
+        assert c.get("/disks").status_code == 303
+
+
+def test_the_last_admin_cannot_be_made_a_viewer(tmp_path: Path) -> None:
+    users, _ = people(make_app(tmp_path))
+    with pytest.raises(ValueError, match="last admin"):
+        users.set_role("alice", "viewer")
+
+
+def test_a_write_token_acks_without_csrf_and_a_read_token_may_only_read(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    _, tokens = people(app)
+    write, read = tokens.create("ansible", "write"), tokens.create("grafana", "read")
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as c:
+        hw, hr = {"Authorization": f"Bearer {write}"}, {"Authorization": f"Bearer {read}"}
+        assert [a["rule"] for a in c.get("/api/v1/alerts", headers=hr).json()] == ["bad"]
+        r = c.post("/api/v1/alerts/ack", headers=hr, json={"rule": "bad", "subject": "thing=a"})
+        assert r.status_code == 403 and r.json()["error"]["status"] == 403
+        r = c.post("/api/v1/alerts/ack", headers=hw, json={"rule": "bad", "subject": "thing=a", "note": "reboot"})
+        assert r.status_code == 200 and r.json()["acked"] is True
+        assert "rackpulse_session" not in r.cookies  # a script never gets a session
+        assert c.get("/disks", headers=hw).status_code == 303  # a token opens the API, not the pages
+        assert c.get("/api/v1/tokens", headers=hw).json()[0]["last_used"] is not None
+        assert all("token_hash" not in t for t in c.get("/api/v1/tokens", headers=hw).json())
+
+
+def test_a_revoked_or_expired_token_is_refused_with_401(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    _, tokens = people(app)
+    gone = tokens.create("old", "write")
+    tokens.revoke("old")
+    stale = tokens.create("stale", "read", expires_in=60, now=time.time() - 120)
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as c:
+        for t in (gone, stale, "rpt_made-up"):
+            r = c.get("/api/v1/alerts", headers={"Authorization": f"Bearer {t}"})
+            assert r.status_code == 401 and "revoked or expired" in r.json()["error"]["message"]
+
+
+def test_a_token_beyond_its_rate_gets_429_and_others_go_on(tmp_path: Path) -> None:
+    app = make_app(tmp_path, token_rate=0.01, token_burst=3)
+    _, tokens = people(app)
+    busy, other = tokens.create("busy", "read"), tokens.create("other", "read")
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as c:
+        codes = [c.get("/api/v1/whoami", headers={"Authorization": f"Bearer {busy}"}).status_code for _ in range(5)]
+        assert codes == [200, 200, 200, 429, 429]
+        assert c.get("/api/v1/whoami", headers={"Authorization": f"Bearer {other}"}).status_code == 200
+
+
+def test_a_read_token_in_the_url_opens_pages_and_a_write_token_there_is_refused(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    _, tokens = people(app)
+    read, write = tokens.create("wall", "read"), tokens.create("ha", "write")
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as c:
+        assert c.get(f"/?kiosk=1&token={read}").status_code == 200
+        assert c.get(f"/?token={write}").status_code == 401
+        assert c.post(f"/alerts/silence?token={read}", data={"rule": "bad"}).status_code == 401
+
+
+def enrol(users: Users, name: str) -> tuple[pyotp.TOTP, list[str]]:
+    secret = users.start_totp(name)
+    totp = pyotp.TOTP(secret)
+    codes = users.confirm_totp(name, totp.at(time.time() - 30))  # the step before: now's stays unused
+    assert codes is not None and len(codes) == 10
+    return totp, codes
+
+
+def test_two_factor_refuses_a_wrong_code_a_reused_code_and_a_recovery_code_used_twice(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    users, _ = people(app)
+    totp, recovery = enrol(users, "alice")
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as c:
+        assert log_in(c, "alice", ALICE) == 200  # the code is missing
+        assert log_in(c, "alice", ALICE, "000000" if totp.now() != "000000" else "111111") == 200
+        now = totp.now()
+        assert log_in(c, "alice", ALICE, now) == 303
+        c.cookies.clear()
+        assert log_in(c, "alice", ALICE, now) == 200  # the same code again, within its window
+        assert log_in(c, "alice", ALICE, recovery[0]) == 303
+        c.cookies.clear()
+        assert log_in(c, "alice", ALICE, recovery[0]) == 200
+        assert log_in(c, "alice", "wrong", recovery[1]) == 200  # a right code never excuses a wrong password
+        assert log_in(c, "alice", ALICE, recovery[1].upper().replace("-", " ")) == 303  # as typed from paper
+
+
+def test_wrong_two_factor_codes_count_against_the_address_like_wrong_passwords(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    users, _ = people(app)
+    enrol(users, "alice")
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as c:
+        for _ in range(10):
+            assert log_in(c, "alice", ALICE, "123456x") == 200
+        assert log_in(c, "alice", ALICE, "123456x") == 429
+
+
+PROXY = {"trusted_proxies": ["10.0.0.0/24"], "proxy_user_header": "Remote-User", "proxy_admin_group": "lab-admins"}
+
+
+def test_a_proxy_header_is_honoured_from_a_trusted_address_only(tmp_path: Path,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, "rackpulse.web")
+    app = make_app(tmp_path, password=False, **PROXY)
+    header = {"Remote-User": "carol", "Remote-Groups": "family,lab-admins"}
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False, client=("10.0.0.9", 4000)) as c:
+        me = c.get("/api/v1/whoami", headers=header).json()
+        assert me == {"name": "carol", "role": "admin", "via": "proxy", "may_change": True}
+        assert c.get("/api/v1/whoami", headers={"Remote-User": "dave", "Remote-Groups": "family"}).json()["role"] \
+            == "viewer"
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False, client=("192.168.1.50", 4000)) as c:
+        assert c.get("/api/v1/whoami", headers=header).status_code == 401
+        assert c.get("/alerts", headers=header).status_code == 303
+    said = [r.getMessage() for r in caplog.records if "ignored" in r.getMessage()]
+    assert len(said) == 1 and "192.168.1.50" in said[0] and "carol" in said[0]
+
+
+def test_trusted_proxies_must_be_addresses_or_networks(tmp_path: Path) -> None:
+    with pytest.raises(Exception, match="trusted_proxies"):
+        make_app(tmp_path, trusted_proxies=["proxy.lan"])
