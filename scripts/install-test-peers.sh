@@ -26,6 +26,8 @@ command -v nft >/dev/null || missing+=(nftables)
 command -v mosquitto >/dev/null && command -v mosquitto_passwd >/dev/null || missing+=(mosquitto)
 command -v podman >/dev/null || missing+=(podman)
 [ -x /bin/busybox ] || missing+=(busybox-static)
+# the README's API scripts are run as written (tests/test_api_scripts.py)
+command -v curl >/dev/null || missing+=(curl)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
   echo "install-test-peers: need root to install ${missing[*]}" >&2

@@ -24,7 +24,7 @@ MODES: dict[str, dict[str, Any]] = {
 }
 PAGES = ["/", "/host", "/disks", "/disks?view=heat", "/disks/all", "/disks/ZA1049HK", "/network", "/probes", "/status", "/power", "/heatpump", "/alerts", "/events",
          "/collectors", "/hosts", "/monitors", "/channels", "/entity/md_array/md0", "/entity/bond_slave/bond0/eoip4", "/h/ceph-node1/disks",
-         "/api/docs"]
+         "/api/docs", "/account", "/audit", "/?kiosk=1"]
 
 CHARTS_DRAWN = """() => [...document.querySelectorAll('figure.chart')].every(
     f => f.querySelector('canvas') || (!f.querySelector('noscript') && f.textContent.trim().length > 0))"""

@@ -133,7 +133,11 @@ def test_a_read_token_in_the_url_opens_pages_and_a_write_token_there_is_refused(
     _, tokens = people(app)
     read, write = tokens.create("wall", "read"), tokens.create("ha", "write")
     with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as c:
-        assert c.get(f"/?kiosk=1&token={read}").status_code == 200
+        wall = c.get(f"/?kiosk=1&token={read}")
+        assert wall.status_code == 200 and 'class="kiosk"' in wall.text
+        assert 'aria-label="Pages"' not in wall.text and "Log out" not in wall.text  # nothing to wander off to
+        # its live update asks for the wall screen again, token and all
+        assert f'hx-get="/?kiosk=1&amp;token={read}"' in wall.text
         assert c.get(f"/?token={write}").status_code == 401
         assert c.post(f"/alerts/silence?token={read}", data={"rule": "bad"}).status_code == 401
 
