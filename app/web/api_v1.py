@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from app import audit, disk_notes, views
 from app.alerting.service import matches_all
+from app.users import UserError
 from app.web import api
 from app.web.alert_pages import DURATIONS
 from app.web.site import Site, SiteDep, principal
@@ -233,3 +234,86 @@ async def put_notes(s: SiteDep, request: Request, serial: str,
         raise HTTPException(400, str(exc)) from None
     audit.note(request, f"notes of {serial}")
     return saved
+
+
+class BayLabel(BaseModel):
+    label: str = Field(max_length=100, examples=["shelf 1, bay 7"])
+
+
+@router.put("/disks/{serial}/bay", dependencies=[Changes])
+def put_bay(s: SiteDep, request: Request, serial: str, body: BayLabel) -> dict[str, str]:
+    """Label the bay this disk sits in (by its port, slot, serial or WWN: a replacement in the
+    same port gets the same label). This server's disks; an agent's on its own server."""
+    from app import bay_labels
+    from app.web.pages import _thing
+    from collectors import plugins
+
+    snap, _ = s.view(request)
+    p = plugins().get("smart")
+    thing = _thing(p, p.detail, snap.states.get("smart"), serial) if (
+        p and p.detail and snap.host == s.cfg.host) else None
+    if thing is None:
+        raise HTTPException(404, f"no disk {serial!r} on this host")
+    try:
+        saved = bay_labels.save(bay_labels.labels_file(s.cfg), thing, body.label, s.saved_bays)
+    except ValueError as exc:
+        raise HTTPException(400, str(exc)) from None
+    audit.note(request, f"bay of {serial}: {body.label}")
+    return saved
+
+
+class NewUser(BaseModel):
+    name: str = Field(examples=["kiosk-hallway"])
+    role: str = Field("viewer", examples=["viewer"])
+    password: str = Field(min_length=8)
+
+
+@router.post("/users", status_code=201, dependencies=[Admins, Changes])
+def add_user(s: SiteDep, request: Request, body: NewUser) -> dict[str, str]:
+    """Add a person (admins only)."""
+    try:
+        s.users.add(body.name, body.role, body.password)
+    except UserError as exc:
+        raise HTTPException(400, str(exc)) from None
+    audit.note(request, f"user {body.name} ({body.role})")
+    return {"name": body.name, "role": body.role}
+
+
+class Role(BaseModel):
+    role: str = Field(examples=["admin"])
+
+
+@router.put("/users/{name}/role", dependencies=[Admins, Changes])
+def set_role(s: SiteDep, request: Request, name: str, body: Role) -> dict[str, str]:
+    """Change a person's role; their sessions end (admins only; never the last admin)."""
+    try:
+        s.users.set_role(name, body.role)
+    except UserError as exc:
+        raise HTTPException(404 if "no user" in str(exc) else 400, str(exc)) from None
+    audit.note(request, f"user {name} is {body.role}")
+    return {"name": name, "role": body.role}
+
+
+@router.delete("/users/{name}", dependencies=[Admins, Changes])
+def remove_user(s: SiteDep, request: Request, name: str) -> dict[str, str]:
+    """Remove a person; their sessions end (admins only; never the last admin)."""
+    u = s.users.get(name)
+    if u is None:
+        raise HTTPException(404, f"no user {name!r}")
+    if u.role == "admin" and s.users.admins() == 1 and not s.password_hash:
+        raise HTTPException(400, f"{name} is the last admin: make another admin first")
+    s.users.remove(name)
+    audit.note(request, f"user {name} removed")
+    return {"removed": name}
+
+
+@router.delete("/agents/{host}/token", dependencies=[Changes])
+def revoke_agent(s: SiteDep, request: Request, host: str) -> dict[str, str]:
+    """Revoke an agent's token: its batches are refused from now on (re-issue on the server
+    with `rackpulse agents issue HOST`)."""
+    from app.ingest.agents import revoke
+
+    if not revoke(s.engine, host):
+        raise HTTPException(404, f"no live token for agent {host!r}")
+    audit.note(request, f"agent {host} revoked")
+    return {"revoked": host}

@@ -201,3 +201,54 @@ def test_a_proxy_header_is_honoured_from_a_trusted_address_only(tmp_path: Path,
 def test_trusted_proxies_must_be_addresses_or_networks(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="trusted_proxies"):
         make_app(tmp_path, trusted_proxies=["proxy.lan"])
+
+
+def test_an_admin_token_manages_users_through_the_api_but_never_removes_the_last_admin(tmp_path: Path) -> None:
+    app = make_app(tmp_path, password=False)  # no config password: the users are all there is
+    users, tokens = people(app)
+    h = {"Authorization": f"Bearer {tokens.create('ops', 'write')}"}
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as c:
+        r = c.post("/api/v1/users", headers=h, json={"name": "hall", "role": "viewer", "password": "wall-screen-1"})
+        assert r.status_code == 201
+        assert c.post("/api/v1/users", headers=h, json={"name": "hall", "password": "wall-screen-1"}).json() == \
+            {"error": {"status": 400, "message": "user 'hall' exists already (`rackpulse users passwd hall` "
+                                                 "changes the password)"}}
+        assert c.put("/api/v1/users/hall/role", headers=h, json={"role": "admin"}).status_code == 200
+        assert users.get("hall").role == "admin"
+        assert c.delete("/api/v1/users/hall", headers=h).status_code == 200
+        assert c.delete("/api/v1/users/alice", headers=h).status_code == 400  # the last admin stays
+        assert c.delete("/api/v1/users/nobody", headers=h).status_code == 404
+        assert c.delete("/api/v1/agents/nowhere/token", headers=h).json()["error"]["status"] == 404
+        assert c.put("/api/v1/disks/NOPE/bay", headers=h, json={"label": "bay 1"}).status_code == 404
+        names = {u["name"] for u in c.get("/api/v1/users", headers=h).json()}
+        assert names == {"alice", "bob"}
+        acts = [r["action"] for r in c.get("/api/v1/audit", headers=h).json()]
+        assert "POST /api/v1/users" in acts and "DELETE /api/v1/users/hall" in acts
+
+
+def test_a_bay_label_and_a_disks_notes_are_set_through_the_api(tmp_path: Path) -> None:
+    import asyncio
+
+    import httpx
+
+    from tests.test_web import demo_app
+
+    app = demo_app(tmp_path, 80)
+    h = {"Authorization": f"Bearer {app.state.site.tokens.create('ansible', 'write')}"}
+
+    async def go() -> tuple[httpx.Response, httpx.Response, httpx.Response]:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as c:
+            bay = await c.put("/api/v1/disks/ZA1000AK/bay", headers=h, json={"label": "left shelf, bay 0"})
+            notes = await c.put("/api/v1/disks/ZA1000AK/notes", headers=h, json={"rma": "RMA-42"})
+            page = await c.get("/disks/ZA1000AK")
+            return bay, notes, page
+
+    bay, notes, page = asyncio.run(go())
+    assert bay.status_code == 200 and bay.json()["label"] == "left shelf, bay 0"
+    assert notes.json() == {"rma": "RMA-42"}
+    assert "RMA-42" in page.text
+    # the label is the host's bay rule from now on (the disk's state says it from the next collection)
+    from app import bay_labels
+
+    saved = bay_labels.load(bay_labels.labels_file(app.state.config))
+    assert [r["label"] for r in saved] == ["left shelf, bay 0"]
