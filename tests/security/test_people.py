@@ -252,3 +252,16 @@ def test_a_bay_label_and_a_disks_notes_are_set_through_the_api(tmp_path: Path) -
 
     saved = bay_labels.load(bay_labels.labels_file(app.state.config))
     assert [r["label"] for r in saved] == ["left shelf, bay 0"]
+
+
+def test_an_api_change_from_a_browser_session_needs_its_csrf_token_in_a_header(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    people(app)
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as c:
+        assert log_in(c, "alice", ALICE) == 303
+        body = {"rule": "bad", "duration": "1h", "reason": "test"}
+        r = c.post("/api/v1/silences", json=body)
+        assert r.status_code == 403 and "X-CSRF-Token" in r.json()["error"]["message"]
+        r = c.post("/api/v1/silences", json=body, headers={"X-CSRF-Token": csrf_of(c)})
+        assert r.status_code == 201 and r.json()["id"] >= 1
+        assert [x["rule"] for x in c.get("/api/v1/silences").json()] == ["bad"]
