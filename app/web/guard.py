@@ -18,13 +18,13 @@ from __future__ import annotations
 import ipaddress
 import logging
 import time
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, RedirectResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import audit, credentials
 from app.users import OPEN, Principal
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from app.web.site import Site
 
 log = logging.getLogger("rackpulse.web")
-Next = Callable[[Request], Awaitable[Response]]
 
 # ingest: agent tokens; /ping/: heartbeat tokens (a cron job has no login)
 PUBLIC = ("/login", "/static/", "/favicon.ico", "/healthz", "/metrics", "/api/v1/ingest", "/ping/")
@@ -133,48 +132,77 @@ def identify(s: Site, request: Request, addr: str) -> Principal | None:
 
 
 def install_guard(app: FastAPI, s: Site) -> None:
-    @app.middleware("http")
-    async def guard(request: Request, call_next: Next) -> Response:
-        path = request.url.path
-        if _starts(path, BARE):
-            return await call_next(request)
+    app.add_middleware(Guard, site=s)
+
+
+class Guard:
+    """A plain ASGI middleware: FastAPI's @app.middleware("http") wraps every request and response
+    in extra objects and a task, which cost more than the rest of a /healthz."""
+
+    def __init__(self, app: ASGIApp, site: Site) -> None:
+        self.app, self.s = app, site
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or _starts(scope["path"], BARE):
+            await self.app(scope, receive, send)
+            return
+        s = self.s
+        request = Request(scope)
+        path = scope["path"]
         addr = request.client.host if request.client else "?"
         api = path.startswith("/api/")
         own_tokens = _starts(path, OWN_TOKENS)
         try:
-            # the users table is read at most every few seconds (a cache); the first read of a
-            # new process is a query, kept off the event loop
-            who = None if own_tokens else await run_in_threadpool(identify, s, request, addr)
+            if own_tokens:
+                who = None
+            elif "authorization" in request.headers or "token" in request.query_params:
+                who = await run_in_threadpool(identify, s, request, addr)  # a token is a query
+            else:
+                who = identify(s, request, addr)  # a signature and the users cache
         except Refused as exc:
             headers = {"Retry-After": str(max(1, round(exc.retry_after)))} if exc.retry_after else None
-            return error(exc.status, exc.message, headers)
-        required = await run_in_threadpool(s.login_required)
-        if who is None and not required:
+            await error(exc.status, exc.message, headers)(scope, receive, send)
+            return
+        if who is None and not s.login_required():
             who = OPEN
         public = _starts(path, PUBLIC) or (
             # this server's /status only: /h/<agent>/status would show every agent's probes
-            path == "/status" and s.cfg.web.status_public and "rackpulse_host" not in request.scope)
+            path == "/status" and s.cfg.web.status_public and "rackpulse_host" not in scope)
+        refusal: Response | None = None
+        changing = scope["method"] not in SAFE
         if who is None and not public:
             if api:
-                return error(401, "login required: a session, or Authorization: Bearer <token>")
-            back = quote(f"{request.scope.get('rackpulse_base', '')}{path}", safe="/")
-            return RedirectResponse(f"/login?next={back}", status_code=303)
-        request.state.principal = who
-        changing = request.method not in SAFE
-        if changing and not own_tokens and not _starts(path, OWN) and not (who and who.may_change):
-            message = ("read-only: a viewer, or a read token, cannot change anything" if who else
-                       "login required")
-            return error(403 if who else 401, message) if api or who else RedirectResponse("/login", 303)
+                refusal = error(401, "login required: a session, or Authorization: Bearer <token>")
+            else:
+                back = quote(f"{scope.get('rackpulse_base', '')}{path}", safe="/")
+                refusal = RedirectResponse(f"/login?next={back}", status_code=303)
+        elif changing and not own_tokens and not _starts(path, OWN) and not (who and who.may_change):
+            refusal = (error(403, "read-only: a viewer, or a read token, cannot change anything") if who else
+                       error(401, "login required") if api else RedirectResponse("/login", 303))
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        state = scope.setdefault("state", {})
+        state["principal"] = who
+        cookie = None
         if who is OPEN and not request.cookies.get(CSRF_COOKIE):
             # without a login, a random cookie per browser is what its CSRF tokens are bound to
-            request.state.csrf_id = credentials.make_token()[0]
-        response = await call_next(request)
-        if who is OPEN and getattr(request.state, "csrf_id", None):
-            response.set_cookie(CSRF_COOKIE, request.state.csrf_id, httponly=True, samesite="strict",
-                                max_age=365 * 86400, secure=request.url.scheme == "https")
+            state["csrf_id"] = credentials.make_token()[0]
+            cookie = Response()
+            cookie.set_cookie(CSRF_COOKIE, state["csrf_id"], httponly=True, samesite="strict",
+                              max_age=365 * 86400, secure=scope.get("scheme") == "https")
+        answered: dict[str, int] = {}
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                answered["status"] = message["status"]
+                if cookie is not None:
+                    message = {**message, "headers": [*message.get("headers", []),
+                                                      *[(k, v) for k, v in cookie.raw_headers if k == b"set-cookie"]]}
+            await send(message)
+
+        await self.app(scope, receive, sending)
         if changing and who is not None and not _starts(path, ("/login", *OWN_TOKENS)):
-            detail = getattr(request.state, "audit_detail", None)
-            await run_in_threadpool(audit.record, s.engine, who.actor, f"{request.method} "
-                                    f"{request.scope.get('rackpulse_base', '')}{path}", detail, addr,
-                                    response.status_code)
-        return response
+            await run_in_threadpool(audit.record, s.engine, who.actor,
+                                    f"{scope['method']} {scope.get('rackpulse_base', '')}{path}",
+                                    state.get("audit_detail"), addr, answered.get("status"))
