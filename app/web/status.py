@@ -23,6 +23,7 @@ from app import views
 from app.storage.base import Point
 from app.storage.samples import RES_5M, resolution
 from app.storage.store import Store
+from app.storage.uptime import find_many, uptimes
 from app.web.site import SiteDep, principal
 from collectors.findings import Monitor
 
@@ -114,25 +115,24 @@ def timeline(points: Sequence[Point], counts: str, now: int, step: int = 0) -> l
     return bars
 
 
-def status_row(store: Store, m: Monitor, now: int) -> StatusRow:
-    sid = store.find_series(m.metric, **m.labels)
-    longest = WINDOWS[-1][1]
-    points = store.history(sid, now - longest, now + 1) if sid is not None else []
-    first = next((p.ts for p in points if p.vavg is not None), None)
-    cells = []
-    for _, seconds in WINDOWS:
-        up = uptime(store, sid, now - seconds, now, m.counts)
-        covered = now - first if first is not None and first > now - seconds + 300 else None
-        cells.append(Cell(up, covered))
-    # The day from 5-minute rollups (and the raw polls after the last one): cheap at any interval.
-    day = store.history(sid, now - BAR_SPAN, now + 1, max_points=BAR_POINTS) if sid is not None else []
-    return StatusRow(m.name, m.kind, m.ok, m.target, m.error, [c.uptime for c in cells], cells,
-                     timeline(day, m.counts, now, resolution(BAR_SPAN, BAR_POINTS)), first)
-
-
 def status_rows(store: Store, found: list[Monitor], now: int) -> list[StatusRow]:
-    """Each monitor (every plug-in's: the probes) with its uptime over each window and its day."""
-    return [status_row(store, m, now) for m in found]
+    """Each monitor (every plug-in's: the probes) with its uptime over each window and its day,
+    read for all of them together (app/storage/uptime.py: four queries, whatever their number)."""
+    ids = find_many(store, [(m.metric, dict(m.labels)) for m in found])
+    figures = uptimes(store, [i for i in ids if i is not None], [w for _, w in WINDOWS], now, BAR_SPAN)
+    rows = []
+    for m, sid in zip(found, ids, strict=True):
+        u = figures.get(sid) if sid is not None else None
+        cells = []
+        for _, seconds in WINDOWS:
+            mean = u.mean(seconds) if u else None
+            up = None if mean is None else (1.0 - mean if m.counts == "loss" else mean)
+            covered = now - u.first if u and u.first is not None and u.first > now - seconds + 300 else None
+            cells.append(Cell(up, covered))
+        rows.append(StatusRow(m.name, m.kind, m.ok, m.target, m.error, [c.uptime for c in cells], cells,
+                              timeline(u.day if u else [], m.counts, now, resolution(BAR_SPAN, BAR_POINTS)),
+                              u.first if u else None))
+    return rows
 
 
 @router.get("/status", response_class=HTMLResponse, name="status")
