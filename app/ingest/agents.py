@@ -152,6 +152,7 @@ class Agents:
         self._specs: dict[str, dict[str, MetricSpec]] = {}
         self._blocks: dict[tuple[str, str], tuple[int, Families]] = {}
         self._lock = threading.Lock()
+        self.generation = 0  # rises with every batch taken in: /metrics is merged again only then
         self._bad_state: set[str] = set()
         self.max_series = max_series
         self.over_limit: dict[str, tuple[float, str]] = {}  # host -> (when, why) its last batch was refused
@@ -355,6 +356,7 @@ class Agents:
                 log.warning("agent %s: state of %s not understood (%s); is the agent another version?",
                             host, ", ".join(bad), next(iter(odd.values())))
             snap.version += 1
+            self.generation += 1
 
     def metrics_parts(self) -> list[Families]:
         """Every agent host's samples in the exposition format, re-rendered only when they changed;

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import gzip
 import time
 from typing import Any
 
 from fastapi import APIRouter, Query, Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, create_model
 
 from app import views
-from app.exposition import CONTENT_TYPE, merge
+from app.exposition import CONTENT_TYPE
 from app.storage.base import RES_1H, RES_5M, Point
 from app.storage.inventory import StoredEntity, StoredEvent
 from app.storage.samples import resolution
@@ -170,10 +168,8 @@ async def metrics(s: SiteDep, request: Request) -> Response:
     # Served from the snapshot rendered after the last collection: a scrape never touches a device.
     gz = accepts_gzip(request.headers.get("accept-encoding", ""))
     if s.agents.snapshots:  # agents (all of them since start-up), and their hosts' samples, one family each
-        parts = s.snap.parts + await run_in_threadpool(s.agents.metrics_parts)
-        body = await run_in_threadpool(merge, parts)
-        if gz:
-            body = await run_in_threadpool(gzip.compress, body, 5)
+        plain, packed = await s.exposition()
+        body = packed if gz else plain
     else:
         body = s.snap.metrics_gzip if gz else s.snap.metrics
     return Response(body, media_type=CONTENT_TYPE, headers={"Content-Encoding": "gzip", "Vary": "Accept-Encoding"}

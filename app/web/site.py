@@ -6,6 +6,7 @@ agent hosts, sessions and alerting, and how a page is rendered. Routes get it th
 from __future__ import annotations
 
 import asyncio
+import gzip
 import hashlib
 import logging
 import math
@@ -37,6 +38,7 @@ from collectors.context import BayRules
 
 log = logging.getLogger("rackpulse.web")
 ROOT = Path(__file__).resolve().parents[2]
+EXPOSITION_SECONDS = 10.0
 RANGES = {"1h": 3600, "6h": 6 * 3600, "24h": 86400, "7d": 7 * 86400, "30d": 30 * 86400, "1y": 365 * 86400}
 
 
@@ -235,6 +237,30 @@ class Site:
         self.throttle = Throttle()
         self.password_checks: asyncio.Semaphore | None = None  # see app/web/login.py
         self._ingest_slots: asyncio.Semaphore | None = None
+        self._exposition_lock: asyncio.Lock | None = None
+        self._exposition: tuple[tuple[int, int], float, bytes, bytes] | None = None
+
+    async def exposition(self) -> tuple[bytes, bytes]:
+        """/metrics with agents: this host's and every agent host's families merged, plain and
+        gzipped, made again only when a collection or an agent's batch changed something (or,
+        for what another process changes, such as an agent issued from the command line, after
+        EXPOSITION_SECONDS). Fifty hosts' merge and gzip took 35 ms of CPU on every scrape."""
+        from fastapi.concurrency import run_in_threadpool
+
+        from app.exposition import merge
+
+        key = (self.snap.version, self.agents.generation)
+        if self._exposition_lock is None:
+            self._exposition_lock = asyncio.Lock()
+        async with self._exposition_lock:  # scrapes that arrive together wait for one merge
+            made = self._exposition
+            if made is not None and made[0] == key and time.monotonic() - made[1] < EXPOSITION_SECONDS:
+                return made[2], made[3]
+            parts = self.snap.parts + await run_in_threadpool(self.agents.metrics_parts)
+            plain = await run_in_threadpool(merge, parts)
+            packed = await run_in_threadpool(gzip.compress, plain, 5)
+            self._exposition = (key, time.monotonic(), plain, packed)
+            return plain, packed
 
     def ingest_slots(self) -> asyncio.Semaphore:
         """Agent batches parsed at once (agents.max_concurrent_ingests); made in the running loop."""
