@@ -12,12 +12,14 @@ a heartbeat only when it is `public = true`."""
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
+from markupsafe import Markup
 
 from app import views
 from app.storage.base import Point
@@ -56,10 +58,16 @@ class Bar:
 
     @property
     def words(self) -> str:
-        when = time.strftime("%H:%M", time.localtime(self.start))
+        when = _clock(self.start)
         if self.share is None:
             return f"{when}: no data"
         return f"{when}: {self.share * 100:.1f} % up"
+
+
+@functools.lru_cache(maxsize=1024)
+def _clock(ts: int) -> str:
+    """A bar's start as "14:05": the same 90 for every row of a page, so worked out once."""
+    return time.strftime("%H:%M", time.localtime(ts))
 
 
 @dataclass(frozen=True)
@@ -85,6 +93,12 @@ class StatusRow:
     cells: list[Cell]
     bars: list[Bar]
     since: float | None  # the first data there is, when within the longest window
+
+    @property
+    def bars_html(self) -> Markup:
+        """The 90 bars as one string: drawn in the template, bar by bar, they were half of the
+        page's time. A state is one of four words and a title is a time and a percentage."""
+        return Markup("".join(f'<i class="bar {b.state}" title="{b.words}"></i>' for b in self.bars))  # noqa: S704
 
     @property
     def bars_words(self) -> str:
