@@ -8,10 +8,12 @@ import argparse
 import getpass
 import sys
 import time
-
-from sqlalchemy import Engine
+from typing import TYPE_CHECKING
 
 from app.config import load_config, resolve_config_path
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 
 def _engine(args: argparse.Namespace) -> Engine:

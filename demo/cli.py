@@ -13,12 +13,10 @@ from pathlib import Path
 
 from app.cli import Command, at_forced_exit, serve_config
 from app.config import load_config
-from collectors.host.containers.demo import start_engine
-from demo import story as demo
-from demo.agent import AGENT_HOST, start_demo_agent
-from demo.heatpump import start_isg
-from demo.history import first_round, seed_everything
-from demo.power import start_upsd
+
+# The demo's parts (a Modbus server, a database, a fake engine) are imported when the demo runs,
+# not when the command line is read: every `rackpulse` command loads this file to list `demo`,
+# the agent on a Raspberry Pi included.
 
 
 def add_arguments(d: argparse.ArgumentParser) -> None:
@@ -57,6 +55,12 @@ def free_port(wanted: int, tries: int = 50) -> int:
 def _run(args: argparse.Namespace, root: Path) -> int:
     from app.storage.db import make_engine, upgrade
     from app.storage.store import Store
+    from collectors.host.containers.demo import start_engine
+    from demo import story as demo
+    from demo.agent import AGENT_HOST, start_demo_agent
+    from demo.heatpump import start_isg
+    from demo.history import first_round, seed_everything
+    from demo.power import start_upsd
 
     port = free_port(args.port)
     if port != args.port:

@@ -261,31 +261,52 @@ async def run_agent(cfg: Config, server: str | None, token: str | None) -> None:
 
 
 async def _serve_metrics(cfg: Config, snap: Any, outbox: Outbox, sender: Sender | None) -> None:
-    import uvicorn
-    from fastapi import FastAPI
-    from fastapi.responses import Response
+    """/metrics and /healthz from the standard library's HTTP server in a thread: no web
+    framework in an agent's process (on a Raspberry Pi every megabyte counts)."""
+    import http.server
+    import json
 
     from app.exposition import CONTENT_TYPE as PROM
     from app.exposition import merge, render_families
 
-    app = FastAPI(title="rackpulse agent", docs_url=None, redoc_url=None, openapi_url=None)
-
-    @app.get("/metrics")
-    async def metrics() -> Response:
+    def metrics() -> bytes:
         if sender is None:
-            return Response(snap.metrics, media_type=PROM)
+            return bytes(snap.metrics)
         st = outbox.stats()
         own = [Sample.of("rackpulse_agent_outbox_records", st["records"]),
                Sample.of("rackpulse_agent_outbox_bytes", st["bytes"]),
                Sample.of("rackpulse_agent_outbox_dropped_points_total", st["dropped_points"]),
                Sample.of("rackpulse_agent_delivering", 1 if sender.failing_since is None else 0)]
-        return Response(merge([*snap.parts, render_families(own, AGENT_METRICS, cfg.host)]), media_type=PROM)
+        return merge([*snap.parts, render_families(own, AGENT_METRICS, cfg.host)])
 
-    @app.get("/healthz")
-    async def healthz() -> dict[str, Any]:
-        return {"status": "ok", "outbox": outbox.stats(),
-                "delivering": sender is None or sender.failing_since is None}
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
 
-    server = uvicorn.Server(uvicorn.Config(app, host=cfg.agent.listen or "127.0.0.1", port=cfg.agent.port,
-                                           log_level="warning", access_log=False, lifespan="off"))
-    await server.serve()
+        def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+            path = self.path.split("?", 1)[0]
+            if path == "/metrics":
+                body, kind, status = metrics(), PROM, 200
+            elif path == "/healthz":
+                health = {"status": "ok", "outbox": outbox.stats(),
+                          "delivering": sender is None or sender.failing_since is None}
+                body, kind, status = json.dumps(health).encode(), "application/json", 200
+            else:
+                body, kind, status = b"not found: /metrics and /healthz only\n", "text/plain", 404
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - a scrape is not news
+            pass
+
+    server = http.server.ThreadingHTTPServer((cfg.agent.listen or "127.0.0.1", cfg.agent.port), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name="metrics", daemon=True)
+    thread.start()
+    try:
+        await asyncio.Event().wait()
+    finally:
+        server.shutdown()
+        server.server_close()

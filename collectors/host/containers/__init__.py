@@ -1,13 +1,21 @@
 """Containers: Docker's or Podman's, through the Engine API socket (state, health, exits, OOM kills, restarts)."""
 
 from pathlib import Path
+from typing import Any
 
 from collectors.host.containers import findings
 from collectors.host.containers.collector import ContainersCollector, build
 from collectors.host.containers.config import ContainersConfig
-from collectors.host.containers.demo import write_scene
 from collectors.host.containers.state import ContainersState
 from collectors.plugin import CollectorPlugin, Section
+
+
+def write_scene(*args: Any, **kwargs: Any) -> Any:
+    """The demo's scene (collectors/host/containers/demo.py), imported only when a demo asks."""
+    from collectors.host.containers.demo import write_scene as scene
+
+    return scene(*args, **kwargs)
+
 
 SECTION: Section[ContainersState] = Section("host", "Host", Path(__file__).parent, findings.view)
 # What it needs on the host (its README says it: `make docs`).

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-
-import httpx
+from typing import TYPE_CHECKING
 
 from collectors.base import CollectorError, NoData
+
+if TYPE_CHECKING:
+    import httpx
 
 API = "/v1.41"  # Docker 20.10 and later, and Podman's compat API, answer it
 
@@ -25,6 +27,9 @@ class EngineClient:
         if not os.access(path, os.R_OK | os.W_OK):
             raise CollectorError(f"{self.socket}: permission denied (add rackpulse's user to the docker group, "
                                  "or point socket at a read-only proxy)")
+        # imported here: a host without an engine (an agent on a Pi) never loads httpx (and its CLI's imports)
+        import httpx
+
         self._client = httpx.Client(transport=httpx.HTTPTransport(uds=self.socket), base_url="http://engine",
                                     timeout=self.timeout)
         return self
@@ -34,6 +39,8 @@ class EngineClient:
             self._client.close()
 
     def get(self, path: str) -> bytes:
+        import httpx
+
         assert self._client is not None
         try:
             r = self._client.get(API + path)

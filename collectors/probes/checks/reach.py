@@ -12,8 +12,6 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from cryptography import x509
-
 BODY_LIMIT = 1024 * 1024  # expect_text is looked for in the first MB
 
 
@@ -29,6 +27,8 @@ class Reach:
 
 def cert_expiry(der: bytes) -> tuple[float, str]:
     """(notAfter as Unix time, subject) of a DER certificate."""
+    from cryptography import x509  # only for a TLS probe: an agent without one never loads it
+
     cert = x509.load_der_x509_certificate(der)
     return cert.not_valid_after_utc.timestamp(), cert.subject.rfc4514_string()
 
