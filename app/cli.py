@@ -257,7 +257,11 @@ def cmd_agents(args: argparse.Namespace) -> int:
                 print(f"rackpulse agents issue: {args.host!r} is this server's own host name (host in the "
                       "config); give the agent host its own name", file=sys.stderr)
                 return 2
-            token = agents.issue(engine, args.host)
+            try:
+                token = agents.issue(engine, args.host, max_hosts=cfg.agents.max_hosts)
+            except agents.TooManyHosts as exc:
+                print(f"rackpulse agents issue: {exc}", file=sys.stderr)
+                return 2
             print(f"token for agent {args.host} (shown once; only its hash is stored):\n{token}")
             print(f"on {args.host}: put it in /etc/rackpulse/agent.token (mode 0600) and run "
                   f"`rackpulse agent --server URL`", file=sys.stderr)

@@ -152,6 +152,9 @@ class AgentsConfig(_Strict):
     max_collectors_per_host: Annotated[int, Field(ge=1)] = 64
     max_entities_per_host: Annotated[int, Field(ge=1)] = 50_000
     max_state_bytes: Annotated[int, Field(ge=1024)] = 2 * 1024 * 1024
+    # Agent hosts with a live token: `agents issue` refuses one more (each host costs the server
+    # its snapshot, series and pages; revoke one first).
+    max_hosts: Annotated[int, Field(ge=1)] = 500
 
 
 class AgentConfig(_Strict):

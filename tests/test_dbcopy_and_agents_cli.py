@@ -130,3 +130,15 @@ def test_db_copy_knows_every_table_of_the_schema() -> None:
     from app.storage.dbcopy import ORDER
 
     assert set(ORDER) == set(models.metadata.tables)
+
+
+def test_agents_issue_refuses_a_host_beyond_max_hosts_until_one_is_revoked(tmp_path: Path) -> None:
+    cfg = tmp_path / "server.toml"
+    cfg.write_text(f'[storage]\nurl = "sqlite:///{tmp_path / "s.db"}"\n[agents]\nmax_hosts = 2\n')
+    assert cli("agents", "issue", "a", "--config", str(cfg)).returncode == 0
+    assert cli("agents", "issue", "b", "--config", str(cfg)).returncode == 0
+    third = cli("agents", "issue", "c", "--config", str(cfg))
+    assert third.returncode == 2 and "agents.max_hosts = 2" in third.stderr
+    assert cli("agents", "issue", "b", "--config", str(cfg)).returncode == 0  # a known host is re-issued
+    assert cli("agents", "revoke", "a", "--config", str(cfg)).returncode == 0
+    assert cli("agents", "issue", "c", "--config", str(cfg)).returncode == 0

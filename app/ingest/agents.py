@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, bindparam, select, update
+from sqlalchemy import Engine, bindparam, func, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -53,13 +53,24 @@ SERVER_METRICS = {
 
 # -- tokens (CLI and web) -------------------------------------------------------------------
 
-def issue(engine: Engine, host: str, now: float | None = None) -> str:
-    """A new token for ``host``; an existing host's old token stops working. Only the hash is kept."""
+class TooManyHosts(Exception):
+    pass
+
+
+def issue(engine: Engine, host: str, now: float | None = None, max_hosts: int | None = None) -> str:
+    """A new token for ``host``; an existing host's old token stops working. Only the hash is kept.
+    A new host beyond ``max_hosts`` live ones raises TooManyHosts."""
     now = now or time.time()
     token = "rpa_" + make_token()[0]  # the prefix tells agent tokens from API tokens in a config
     hashed = token_hash(token)
     with engine.begin() as c:
-        if c.execute(select(agent.c.id).where(agent.c.host == host)).first():
+        known = c.execute(select(agent.c.id).where(agent.c.host == host)).first()
+        if max_hosts is not None and not known:
+            live = c.execute(select(func.count()).select_from(agent).where(agent.c.revoked_at.is_(None))).scalar()
+            if (live or 0) >= max_hosts:
+                raise TooManyHosts(f"{live} agent hosts have a live token, agents.max_hosts = {max_hosts}: "
+                                   "revoke one (`rackpulse agents revoke HOST`) or raise the limit")
+        if known:
             c.execute(update(agent).where(agent.c.host == host).values(token_hash=hashed, revoked_at=None))
         else:
             c.execute(agent.insert().values(host=host, token_hash=hashed, created=now, last_seq=0, batches=0,
