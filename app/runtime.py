@@ -17,6 +17,7 @@ from app import bay_labels, version
 from app.config import Config
 from app.ingest.agents import Agents, agent_conditions
 from app.judge import thresholds
+from app.leader import Leadership
 from app.scheduler import Scheduler, Snapshot
 from app.storage.db import make_engine, upgrade
 from app.storage.monitors import as_entries, list_monitors
@@ -60,6 +61,9 @@ class Runtime:
         self.host_alerting: dict[str, Alerting] = {}  # agent host -> its Alerting
         self._failed_hosts: set[str] = set()
         self._channels: list[Channel] | None = None  # the config's and the browser's, once loaded
+        # Several servers on one PostgreSQL: one evaluates and notifies (app/leader.py).
+        self.leadership = Leadership(self.engine)
+        self.leading = False
 
     # -- alerting ---------------------------------------------------------------------------
 
@@ -108,8 +112,10 @@ class Runtime:
         a silent agent explains; all only queue, and this host's courier delivers for all."""
         now = time.time()
         local = self.get_alerting()
-        if local is None:
+        if local is None or not self.lead():
             return
+        if self.leadership.shared:  # another server may have taken an agent's latest batch
+            self.agents.catch_up()
         local.tick(self.snap, now, extra=agent_conditions(self.agents, self.cfg, now), deliver=False)
         for host, hsnap in list(self.agents.snapshots.items()):
             alerting = self.alerting_for(host)
@@ -124,6 +130,23 @@ class Runtime:
                     log.exception("alerts for agent host %s failed", host)
                     self._failed_hosts.add(host)
         local.courier.wake()  # delivery runs in the courier's threads: a hanging endpoint never delays this
+
+    def lead(self) -> bool:
+        """Whether this server evaluates alerts now. Taking over from another server, it reads
+        the alerts' states that server left in the database first: what it notified stays
+        notified, what it acknowledged stays acknowledged."""
+        leading = self.leadership.check()
+        if leading and not self.leading:
+            if self.leadership.shared:
+                log.info("alerts: this server evaluates and notifies now (it holds the lead in the database)")
+            for a in [self._alerting.get("a"), *self.host_alerting.values()]:
+                if a is not None:
+                    with a.lock:
+                        a.states = a._load()
+        elif self.leading and not leading:
+            log.info("alerts: another server evaluates and notifies; this one stands by")
+        self.leading = leading
+        return leading
 
     # -- monitors made in the browser ---------------------------------------------------------
 
@@ -168,11 +191,13 @@ class Runtime:
             return
         scheduler.start()
         st = cfg.storage
-        scheduler.add_task(lambda: (store.make_rollups(), store.prune(st.raw_days, st.rollup_5m_days,
-                                                                      st.rollup_1h_days)),
-                           st.maintenance_interval, "maintenance")
+        # the fold and pruning: the leader's (or, alerts off, each server's own after the lead check)
+        scheduler.add_task(lambda: self.leadership.check() and (
+            store.make_rollups(), store.prune(st.raw_days, st.rollup_5m_days, st.rollup_1h_days)),
+            st.maintenance_interval, "maintenance")
         alerting = self.get_alerting()
         if alerting is not None:
+            alerting.courier.may_send = lambda: self.leading  # a standby's courier sends nothing
             alerting.courier.start()
             scheduler.add_task(self.alert_tick, cfg.alerts.interval, "alerts")
         self._start_exports(scheduler)
@@ -208,4 +233,5 @@ class Runtime:
             await run_in_threadpool(alerting.courier.stop, 1.0)
         if self.mqtt is not None:
             await run_in_threadpool(self.mqtt.stop)
+        await run_in_threadpool(self.leadership.release)
         self.engine.dispose()

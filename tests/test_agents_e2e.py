@@ -82,6 +82,9 @@ def test_killing_the_server_mid_stream_loses_nothing_and_stores_nothing_twice(tm
         server = rackpulse("serve", "--config", str(scfg), log=log)
 
         def drained(host: str) -> bool:
+            # the restarted server binds the port the killed one had: a test running beside this
+            # one (pytest -n) may have taken it meanwhile; said at once, not after the deadline
+            assert server.poll() is None, f"the restarted server exited: {log.read_text()[-800:]}"
             h = get_json(f"http://127.0.0.1:{ports[host]}/healthz")
             waiting = h["outbox"]["oldest_seq"]
             return bool(h["delivering"]) and (waiting == 0 or waiting > backlog[host])

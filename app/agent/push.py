@@ -89,13 +89,21 @@ class Sender:
 
     def __init__(self, outbox: Outbox, server: str, token: str, host: str, batch_max_bytes: int,
                  timeout: float, ca_file: str | None = None, send_interval: float = 5.0) -> None:
-        u = urlsplit(server.rstrip("/"))
-        if u.scheme not in ("http", "https") or not u.hostname:
-            raise ConfigError(f"agent.server {server!r}: use http://host:port or https://host:port")
+        # Several servers (one PostgreSQL behind them), comma-separated: sent to the first that
+        # answers, staying with it until it does not.
+        self.targets = []
+        for url in [x.strip() for x in server.split(",") if x.strip()]:
+            u = urlsplit(url.rstrip("/"))
+            if u.scheme not in ("http", "https") or not u.hostname:
+                raise ConfigError(f"agent.server {url!r}: use http://host:port or https://host:port")
+            self.targets.append((u.scheme, u.netloc, (u.path or "") + "/api/v1/ingest"))
+        if not self.targets:
+            raise ConfigError("agent.server: no URL given")
+        self.current = 0
+        self.scheme, self.netloc, self.path = self.targets[0]
         self.outbox, self.token, self.host = outbox, token, host
-        self.scheme, self.netloc, self.path = u.scheme, u.netloc, (u.path or "") + "/api/v1/ingest"
         self.batch_max_bytes, self.timeout, self.send_interval = batch_max_bytes, timeout, send_interval
-        self.ssl = ssl.create_default_context(cafile=ca_file) if u.scheme == "https" else None
+        self.ssl = ssl.create_default_context(cafile=ca_file) if any(t[0] == "https" for t in self.targets) else None
         self.version = agent_version()
         self._conn: http.client.HTTPConnection | None = None
         self._stop = threading.Event()
@@ -116,6 +124,22 @@ class Sender:
         return self._conn
 
     def post(self, records: list[Pending]) -> dict[str, Any]:
+        """Send to the current server; one that cannot be reached (or says 503) hands over to
+        the next, each tried once before the batch waits for the backoff."""
+        for _ in range(len(self.targets)):
+            try:
+                return self._post(records)
+            except SendError as exc:
+                if len(self.targets) == 1 or exc.status not in (None, 502, 503, 504):
+                    raise
+                failed = self.netloc
+                self.close()
+                self.current = (self.current + 1) % len(self.targets)
+                self.scheme, self.netloc, self.path = self.targets[self.current]
+                log.warning("server %s: %s; trying %s", failed, exc, self.netloc)
+        raise SendError(None, f"no server answered ({', '.join(t[1] for t in self.targets)})")
+
+    def _post(self, records: list[Pending]) -> dict[str, Any]:
         head = json.dumps({"format": FORMAT, "host": self.host, "agent_version": self.version,
                            "instance": self.outbox.instance, "sent_at": time.time()}, separators=(",", ":"))
         raw = head[:-1].encode() + b',"records":[' + b",".join(r.with_seq() for r in records) + b"]}"

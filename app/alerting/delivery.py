@@ -16,7 +16,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import Engine, and_, select, update
@@ -74,13 +74,14 @@ class Courier:
         self._poll: float | None = None  # set once the threads run
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
+        self.may_send: Callable[[], bool] = lambda: True  # False on a standby server (app/leader.py)
 
     def deliver_channel(self, name: str, now: float | None = None) -> int:
         """Send this channel's due notifications oldest first; stop at the first one not yet due
         or failing. Returns how many events were delivered."""
         ch = self.channels.get(name)
-        if ch is None:
-            return 0  # removed in the browser meanwhile
+        if ch is None or not self.may_send():
+            return 0  # removed in the browser meanwhile, or another server sends
         sent = 0
         while not self._stop.is_set():
             at = now if now is not None else time.time()

@@ -164,6 +164,7 @@ class Agents:
         self._blocks: dict[tuple[str, str], tuple[int, Families]] = {}
         self._lock = threading.Lock()
         self.generation = 0  # rises with every batch taken in: /metrics is merged again only then
+        self._applied: dict[str, tuple[str | None, int]] = {}  # host -> (instance, seq) of its last batch here
         self._bad_state: set[str] = set()
         self.max_series = max_series
         self.over_limit: dict[str, tuple[float, str]] = {}  # host -> (when, why) its last batch was refused
@@ -181,10 +182,34 @@ class Agents:
     def restore(self) -> None:
         """After a restart: every agent host's last state and collector statuses, from SQL."""
         for row in list_agents(self.engine):
-            snap = self._snapshot(row["host"])
-            snap.states.update(read_states(self.store(row["host"]).load_states(), f"agent {row['host']}"))
-            for name, st in json.loads(row["statuses"] or "{}").items():
-                snap.statuses[name] = CollectorStatus(**st)
+            self._restore_host(row)
+
+    def _restore_host(self, row: dict[str, Any]) -> None:
+        snap = self._snapshot(row["host"])
+        snap.states.update(read_states(self.store(row["host"]).load_states(), f"agent {row['host']}"))
+        for name, st in json.loads(row["statuses"] or "{}").items():
+            snap.statuses[name] = CollectorStatus(**st)
+        self._applied[row["host"]] = (row["instance"], row["last_seq"])
+
+    def catch_up(self) -> list[str]:
+        """Several servers on one database: the agent hosts whose latest batch another server
+        took get their last states and statuses from the database, so the server that judges
+        alerts judges what the agents said last, wherever they said it."""
+        fresh = []
+        for row in list_agents(self.engine):
+            host = row["host"]
+            if host == self.local_host or not row["last_seq"]:
+                continue
+            if self._applied.get(host) != (row["instance"], row["last_seq"]):
+                self._restore_host(row)
+                snap = self._snapshot(host)
+                with self._lock:
+                    for name in list(snap.states):
+                        snap.findings_of(name)
+                    snap.version += 1
+                    self.generation += 1
+                fresh.append(host)
+        return fresh
 
     def specs(self, collector: str) -> dict[str, MetricSpec]:
         if collector not in self._specs:
@@ -273,6 +298,7 @@ class Agents:
                 raise
         self.over_limit.pop(host, None)
         self._update_snapshot(host, applied, statuses, built, typed, odd)
+        self._applied[host] = (batch.instance, new_seq)
         return Accepted(len(applied), len(batch.records) - len(applied), stored, new_seq)
 
     def _stored_runs(self, conn, host: str, records: list[RunRecord | RollupRecord]

@@ -183,8 +183,11 @@ async def favicon() -> RedirectResponse:
 
 
 @router.get("/healthz")
-async def healthz() -> dict[str, str]:
-    return {"status": "ok"}
+async def healthz(request: Request) -> dict[str, str]:
+    """Up, and (several servers on one PostgreSQL) whether this one evaluates alerts now."""
+    rt = request.app.state.runtime
+    role = "off" if not rt.cfg.alerts.enabled else "leader" if rt.leading else "standby"
+    return {"status": "ok", "alerts": role}
 
 
 @router.get("/api/docs", include_in_schema=False)

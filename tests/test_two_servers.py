@@ -1,0 +1,109 @@
+"""Two servers on one PostgreSQL, an agent that knows both: one server leads (evaluates alerts,
+sends notifications) by holding an advisory lock; it is killed with SIGKILL mid-episode, the
+other takes over, and a real HTTP sink receives exactly one firing and one resolved."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from pathlib import Path
+
+from collectors import plugins
+from demo.agent import to_toml
+from tests.agent_hosts import free_port, get_json, issue_token, rackpulse, stop, wait_for
+from tests.alerting.sink import Sink
+from tests.alerting.test_serve_episodes import FAILED, HEALED
+
+ALERTS_INTERVAL = 0.5
+
+
+def server(tmp: Path, name: str, db_url: str, port: int, sink: Sink) -> Path:
+    cfg = {"host": name, "web": {"port": port}, "storage": {"url": db_url},
+           "collectors": {n: {"enabled": False} for n in plugins()},
+           "alerts": {"interval": ALERTS_INTERVAL, "group_wait": 0,
+                      "channels": [{"name": "sink", "url": f"{sink.url}/hook", "format": "rackpulse", "timeout": 5}]},
+           "agents": {"silent_after": 600}}
+    path = tmp / f"{name}.toml"
+    path.write_text(to_toml(cfg))
+    return path
+
+
+def agent(tmp: Path, servers: str) -> Path:
+    root = tmp / "nas1"
+    (root / "proc").mkdir(parents=True)
+    (root / "proc" / "mdstat").write_text(FAILED)
+    off = {"enabled": False}
+    cfg = {"host": "nas1", "host_root": str(root),
+           "collectors": {**{n: off for n in plugins()}, "mdraid": {"interval": 0.5, "detail": False}},
+           "agent": {"server": servers, "outbox": str(root / "outbox.db"), "send_interval": 0.3, "timeout": 3}}
+    path = tmp / "agent.toml"
+    path.write_text(to_toml(cfg))
+    return path
+
+
+def role(port: int) -> str | None:
+    try:
+        return str(get_json(f"http://127.0.0.1:{port}/healthz")["alerts"])
+    except OSError:
+        return None
+
+
+def test_killing_the_leading_server_mid_episode_notifies_once_firing_and_once_resolved(tmp_path: Path,
+                                                                                      pg_url: str) -> None:
+    sink = Sink()
+    ports = {"a": free_port(), "b": free_port()}
+    configs = {k: server(tmp_path, f"server-{k}", pg_url, p, sink) for k, p in ports.items()}
+    token = issue_token(configs["a"], "nas1")
+    (tmp_path / "token").write_text(token + "\n")
+    log = tmp_path / "processes.log"
+    procs = {k: rackpulse("serve", "--config", str(c), log=log) for k, c in configs.items()}
+    urls = ",".join(f"http://127.0.0.1:{p}" for p in ports.values())
+    acfg = agent(tmp_path, urls)
+    agent_proc = rackpulse("agent", "--config", str(acfg), "--token-file", str(tmp_path / "token"), log=log)
+
+    def nas1_events() -> list[str]:
+        out = []
+        for path, _, body in list(sink.received):
+            doc = json.loads(body)
+            if path == "/hook" and doc.get("host") == "nas1" and doc.get("rule") == "array_degraded":
+                out.append(doc["state"])
+        return out
+
+    try:
+        wait_for(lambda: sorted(filter(None, (role(p) for p in ports.values()))) == ["leader", "standby"],
+                 60, "one leader and one standby")
+        wait_for(lambda: nas1_events() == ["firing"], 60, "the firing notification")
+        leader = next(k for k, p in ports.items() if role(p) == "leader")
+        other = "b" if leader == "a" else "a"
+        stop(procs[leader], signal.SIGKILL)
+        # PostgreSQL drops the killed server's connection and its lock with it; the standby asks
+        # again on each alert tick
+        wait_for(lambda: role(ports[other]) == "leader", 30, "the standby taking the lead")
+        (tmp_path / "nas1" / "proc" / "mdstat").write_text(HEALED)
+        wait_for(lambda: "resolved" in nas1_events(), 60, "the resolved notification")
+        seen = get_json(f"http://127.0.0.1:{ports[other]}/api/alerts")["evaluations"]
+        wait_for(lambda: get_json(f"http://127.0.0.1:{ports[other]}/api/alerts")["evaluations"] >= seen + 10,
+                 30 + 10 * ALERTS_INTERVAL, "ten more evaluations")
+        time.sleep(1)  # a courier that would send twice has had its chance
+        assert nas1_events() == ["firing", "resolved"]
+    finally:
+        stop(agent_proc)
+        for p in procs.values():
+            stop(p)
+        sink.server.shutdown()
+
+
+def test_the_two_server_compose_example_and_its_configs_are_valid() -> None:
+    import subprocess
+
+    from app.config import load_config
+    from tests.agent_hosts import ROOT
+
+    folder = ROOT / "deploy" / "two-servers"
+    done = subprocess.run(["docker-compose", "-f", str(folder / "docker-compose.yml"), "config", "-q"],
+                          capture_output=True, text=True, cwd=folder)
+    assert done.returncode == 0, done.stderr
+    hosts = {load_config(folder / f"rackpulse-{x}.toml").host for x in "ab"}
+    urls = {load_config(folder / f"rackpulse-{x}.toml").storage.url for x in "ab"}
+    assert hosts == {"rackpulse-a", "rackpulse-b"} and len(urls) == 1  # one database, two names
