@@ -125,6 +125,17 @@ class StorageConfig(_Strict):
     # Hourly rollups are kept this long; 0 keeps them forever.
     rollup_1h_days: Annotated[float, Field(ge=0)] = 0.0
     maintenance_interval: Seconds = 300.0
+    # A bound on the database, "5GB" (or MB, TB, GiB ...): past it the oldest raw samples go
+    # first, then the oldest rollups; the newest hour is kept whatever the size. Unset: none.
+    max_size: str | None = None
+
+    @field_validator("max_size")
+    @classmethod
+    def _size(cls, v: str | None) -> str | None:
+        from app.storage.size import parse_size
+
+        parse_size(v)
+        return v
 
 
 class AgentsConfig(_Strict):

@@ -64,6 +64,7 @@ class Runtime:
         # Several servers on one PostgreSQL: one evaluates and notifies (app/leader.py).
         self.leadership = Leadership(self.engine)
         self.leading = False
+        self.size_note: dict[str, object] | None = None  # what storage.max_size gave up last (the overview)
 
     # -- alerting ---------------------------------------------------------------------------
 
@@ -131,6 +132,28 @@ class Runtime:
                     self._failed_hosts.add(host)
         local.courier.wake()  # delivery runs in the courier's threads: a hanging endpoint never delays this
 
+    def maintain(self) -> None:
+        """Fold, prune by age, then (storage.max_size) by size."""
+        from app.storage.base import RES_5M
+        from app.storage.size import parse_size, trim
+
+        if not self.leadership.check():
+            return  # another server on this database folds and prunes
+        st = self.cfg.storage
+        self.store.make_rollups()
+        self.store.prune(st.raw_days, st.rollup_5m_days, st.rollup_1h_days)
+        bound = parse_size(st.max_size)
+        if bound and trim(self.engine, bound, self.store._watermark(RES_5M)):
+            self.size_note = self._size_note()
+
+    def _size_note(self) -> dict[str, object] | None:
+        from app.storage.size import last_trim
+
+        try:
+            return last_trim(self.engine)
+        except SQLAlchemyError:
+            return None
+
     def lead(self) -> bool:
         """Whether this server evaluates alerts now. Taking over from another server, it reads
         the alerts' states that server left in the database first: what it notified stays
@@ -172,7 +195,7 @@ class Runtime:
     # -- life -------------------------------------------------------------------------------
 
     async def start(self, sessions_load: Callable[[], object] | None = None) -> None:
-        cfg, store, scheduler = self.cfg, self.store, self.scheduler
+        cfg, scheduler = self.cfg, self.scheduler
         if self.migrate:
             upgrade(cfg.storage.url)
         await run_in_threadpool(self.load_monitors)
@@ -181,6 +204,7 @@ class Runtime:
         if sessions_load is not None:
             await run_in_threadpool(sessions_load)  # the session secret, before the first request needs it
         self.agents.restore()
+        self.size_note = self._size_note()
         if scheduler is not None:
             scheduler.restore()
         # Move start-up objects (imports, templates, restored state) out of the GC's view:
@@ -190,11 +214,8 @@ class Runtime:
         if scheduler is None:
             return
         scheduler.start()
-        st = cfg.storage
         # the fold and pruning: the leader's (or, alerts off, each server's own after the lead check)
-        scheduler.add_task(lambda: self.leadership.check() and (
-            store.make_rollups(), store.prune(st.raw_days, st.rollup_5m_days, st.rollup_1h_days)),
-            st.maintenance_interval, "maintenance")
+        scheduler.add_task(self.maintain, cfg.storage.maintenance_interval, "maintenance")
         alerting = self.get_alerting()
         if alerting is not None:
             alerting.courier.may_send = lambda: self.leading  # a standby's courier sends nothing

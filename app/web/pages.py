@@ -46,7 +46,12 @@ def overview(s: SiteDep, request: Request) -> HTMLResponse:
     unlabelled = views.unlabelled(snap) if snap.host == s.cfg.host else []
     return s.render(request, "overview.html", ov=views.overview(snap), summaries=views.summaries(snap),
                     callouts=views.callouts(firing, snap.host), unlabelled=unlabelled, silenced_until=a.silenced_all_until() if a else None,
-                    hosts=hosts)
+                    hosts=hosts, trimmed=_recent_trim(s.runtime.size_note))
+
+
+def _recent_trim(note: dict[str, Any] | None) -> dict[str, Any] | None:
+    """What storage.max_size gave up, when it did so within the last week (kept in memory)."""
+    return note if note and time.time() - float(note.get("at") or 0) < 7 * 86400 else None
 
 
 @router.get("/disks", response_class=HTMLResponse, name="disks")

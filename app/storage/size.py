@@ -1,0 +1,113 @@
+"""storage.max_size: a database that outgrows it gives up its oldest data first, a day at a time:
+raw samples (only those already folded into rollups), then 5-minute rollups, then hourly ones.
+The newest hour is never touched. What was given up is noted (meta key "size_trimmed") and the
+overview says so.
+
+The size is what the data takes: on SQLite the pages in use (a deleted row's page is reused, the
+file does not shrink until a VACUUM), on PostgreSQL pg_database_size.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlalchemy import Engine, delete, func, select, text, update
+
+from app.storage.base import DAY, RES_1H, RES_5M
+from app.storage.models import meta, rollup_1h, rollup_5m, sample
+
+log = logging.getLogger("rackpulse.storage")
+UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
+         "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
+KEEP_NEWEST = 3600  # seconds never given up, whatever the size
+
+
+def parse_size(value: str | int | None) -> int | None:
+    """'5GB', '500 MB', '2GiB' or a number of bytes; None or 0: no bound."""
+    if value in (None, "", 0):
+        return None
+    if isinstance(value, int):
+        return value
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?I?B?)\s*", value.upper())
+    if not m or m[2] not in UNITS:
+        raise ValueError(f"storage.max_size {value!r}: a number and B, KB, MB, GB, TB (or KiB ... TiB)")
+    return int(float(m[1]) * UNITS[m[2]])
+
+
+def used_bytes(engine: Engine) -> int:
+    with engine.connect() as c:
+        if engine.dialect.name == "sqlite":
+            pages = c.execute(text("PRAGMA page_count")).scalar() or 0
+            free = c.execute(text("PRAGMA freelist_count")).scalar() or 0
+            size = c.execute(text("PRAGMA page_size")).scalar() or 4096
+            return int((pages - free) * size)
+        return int(c.execute(text("SELECT pg_database_size(current_database())")).scalar() or 0)
+
+
+@dataclass(frozen=True)
+class Tier:
+    name: str
+    oldest: Callable[[Engine], int | None]  # its oldest point's time, if any
+    drop_before: Callable[[Engine, int], int]  # delete before a time; rows deleted
+    step: int  # how much is given up at a time
+
+
+def _oldest(engine: Engine, q) -> int | None:
+    with engine.connect() as c:
+        v = c.execute(q).scalar()
+    return int(v) if v is not None else None
+
+
+def _drop(engine: Engine, stmt) -> int:
+    with engine.begin() as c:
+        return int(c.execute(stmt).rowcount or 0)
+
+
+TIERS = (
+    Tier("raw samples", lambda e: _oldest(e, select(func.min(sample.c.ts))),
+         lambda e, t: _drop(e, delete(sample).where(sample.c.ts < t)), DAY),
+    Tier("5-minute rollups", lambda e: _oldest(e, select(func.min(rollup_5m.c.bucket) * RES_5M)),
+         lambda e, t: _drop(e, delete(rollup_5m).where(rollup_5m.c.bucket < t // RES_5M)), DAY),
+    Tier("hourly rollups", lambda e: _oldest(e, select(func.min(rollup_1h.c.bucket) * RES_1H)),
+         lambda e, t: _drop(e, delete(rollup_1h).where(rollup_1h.c.bucket < t // RES_1H)), 7 * DAY),
+)
+
+
+def trim(engine: Engine, max_bytes: int, folded_up_to: int, now: float | None = None) -> list[str]:
+    """Give up the oldest data until the database is within max_bytes; returns what went, in
+    words. Raw samples go only up to ``folded_up_to`` (the 5-minute fold's watermark): what is
+    not rolled up yet would be lost, not coarsened."""
+    now = now or time.time()
+    keep_from = int(now - KEEP_NEWEST)
+    said: list[str] = []
+    for tier in TIERS:
+        limit = min(keep_from, folded_up_to) if tier.name == "raw samples" else keep_from
+        while used_bytes(engine) > max_bytes:
+            oldest = tier.oldest(engine)
+            if oldest is None or oldest >= limit:
+                break
+            cut = min(oldest + tier.step, limit)
+            n = tier.drop_before(engine, cut)
+            said.append(f"{tier.name} before {time.strftime('%Y-%m-%d %H:%M', time.localtime(cut))} ({n} rows)")
+            if n == 0:
+                break
+        if used_bytes(engine) <= max_bytes:
+            break
+    if said:
+        note = {"at": now, "max_bytes": max_bytes, "dropped": said[-1], "steps": len(said)}
+        with engine.begin() as c:
+            if c.execute(update(meta).where(meta.c.key == "size_trimmed").values(value=json.dumps(note))).rowcount == 0:
+                c.execute(meta.insert().values(key="size_trimmed", value=json.dumps(note)))
+        log.warning("storage.max_size (%d bytes) reached: gave up %s", max_bytes, "; ".join(said))
+    return said
+
+
+def last_trim(engine: Engine) -> dict[str, object] | None:
+    with engine.connect() as c:
+        v = c.execute(select(meta.c.value).where(meta.c.key == "size_trimmed")).scalar()
+    return json.loads(v) if v else None

@@ -1,0 +1,89 @@
+"""storage.max_size: a database filled past its bound gives up its oldest data first (raw samples,
+then rollups), keeps the newest hour whole, says what it gave up, and the overview shows it."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from app.storage.db import make_engine, upgrade
+from app.storage.models import rollup_5m, sample
+from app.storage.size import last_trim, parse_size, trim, used_bytes
+from app.storage.store import DAY, RES_5M, Store
+from collectors.base import Sample
+
+NOW = 1_800_000_000
+SERIES = 40
+
+
+def filled(tmp_path: Path, days: int = 6) -> Store:
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    upgrade(url)
+    store = Store(make_engine(url), "nas")
+    step = 120
+    with store.engine.begin() as conn:
+        for ts in range(NOW - days * DAY, NOW, step):
+            store.write_samples(conn, ts, [Sample.of("rackpulse_test_value", (ts // step + i) % 97, n=str(i))
+                                           for i in range(SERIES)])
+    store.make_rollups(now=NOW)
+    return store
+
+
+def counts(store: Store) -> tuple[int, int, int, int]:
+    with store.engine.connect() as c:
+        raw_first = c.execute(select(func.min(sample.c.ts))).scalar()
+        last_hour = c.execute(select(func.count()).select_from(sample).where(sample.c.ts >= NOW - 3600)).scalar()
+        r5_first = c.execute(select(func.min(rollup_5m.c.bucket))).scalar()
+        r5 = c.execute(select(func.count()).select_from(rollup_5m)).scalar()
+    return int(raw_first), int(last_hour), int(r5_first) * RES_5M, int(r5)
+
+
+def test_past_max_size_the_oldest_raw_samples_go_first_and_the_newest_hour_stays(tmp_path: Path) -> None:
+    store = filled(tmp_path)
+    before = used_bytes(store.engine)
+    raw_first, hour, r5_first, r5 = counts(store)
+    bound = int(before * 0.6)
+    said = trim(store.engine, bound, store._watermark(RES_5M), now=NOW)
+    assert used_bytes(store.engine) <= bound and said and said[0].startswith("raw samples before")
+    raw_after, hour_after, r5_first_after, r5_after = counts(store)
+    assert raw_after > raw_first  # the oldest raw went
+    assert (r5_first_after, r5_after) == (r5_first, r5)  # and only raw: the rollups keep the past
+    assert hour_after == hour == SERIES * 30  # the newest hour whole
+    note = last_trim(store.engine)
+    assert note is not None and note["max_bytes"] == bound and "raw samples" in str(note["dropped"])
+
+
+def test_when_raw_samples_are_not_enough_the_oldest_rollups_go_too(tmp_path: Path) -> None:
+    store = filled(tmp_path)
+    _, hour, r5_first, _ = counts(store)
+    said = trim(store.engine, int(used_bytes(store.engine) * 0.05), store._watermark(RES_5M), now=NOW)
+    assert any(s.startswith("5-minute rollups") for s in said)
+    raw_after, hour_after, r5_first_after, _ = counts(store)
+    assert r5_first_after > r5_first and raw_after >= NOW - 3600 - 120
+    assert hour_after == hour  # whatever the bound, the newest hour stays
+
+
+@pytest.mark.parametrize("text, value", [("5GB", 5 * 10**9), ("500 MB", 500 * 10**6), ("2GiB", 2 * 2**30),
+                                         ("1024", 1024), (None, None)])
+def test_max_size_is_read_in_the_units_people_write(text: str | None, value: int | None) -> None:
+    assert parse_size(text) == value
+
+
+def test_a_max_size_that_is_not_a_size_is_a_config_error(tmp_path: Path) -> None:
+    from app.config import load_config
+
+    with pytest.raises(Exception, match="max_size"):
+        load_config(None, {"storage": {"max_size": "lots"}})
+
+
+def test_the_overview_says_what_max_size_gave_up(tmp_path: Path) -> None:
+    from tests.test_web import demo_app, fetch
+
+    app = demo_app(tmp_path, 80)
+    app.state.runtime.size_note = {"at": time.time() - 60, "max_bytes": 5 * 10**9,
+                                   "dropped": "raw samples before 2026-11-01 00:00 (1200 rows)", "steps": 3}
+    page = fetch(app, "/").text
+    assert "reached storage.max_size" in page and "raw samples before 2026-11-01 00:00" in page
