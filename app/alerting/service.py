@@ -64,6 +64,7 @@ class Alerting:
         self.trials: dict[str, tuple[float, bool, str]] = {}  # channel -> its last test: when, ok, answer
         self.courier = Courier(engine, channels, base_url, group_wait)
         self.states: dict[tuple[str, str], AlertState] = self._load()
+        self._all_silenced: tuple[float, list[float]] | None = None  # silenced_all_until's last reading
         self.evaluations = 0  # since start-up; shown by /api/alerts
         # The scheduler thread evaluates while web requests acknowledge: without one lock over
         # both, an ack landing mid-evaluation was overwritten by the states that evaluation
@@ -233,7 +234,8 @@ class Alerting:
                                                     until=now + hours * 3600, reason=reason, created=now))
             inserted = res.inserted_primary_key
             assert inserted is not None
-            return int(inserted[0])
+        self._all_silenced = None  # after the commit: a reading between could not see it yet
+        return int(inserted[0])
 
     def expire(self, silence_id: int, now: float | None = None) -> bool:
         """End a silence now; False when it is not this host's or already over."""
@@ -241,7 +243,8 @@ class Alerting:
         with self.engine.begin() as c:
             done = c.execute(update(silence).where(silence.c.id == silence_id, silence.c.host == self.host,
                                                    silence.c.until > now).values(until=now))
-            return bool(done.rowcount)
+        self._all_silenced = None
+        return bool(done.rowcount)
 
     def _fired_with(self, keys: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
         """The words each firing alert fired with (its summary now may say another value: the
@@ -256,12 +259,18 @@ class Alerting:
             return {(r, sub): text for r, sub, text in c.execute(q) if (r, sub) in keys}
 
     def silenced_all_until(self, now: float | None = None) -> float | None:
-        """When the latest silence of every alert ends, if one is in force (the overview says so)."""
+        """When the latest silence of every alert ends, if one is in force (the overview says so).
+        Read from the database at most every SILENCES_SECONDS (another server, or the API on
+        this one, may have made one) and at once after a change here: the overview asks on every view."""
         now = now or time.time()
-        with self.engine.connect() as c:
-            rows = c.execute(select(silence.c.rule, silence.c.subject, silence.c.until).where(
-                silence.c.host == self.host, silence.c.until > now)).all()
-        ends = [until for r, sub, until in rows if matches_all(r) and matches_all(sub)]
+        cached = self._all_silenced
+        if cached is None or time.monotonic() - cached[0] >= SILENCES_SECONDS:
+            with self.engine.connect() as c:
+                rows = c.execute(select(silence.c.rule, silence.c.subject, silence.c.until).where(
+                    silence.c.host == self.host, silence.c.until > now)).all()
+            cached = self._all_silenced = (time.monotonic(),
+                                           [until for r, sub, until in rows if matches_all(r) and matches_all(sub)])
+        ends = [until for until in cached[1] if until > now]
         return max(ends) if ends else None
 
     def view(self, now: float | None = None, rule: str = "", severity: str = "") -> dict[str, Any]:
@@ -299,6 +308,7 @@ class Alerting:
 # per alert per tick stalled evaluation for 25 s.
 PATTERN_MAX = 200
 ALL_SILENCE_HOURS = 7 * 24
+SILENCES_SECONDS = 5.0
 
 
 def matches_all(pattern: str | None) -> bool:

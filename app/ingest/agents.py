@@ -51,6 +51,9 @@ SERVER_METRICS = {
 }
 
 
+ROWS_SECONDS = 5.0
+
+
 # -- tokens (CLI and web) -------------------------------------------------------------------
 
 class TooManyHosts(Exception):
@@ -165,6 +168,7 @@ class Agents:
         self._lock = threading.Lock()
         self.generation = 0  # rises with every batch taken in: /metrics is merged again only then
         self._applied: dict[str, tuple[str | None, int]] = {}  # host -> (instance, seq) of its last batch here
+        self._rows: tuple[int, float, list[dict[str, Any]]] | None = None  # rows(): (generation, when, rows)
         self._bad_state: set[str] = set()
         self.max_series = max_series
         self.over_limit: dict[str, tuple[float, str]] = {}  # host -> (when, why) its last batch was refused
@@ -178,6 +182,22 @@ class Agents:
             if host not in self._stores:
                 self._stores[host] = Store(self.engine, host, self.max_series)
             return self._stores[host]
+
+    def changed(self) -> None:
+        """A token issued or revoked here: the pages and /metrics read the agents table again."""
+        with self._lock:
+            self.generation += 1
+
+    def rows(self, max_age: float = ROWS_SECONDS) -> list[dict[str, Any]]:
+        """The agents table, as list_agents reads it, kept until a batch changes it (or, for what
+        another process changes, max_age seconds): the overview and /hosts read it on every view."""
+        now = time.monotonic()
+        cached = self._rows
+        if cached is not None and cached[0] == self.generation and now - cached[1] < max_age:
+            return cached[2]
+        fresh = list_agents(self.engine)
+        self._rows = (self.generation, now, fresh)
+        return fresh
 
     def restore(self) -> None:
         """After a restart: every agent host's last state and collector statuses, from SQL."""

@@ -315,5 +315,6 @@ def revoke_agent(s: SiteDep, request: Request, host: str) -> dict[str, str]:
 
     if not revoke(s.engine, host):
         raise HTTPException(404, f"no live token for agent {host!r}")
+    s.agents.changed()
     audit.note(request, f"agent {host} revoked")
     return {"revoked": host}

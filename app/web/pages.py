@@ -122,6 +122,7 @@ def hosts_page(s: SiteDep, request: Request) -> HTMLResponse:
 def hosts_revoke(s: SiteDep, host: str) -> Response:
     if not revoke(s.engine, host):
         raise HTTPException(404, f"no live token for {host!r}")
+    s.agents.changed()
     return RedirectResponse("/hosts", status_code=303)
 
 

@@ -25,7 +25,6 @@ from markupsafe import Markup
 from app import views, words
 from app.api_tokens import Tokens
 from app.config import Config
-from app.ingest.agents import list_agents
 from app.runtime import Runtime
 from app.scheduler import Snapshot
 from app.storage.store import Store
@@ -286,7 +285,7 @@ class Site:
         tiles, wrong = _card(self.snap)
         out = [HostCard(cfg.host, False, "/", "this server", known_worst(wrong), None, now, 0.0, None, None,
                         tiles, wrong)]
-        for row in list_agents(self.engine):
+        for row in self.agents.rows():
             hsnap = self.agents.snapshots.get(row["host"])
             last = row["last_contact"]
             if row["revoked_at"]:
@@ -309,7 +308,7 @@ class Site:
         """(host, its `page` URL) for this host and every agent: the host switch of the alerts
         and events pages, without judging every host as hosts() does."""
         out = [(self.cfg.host, f"/{page}")]
-        out += [(r["host"], f"/h/{quote(r['host'], safe='')}/{page}") for r in list_agents(self.engine)]
+        out += [(r["host"], f"/h/{quote(r['host'], safe='')}/{page}") for r in self.agents.rows()]
         return out
 
     # -- CSRF and pages ---------------------------------------------------------------------
