@@ -175,3 +175,19 @@ def test_a_duration_reads_in_units_with_the_small_one_only_where_it_says_somethi
     from app.web.site import human_duration
 
     assert human_duration(seconds) == words
+
+
+def test_the_events_page_reads_one_page_of_events_and_goes_back_with_older(tmp_path: Path) -> None:
+    from app.storage.models import entity_event
+
+    app = demo_app(tmp_path, 80)
+    store = app.state.store
+    with store.engine.begin() as c:  # a year of a flapping port: far more than one page
+        c.execute(entity_event.insert(), [{"host": store.host, "kind": "snmp_port", "key": f"rack-sw:ge-{i % 7}",
+                                           "ts": 1_700_000_000 + i * 3600, "field": "oper", "old": "up",
+                                           "new": "down"} for i in range(450)])
+    first = fetch(app, "/events").text
+    assert "Older" in first and "Newer" not in first
+    last = fetch(app, "/events?page=2").text
+    assert "Newer" in last and "page=3" not in last  # the third page holds the rest, and says it is the end
+    assert fetch(app, "/events?page=99").status_code == 200

@@ -120,7 +120,8 @@ class Inventory(StoreBase):
         if events:
             conn.execute(entity_event.insert(), events)
 
-    def events(self, kind: str | None = None, key: str | None = None, limit: int = 50) -> list[StoredEvent]:
+    def events(self, kind: str | None = None, key: str | None = None, limit: int = 50,
+               offset: int = 0) -> list[StoredEvent]:
         """The newest changes first, each with the collector that reports its entity (None when unknown)."""
         owner = entity_event.outerjoin(entity, and_(entity.c.host == entity_event.c.host,
                                                     entity.c.kind == entity_event.c.kind,
@@ -130,7 +131,7 @@ class Inventory(StoreBase):
             q = q.where(entity_event.c.kind == kind)
         if key:
             q = q.where(entity_event.c.key == key)
-        q = q.order_by(entity_event.c.ts.desc(), entity_event.c.id.desc()).limit(limit)
+        q = q.order_by(entity_event.c.ts.desc(), entity_event.c.id.desc()).limit(limit).offset(offset)
         with self.engine.connect() as conn:
             return [StoredEvent(**r._mapping) for r in conn.execute(q)]  # type: ignore[typeddict-item]
 

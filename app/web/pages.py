@@ -100,17 +100,24 @@ async def collector_run_now(s: SiteDep, request: Request, name: str) -> Response
     return RedirectResponse(f"/collectors#{name}", status_code=303)
 
 
+EVENTS_PAGE = 200  # stored events a page of /events reads: the page costs the same after a year
+
+
 @router.get("/events", response_class=HTMLResponse, name="events")
-def events_page(s: SiteDep, request: Request, domain: str = "", level: str = "") -> HTMLResponse:
-    """Inventory changes in words, start-up bursts collapsed, filtered by domain and level."""
+def events_page(s: SiteDep, request: Request, domain: str = "", level: str = "",
+                page: int = 0) -> HTMLResponse:
+    """Inventory changes in words, start-up bursts collapsed, filtered by domain and level, a page
+    of stored events at a time (newest first; "Older" goes back)."""
     _, store = s.view(request)
     base = request.scope.get("rackpulse_base", "")
-    lines = events.collapse(store.events(limit=500), plugins(), base)
+    page = max(0, min(page, 100_000))
+    read = store.events(limit=EVENTS_PAGE, offset=page * EVENTS_PAGE)
+    lines = events.collapse(read, plugins(), base)
     domains = sorted({ln.domain for ln in lines}, key=lambda d: (DOMAINS + (d,)).index(d))
     level = level if level in events.LEVELS else ""
-    return s.render(request, "events.html", lines=events.select_lines(lines, domain, level)[:200], domain=domain,
-                    level=level, domains=domains, levels=events.LEVELS,
-                    hosts=s.host_pages("events"))
+    return s.render(request, "events.html", lines=events.select_lines(lines, domain, level), domain=domain,
+                    level=level, domains=domains, levels=events.LEVELS, hosts=s.host_pages("events"),
+                    page=page, older=len(read) == EVENTS_PAGE)
 
 
 @router.get("/hosts", response_class=HTMLResponse, name="hosts")
