@@ -92,6 +92,23 @@ def merge(parts: Iterable[Mapping[str, tuple[str, str]]]) -> bytes:
     return "".join(heads[m] + _once(bodies[m]) for m in sorted(heads)).encode("utf-8")
 
 
+def merge_hosts(groups: Iterable[Iterable[Mapping[str, tuple[str, str]]]]) -> bytes:
+    """merge() for many hosts' parts, each group one host's: a series repeated is looked for
+    within a host only (another host's series differ by their host label), so 100 hosts' 110,000
+    series are joined, not compared line by line (that took 70 ms a scrape)."""
+    heads: dict[str, str] = {}
+    bodies: dict[str, list[str]] = {}
+    for group in groups:
+        mine: dict[str, list[str]] = {}
+        for part in group:
+            for metric, (head, lines) in part.items():
+                heads.setdefault(metric, head)
+                mine.setdefault(metric, []).append(lines)
+        for metric, chunks in mine.items():
+            bodies.setdefault(metric, []).append(_once(chunks))
+    return "".join(heads[m] + "".join(bodies[m]) for m in sorted(heads)).encode("utf-8")
+
+
 def _once(bodies: list[str]) -> str:
     if len(bodies) == 1:
         return bodies[0]  # one part renders each series once already (the usual case: no split)

@@ -50,3 +50,16 @@ def test_rendered_samples_of_many_hosts_parse_back_to_the_same_samples(parts) ->
     # Each family's header once, whatever the number of hosts.
     for m in {s.metric for _, ss in parts for s in ss}:
         assert text.count(f"# TYPE {m} ") == 1
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(hosts, st.lists(samples, min_size=1, max_size=3)), min_size=1, max_size=3,
+                unique_by=lambda p: p[0]))
+def test_joining_hosts_group_by_group_says_what_comparing_every_line_says(hosts_parts) -> None:  # type: ignore[no-untyped-def]
+    """merge_hosts (the /metrics of many agents) looks for a repeated series within a host only:
+    for distinct hosts it must give the same exposition as merge, which compares every line."""
+    from app.exposition import merge_hosts
+
+    specs = {s.metric: MetricSpec("help") for _, groups in hosts_parts for ss in groups for s in ss}
+    rendered = [[render_families(ss, specs, host) for ss in groups] for host, groups in hosts_parts]
+    assert merge_hosts(rendered) == merge(part for group in rendered for part in group)

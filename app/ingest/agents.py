@@ -416,8 +416,12 @@ class Agents:
             self.generation += 1
 
     def metrics_parts(self) -> list[Families]:
-        """Every agent host's samples in the exposition format, re-rendered only when they changed;
-        first what the server knows of each agent. ``exposition.merge`` joins them into families."""
+        """Every part, one list (``exposition.merge`` joins them)."""
+        return [part for group in self.metrics_groups() for part in group]
+
+    def metrics_groups(self) -> list[list[Families]]:
+        """Every agent host's samples in the exposition format, re-rendered only when they changed,
+        one group per host; first what the server knows of each agent (with the server's host)."""
         own = []
         for a in list_agents(self.engine):
             lab = {"agent": a["host"]}
@@ -429,18 +433,20 @@ class Agents:
                 own.append(Sample.of("rackpulse_agent_last_contact_timestamp_seconds", round(a["last_contact"], 3),
                                      **lab))
                 own.append(Sample.of("rackpulse_agent_clock_skew_seconds", a["clock_skew"] or 0.0, **lab))
-        out = [render_families(own, SERVER_METRICS, self.local_host)] if own else []
+        out = [[render_families(own, SERVER_METRICS, self.local_host)] if own else []]  # first: the server's
         with self._lock:
             for host, snap in sorted(self.snapshots.items()):
                 if host == self.local_host:
                     continue  # the server's own series: an agent may not stand in for it (duplicate series)
+                group = []
                 for coll, samples in sorted(snap.samples.items()):
                     key = (host, coll)
                     cached = self._blocks.get(key)
                     if cached is None or cached[0] != snap.version:
                         cached = (snap.version, render_families(samples, self.specs(coll), host, only_declared=False))
                         self._blocks[key] = cached
-                    out.append(cached[1])
+                    group.append(cached[1])
+                out.append(group)
         return out
 
 

@@ -246,7 +246,7 @@ class Site:
         EXPOSITION_SECONDS). Fifty hosts' merge and gzip took 35 ms of CPU on every scrape."""
         from fastapi.concurrency import run_in_threadpool
 
-        from app.exposition import merge
+        from app.exposition import merge_hosts
 
         key = (self.snap.version, self.agents.generation)
         if self._exposition_lock is None:
@@ -255,9 +255,11 @@ class Site:
             made = self._exposition
             if made is not None and made[0] == key and time.monotonic() - made[1] < EXPOSITION_SECONDS:
                 return made[2], made[3]
-            parts = self.snap.parts + await run_in_threadpool(self.agents.metrics_parts)
-            plain = await run_in_threadpool(merge, parts)
-            packed = await run_in_threadpool(gzip.compress, plain, 5)
+            own, *hosts = await run_in_threadpool(self.agents.metrics_groups)
+            # the server's own parts and what it says of its agents share its host label: one group
+            plain = await run_in_threadpool(merge_hosts, [[*self.snap.parts, *own], *hosts])
+            # level 1 past a megabyte: 100 hosts' 9.5 MB took 53 ms at level 5, 24 ms at 1 (+18 % bytes)
+            packed = await run_in_threadpool(gzip.compress, plain, 1 if len(plain) > 1_000_000 else 5)
             self._exposition = (key, time.monotonic(), plain, packed)
             return plain, packed
 
