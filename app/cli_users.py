@@ -8,6 +8,7 @@ import argparse
 import getpass
 import sys
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from app.config import load_config, resolve_config_path
@@ -37,84 +38,91 @@ def _when(ts: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts)) if ts else "-"
 
 
-def cmd_users(args: argparse.Namespace) -> int:
-    from app import audit
-    from app.users import UserError, Users
-
-    engine = _engine(args)
-    users = Users(engine)
-    try:
-        if args.action == "list":
-            for u in users.all():
-                print(f"{u.name}\t{u.role}\t{'two-factor' if u.two_factor else 'password only'}\t"
-                      f"since {_when(u.created)}")
-            return 0
-        if not args.name:
-            print(f"rackpulse users {args.action}: name the user", file=sys.stderr)
-            return 2
-        if args.action == "add":
-            users.add(args.name, args.role or "viewer", _password())
-            said = f"user {args.name} added ({args.role or 'viewer'})"
-        elif args.action == "passwd":
-            users.set_password(args.name, _password("New password: "))
-            said = f"password of {args.name} changed; their sessions have ended"
-        elif args.action == "role":
-            if not args.role:
-                print("rackpulse users role: give --role admin|viewer", file=sys.stderr)
-                return 2
-            users.set_role(args.name, args.role)
-            said = f"{args.name} is now {args.role}; their sessions have ended"
-        elif args.action == "no-2fa":
-            users.disable_totp(args.name)
-            said = f"two-factor of {args.name} turned off (a lost phone); they log in with the password alone"
-        else:
-            users.remove(args.name)
-            said = f"user {args.name} removed; their sessions have ended"
-        audit.record(engine, "command line", f"users {args.action}", args.name)
-        print(said)
-        return 0
-    except UserError as exc:
-        print(f"rackpulse: {exc}", file=sys.stderr)
-        return 2
-    finally:
-        engine.dispose()
-
-
-def cmd_tokens(args: argparse.Namespace) -> int:
-    from app import audit
-    from app.api_tokens import Tokens, parse_duration
+def _with_database(args: argparse.Namespace, act: Callable[[Engine], int]) -> int:
+    """The config's database (migrated), `act` on it; a refusal said in one line, exit 2."""
     from app.users import UserError
 
     engine = _engine(args)
-    tokens = Tokens(engine)
     try:
-        if args.action == "list":
-            for t in tokens.list():
-                print(f"{t.name}\t{t.scope}\t{t.state()}\tlast used {_when(t.last_used)}"
-                      f"{' from ' + t.last_address if t.last_address else ''}\texpires {_when(t.expires)}")
-            return 0
-        if not args.name:
-            print(f"rackpulse tokens {args.action}: name the token", file=sys.stderr)
-            return 2
-        if args.action == "create":
-            expires = parse_duration(args.expires) if args.expires else None
-            token = tokens.create(args.name, args.scope, expires)
-            audit.record(engine, "command line", "tokens create", f"{args.name} ({args.scope})")
-            print(f"token {args.name} ({args.scope}; shown once, only its hash is stored):\n{token}")
-            print("use: curl -H 'Authorization: Bearer <token>' http://HOST:9842/api/v1/alerts", file=sys.stderr)
-            return 0
-        done = tokens.revoke(args.name) if args.action == "revoke" else tokens.remove(args.name)
-        if not done:
-            print(f"rackpulse: no {'live ' if args.action == 'revoke' else ''}token {args.name!r}", file=sys.stderr)
-            return 1
-        audit.record(engine, "command line", f"tokens {args.action}", args.name)
-        print(f"token {args.name} {args.action}d: it is refused from now on")
-        return 0
+        return act(engine)
     except UserError as exc:
         print(f"rackpulse: {exc}", file=sys.stderr)
         return 2
     finally:
         engine.dispose()
+
+
+def cmd_users(args: argparse.Namespace) -> int:
+    return _with_database(args, lambda engine: _users(args, engine))
+
+
+def cmd_tokens(args: argparse.Namespace) -> int:
+    return _with_database(args, lambda engine: _tokens(args, engine))
+
+
+def _users(args: argparse.Namespace, engine: Engine) -> int:
+    from app import audit
+    from app.users import Users
+
+    users = Users(engine)
+    if args.action == "list":
+        for u in users.all():
+            print(f"{u.name}\t{u.role}\t{'two-factor' if u.two_factor else 'password only'}\t"
+                  f"since {_when(u.created)}")
+        return 0
+    if not args.name:
+        print(f"rackpulse users {args.action}: name the user", file=sys.stderr)
+        return 2
+    if args.action == "add":
+        users.add(args.name, args.role or "viewer", _password())
+        said = f"user {args.name} added ({args.role or 'viewer'})"
+    elif args.action == "passwd":
+        users.set_password(args.name, _password("New password: "))
+        said = f"password of {args.name} changed; their sessions have ended"
+    elif args.action == "role":
+        if not args.role:
+            print("rackpulse users role: give --role admin|viewer", file=sys.stderr)
+            return 2
+        users.set_role(args.name, args.role)
+        said = f"{args.name} is now {args.role}; their sessions have ended"
+    elif args.action == "no-2fa":
+        users.disable_totp(args.name)
+        said = f"two-factor of {args.name} turned off (a lost phone); they log in with the password alone"
+    else:
+        users.remove(args.name)
+        said = f"user {args.name} removed; their sessions have ended"
+    audit.record(engine, "command line", f"users {args.action}", args.name)
+    print(said)
+    return 0
+
+
+def _tokens(args: argparse.Namespace, engine: Engine) -> int:
+    from app import audit
+    from app.api_tokens import Tokens, parse_duration
+
+    tokens = Tokens(engine)
+    if args.action == "list":
+        for t in tokens.list():
+            print(f"{t.name}\t{t.scope}\t{t.state()}\tlast used {_when(t.last_used)}"
+                  f"{' from ' + t.last_address if t.last_address else ''}\texpires {_when(t.expires)}")
+        return 0
+    if not args.name:
+        print(f"rackpulse tokens {args.action}: name the token", file=sys.stderr)
+        return 2
+    if args.action == "create":
+        expires = parse_duration(args.expires) if args.expires else None
+        token = tokens.create(args.name, args.scope, expires)
+        audit.record(engine, "command line", "tokens create", f"{args.name} ({args.scope})")
+        print(f"token {args.name} ({args.scope}; shown once, only its hash is stored):\n{token}")
+        print("use: curl -H 'Authorization: Bearer <token>' http://HOST:9842/api/v1/alerts", file=sys.stderr)
+        return 0
+    done = tokens.revoke(args.name) if args.action == "revoke" else tokens.remove(args.name)
+    if not done:
+        print(f"rackpulse: no {'live ' if args.action == 'revoke' else ''}token {args.name!r}", file=sys.stderr)
+        return 1
+    audit.record(engine, "command line", f"tokens {args.action}", args.name)
+    print(f"token {args.name} {args.action}d: it is refused from now on")
+    return 0
 
 
 def add_users_arguments(sp: argparse.ArgumentParser) -> None:

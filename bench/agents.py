@@ -21,6 +21,7 @@ usage: python bench/agents.py [--db sqlite|postgresql|both] [--agents 50] [--ser
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import http.client
 import json
@@ -31,6 +32,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -182,8 +184,10 @@ PHASE_SEQ: dict[str, int] = {}
 CLOCKS: dict[str, float] = {}
 
 
-def run_db(kind: str, args: argparse.Namespace) -> None:
-    tmp = Path(tempfile.mkdtemp(prefix="rackpulse-bench-agents-"))
+@contextlib.contextmanager
+def bench_database(kind: str, tmp: Path, hosts: int) -> Iterator[tuple[str, dict[str, str]]]:
+    """A new database (SQLite in tmp, or a PostgreSQL database of its own, dropped after), migrated,
+    with a token for each of `hosts` agent hosts: (url, host -> token)."""
     pg_name = None
     if kind == "sqlite":
         url = f"sqlite:///{tmp / 'server.db'}"
@@ -193,10 +197,26 @@ def run_db(kind: str, args: argparse.Namespace) -> None:
         with admin.connect() as c:
             c.execute(text(f'CREATE DATABASE "{pg_name}"'))
         url = PG_ADMIN.rsplit("/", 1)[0] + f"/{pg_name}"
-    upgrade(url)
-    engine = make_engine(url)
-    tokens = {f"agent-{i:03d}": agents.issue(engine, f"agent-{i:03d}") for i in range(args.agents)}
-    engine.dispose()
+    try:
+        upgrade(url)
+        engine = make_engine(url)
+        tokens = {f"agent-{i:03d}": agents.issue(engine, f"agent-{i:03d}") for i in range(hosts)}
+        engine.dispose()
+        yield url, tokens
+    finally:
+        if pg_name:
+            with admin.connect() as c:
+                c.execute(text(f'DROP DATABASE IF EXISTS "{pg_name}" WITH (FORCE)'))
+            admin.dispose()
+
+
+def run_db(kind: str, args: argparse.Namespace) -> None:
+    tmp = Path(tempfile.mkdtemp(prefix="rackpulse-bench-agents-"))
+    with bench_database(kind, tmp, args.agents) as (url, tokens):
+        serve_and_push(kind, url, tokens, tmp, args)
+
+
+def serve_and_push(kind: str, url: str, tokens: dict[str, str], tmp: Path, args: argparse.Namespace) -> None:
     port = free_port()
     server = rackpulse("serve", "--config", str(server_config(tmp / "server.toml", url, port, test_speed=False,
                                                             silent_after=60)),
@@ -217,10 +237,6 @@ def run_db(kind: str, args: argparse.Namespace) -> None:
         print(f"  stored {n:,} samples from {sent:,} batches ({n / max(sent, 1):.0f} per batch)", flush=True)
     finally:
         stop(server)
-        if pg_name:
-            with admin.connect() as c:
-                c.execute(text(f'DROP DATABASE IF EXISTS "{pg_name}" WITH (FORCE)'))
-            admin.dispose()
 
 
 def main() -> None:

@@ -20,18 +20,14 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from sqlalchemy import create_engine, text  # noqa: E402
+from agents import SimAgent, bench_database, proc_stats  # noqa: E402
 
-from agents import PG_ADMIN, SimAgent, proc_stats  # noqa: E402
-from app.ingest import agents  # noqa: E402
-from app.storage.db import make_engine, upgrade  # noqa: E402
 from tests.agent_hosts import free_port, get_json, rackpulse, server_config, stop, wait_for  # noqa: E402
 
 PAGES = ["/", "/hosts", "/alerts", "/h/agent-000/power", "/metrics"]
@@ -59,19 +55,12 @@ def reader(port: int, stop_at: float, out: dict[str, list[float]], sizes: dict[s
 
 def run(kind: str, hosts: int, args: argparse.Namespace) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="rackpulse-bench-scale-"))
-    pg_name = None
-    if kind == "sqlite":
-        url = f"sqlite:///{tmp / 'server.db'}"
-    else:
-        pg_name = f"rackpulse_scale_{uuid.uuid4().hex[:8]}"
-        admin = create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
-        with admin.connect() as c:
-            c.execute(text(f'CREATE DATABASE "{pg_name}"'))
-        url = PG_ADMIN.rsplit("/", 1)[0] + f"/{pg_name}"
-    upgrade(url)
-    engine = make_engine(url)
-    tokens = {f"agent-{i:03d}": agents.issue(engine, f"agent-{i:03d}") for i in range(hosts)}
-    engine.dispose()
+    with bench_database(kind, tmp, hosts) as (url, tokens):
+        measure(kind, url, tokens, tmp, args)
+
+
+def measure(kind: str, url: str, tokens: dict[str, str], tmp: Path, args: argparse.Namespace) -> None:
+    hosts = len(tokens)
     port = free_port()
     server = rackpulse("serve", "--config", str(server_config(tmp / "server.toml", url, port, test_speed=False,
                                                             silent_after=60)), log=tmp / "server.log")
@@ -108,10 +97,6 @@ def run(kind: str, hosts: int, args: argparse.Namespace) -> None:
         print(f"           pages p50/p99 ms: {pages}", flush=True)
     finally:
         stop(server)
-        if pg_name:
-            with admin.connect() as c:
-                c.execute(text(f'DROP DATABASE IF EXISTS "{pg_name}" WITH (FORCE)'))
-            admin.dispose()
 
 
 def main() -> None:

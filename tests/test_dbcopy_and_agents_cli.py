@@ -142,3 +142,34 @@ def test_agents_issue_refuses_a_host_beyond_max_hosts_until_one_is_revoked(tmp_p
     assert cli("agents", "issue", "b", "--config", str(cfg)).returncode == 0  # a known host is re-issued
     assert cli("agents", "revoke", "a", "--config", str(cfg)).returncode == 0
     assert cli("agents", "issue", "c", "--config", str(cfg)).returncode == 0
+
+
+def test_users_and_tokens_are_managed_from_the_command_line_and_audited(tmp_path: Path) -> None:
+    from app.audit import entries
+    from app.users import Users
+
+    cfg = tmp_path / "server.toml"
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    cfg.write_text(f'[storage]\nurl = "{url}"\n')
+    assert cli("users", "add", "alice", "--role", "admin", "--config", str(cfg), stdin="a-long-password\n").returncode == 0
+    assert cli("users", "add", "bob", "--config", str(cfg), stdin="short\n").returncode == 2  # too short: nobody added
+    assert cli("users", "add", "bob", "--config", str(cfg), stdin="bob-password\n").returncode == 0
+    assert cli("users", "list", "--config", str(cfg)).stdout.splitlines()[1].startswith("bob\tviewer\tpassword only")
+    assert cli("users", "role", "bob", "--role", "admin", "--config", str(cfg)).returncode == 0
+    assert cli("users", "passwd", "bob", "--config", str(cfg), stdin="a-new-password\n").returncode == 0
+    engine = make_engine(url)
+    assert Users(engine).verify("bob", "a-new-password") is not None
+    last = cli("users", "role", "alice", "--role", "viewer", "--config", str(cfg))
+    assert last.returncode == 0  # bob is an admin too now
+    gone = cli("users", "role", "bob", "--role", "viewer", "--config", str(cfg))
+    assert gone.returncode == 2 and "last admin" in gone.stderr
+    made = cli("tokens", "create", "ansible", "--scope", "write", "--expires", "90d", "--config", str(cfg))
+    token = made.stdout.strip().splitlines()[-1]
+    assert token.startswith("rpt_") and token not in (tmp_path / "s.db").read_bytes().decode(errors="replace")
+    assert "ansible\twrite\tactive" in cli("tokens", "list", "--config", str(cfg)).stdout
+    assert cli("tokens", "revoke", "ansible", "--config", str(cfg)).returncode == 0
+    assert "ansible\twrite\trevoked" in cli("tokens", "list", "--config", str(cfg)).stdout
+    assert cli("tokens", "create", "x", "--expires", "soon", "--config", str(cfg)).returncode == 2
+    actions = [e["action"] for e in entries(engine)]
+    engine.dispose()
+    assert {"users add", "users role", "users passwd", "tokens create", "tokens revoke"} <= set(actions)
