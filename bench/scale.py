@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import os
+import signal
 import sys
 import tempfile
 import threading
@@ -115,4 +116,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    # `timeout 300 python bench/...` sends SIGTERM: as an exception, so the `finally` blocks stop
+    # the servers and agents this bench started (they run in sessions of their own and would
+    # otherwise be left running, as two once were for an hour).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     main()
