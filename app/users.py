@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, delete, func, select, update
+from sqlalchemy import Engine, delete, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app import credentials
@@ -190,10 +190,6 @@ class Users:
         with self.engine.begin() as c:
             c.execute(delete(web_user).where(web_user.c.name == name))
         self.changed()
-
-    def count(self) -> int:
-        with self.engine.connect() as c:
-            return int(c.execute(select(func.count()).select_from(web_user)).scalar() or 0)
 
     # -- two-factor ---------------------------------------------------------------------------
 

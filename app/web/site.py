@@ -369,13 +369,16 @@ def principal(request: Request) -> Principal | None:
 
 
 def csrf_checked(s: SiteDep, request: Request, csrf: str = Form("")) -> None:
-    """The dependency of every form that changes something: its token must be this browser's.
-    A script with an API token sends no cookie a forged page could ride on: no CSRF token."""
-    who = principal(request)
-    if who is not None and who.via == "token":
-        return
-    if not s.sessions.csrf_ok(s.csrf_identity(request), csrf or request.headers.get("x-csrf-token")):
+    """The dependency of every form that changes something: its token must be this browser's."""
+    if not csrf_ok(s, request, csrf or request.headers.get("x-csrf-token")):
         raise HTTPException(403, "bad or missing CSRF token (reload the page and try again)")
+
+
+def csrf_ok(s: Site, request: Request, token: str | None) -> bool:
+    """A change may go ahead: a script's API token (no cookie a forged page could ride on), or
+    this browser's own CSRF token (a form field, or X-CSRF-Token from the API)."""
+    who = principal(request)
+    return (who is not None and who.via == "token") or s.sessions.csrf_ok(s.csrf_identity(request), token)
 
 
 # What a route declares: `s: SiteDep` for the shared site (typed: FastAPI's Annotated dependency),

@@ -265,3 +265,15 @@ def test_an_api_change_from_a_browser_session_needs_its_csrf_token_in_a_header(t
         r = c.post("/api/v1/silences", json=body, headers={"X-CSRF-Token": csrf_of(c)})
         assert r.status_code == 201 and r.json()["id"] >= 1
         assert [x["rule"] for x in c.get("/api/v1/silences").json()] == ["bad"]
+
+
+def test_the_audit_log_forgets_what_is_older_than_it_keeps(tmp_path: Path) -> None:
+    from app import audit
+
+    app = make_app(tmp_path)
+    engine = app.state.site.engine
+    now = time.time()
+    audit.record(engine, "alice", "POST /alerts/ack", now=now - (audit.KEEP_DAYS + 1) * 86400)
+    audit.record(engine, "alice", "POST /alerts/silence", now=now)
+    assert audit.forget_old(engine, now) == 1
+    assert [e["action"] for e in audit.entries(engine)] == ["POST /alerts/silence"]
