@@ -121,7 +121,9 @@ class WebConfig(_Strict):
 class StorageConfig(_Strict):
     url: str = "sqlite:///rackpulse.db"
     raw_days: Annotated[float, Field(gt=0)] = 7.0
-    rollup_5m_days: Annotated[float, Field(gt=0)] = 365.0
+    # 35 days: a chart reads 5-minute points for spans up to a month (samples.resolution) and
+    # hourly ones beyond, so older 5-minute rows were 80 % of a year's database and rarely read.
+    rollup_5m_days: Annotated[float, Field(gt=0)] = 35.0
     # Hourly rollups are kept this long; 0 keeps them forever.
     rollup_1h_days: Annotated[float, Field(ge=0)] = 0.0
     maintenance_interval: Seconds = 300.0

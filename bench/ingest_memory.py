@@ -3,7 +3,8 @@
 1. one 15.6 MB body carrying 700,000 series (under max_batch_bytes, over max_batch_items);
 2. four such bodies at once; 3. two at once, with /healthz latency meanwhile;
 4. an honest 4 MiB batch (what an agent sends by default), for comparison;
-5. 10,000 collector names and 400,000 entities sent in batches within the item limit.
+5. 10,000 collector names and 400,000 entities sent in batches within the item limit;
+6. a batch of 25,000 new series, over max_series_per_host (20,000), refused five times in a row.
 
 Each case on a fresh server; figures are the server's peak (VmHWM) and resident memory after.
 Prints figures; asserts nothing. Run: .venv/bin/python bench/ingest_memory.py
@@ -79,13 +80,15 @@ def healthz_ms(port: int) -> float:
     return (time.perf_counter() - t) * 1000
 
 
-def case(name: str, at_once: int, raw: bytes, probe: bool = False) -> None:
+def case(name: str, at_once: int, raw: bytes, probe: bool = False, times: int = 1) -> None:
     with TemporaryDirectory() as d:
         proc, port, token = server(Path(d))
         pid = proc.pid  # type: ignore[attr-defined]
         base = rss_mb(pid)
         codes: list[int] = []
         lat: list[float] = []
+        for _ in range(times - 1):
+            codes.append(post(port, token, raw))
         threads = [threading.Thread(target=lambda: codes.append(post(port, token, raw))) for _ in range(at_once)]
         t0 = time.perf_counter()
         for t in threads:
@@ -143,6 +146,8 @@ def main() -> None:
     case("two hostile bodies at once", 2, hostile, probe=True)
     case("one honest 4 MiB batch", 1, honest)
     names_and_entities()
+    over = batch(1, [["rackpulse_disk_temperature_celsius", {"serial": f"ZB{i:06d}K"}, 36.0] for i in range(25_000)])
+    case("a 25,000-series batch over max_series_per_host, five times", 1, over, times=5)
 
 
 if __name__ == "__main__":

@@ -111,3 +111,21 @@ def test_the_last_day_is_90_bars_up_partly_up_down_or_without_data(store: Store)
     assert [b.state for b in row.bars[-3:]] == ["down", "partial", "up"]
     assert {b.state for b in row.bars[:-3]} == {"none"}
     assert row.bars_words == "last 24 hours in 90 stretches: 1 up, 1 partly up, 1 down, 87 without data"
+
+
+def test_the_uptime_read_once_per_fold_follows_the_next_fold_and_the_clock(store: Store) -> None:
+    """/status keeps the folded rollups' figures between requests (app/storage/uptime.py); a
+    fold, or the windows moving on, must show, not the kept figures."""
+    polls(store, "nas", [1] * 48, every=1800, end=NOW - 86400)  # a day of good polls, then a gap
+    store.make_rollups(now=NOW - 86400 + 3600)
+    monitors = plugins()["probes"].monitor_list(one("probes", {"probes": [
+        {"name": "nas", "kind": "http", "ok": True, "target": "https://n.lan/"}]}))
+    first = status_rows(store, monitors, NOW)
+    assert first[0].uptime[1] == 1.0 and status_rows(store, monitors, NOW)[0].uptime == first[0].uptime
+    polls(store, "nas", [0] * 20, every=1800, end=NOW)  # then down for ten hours
+    store.make_rollups(now=NOW + 3600)
+    after_fold = status_rows(store, monitors, NOW + 600)
+    assert after_fold[0].uptime[0] == 0.0 and after_fold[0].uptime[1] == pytest.approx(48 / 68)
+    # six days on, the good day has left the 7-day window: only the down hours are in it
+    later = status_rows(store, monitors, NOW + 6 * 86400)[0].uptime
+    assert later[1] == 0.0 and later[2] == pytest.approx(48 / 68)

@@ -4,8 +4,11 @@ by the agent's token; the work happens in app/ingest/agents.py."""
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import ctypes.util
 import logging
 import time
+import traceback
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -20,6 +23,24 @@ from app.web.site import Site, SiteDep
 log = logging.getLogger("rackpulse.web")
 router = APIRouter()
 SLOW_INGEST = 0.5  # seconds: a batch slower than this is logged with where the time went
+TRIM_AFTER = 1 << 20  # bytes of JSON: after a batch this large, free memory goes back to the system
+
+
+def release_free_memory() -> None:
+    """Hand the C heap's free pages back to the system (glibc's malloc_trim). A parsed batch is
+    many small objects; freed, they leave holes the heap keeps: five refused batches of 25,000
+    new series left the server 47 MB larger for good. Elsewhere than glibc: nothing to do."""
+    global _trim
+    if _trim is None:
+        try:
+            _trim = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _trim = False
+    if _trim:
+        _trim(0)
+
+
+_trim: Any = None
 
 
 async def _take(request: Request, s: Site, who: Any, limit: int, marks: list[float]) -> dict[str, Any]:
@@ -31,15 +52,28 @@ async def _take(request: Request, s: Site, who: Any, limit: int, marks: list[flo
     remote = request.client.host if request.client else ""
     marks.append(time.perf_counter())
 
-    def work() -> dict[str, Any]:
-        marks.append(time.perf_counter())
-        raw = decode_body(bytes(body), request.headers.get("content-encoding"), limit)
-        body.clear()  # the compressed copy is not needed past here
+    def parse_and_store(raw: bytes) -> dict[str, Any]:
         check_items(raw, s.cfg.agents.max_batch_items)
         batch = parse_batch(raw)
         del raw
         marks.append(time.perf_counter())
         return s.agents.accept(who, batch, remote).as_dict()
+
+    def work() -> dict[str, Any]:
+        marks.append(time.perf_counter())
+        raw = decode_body(bytes(body), request.headers.get("content-encoding"), limit)
+        body.clear()  # the compressed copy is not needed past here
+        if len(raw) < TRIM_AFTER:
+            return parse_and_store(raw)
+        try:
+            return parse_and_store(raw)
+        except Exception as exc:
+            # a refused batch: the frames it passed through hold it until the error is handled
+            traceback.clear_frames(exc.__traceback__)
+            raise
+        finally:
+            del raw
+            release_free_memory()
 
     result = await run_in_threadpool(work)
     marks.append(time.perf_counter())

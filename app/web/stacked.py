@@ -9,10 +9,13 @@ JavaScript, like the rest of the first render.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 
-_TAG = re.compile(r"<(/?)(table|thead|tr|td|th)\b([^>]*)>", re.I)
+# Opening tags only, and </thead>: closing cells need no work, and skipping them is half the
+# matches. Lower case, as every template here writes its tags (re.I made the scan 30 % slower).
+_TAG = re.compile(r"<(table|thead|/thead|tr|td|th)\b([^>]*)>")
 _SPAN = re.compile(r"""\bcolspan\s*=\s*["']?(\d+)""")
 _MARKUP = re.compile(r"<[^>]+>")
 
@@ -21,6 +24,20 @@ def header_labels(thead: str) -> list[str]:
     """The text of each header cell, tags and extra spaces removed ("Serial <small>(WWN)</small>")."""
     cells = re.findall(r"<th\b[^>]*>(.*?)</th>", thead, re.S)
     return [" ".join(html.unescape(_MARKUP.sub(" ", th)).split()) for th in cells]
+
+
+@functools.lru_cache(maxsize=512)
+def _quoted_labels(thead: str) -> tuple[str, ...]:
+    """header_labels quoted for an attribute, once per distinct header (a page's headers repeat
+    on every render)."""
+    return tuple(html.escape(label, quote=True) for label in header_labels(thead))
+
+
+def _width(attrs: str) -> int:
+    if "colspan" not in attrs:
+        return 1
+    span = _SPAN.search(attrs)
+    return int(span.group(1)) if span else 1
 
 
 def label_cells(page: str) -> str:
@@ -33,31 +50,32 @@ def label_cells(page: str) -> str:
         return page
     out: list[str] = []
     last = 0
-    labels: list[str] = []
+    labels: tuple[str, ...] = ()
     in_head = False
     head_start = 0
     column = 0
     for m in _TAG.finditer(page):
-        closing, tag, attrs = m.group(1), m.group(2).lower(), m.group(3)
-        if tag == "table":
-            labels, column = [], 0
-        elif tag == "thead":
-            if closing:
-                labels = header_labels(page[head_start:m.start()])
-            else:
-                head_start = m.end()
-            in_head = not closing
-        elif tag == "tr" and not closing:
-            column = 0
-        elif tag in ("td", "th") and not closing and not in_head:
-            span = _SPAN.search(attrs)
-            width = int(span.group(1)) if span else 1
-            label = labels[column] if column < len(labels) else ""
-            column += width
-            # A cell across columns ("No changes recorded.") speaks for itself; row headers too.
-            if tag == "td" and width == 1 and label and "data-label" not in attrs:
+        tag, attrs = m.group(1, 2)
+        if tag == "td":
+            if in_head:
+                continue
+            width = _width(attrs)
+            # A cell across columns ("No changes recorded.") speaks for itself.
+            if width == 1 and column < len(labels) and labels[column] and "data-label" not in attrs:
                 out.append(page[last:m.start()])
-                out.append(f'<td data-label="{html.escape(label, quote=True)}"{attrs}>')
+                out.append(f'<td data-label="{labels[column]}"{attrs}>')
                 last = m.end()
+            column += width
+        elif tag == "tr":
+            column = 0
+        elif tag == "th":
+            if not in_head:  # a row header takes its column, unlabelled
+                column += _width(attrs)
+        elif tag == "table":
+            labels, column = (), 0
+        elif tag == "thead":
+            in_head, head_start = True, m.end()
+        else:  # </thead>
+            labels, in_head = _quoted_labels(page[head_start:m.start()]), False
     out.append(page[last:])
     return "".join(out)
