@@ -287,3 +287,24 @@ def test_a_chart_shows_the_finest_data_there_is_for_each_part_of_its_range(store
     store.write_run("x", now - 600, 0.1, True, None, result(30.0, serial="Z1"))
     hour = store.history(sid, now - 3600, now)  # raw samples only for its last ten minutes
     assert [p.vavg for p in hour] == [20.0] * 10 + [30.0]
+
+
+def test_a_bulk_of_samples_sent_twice_is_stored_once_and_the_new_ones_with_it(store: Store) -> None:
+    """On PostgreSQL a bulk goes in by COPY; one already stored row makes COPY fail, and the
+    ON CONFLICT insert then keeps the others (an agent's batch replayed after a lost answer)."""
+    with store.engine.begin() as conn:
+        sids = store.series_ids(conn, [(f"m{i}", "[]") for i in range(100)])
+    first = [(sid, T0, float(i)) for i, sid in enumerate(sids)]
+    store.write_rows(first)
+    again = first[50:] + [(sid, T0 + 30, 1.5) for sid in sids]  # half replayed, plus a new timestamp
+    store.write_rows(again)
+    with store.engine.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(sample)).scalar_one() == 200
+        assert conn.execute(select(sample.c.value).where(sample.c.series_id == sids[7],
+                                                         sample.c.ts == T0)).scalar_one() == 7.0
+    res = CollectResult(samples=[Sample.of("rackpulse_disk_temperature_celsius", 30 + i % 7, serial=f"Z{i}")
+                                 for i in range(80)])
+    store.write_run("smart", T0, 0.1, True, None, res)
+    store.write_run("smart", T0, 0.1, True, None, res)  # the same run twice: no error, no double
+    sid = store.find_series("rackpulse_disk_temperature_celsius", serial="Z12")
+    assert sid is not None and [(p.ts, p.vavg) for p in store.history(sid, T0 - 1, T0 + 1)] == [(T0, 35.0)]
