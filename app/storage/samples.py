@@ -28,7 +28,6 @@ from app.storage.rollups import Rollups
 from collectors.base import CollectResult, Sample
 from collectors.state import dump
 
-
 # PostgreSQL: from this many rows on, samples go in by COPY (the fastest way in; INSERT ... ON
 # CONFLICT DO NOTHING ran at 77 % of it in bench/ingest.py), the insert being the fallback.
 COPY_FROM = 64
