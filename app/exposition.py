@@ -115,10 +115,12 @@ def _once(bodies: list[str]) -> str:
     seen: set[str] = set()
     out = []
     for body in bodies:
-        for line in body.splitlines(keepends=True):
+        # Lines end at "\n" only: str.splitlines() also breaks at \x1c-\x1e, \x85 and \u2028,
+        # which a label value may hold unescaped (the format escapes only \n, \\ and ").
+        for line in body.split("\n"):
             series = line.rsplit(" ", 1)[0]
-            if series not in seen:
+            if line and series not in seen:
                 seen.add(series)
-                out.append(line)
+                out.append(line + "\n")
     return "".join(out)
 

@@ -63,3 +63,14 @@ def test_joining_hosts_group_by_group_says_what_comparing_every_line_says(hosts_
     specs = {s.metric: MetricSpec("help") for _, groups in hosts_parts for ss in groups for s in ss}
     rendered = [[render_families(ss, specs, host) for ss in groups] for host, groups in hosts_parts]
     assert merge_hosts(rendered) == merge(part for group in rendered for part in group)
+
+
+def test_a_label_value_holding_a_unicode_line_separator_stays_on_its_line() -> None:
+    """Found by the property above: merging parts split lines at \x1d (and \x85, \u2028), which
+    Python counts as line breaks and the exposition format does not; two series sharing the text
+    before such a character lost one half of a line."""
+    spec = {"rackpulse_x": MetricSpec("x")}
+    odd = [Sample.of("rackpulse_x", 1.0, disk="a"), Sample.of("rackpulse_x", 2.0, disk="b")]
+    text = merge([render_families(odd[:1], spec, "nas\x1dx"), render_families(odd, spec, "nas\x1dx")]).decode()
+    assert parsed(text) == {("rackpulse_x", (("disk", "a"), ("host", "nas\x1dx"))): 1.0,
+                            ("rackpulse_x", (("disk", "b"), ("host", "nas\x1dx"))): 2.0}
