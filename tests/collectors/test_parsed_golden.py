@@ -1,5 +1,5 @@
 """Every real capture (mdstat, `mdadm --detail`, smartctl JSON, /proc/net/bonding, OpenVPN
-status, FRR's BGP summaries and neighbors, zpool, btrfs, storcli and ceph) parses to exactly the record stored beside it in tests/golden/parsed/, every field of
+status, FRR's BGP summaries, neighbors, prefix counts and BFD sessions, zpool, btrfs, storcli and ceph) parses to exactly the record stored beside it in tests/golden/parsed/, every field of
 it, and for smartctl the verdict with its reasons too. A change to what a parser reads shows up
 here as a diff to review; after an intended one:
 UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/collectors/test_parsed_golden.py"""
@@ -21,7 +21,9 @@ from collectors.disks.mdraid.mdadm import parse_mdadm_detail
 from collectors.disks.mdraid.mdstat import parse_mdstat
 from collectors.disks.smart.smartctl import judge_health, parse_smartctl_json, parse_smartctl_scan
 from collectors.network.bonding.collector import parse_bonding
+from collectors.network.frr.bfd import parse_bfd_peers
 from collectors.network.frr.collector import parse_bgp_neighbors, parse_bgp_summary
+from collectors.network.frr.prefixes import parse_prefix_counts
 from collectors.network.openvpn.status import parse_status
 from collectors.storage.btrfs.parse import parse_device_stats, parse_fi_show, parse_scrub_status
 from collectors.storage.ceph.parse import parse_osd_tree
@@ -71,6 +73,13 @@ def record(kind: str, name: str) -> Any:
     text = (FIXTURES / kind / name).read_text()
     try:
         if kind == "frr":
+            if "bfd_peers_counters" in name:  # read together with the sessions they count
+                return [dataclasses.asdict(b) for b in parse_bfd_peers(
+                    (FIXTURES / kind / name.replace("_counters", "")).read_text(), text)]
+            if "bfd" in name:
+                return [dataclasses.asdict(b) for b in parse_bfd_peers(text)]
+            if "prefix_counts" in name:
+                return {"adj_in": parse_prefix_counts(text)}
             if "neighbors" in name:
                 return {f"{vrf}/{peer}": dataclasses.asdict(info) for (vrf, peer), info in parse_bgp_neighbors(text).items()}
             return [dataclasses.asdict(p) for p in parse_bgp_summary(text)]

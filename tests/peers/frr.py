@@ -25,9 +25,10 @@ def _ip(*args: str) -> None:
 
 
 class FrrPair:
-    def __init__(self, base: Path) -> None:
+    def __init__(self, base: Path, bfd: bool = False) -> None:
         tag = uuid.uuid4().hex[:6]
         self.base = base
+        self.bfd = bfd  # run bfdd beside bgpd on both routers
         self.ns = {"A": f"rpA{tag}", "B": f"rpB{tag}"}
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
 
@@ -85,6 +86,11 @@ class FrrPair:
         self.procs["zebraB"] = self._daemon("B", "zebra")
         time.sleep(0.3)
         self.procs["bgpdA"] = self._daemon("A", "bgpd")
+        if self.bfd:
+            for r in ("A", "B"):
+                (self.base / r / "bfdd.conf").touch()
+                shutil.chown(self.base / r / "bfdd.conf", "frr", "frr")
+                self.procs[f"bfdd{r}"] = self._daemon(r, "bfdd")
         self.start_b()
 
     def start_b(self) -> None:
@@ -93,6 +99,12 @@ class FrrPair:
 
     def stop_b(self) -> None:
         p = self.procs.pop("bgpdB")
+        p.terminate()
+        p.wait(10)
+
+    def stop(self, name: str) -> None:
+        """Stop one daemon ("bfddB", "bgpdB" ...) as a crash or a reboot would take it away."""
+        p = self.procs.pop(name)
         p.terminate()
         p.wait(10)
 

@@ -15,7 +15,7 @@ PERMISSIONS = "`vtysh` needs membership of the frrvty group (or root)."
 
 PLUGIN = CollectorPlugin("frr", FrrCollector, build, FrrConfig, FrrState, domain="network",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION, api={"bgp_peers": lambda s: s.peers},
-                         nouns={"bgp_peer": "BGP peer"}, starter=starter,
+                         section=SECTION, api={"bgp_peers": lambda s: s.peers, "bfd_peers": lambda s: s.bfd},
+                         nouns={"bgp_peer": "BGP peer", "bfd_peer": "BFD session"}, starter=starter,
                          words={"state": findings.STATE_WORDS},
                          field_names={"state": "session", "remote_as": "peer AS"})

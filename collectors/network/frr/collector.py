@@ -8,8 +8,9 @@ peer (an address, or an interface name for unnumbered peers).
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from collectors import finite
@@ -28,7 +29,15 @@ from collectors.base import (
     run_command,
 )
 from collectors.context import HostContext
-from collectors.network.frr.state import FrrState, Peer
+from collectors.network.frr.bfd import BfdSession, parse_bfd_peers
+from collectors.network.frr.prefixes import (
+    AfiPrefixes,
+    PeakWatch,
+    afi_prefixes,
+    parse_prefix_counts,
+    prefix_counts_command,
+)
+from collectors.network.frr.state import BfdPeer, FrrState, Peer
 
 STATES = ("Established", "Active", "Connect", "Idle", "OpenSent", "OpenConfirm", "Clearing", "Deleted")
 _AFI_RE = re.compile(r"^(ipv4|ipv6|l2Vpn|vpnv4|vpnv6|flowspec)[A-Za-z0-9]*$", re.I)
@@ -128,6 +137,11 @@ class NeighborDetail:
     last_reset: str | None
     description: str | None
     hostname: str | None
+    afis: dict[str, AfiPrefixes] = field(default_factory=dict)
+    bfd: str | None = None  # "up", "down" ... when BGP uses BFD for this peer (peerBfdInfo)
+
+
+NO_DETAIL = NeighborDetail(None, None, None)
 
 
 def _text(v: object) -> str | None:
@@ -152,8 +166,11 @@ def parse_bgp_neighbors(data: str | bytes) -> dict[tuple[str, str], NeighborDeta
         vrf_name = str(peers.get("vrfName", vrf))
         for peer, info in peers.items():
             if isinstance(info, dict):
+                bfd = info.get("peerBfdInfo")
+                status = _text(bfd.get("status")) if isinstance(bfd, dict) else None
                 out[(vrf_name, peer)] = NeighborDetail(_text(info.get("lastResetDueTo")), _text(info.get("nbrDesc")),
-                                                       _text(info.get("hostname")))
+                                                       _text(info.get("hostname")), afi_prefixes(info),
+                                                       status.lower() if status else None)
     return out
 
 
@@ -187,12 +204,25 @@ class FrrCollector(Collector):
         "rackpulse_bgp_peer_prefixes_received": MetricSpec("Prefixes received from the peer."),
         "rackpulse_bgp_peer_prefixes_sent": MetricSpec("Prefixes sent to the peer."),
         "rackpulse_bgp_peer_flaps_total": MetricSpec("Times the session dropped (connectionsDropped).", "counter"),
+        "rackpulse_bgp_peer_prefixes_adj_in": MetricSpec(
+            "Prefixes received before the inbound policy (Adj-RIB-In; with soft-reconfiguration inbound only)."),
+        "rackpulse_bgp_peer_prefixes_filtered": MetricSpec(
+            "Prefixes the inbound policy refused: received before it minus accepted."),
+        "rackpulse_bgp_peer_prefix_limit": MetricSpec("The peer's maximum-prefix, where configured."),
+        "rackpulse_bfd_peer_up": MetricSpec("1 if the BFD session is up.", states=("down", "up")),
+        "rackpulse_bfd_peer_uptime_seconds": MetricSpec("Time since the BFD session came up (only while up)."),
+        "rackpulse_bfd_peer_flaps_total": MetricSpec("Times the BFD session went down (session-down).", "counter"),
     }
 
-    def __init__(self, vtysh: Sequence[str] = ("vtysh",), timeout: float = 10.0, runner: Runner = run_command) -> None:
+    def __init__(self, vtysh: Sequence[str] = ("vtysh",), timeout: float = 10.0, runner: Runner = run_command,
+                 drop_ratio: float = 0.5, drop_window: float = 600.0, limit_near: float = 0.8, bfd: bool = True,
+                 max_prefix_count_queries: int = 32) -> None:
         self.vtysh = list(vtysh)
         self.timeout = timeout
         self.runner = runner
+        self.drop_ratio, self.limit_near, self.bfd = drop_ratio, limit_near, bfd
+        self.max_prefix_count_queries = max_prefix_count_queries
+        self.peaks = PeakWatch(drop_window)
 
     def _run(self, command: str) -> CommandResult:
         try:
@@ -217,36 +247,107 @@ class FrrCollector(Collector):
                                                       "show bgp vrf all neighbors json"))
         except CollectorError as exc:
             result.warnings.append(f"reset reasons unavailable: {exc}")
+        bfd = self._bfd(result) if self.bfd else []
+        by_address = {(b.vrf, b.peer): b for b in bfd}
+        by_interface = {(b.vrf, b.interface): b for b in bfd if b.interface}
+        queries = self.max_prefix_count_queries
+        now = time.time()
         views = []
         for p in peers:
-            extra = details.get((p.vrf, p.peer)) or NeighborDetail(None, None, None)
+            extra = details.get((p.vrf, p.peer)) or NO_DETAIL
+            afi = extra.afis.get(p.afi)
+            adj_in = None
+            if afi is not None and afi.soft_in and p.up and queries > 0:
+                queries -= 1
+                adj_in = self._adj_in(p, result)
+            accepted = p.prefixes_received
+            filtered = adj_in - accepted if adj_in is not None and accepted is not None else None
+            limit = afi.limit if afi else None
+            key = f"{p.vrf}/{p.afi}/{p.peer}"
+            peak = self.peaks.peak(key, now, p.up, p.established, accepted)
+            session = (by_interface.get((p.vrf, p.peer)) if p.interface else None) or by_address.get((p.vrf, p.peer))
             labels = {"vrf": p.vrf, "afi": p.afi, "peer": p.peer, "peer_as": p.remote_as}
             s = result.samples
             s.append(Sample.of("rackpulse_bgp_peer_up", 1 if p.up else 0, **labels))
             s.append(Sample.of("rackpulse_bgp_peer_admin_down", 1 if p.admin_down else 0, **labels))
             for st in STATES:
                 s.append(Sample.of("rackpulse_bgp_peer_state", 1 if p.base_state == st else 0, **labels, state=st))
-            if p.uptime_seconds is not None:
-                s.append(Sample.of("rackpulse_bgp_peer_uptime_seconds", p.uptime_seconds, **labels))
-            if p.prefixes_received is not None:
-                s.append(Sample.of("rackpulse_bgp_peer_prefixes_received", p.prefixes_received, **labels))
-            if p.prefixes_sent is not None:
-                s.append(Sample.of("rackpulse_bgp_peer_prefixes_sent", p.prefixes_sent, **labels))
-            if p.dropped is not None:
-                s.append(Sample.of("rackpulse_bgp_peer_flaps_total", p.dropped, **labels))
+            for metric, value in (("uptime_seconds", p.uptime_seconds), ("prefixes_received", accepted),
+                                  ("prefixes_sent", p.prefixes_sent), ("flaps_total", p.dropped),
+                                  ("prefixes_adj_in", adj_in), ("prefixes_filtered", filtered)):
+                if value is not None:
+                    s.append(Sample.of(f"rackpulse_bgp_peer_{metric}", value, **labels))
+            if limit is not None:
+                s.append(Sample.of("rackpulse_bgp_peer_prefix_limit", limit, **labels))
             views.append(Peer(vrf=p.vrf, afi=p.afi, peer=p.peer, interface=p.interface, remote_as=p.remote_as,
                               state=p.state, up=p.up, admin_down=p.admin_down, uptime_seconds=p.uptime_seconds,
-                              prefixes_received=p.prefixes_received, prefixes_sent=p.prefixes_sent, flaps=p.dropped,
-                              description=p.description or extra.description,
-                              hostname=p.hostname or extra.hostname, last_reset=extra.last_reset))
-            result.entities.append(Entity("bgp_peer", f"{p.vrf}/{p.afi}/{p.peer}", {
+                              prefixes_received=accepted, prefixes_sent=p.prefixes_sent, flaps=p.dropped,
+                              prefixes_adj_in=adj_in, prefixes_filtered=filtered, prefix_limit=limit,
+                              prefixes_peak=peak, description=p.description or extra.description,
+                              hostname=p.hostname or extra.hostname, last_reset=extra.last_reset,
+                              bfd=session.status if session else extra.bfd))
+            result.entities.append(Entity("bgp_peer", key, {
                 "state": p.state, "remote_as": p.remote_as, "last_reset": extra.last_reset}))
-        result.state = FrrState(peers=views)
+        self.peaks.forget_others({f"{p.vrf}/{p.afi}/{p.peer}" for p in peers})
+        result.state = FrrState(peers=views, bfd=[_bfd_view(b, result) for b in bfd], drop_ratio=self.drop_ratio,
+                                drop_window=self.peaks.window, limit_near=self.limit_near)
         return result
+
+    def _adj_in(self, p: BgpPeer, result: CollectResult) -> int | None:
+        """The prefixes received before the inbound policy, for a peer whose router keeps them."""
+        command = prefix_counts_command(p.vrf, p.afi, p.peer)
+        if command is None:
+            return None
+        try:
+            return parse_prefix_counts(check_vtysh(self._run(command), command))
+        except CollectorError as exc:
+            result.warnings.append(f"{p.vrf}/{p.afi}/{p.peer}: prefixes before the inbound policy unavailable: {exc}")
+            return None
+
+    def _bfd(self, result: CollectResult) -> list[BfdSession]:
+        """BFD sessions, when bfdd runs: without it there are none, which is not a failure."""
+        try:
+            text = check_vtysh(self._run("show bfd peers json"), "show bfd peers json")
+        except NoData:
+            return []
+        except CollectorError as exc:
+            if "is not running" in str(exc) or "failed to connect" in str(exc):
+                return []
+            result.warnings.append(f"BFD sessions unavailable: {exc}")
+            return []
+        if not text.strip() or text.lstrip().startswith("%"):
+            return []  # this vtysh talks to no bfdd (or has no BFD commands)
+        counters = b""
+        try:
+            counters = check_vtysh(self._run("show bfd peers counters json"), "show bfd peers counters json").encode()
+        except CollectorError as exc:
+            result.warnings.append(f"BFD flap counts unavailable: {exc}")
+        try:
+            return parse_bfd_peers(text, counters)
+        except ParseError as exc:
+            result.warnings.append(f"BFD sessions unreadable: {exc}")
+            return []
+
+
+def _bfd_view(b: BfdSession, result: CollectResult) -> BfdPeer:
+    labels = {"vrf": b.vrf, "peer": b.peer, "interface": b.interface}
+    result.samples.append(Sample.of("rackpulse_bfd_peer_up", 1 if b.up else 0, **labels))
+    if b.uptime_seconds is not None:
+        result.samples.append(Sample.of("rackpulse_bfd_peer_uptime_seconds", b.uptime_seconds, **labels))
+    if b.flaps is not None:
+        result.samples.append(Sample.of("rackpulse_bfd_peer_flaps_total", b.flaps, **labels))
+    result.entities.append(Entity("bfd_peer", b.key, {"status": b.status, "diagnostic": b.diagnostic,
+                                                      "remote_diagnostic": b.remote_diagnostic}))
+    return BfdPeer(key=b.key, peer=b.peer, local=b.local, vrf=b.vrf, interface=b.interface, multihop=b.multihop,
+                   status=b.status, up=b.up, admin_down=b.admin_down, uptime_seconds=b.uptime_seconds,
+                   downtime_seconds=b.downtime_seconds, diagnostic=b.diagnostic,
+                   remote_diagnostic=b.remote_diagnostic, local_discriminator=b.local_discriminator,
+                   remote_discriminator=b.remote_discriminator, flaps=b.flaps)
 
 
 # -- plug-in -----------------------------------------------------------------------------
 
 def build(c: Any, host: HostContext, runner: Runner) -> Collector:
     """The collector from its section, [collectors.frr]."""
-    return FrrCollector(c.vtysh, c.command_timeout, runner)
+    return FrrCollector(c.vtysh, c.command_timeout, runner, c.drop_ratio, c.drop_window, c.limit_near, c.bfd,
+                        c.max_prefix_count_queries)

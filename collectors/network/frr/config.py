@@ -1,8 +1,12 @@
-"""[collectors.frr]: how to reach vtysh."""
+"""[collectors.frr]: how to reach vtysh, and how to judge prefixes."""
 
 from __future__ import annotations
 
-from collectors.config import Argv, CollectorBase
+from typing import Annotated
+
+from pydantic import Field
+
+from collectors.config import Argv, CollectorBase, Seconds
 
 
 class FrrConfig(CollectorBase):
@@ -10,3 +14,14 @@ class FrrConfig(CollectorBase):
     enabled: bool = False
     # e.g. ["vtysh", "--vty_socket", "/var/run/frr/ns1"] or ["vtysh", "-N", "ns1"] or ["sudo", "-n", "vtysh"]
     vtysh: Argv = ["vtysh"]
+    # bgp_prefixes_dropped: the accepted prefixes of a session fell by more than this share of
+    # their highest count within drop_window while the session stayed Established.
+    drop_ratio: Annotated[float, Field(gt=0, lt=1)] = 0.5
+    drop_window: Seconds = 600.0
+    # bgp_prefix_limit_near: accepted prefixes above this share of the peer's maximum-prefix.
+    limit_near: Annotated[float, Field(gt=0, le=1)] = 0.8
+    # BFD sessions from bfdd (`show bfd peers json`); without bfdd running there are none.
+    bfd: bool = True
+    # For peers with soft-reconfiguration inbound: one `prefix-counts` command each, for the
+    # prefixes received before the inbound policy (and so the filtered ones). At most this many.
+    max_prefix_count_queries: Annotated[int, Field(ge=0)] = 32

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile, about, level_of
-from collectors.network.frr.state import FrrState, Peer
+from collectors.network.frr.state import BfdPeer, FrrState, Peer
 from collectors.plugin import View
 
-RULES = (RuleSpec("bgp_peer_down", "critical", 60, 12), RuleSpec("bgp_all_peers_down", "critical", 0, 4))
+RULES = (RuleSpec("bgp_peer_down", "critical", 60, 12), RuleSpec("bgp_all_peers_down", "critical", 0, 4),
+         RuleSpec("bgp_prefixes_dropped", "warning", 0, 12), RuleSpec("bgp_prefix_limit_near", "warning", 0, 24),
+         RuleSpec("bfd_peer_down", "critical", 0, 12))
 # BGP's finite state machine (RFC 4271, FRR's words for it): only Established is up; Active
 # means "trying to connect", which a person reads as down.
 STATE_WORDS = {"Established": "up", "Idle": "down", "Connect": "down", "Active": "down", "OpenSent": "down",
@@ -25,32 +27,65 @@ def findings(state: FrrState, judging: Judging) -> list[Finding]:
     all_down = bool(live) and not any(p.up for p in live)
     out = []
     for p in live:
+        subject = f"{p.vrf}/{p.afi}/{p.peer}"
         if not p.up:
             text = (f"BGP peer {p.peer} ({p.description or p.remote_as}) down ({p.state})"
-                    + (f", last reset: {p.last_reset}" if p.last_reset else ""))
-            out.append(Finding(BAD if all_down else WARN, text, "bgp_peer_down", f"{p.vrf}/{p.afi}/{p.peer}",
-                               labels(p)))
+                    + (f", last reset: {p.last_reset}" if p.last_reset else "")
+                    + (f"; its BFD session is {p.bfd}" if p.bfd and p.bfd != "up" else ""))
+            out.append(Finding(BAD if all_down else WARN, text, "bgp_peer_down", subject, labels(p)))
+            continue
+        if p.bfd and p.bfd not in ("up", "shutdown", "adm-down"):
+            out.append(Finding(WARN, f"BGP peer {p.peer} is Established but its BFD session is {p.bfd}: the path "
+                                     "is failing faster than BGP's hold timer sees", labels=labels(p)))
+        accepted = p.prefixes_received
+        if accepted is not None and p.prefixes_peak and accepted < p.prefixes_peak * (1 - state.drop_ratio):
+            out.append(Finding(WARN, f"BGP peer {p.peer} ({p.description or p.remote_as}) {p.afi}: accepted "
+                                     f"prefixes fell from {p.prefixes_peak} to {accepted} within "
+                                     f"{_minutes(state.drop_window)} while the session stayed up",
+                               "bgp_prefixes_dropped", subject, labels(p)))
+        if accepted is not None and p.prefix_limit and accepted > p.prefix_limit * state.limit_near:
+            out.append(Finding(WARN, f"BGP peer {p.peer} {p.afi}: {accepted} prefixes accepted of a maximum of "
+                                     f"{p.prefix_limit} ({accepted / p.prefix_limit:.0%}); past it the session "
+                                     "is torn down", "bgp_prefix_limit_near", subject, labels(p)))
         elif p.uptime_seconds is not None and p.uptime_seconds < 600 and p.flaps:
             out.append(Finding(WARN, f"BGP peer {p.peer} up again for {p.uptime_seconds:.0f} s, after going down "
                                      f"{p.flaps} {'time' if p.flaps == 1 else 'times'}",
                                labels=labels(p)))
+    for b in state.bfd:
+        if not b.up and not b.admin_down:
+            why = b.diagnostic if b.diagnostic and b.diagnostic != "ok" else ""
+            out.append(Finding(BAD, f"BFD session to {b.peer}" + (f" on {b.interface}" if b.interface else "")
+                               + f" is {b.status}" + (f" ({why})" if why else ""),
+                               "bfd_peer_down", b.key, bfd_labels(b)))
     if all_down:
         out.append(Finding(BAD, f"all {len(live)} BGP sessions of {judging.host} are down", "bgp_all_peers_down",
                            judging.host))
     return out
 
 
+def bfd_labels(b: BfdPeer) -> dict[str, str]:
+    return {"peer": b.peer, "vrf": b.vrf, "interface": b.interface}
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.0f} min" if seconds >= 120 else f"{seconds:.0f} s"
+
+
 def all_clear(state: FrrState, judging: Judging) -> str | None:
-    return f"{len(state.peers)} sessions up" if state.peers else None
+    if not state.peers:
+        return None
+    return f"{len(state.peers)} sessions up" + (f", {len(state.bfd)} BFD" if state.bfd else "")
 
 
 def view(state: FrrState, found: Sequence[Finding]) -> View:
     """Each session with how it stands: the level of the findings about it."""
-    return {"peers": [(p, level_of(about(found, **labels(p)))) for p in state.peers]}
+    return {"peers": [(p, level_of(about(found, **labels(p)))) for p in state.peers],
+            "bfd": [(b, level_of(about(found, **bfd_labels(b)))) for b in state.bfd]}
 
 
 TILE = Tile("BGP", "/network#bgp", all_clear)
 
 CHARTS: dict[str, ChartSpec] = {"bgp_peer": (("vrf", "afi", "peer"), [
     ("Session", "rackpulse_bgp_peer_up", {"vrf": 0, "afi": 1, "peer": 2}),
-    ("Prefixes received", "rackpulse_bgp_peer_prefixes_received", {"vrf": 0, "afi": 1, "peer": 2})])}
+    ("Prefixes accepted", "rackpulse_bgp_peer_prefixes_received", {"vrf": 0, "afi": 1, "peer": 2}),
+    ("Prefixes filtered", "rackpulse_bgp_peer_prefixes_filtered", {"vrf": 0, "afi": 1, "peer": 2})])}
