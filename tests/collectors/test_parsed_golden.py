@@ -1,5 +1,5 @@
 """Every real capture (mdstat, `mdadm --detail`, smartctl JSON, /proc/net/bonding, OpenVPN
-status, FRR's BGP summaries, neighbors, prefix counts and BFD sessions, zpool, btrfs, storcli and ceph) parses to exactly the record stored beside it in tests/golden/parsed/, every field of
+status, FRR's BGP summaries, neighbors, prefix counts, BFD sessions and EVPN VNIs, zpool, btrfs, storcli and ceph) parses to exactly the record stored beside it in tests/golden/parsed/, every field of
 it, and for smartctl the verdict with its reasons too. A change to what a parser reads shows up
 here as a diff to review; after an intended one:
 UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/collectors/test_parsed_golden.py"""
@@ -23,6 +23,7 @@ from collectors.disks.smart.smartctl import judge_health, parse_smartctl_json, p
 from collectors.network.bonding.collector import parse_bonding
 from collectors.network.frr.bfd import parse_bfd_peers
 from collectors.network.frr.collector import parse_bgp_neighbors, parse_bgp_summary
+from collectors.network.frr.evpn import parse_evpn_vni
 from collectors.network.frr.prefixes import parse_prefix_counts
 from collectors.network.openvpn.status import parse_status
 from collectors.storage.btrfs.parse import parse_device_stats, parse_fi_show, parse_scrub_status
@@ -78,6 +79,11 @@ def record(kind: str, name: str) -> Any:
                     (FIXTURES / kind / name.replace("_counters", "")).read_text(), text)]
             if "bfd" in name:
                 return [dataclasses.asdict(b) for b in parse_bfd_peers(text)]
+            if "evpn_vni_detail" in name:  # read together with the list it completes
+                return {str(k): dataclasses.asdict(v) for k, v in parse_evpn_vni(
+                    (FIXTURES / kind / name.replace("_detail", "")).read_text(), text).items()}
+            if "evpn_vni" in name:
+                return {str(k): dataclasses.asdict(v) for k, v in parse_evpn_vni(text).items()}
             if "prefix_counts" in name:
                 return {"adj_in": parse_prefix_counts(text)}
             if "neighbors" in name:

@@ -90,7 +90,8 @@ class FrrPair:
             for r in ("A", "B"):
                 (self.base / r / "bfdd.conf").touch()
                 shutil.chown(self.base / r / "bfdd.conf", "frr", "frr")
-                self.procs[f"bfdd{r}"] = self._daemon(r, "bfdd")
+                # its control socket in the router's folder: two pairs at once must not share one
+                self.procs[f"bfdd{r}"] = self._daemon(r, "bfdd", "--bfdctl", str(self.base / r / "bfdd.sock"))
         self.start_b()
 
     def start_b(self) -> None:
@@ -101,6 +102,15 @@ class FrrPair:
         p = self.procs.pop("bgpdB")
         p.terminate()
         p.wait(10)
+
+    def wait_ready(self, timeout: float = 20.0) -> None:
+        """Until both bgpd answer (configuring one that is still starting is lost)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if all(self.vty("show bgp summary json", router=r).lstrip().startswith("{") for r in ("A", "B")):
+                return
+            time.sleep(0.2)
+        raise TimeoutError(f"bgpd did not answer within {timeout:g} s")
 
     def stop(self, name: str) -> None:
         """Stop one daemon ("bfddB", "bgpdB" ...) as a crash or a reboot would take it away."""
@@ -118,3 +128,53 @@ class FrrPair:
         stop_all(self.procs.values())
         for ns in self.ns.values():
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+class EvpnPair(FrrPair):
+    """Two FRR routers (zebra + bgpd) in one AS, an iBGP session carrying l2vpn evpn between
+    them, and on each two VXLAN devices (VNI 100 and 200, local address the router's, no
+    learning) in a bridge each: zebra learns the VNIs from the kernel and `advertise-all-vni`
+    makes each router the other's remote VTEP."""
+
+    VNIS = (100, 200)
+
+    def _evpn_conf(self, r: str, rid: str, peer: str) -> None:
+        d = self.base / r
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "zebra.conf").write_text(f"hostname rtr{r}\n")
+        lines = [f"hostname rtr{r}", "router bgp 65000", f" bgp router-id {rid}", " timers bgp 3 9",
+                 f" neighbor {peer} remote-as 65000", f" neighbor {peer} timers connect 2",
+                 " address-family l2vpn evpn", f"  neighbor {peer} activate", "  advertise-all-vni",
+                 " exit-address-family"]
+        (d / "bgpd.conf").write_text("\n".join(lines) + "\n")
+
+    def up(self) -> None:
+        a, b = self.ns["A"], self.ns["B"]
+        _ip("netns", "add", a)
+        _ip("netns", "add", b)
+        _ip("link", "add", "bgpA0", "netns", a, "type", "veth", "peer", "name", "bgpB0", "netns", b)
+        for ns, dev, addr in ((a, "bgpA0", "10.199.0.1"), (b, "bgpB0", "10.199.0.2")):
+            _ip("-n", ns, "link", "set", "lo", "up")
+            _ip("-n", ns, "addr", "add", f"{addr}/29", "dev", dev)
+            _ip("-n", ns, "link", "set", dev, "up")
+            for vni in self.VNIS:
+                _ip("-n", ns, "link", "add", f"br{vni}", "type", "bridge")
+                _ip("-n", ns, "link", "add", f"vni{vni}", "type", "vxlan", "id", str(vni), "local", addr,
+                    "dstport", "4789", "nolearning")
+                _ip("-n", ns, "link", "set", f"vni{vni}", "master", f"br{vni}")
+                _ip("-n", ns, "link", "set", f"br{vni}", "up")
+                _ip("-n", ns, "link", "set", f"vni{vni}", "up")
+        self._evpn_conf("A", "10.199.0.1", "10.199.0.2")
+        self._evpn_conf("B", "10.199.0.2", "10.199.0.1")
+        for p in [self.base, *self.base.rglob("*")]:
+            shutil.chown(p, "frr", "frr")
+        for d in (self.base, self.base / "A", self.base / "B"):
+            os.chmod(d, 0o755)
+        self.procs["zebraA"] = self._daemon("A", "zebra")
+        self.procs["zebraB"] = self._daemon("B", "zebra")
+        time.sleep(0.3)
+        self.procs["bgpdA"] = self._daemon("A", "bgpd")
+        self.procs["bgpdB"] = self._daemon("B", "bgpd")
+
+    def set_link(self, router: str, dev: str, state: str) -> None:
+        _ip("-n", self.ns[router], "link", "set", dev, state)

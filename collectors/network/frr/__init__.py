@@ -1,4 +1,4 @@
-"""BGP sessions from FRR's vtysh JSON, per VRF and address family."""
+"""BGP sessions (with their prefixes), BFD sessions and EVPN VNIs from FRR's vtysh JSON."""
 
 from pathlib import Path
 
@@ -15,7 +15,7 @@ PERMISSIONS = "`vtysh` needs membership of the frrvty group (or root)."
 
 PLUGIN = CollectorPlugin("frr", FrrCollector, build, FrrConfig, FrrState, domain="network",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION, api={"bgp_peers": lambda s: s.peers, "bfd_peers": lambda s: s.bfd},
-                         nouns={"bgp_peer": "BGP peer", "bfd_peer": "BFD session"}, starter=starter,
+                         section=SECTION, api={"bgp_peers": lambda s: s.peers, "bfd_peers": lambda s: s.bfd, "evpn_vnis": lambda s: s.evpn},
+                         nouns={"bgp_peer": "BGP peer", "bfd_peer": "BFD session", "evpn_vni": "EVPN VNI"}, starter=starter,
                          words={"state": findings.STATE_WORDS},
                          field_names={"state": "session", "remote_as": "peer AS"})

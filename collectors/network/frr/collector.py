@@ -30,6 +30,7 @@ from collectors.base import (
 )
 from collectors.context import HostContext
 from collectors.network.frr.bfd import BfdSession, parse_bfd_peers
+from collectors.network.frr.evpn import VtepMemory, evpn_view
 from collectors.network.frr.prefixes import (
     AfiPrefixes,
     PeakWatch,
@@ -212,17 +213,25 @@ class FrrCollector(Collector):
         "rackpulse_bfd_peer_up": MetricSpec("1 if the BFD session is up.", states=("down", "up")),
         "rackpulse_bfd_peer_uptime_seconds": MetricSpec("Time since the BFD session came up (only while up)."),
         "rackpulse_bfd_peer_flaps_total": MetricSpec("Times the BFD session went down (session-down).", "counter"),
+        "rackpulse_evpn_vni_up": MetricSpec("1 if the VNI's VXLAN interface is up (an L3 VNI: zebra says Up).",
+                                            states=("down", "up")),
+        "rackpulse_evpn_vni_remote_vteps": MetricSpec("Remote VTEPs the VNI floods to."),
+        "rackpulse_evpn_vni_lost_vteps": MetricSpec("Remote VTEPs the VNI had within vtep_memory and has no longer."),
+        "rackpulse_evpn_vni_macs": MetricSpec("MAC addresses known in the VNI."),
+        "rackpulse_evpn_vni_arp_nd": MetricSpec("ARP and ND entries known in the VNI."),
     }
 
     def __init__(self, vtysh: Sequence[str] = ("vtysh",), timeout: float = 10.0, runner: Runner = run_command,
                  drop_ratio: float = 0.5, drop_window: float = 600.0, limit_near: float = 0.8, bfd: bool = True,
-                 max_prefix_count_queries: int = 32) -> None:
+                 max_prefix_count_queries: int = 32, evpn: bool = True, vtep_memory: float = 86400.0) -> None:
         self.vtysh = list(vtysh)
         self.timeout = timeout
         self.runner = runner
         self.drop_ratio, self.limit_near, self.bfd = drop_ratio, limit_near, bfd
         self.max_prefix_count_queries = max_prefix_count_queries
         self.peaks = PeakWatch(drop_window)
+        self.evpn = evpn
+        self.vteps = VtepMemory(vtep_memory)
 
     def _run(self, command: str) -> CommandResult:
         try:
@@ -289,9 +298,18 @@ class FrrCollector(Collector):
             result.entities.append(Entity("bgp_peer", key, {
                 "state": p.state, "remote_as": p.remote_as, "last_reset": extra.last_reset}))
         self.peaks.forget_others({f"{p.vrf}/{p.afi}/{p.peer}" for p in peers})
-        result.state = FrrState(peers=views, bfd=[_bfd_view(b, result) for b in bfd], drop_ratio=self.drop_ratio,
-                                drop_window=self.peaks.window, limit_near=self.limit_near)
+        vnis = []
+        if self.evpn:
+            try:
+                vnis = evpn_view(self._ask, self.vteps, result, now)
+            except (CollectorError, ParseError) as exc:
+                result.warnings.append(f"EVPN VNIs unavailable: {exc}")
+        result.state = FrrState(peers=views, bfd=[_bfd_view(b, result) for b in bfd], evpn=vnis,
+                                drop_ratio=self.drop_ratio, drop_window=self.peaks.window, limit_near=self.limit_near)
         return result
+
+    def _ask(self, command: str) -> str:
+        return check_vtysh(self._run(command), command)
 
     def _adj_in(self, p: BgpPeer, result: CollectResult) -> int | None:
         """The prefixes received before the inbound policy, for a peer whose router keeps them."""
@@ -350,4 +368,4 @@ def _bfd_view(b: BfdSession, result: CollectResult) -> BfdPeer:
 def build(c: Any, host: HostContext, runner: Runner) -> Collector:
     """The collector from its section, [collectors.frr]."""
     return FrrCollector(c.vtysh, c.command_timeout, runner, c.drop_ratio, c.drop_window, c.limit_near, c.bfd,
-                        c.max_prefix_count_queries)
+                        c.max_prefix_count_queries, c.evpn, c.vtep_memory)

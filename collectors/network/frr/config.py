@@ -25,3 +25,8 @@ class FrrConfig(CollectorBase):
     # For peers with soft-reconfiguration inbound: one `prefix-counts` command each, for the
     # prefixes received before the inbound policy (and so the filtered ones). At most this many.
     max_prefix_count_queries: Annotated[int, Field(ge=0)] = 32
+    # EVPN VNIs from zebra (`show evpn vni json`); a router without EVPN has none, no error.
+    evpn: bool = True
+    # evpn_vtep_lost: a remote VTEP a VNI had within this many seconds and has no longer. One
+    # gone for longer is forgotten (a leaf taken out of service), and so is a VNI gone that long.
+    vtep_memory: Seconds = 86400.0

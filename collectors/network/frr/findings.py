@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile, about, level_of
-from collectors.network.frr.state import BfdPeer, FrrState, Peer
+from collectors.network.frr.state import BfdPeer, EvpnVni, FrrState, Peer
 from collectors.plugin import View
 
 RULES = (RuleSpec("bgp_peer_down", "critical", 60, 12), RuleSpec("bgp_all_peers_down", "critical", 0, 4),
          RuleSpec("bgp_prefixes_dropped", "warning", 0, 12), RuleSpec("bgp_prefix_limit_near", "warning", 0, 24),
-         RuleSpec("bfd_peer_down", "critical", 0, 12))
+         RuleSpec("bfd_peer_down", "critical", 0, 12), RuleSpec("evpn_vtep_lost", "critical", 60, 12),
+         RuleSpec("evpn_vni_down", "critical", 60, 12))
 # BGP's finite state machine (RFC 4271, FRR's words for it): only Established is up; Active
 # means "trying to connect", which a person reads as down.
 STATE_WORDS = {"Established": "up", "Idle": "down", "Connect": "down", "Active": "down", "OpenSent": "down",
@@ -57,6 +58,15 @@ def findings(state: FrrState, judging: Judging) -> list[Finding]:
             out.append(Finding(BAD, f"BFD session to {b.peer}" + (f" on {b.interface}" if b.interface else "")
                                + f" is {b.status}" + (f" ({why})" if why else ""),
                                "bfd_peer_down", b.key, bfd_labels(b)))
+    for v in state.evpn:
+        if not v.up:
+            why = ("is no longer known to zebra" if v.gone else
+                   f"is {v.state}" if v.state else f"has its VXLAN interface {v.vxlan_interface} down")
+            out.append(Finding(BAD, f"EVPN VNI {v.vni} {why}", "evpn_vni_down", str(v.vni), vni_labels(v)))
+        elif v.lost_vteps:
+            out.append(Finding(BAD, f"EVPN VNI {v.vni} lost remote VTEP{'s' if len(v.lost_vteps) > 1 else ''} "
+                                    f"{', '.join(v.lost_vteps)} ({len(v.remote_vteps)} left)",
+                               "evpn_vtep_lost", str(v.vni), vni_labels(v)))
     if all_down:
         out.append(Finding(BAD, f"all {len(live)} BGP sessions of {judging.host} are down", "bgp_all_peers_down",
                            judging.host))
@@ -67,20 +77,28 @@ def bfd_labels(b: BfdPeer) -> dict[str, str]:
     return {"peer": b.peer, "vrf": b.vrf, "interface": b.interface}
 
 
+def vni_labels(v: EvpnVni) -> dict[str, str]:
+    return {"vni": str(v.vni), "type": v.type, "interface": v.vxlan_interface}
+
+
 def _minutes(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds >= 120 else f"{seconds:.0f} s"
 
 
 def all_clear(state: FrrState, judging: Judging) -> str | None:
-    if not state.peers:
+    if not state.peers and not state.evpn:
         return None
-    return f"{len(state.peers)} sessions up" + (f", {len(state.bfd)} BFD" if state.bfd else "")
+    words = [f"{len(state.peers)} sessions up"] if state.peers else []
+    words += [f"{len(state.bfd)} BFD"] if state.bfd else []
+    words += [f"{len(state.evpn)} VNI{'s' if len(state.evpn) > 1 else ''}"] if state.evpn else []
+    return ", ".join(words)
 
 
 def view(state: FrrState, found: Sequence[Finding]) -> View:
     """Each session with how it stands: the level of the findings about it."""
     return {"peers": [(p, level_of(about(found, **labels(p)))) for p in state.peers],
-            "bfd": [(b, level_of(about(found, **bfd_labels(b)))) for b in state.bfd]}
+            "bfd": [(b, level_of(about(found, **bfd_labels(b)))) for b in state.bfd],
+            "evpn": [(v, level_of(about(found, **vni_labels(v)))) for v in state.evpn]}
 
 
 TILE = Tile("BGP", "/network#bgp", all_clear)

@@ -50,9 +50,26 @@ class BfdPeer(Record):
     flaps: int | None = None
 
 
+class EvpnVni(Record):
+    vni: int
+    type: str = "L2"  # L2 or L3
+    vxlan_interface: str = ""
+    tenant_vrf: str = "default"
+    local_vtep: str | None = None
+    svi: str | None = None
+    macs: int | None = None
+    arp_nd: int | None = None
+    remote_vteps: list[str] = []
+    lost_vteps: list[str] = []  # there within vtep_memory, gone now
+    up: bool = True  # its VXLAN interface up (an L3 VNI: zebra's state Up), and still listed
+    gone: bool = False  # listed before, no longer
+    state: str | None = None  # an L3 VNI's state in zebra's words
+
+
 class FrrState(State):
     peers: list[Peer] = []
     bfd: list[BfdPeer] = []
+    evpn: list[EvpnVni] = []
     # How the collector was told to judge prefixes ([collectors.frr] drop_ratio, drop_window,
     # limit_near), carried so the findings judge what the page shows.
     drop_ratio: float = 0.5

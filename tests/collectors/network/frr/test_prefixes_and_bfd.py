@@ -12,7 +12,7 @@ from functools import partial
 
 import pytest
 
-from collectors.base import CommandResult, ParseError
+from collectors.base import CollectorError, CommandResult, ParseError
 from collectors.findings import Judging
 from collectors.network.frr.bfd import parse_bfd_peers
 from collectors.network.frr.collector import FrrCollector, parse_bgp_neighbors
@@ -119,6 +119,7 @@ def test_bfdd_not_running_means_no_bfd_sessions_not_an_error() -> None:
 @pytest.fixture(scope="module")
 def routers() -> Iterator[FrrPair]:
     with running(partial(FrrPair, bfd=True), "frr-bfd") as pair:
+        pair.wait_ready()
         pair.vty("configure terminal", "ip prefix-list NO10 seq 5 deny 10.200.0.0/16",
                  "ip prefix-list NO10 seq 10 permit 0.0.0.0/0 le 32", "route-map IN permit 10",
                  "match ip address prefix-list NO10", "exit", "router bgp 65001", "neighbor 10.199.0.2 bfd",
@@ -137,7 +138,11 @@ def collect_until(c: FrrCollector, predicate, what: str):  # type: ignore[no-unt
     deadline = time.monotonic() + SETTLE
     last = None
     while time.monotonic() < deadline:
-        last = c.collect()
+        try:
+            last = c.collect()
+        except CollectorError:  # bgpd still starting
+            time.sleep(0.3)
+            continue
         if predicate(last):
             return last
         time.sleep(0.3)
@@ -151,7 +156,7 @@ def v4(result):  # type: ignore[no-untyped-def]
 def test_real_prefix_counts_match_the_summary_and_the_routes_filtered_by_policy(routers: FrrPair) -> None:
     c = FrrCollector(routers.vtysh("A"))
     r = collect_until(c, lambda r: v4(r) and v4(r).up and v4(r).prefixes_received == 2
-                      and v4(r).prefixes_adj_in, "two prefixes accepted")
+                      and v4(r).prefixes_adj_in and v4(r).bfd == "up", "two prefixes accepted, BFD up")
     summary = json.loads(routers.vty("show bgp ipv4 unicast summary json"))["peers"]["10.199.0.2"]
     p = v4(r)
     assert p.prefixes_received == summary["pfxRcd"] and p.prefixes_sent == summary["pfxSnt"]

@@ -1,0 +1,141 @@
+"""EVPN VNIs over VXLAN: parsed from real FRR 8.4.4 and frr_exporter captures (and an L3 VNI
+written from zebra's zl3vni_print), and read from two real FRR routers in network namespaces
+with VXLAN devices, one of which is stopped while the other's collector watches."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from collectors.base import CollectorError, CommandResult, ParseError
+from collectors.findings import Judging
+from collectors.network.frr.collector import FrrCollector
+from collectors.network.frr.evpn import Vni, VtepMemory, parse_evpn_vni, parse_interfaces_up
+from collectors.network.frr.findings import findings
+from tests.paths import FIXTURES
+from tests.peers import running
+from tests.peers.frr import EvpnPair
+
+DIR = FIXTURES / "frr"
+
+# `show evpn vni json` and `... detail json` for an L3 VNI, in the keys zebra's zl3vni_print
+# and zl3vni_print_hash write (FRR zebra/zebra_vxlan.c).
+L3 = '{"4001": {"vni": 4001, "vxlanIf": "vxlan4001", "numMacs": 2, "numArpNd": 2, "numRemoteVteps": "n/a", ' \
+     '"type": "L3", "tenantVrf": "tenant1"}}'
+L3_DETAIL = '{"4001": {"vni": 4001, "type": "L3", "localVtepIp": "10.0.0.1", "vxlanIntf": "vxlan4001", ' \
+            '"sviIntf": "br4001", "state": "Down", "vrf": "tenant1", "l2Vnis": [100]}}'
+
+
+def test_the_vni_list_and_its_detail_give_each_vni_its_vteps_interfaces_and_counts() -> None:
+    vnis = parse_evpn_vni((DIR / "frr844__show_evpn_vni.json").read_text(),
+                          (DIR / "frr844__show_evpn_vni_detail.json").read_text())
+    assert sorted(vnis) == [100, 200]
+    v = vnis[100]
+    assert (v.type, v.vxlan_interface, v.remote_vteps, v.local_vtep, v.svi, v.macs) == (
+        "L2", "vni100", ["10.199.0.2"], "10.199.0.1", "br100", 0)
+    exporter = parse_evpn_vni((DIR / "frr_exporter__show_evpn_vni.json").read_text())
+    assert exporter[174374].macs == 42 and exporter[172192].remote_vteps == ["10.0.0.13"]
+    l3 = parse_evpn_vni(L3, L3_DETAIL)[4001]
+    assert (l3.type, l3.tenant_vrf, l3.state, l3.svi, l3.local_vtep, l3.remote_vteps) == (
+        "L3", "tenant1", "Down", "br4001", "10.0.0.1", [])
+    assert parse_evpn_vni("") == {}  # a router without EVPN prints nothing
+    with pytest.raises(ParseError, match="no VNI number"):
+        parse_evpn_vni('{"7": {"type": "L2"}}')
+
+
+def test_an_interface_is_up_only_when_administratively_and_operationally_up() -> None:
+    doc = json.dumps({"vni100": {"administrativeStatus": "down"},
+                      "vni200": {"administrativeStatus": "up", "operationalStatus": "up"},
+                      "vni300": {"administrativeStatus": "up", "operationalStatus": "down"}})
+    assert parse_interfaces_up(doc, {"vni100", "vni200", "vni300", "absent"}) == {
+        "vni100": False, "vni200": True, "vni300": False}
+
+
+def test_a_vtep_that_was_there_is_lost_until_it_returns_or_is_forgotten() -> None:
+    m = VtepMemory(keep=3600)
+    both = {100: Vni(100, "L2", "vni100", "default", 0, 0, ["10.0.0.2", "10.0.0.3"])}
+    assert m.lost(both, 0) == ({100: []}, [])
+    one = {100: Vni(100, "L2", "vni100", "default", 0, 0, ["10.0.0.2"])}
+    assert m.lost(one, 60) == ({100: ["10.0.0.3"]}, [])
+    assert m.lost(both, 120)[0] == {100: []}  # back
+    assert m.lost(one, 200)[0] == {100: ["10.0.0.3"]}
+    assert m.lost(one, 200 + 3601)[0] == {100: []}  # gone for longer than keep: forgotten
+    lost, gone = m.lost({}, 4000)
+    assert [v.vni for v in gone] == [100]  # the VNI itself went away
+
+
+def test_evpn_findings_say_a_lost_vtep_and_a_vni_down_and_nothing_when_all_is_there() -> None:
+    from collectors.network.frr.state import EvpnVni, FrrState
+
+    def said(*vnis: EvpnVni) -> list[tuple[str | None, str]]:
+        return [(f.rule, f.text) for f in findings(FrrState(evpn=list(vnis)), Judging(host="leaf1"))]
+
+    assert said(EvpnVni(vni=100, vxlan_interface="vni100", remote_vteps=["10.0.0.2"])) == []
+    assert said(EvpnVni(vni=100, remote_vteps=["10.0.0.2"], lost_vteps=["10.0.0.3"])) == [
+        ("evpn_vtep_lost", "EVPN VNI 100 lost remote VTEP 10.0.0.3 (1 left)")]
+    assert said(EvpnVni(vni=200, vxlan_interface="vni200", up=False)) == [
+        ("evpn_vni_down", "EVPN VNI 200 has its VXLAN interface vni200 down")]
+    assert said(EvpnVni(vni=300, up=False, gone=True)) == [("evpn_vni_down", "EVPN VNI 300 is no longer known to zebra")]
+
+
+def test_a_router_without_evpn_has_no_vnis_and_no_warning() -> None:
+    summary = (DIR / "frr844__show_bgp_vrf_all_summary.json").read_bytes()
+
+    def runner(argv, timeout):  # type: ignore[no-untyped-def]
+        if "evpn" in argv[-1] or "bfd" in argv[-1]:
+            return CommandResult(tuple(argv), 0, b"", b"")
+        return CommandResult(tuple(argv), 0, summary if "summary" in argv[-1] else b"{}", b"")
+
+    r = FrrCollector(["vtysh"], runner=runner).collect()
+    assert r.state.evpn == [] and r.warnings == []
+
+
+@pytest.fixture(scope="module")
+def routers() -> Iterator[EvpnPair]:
+    with running(EvpnPair, "frr-evpn") as pair:
+        yield pair
+
+
+# The session's hold time is 9 s (tests/peers/frr.py: timers 3 9), its connect retry 2 s: a
+# VTEP whose router stops is withdrawn within the hold time, and comes back within a retry
+# and an exchange of routes after it restarts.
+SETTLE = 3 * 9 + 2
+
+
+def collect_until(c: FrrCollector, predicate, what: str):  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + SETTLE
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            last = c.collect()
+        except CollectorError:  # bgpd still starting
+            time.sleep(0.3)
+            continue
+        if predicate({v.vni: v for v in last.state.evpn}):
+            return last
+        time.sleep(0.3)
+    raise AssertionError(f"{what}: not seen within {SETTLE} s; last: {last.state.evpn if last else None}")
+
+
+def test_real_vnis_lose_the_stopped_routers_vtep_and_a_downed_vxlan_device(routers: EvpnPair) -> None:
+    c = FrrCollector(routers.vtysh("A"))
+    r = collect_until(c, lambda v: set(v) == {100, 200} and all(x.remote_vteps == ["10.199.0.2"] for x in v.values()),
+                      "both VNIs with B as remote VTEP")
+    assert {v.vni: v.local_vtep for v in r.state.evpn} == {100: "10.199.0.1", 200: "10.199.0.1"}
+    assert findings(r.state, Judging(host="A")) == []
+    routers.stop("bgpdB")
+    r = collect_until(c, lambda v: all(not x.remote_vteps for x in v.values()), "B's VTEP withdrawn")
+    lost = [f for f in findings(r.state, Judging(host="A")) if f.rule == "evpn_vtep_lost"]
+    assert sorted(f.subject for f in lost) == ["100", "200"] and "10.199.0.2" in lost[0].text
+    routers.procs["bgpdB"] = routers._daemon("B", "bgpd")
+    r = collect_until(c, lambda v: all(x.remote_vteps == ["10.199.0.2"] for x in v.values()), "B's VTEP back")
+    assert not [f for f in findings(r.state, Judging(host="A")) if f.rule == "evpn_vtep_lost"]
+    routers.set_link("A", "vni100", "down")
+    r = collect_until(c, lambda v: not v[100].up, "VNI 100 down")
+    (down,) = [f for f in findings(r.state, Judging(host="A")) if f.rule == "evpn_vni_down"]
+    assert down.subject == "100" and "vni100 down" in down.text
+    up = {dict(s.labels)["vni"]: s.value for s in r.samples if s.metric == "rackpulse_evpn_vni_up"}
+    assert up == {"100": 0, "200": 1}
