@@ -143,7 +143,8 @@ def evpn_view(ask: Callable[[str], str], memory: VtepMemory, result: CollectResu
     """The VNIs zebra knows, with what they lost, their samples and inventory added to `result`.
     `ask` runs one vtysh command and returns its output (raising CollectorError)."""
     listed = ask("show evpn vni json")
-    vnis = parse_evpn_vni(listed)
+    # "% Unknown command": a vtysh (or a stand-in) without EVPN commands, which is no EVPN
+    vnis = {} if listed.lstrip().startswith("%") else parse_evpn_vni(listed)
     if not vnis:
         lost, gone = memory.lost({}, now)
         return [_gone(v) for v in gone]
