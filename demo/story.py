@@ -164,7 +164,7 @@ def write_tree(root: Path, state: dict[str, Any]) -> None:
 # The rules whose own `for` is longer than their moment in the story, and what the demo uses.
 STORY_FOR = {"container_unhealthy": 10, "unit_failed": 0, "bgp_peer_down": 20, "bond_slave_down": 20, "probe_loss": 30, "probe_latency": 30,
              "vpn_tunnel_drops": 30, "ceph_osd_down": 20, "ceph_health_warn": 30, "ups_on_battery": 10,
-             "rail_out_of_range": 0}
+             "rail_out_of_range": 0, "modem_signal_poor": 30, "modem_gone": 10}
 
 
 def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: int | None = None,
@@ -195,6 +195,11 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
             "smart": {"interval": interval, "timeout": 30, "smartctl": [*tool, "smartctl", str(root / "demo-state.json")]},
             "frr": {"enabled": True, "interval": interval, "vtysh": [*tool, "vtysh", str(root / "demo-state.json")]},
             "bonding": {"interval": interval},
+            # The bond's six modems, answered by the scene's replayed mmcli (collectors/network/modems/demo.py):
+            # eoip4's fades, then drops off and returns under another number.
+            "modems": {"enabled": True, "interval": interval, "mmcli": [*replay, str(root / "demo-tools" / "mmcli")],
+                       "links": [{"imei": f"3569380356438{i:02d}", "interface": f"eoip{i}", "name": f"3G link {i}"}
+                                 for i in range(1, 7)]},
             "openvpn": {"interval": interval, "instances": [{
                 "name": "site-b", "status_file": "/run/openvpn/site-b.status", "interface": "tun0",
                 "config_file": "/etc/openvpn/server/site-b.conf", "path_mtu": 1420, "link_mbps": 100}]},

@@ -29,13 +29,14 @@ STEP = 15.0  # story seconds between polls (the demo polls every few seconds; ru
 # drops packets and halves its throughput in the rush, the UPS on battery and low with its 12 V
 # bus sagging, the stalled HBA fan, the ZFS mirror losing a disk to checksum errors, the RAID
 # controller's slot 3, the Ceph OSD down and the cluster's PGs degraded, the nightly backup that
-# hangs (missed) and then fails with its log, the phone's WireGuard peer that goes quiet.
+# hangs (missed) and then fails with its log, the phone's WireGuard peer that goes quiet, and the
+# flapping slave's 3G modem losing signal first, then dropping off the bus while the slave is down.
 INTENDED = {"array_degraded", "array_rebuilding", "bgp_peer_down", "bond_slave_down", "bond_slave_flapping", "ceph_health_warn",
             "heartbeat_missed", "heartbeat_failed", "wireguard_handshake_stale", "container_unhealthy", "unit_failed",
             "ceph_osd_down", "disk_failing", "disk_warning", "fan_stalled", "megaraid_pd_errors",
             "megaraid_vd_degraded", "probe_latency", "probe_loss", "rail_out_of_range", "switch_port_flapping",
             "throughput_low", "ups_low_battery", "ups_on_battery", "vpn_tunnel_drops", "zfs_errors_rising",
-            "zfs_pool_degraded"}
+            "zfs_pool_degraded", "modem_signal_poor", "modem_gone"}
 # Shown by the story but said by the alert about the whole (one alert per problem): the failed
 # member is in "array degraded", the faulted device in "pool degraded", the bad drive in "VD degraded".
 COVERED = {"array_member_failed", "zfs_device_faulted", "megaraid_pd_failed"}
