@@ -151,6 +151,14 @@ def memory(s: States, gib: float) -> None:
     s["host"]["memory"]["available"] = int(gib * (1 << 30))  # of 16 GiB
 
 
+def modem(s: States, **attrs: Any) -> None:
+    s["modems"]["modems"][3].update(attrs)  # eoip4's, 3G link 4
+
+
+BFD = {"key": "default/10.0.250.1", "peer": "10.0.250.1", "local": "10.0.250.2", "vrf": "default", "status": "down",
+       "diagnostic": "control detection time expired", "local_discriminator": 1, "remote_discriminator": 0}
+
+
 def all_peers(s: States, up: bool) -> None:
     for p in s["frr"]["peers"]:
         if not p["admin_down"]:
@@ -252,6 +260,23 @@ CASES: dict[str, tuple[Callable[[States], None], Callable[[States], None], str |
     "bgp_peer_down": (lambda s: peer(s, up=False, state="Active"),
                       lambda s: peer(s, up=False, state="Idle (Admin)", admin_down=True), "BGP"),
     "bgp_all_peers_down": (lambda s: all_peers(s, False), all_but_one_peer_down, "BGP"),
+    "bgp_prefixes_dropped": (lambda s: peer(s, prefixes_received=5, prefixes_peak=12),
+                             lambda s: peer(s, prefixes_received=6, prefixes_peak=12), "BGP"),
+    "bgp_prefix_limit_near": (lambda s: peer(s, prefix_limit=14), lambda s: peer(s, prefix_limit=15), "BGP"),
+    "bfd_peer_down": (lambda s: s["frr"].update(bfd=[BFD]),
+                      lambda s: s["frr"].update(bfd=[{**BFD, "status": "adm-down", "admin_down": True}]), "BGP"),
+    "evpn_vtep_lost": (lambda s: s["frr"].update(evpn=[{"vni": 100, "vxlan_interface": "vni100",
+                                                        "remote_vteps": ["10.0.0.2"], "lost_vteps": ["10.0.0.3"]}]),
+                       lambda s: s["frr"].update(evpn=[{"vni": 100, "vxlan_interface": "vni100",
+                                                        "remote_vteps": ["10.0.0.2", "10.0.0.3"]}]), "BGP"),
+    "evpn_vni_down": (lambda s: s["frr"].update(evpn=[{"vni": 200, "vxlan_interface": "vni200", "up": False}]),
+                      lambda s: s["frr"].update(evpn=[{"vni": 200, "vxlan_interface": "vni200", "up": True}]), "BGP"),
+    "modem_unregistered": (lambda s: modem(s, registration="searching", state="searching"),
+                           lambda s: modem(s, registration="roaming"), "Modems"),
+    "modem_signal_poor": (lambda s: modem(s, rscp=-104.0, poor=["RSCP -104 dBm"]),
+                          lambda s: modem(s, rscp=-99.0, poor=[]), "Modems"),
+    "modem_gone": (lambda s: modem(s, gone=True, state="gone", number=None, quality=None),
+                   lambda s: modem(s, number="9"), "Modems"),
     "vpn_down": (lambda s: s["openvpn"]["instances"][0].update(up=False, error="status file is 300 s old"),
                  lambda s: s["openvpn"]["instances"][0].update(up=True, error=None), "VPN"),
     "vpn_tunnel_drops": (lambda s: s["openvpn"]["instances"][0].update(drops_delta=5),
@@ -312,6 +337,23 @@ SAYS = {
     "bgp_peer_down": ("default/ipv4Unicast/10.0.250.1", "BGP peer 10.0.250.1 (edge-router 3G failover) down (Active), "
                       "last reset: Waiting for NHT", {**H, "peer": "10.0.250.1", "vrf": "default", "afi": "ipv4Unicast",
                                                  "peer_as": "65200"}),
+    "bgp_prefixes_dropped": ("default/ipv4Unicast/10.0.250.1", "BGP peer 10.0.250.1 (edge-router 3G failover) "
+                             "ipv4Unicast: accepted prefixes fell from 12 to 5 within 10 min while the session "
+                             "stayed up", {**H, "peer": "10.0.250.1", "vrf": "default", "afi": "ipv4Unicast", "peer_as": "65200"}),
+    "bgp_prefix_limit_near": ("default/ipv4Unicast/10.0.250.1", "BGP peer 10.0.250.1 ipv4Unicast: 12 prefixes "
+                              "accepted of a maximum of 14 (86%); past it the session is torn down", {**H, "peer": "10.0.250.1", "vrf": "default", "afi": "ipv4Unicast", "peer_as": "65200"}),
+    "bfd_peer_down": ("default/10.0.250.1", "BFD session to 10.0.250.1 is down (control detection time expired)",
+                      {**H, "peer": "10.0.250.1", "vrf": "default"}),
+    "evpn_vtep_lost": ("100", "EVPN VNI 100 lost remote VTEP 10.0.0.3 (1 left)",
+                       {**H, "vni": "100", "type": "L2", "interface": "vni100"}),
+    "evpn_vni_down": ("200", "EVPN VNI 200 has its VXLAN interface vni200 down",
+                      {**H, "vni": "200", "type": "L2", "interface": "vni200"}),
+    "modem_unregistered": ("356938035643804", "modem 3G link 4 (bond0/eoip4) is not registered on a network "
+                           "(registration searching, state searching)", {**H, "modem": "3G link 4", "interface": "eoip4"}),
+    "modem_signal_poor": ("356938035643804", "modem 3G link 4 (bond0/eoip4) has a poor 3G signal: RSCP -104 dBm",
+                          {**H, "modem": "3G link 4", "interface": "eoip4"}),
+    "modem_gone": ("356938035643804", "modem 3G link 4 (bond0/eoip4) is gone: ModemManager no longer lists it "
+                   "(unplugged, or its USB port reset)", {**H, "modem": "3G link 4", "interface": "eoip4"}),
     "bond_slave_down": ("bond0/eoip4", "bond bond0: slave eoip4 down (5/6 up)", {**H, "bond": "bond0", "slave": "eoip4"}),
     "disk_failing": ("ZA1000AK", "disk failing, shelf 1, bay 0: ST8000VN004-2M2101 serial ZA1000AK: SMART overall "
                      "health: FAILED", DISK),

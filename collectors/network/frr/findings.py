@@ -74,7 +74,7 @@ def findings(state: FrrState, judging: Judging) -> list[Finding]:
 
 
 def bfd_labels(b: BfdPeer) -> dict[str, str]:
-    return {"peer": b.peer, "vrf": b.vrf, "interface": b.interface}
+    return {"peer": b.peer, "vrf": b.vrf} | ({"interface": b.interface} if b.interface else {})
 
 
 def vni_labels(v: EvpnVni) -> dict[str, str]:

@@ -125,6 +125,10 @@ def test_real_vnis_lose_the_stopped_routers_vtep_and_a_downed_vxlan_device(route
     r = collect_until(c, lambda v: set(v) == {100, 200} and all(x.remote_vteps == ["10.199.0.2"] for x in v.values()),
                       "both VNIs with B as remote VTEP")
     assert {v.vni: v.local_vtep for v in r.state.evpn} == {100: "10.199.0.1", 200: "10.199.0.1"}
+    # the l2vpn evpn session is in the BGP table with its prefixes (`show bgp l2vpn evpn summary json`'s)
+    evpn_summary = json.loads(routers.vty("show bgp l2vpn evpn summary json"))["peers"]["10.199.0.2"]
+    (session,) = [p for p in r.state.peers if p.afi == "l2VpnEvpn"]
+    assert session.up and session.prefixes_received == evpn_summary["pfxRcd"] > 0
     assert findings(r.state, Judging(host="A")) == []
     routers.stop("bgpdB")
     r = collect_until(c, lambda v: all(not x.remote_vteps for x in v.values()), "B's VTEP withdrawn")
