@@ -49,7 +49,7 @@ def test_every_built_in_rule_is_declared_by_exactly_one_collector_or_the_app() -
 def test_a_healthy_host_shows_every_tile_all_clear_in_plug_in_order() -> None:
     got = [(t.title, t.level, t.reason) for t in views.tiles(snapshot())]
     assert [t for t, _, _ in got] == ["Host", "Containers", "Services", "Arrays", "Disks", "Ceph", "RAID controller", "ZFS", "Bonds", "BGP",
-                                      "VPN", "Switch ports", "WireGuard", "Heartbeats", "Probes", "Throughput", "Heat pump", "Power"]
+                                      "Modems", "VPN", "Switch ports", "WireGuard", "Heartbeats", "Probes", "Throughput", "Heat pump", "Power"]
     assert all(level == OK for _, level, _ in got)
     reasons = dict((t, r) for t, _, r in got)
     assert reasons["Arrays"].endswith("arrays clean") and reasons["Power"] == "rails in range, fans turning, on mains"
@@ -59,6 +59,7 @@ def test_a_healthy_host_shows_every_tile_all_clear_in_plug_in_order() -> None:
     assert reasons["Heartbeats"] == "2 jobs on time"
     assert reasons["Containers"] == "3 of 4 containers running, 3 healthy by their checks"
     assert reasons["Services"] == "3 watched units fine, 2 timers on time"
+    assert reasons["Modems"] == "6 of 6 modems registered"
 
 
 def test_the_tile_and_the_alert_say_the_same_words() -> None:

@@ -27,6 +27,9 @@ def findings(state: FrrState, judging: Judging) -> list[Finding]:
     live = [p for p in state.peers if not p.admin_down]  # one shut down on purpose is shown, not alarming
     all_down = bool(live) and not any(p.up for p in live)
     out = []
+    drop_ratio = state.drop_ratio if state.drop_ratio is not None else 0.5
+    drop_window = state.drop_window if state.drop_window is not None else 600.0
+    limit_near = state.limit_near if state.limit_near is not None else 0.8
     for p in live:
         subject = f"{p.vrf}/{p.afi}/{p.peer}"
         if not p.up:
@@ -39,12 +42,12 @@ def findings(state: FrrState, judging: Judging) -> list[Finding]:
             out.append(Finding(WARN, f"BGP peer {p.peer} is Established but its BFD session is {p.bfd}: the path "
                                      "is failing faster than BGP's hold timer sees", labels=labels(p)))
         accepted = p.prefixes_received
-        if accepted is not None and p.prefixes_peak and accepted < p.prefixes_peak * (1 - state.drop_ratio):
+        if accepted is not None and p.prefixes_peak and accepted < p.prefixes_peak * (1 - drop_ratio):
             out.append(Finding(WARN, f"BGP peer {p.peer} ({p.description or p.remote_as}) {p.afi}: accepted "
                                      f"prefixes fell from {p.prefixes_peak} to {accepted} within "
-                                     f"{_minutes(state.drop_window)} while the session stayed up",
+                                     f"{_minutes(drop_window)} while the session stayed up",
                                "bgp_prefixes_dropped", subject, labels(p)))
-        if accepted is not None and p.prefix_limit and accepted > p.prefix_limit * state.limit_near:
+        if accepted is not None and p.prefix_limit and accepted > p.prefix_limit * limit_near:
             out.append(Finding(WARN, f"BGP peer {p.peer} {p.afi}: {accepted} prefixes accepted of a maximum of "
                                      f"{p.prefix_limit} ({accepted / p.prefix_limit:.0%}); past it the session "
                                      "is torn down", "bgp_prefix_limit_near", subject, labels(p)))

@@ -72,6 +72,8 @@ class FrrState(State):
     evpn: list[EvpnVni] = []
     # How the collector was told to judge prefixes ([collectors.frr] drop_ratio, drop_window,
     # limit_near), carried so the findings judge what the page shows.
-    drop_ratio: float = 0.5
-    drop_window: float = 600.0
-    limit_near: float = 0.8
+    # limit_near), carried so the findings judge what the page shows. None: not known (a state
+    # of another version), and the defaults apply.
+    drop_ratio: float | None = 0.5
+    drop_window: float | None = 600.0
+    limit_near: float | None = 0.8
