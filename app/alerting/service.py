@@ -276,7 +276,6 @@ class Alerting:
     def view(self, now: float | None = None, rule: str = "", severity: str = "") -> dict[str, Any]:
         """What the alerts page shows; the history narrowed to a rule and a severity when asked."""
         now = now or time.time()
-        muted = self.muted(now, set(self.states))
         past = select(alert_event).where(alert_event.c.host == self.host)
         if rule:
             past = past.where(alert_event.c.rule == rule)
@@ -284,24 +283,39 @@ class Alerting:
             past = past.where(alert_event.c.severity == severity)
         with self.engine.connect() as c:
             history = c.execute(past.order_by(alert_event.c.id.desc()).limit(100)).all()
-            notes = dict(((r, sub), n) for r, sub, n in c.execute(
-                select(alert.c.rule, alert.c.subject, alert.c.ack_note).where(
-                    alert.c.host == self.host, alert.c.ack_note.is_not(None))))
             box = c.execute(select(outbox, alert_event.c.rule, alert_event.c.subject, alert_event.c.kind)
                             .join(alert_event, alert_event.c.id == outbox.c.event_id)
                             .order_by(outbox.c.id.desc()).limit(50)).all()
-            silences = c.execute(select(silence).where(silence.c.host == self.host, silence.c.until > now)
-                                 .order_by(silence.c.until)).all()
+        return {"evaluations": self.evaluations, "active": self.active(now),
+                "history": [dict(r._mapping) for r in history], "outbox": [dict(r._mapping) for r in box],
+                "silences": self.silences_in_force(now), "rules": sorted(self.rules),
+                "channels": self.channel_health()}
+
+    def active(self, now: float | None = None) -> list[dict[str, Any]]:
+        """The alerts pending and firing, firing and critical first, each with its mute, what it
+        fired with, what suppresses it and its ack note: from memory, and the notes read only
+        when one is acknowledged (the API's /alerts read the whole page's history: 2.5 ms)."""
+        now = now or time.time()
+        muted = self.muted(now, set(self.states))
         active = [s for s in self.states.values() if s.state in ("pending", "firing")]
         active.sort(key=lambda s: (s.state != "firing", s.severity != "critical", -(s.fired_at or s.since)))
+        notes: dict[tuple[str, str], str] = {}
+        if any(s.acked_at for s in active):
+            with self.engine.connect() as c:
+                notes = {(r, sub): n for r, sub, n in c.execute(
+                    select(alert.c.rule, alert.c.subject, alert.c.ack_note).where(
+                        alert.c.host == self.host, alert.c.ack_note.is_not(None)))}
         fired = self._fired_with({s.key for s in active if s.state == "firing"})
-        return {"evaluations": self.evaluations,
-                "active": [{**s.__dict__, "muted": s.key in muted, "fired_with": fired.get(s.key),
-                            "suppressed_by": self.suppressed.get(s.key),
-                            "ack_note": notes.get(s.key) if s.acked_at else None} for s in active],
-                "history": [dict(r._mapping) for r in history], "outbox": [dict(r._mapping) for r in box],
-                "silences": [dict(r._mapping) for r in silences], "rules": sorted(self.rules),
-                "channels": self.channel_health()}
+        return [{**s.__dict__, "muted": s.key in muted, "fired_with": fired.get(s.key),
+                 "suppressed_by": self.suppressed.get(s.key),
+                 "ack_note": notes.get(s.key) if s.acked_at else None} for s in active]
+
+    def silences_in_force(self, now: float | None = None) -> list[dict[str, Any]]:
+        now = now or time.time()
+        with self.engine.connect() as c:
+            rows = c.execute(select(silence).where(silence.c.host == self.host, silence.c.until > now)
+                             .order_by(silence.c.until)).all()
+        return [dict(r._mapping) for r in rows]
 
 
 # A silence's patterns are short (a rule name, "md*", a subject); fnmatch on a megabyte pattern

@@ -101,19 +101,19 @@ def events(s: SiteDep, request: Request, kind: str | None = None, key: str | Non
 @router.get("/alerts")
 def alerts(s: SiteDep, request: Request, firing: bool = True) -> list[dict[str, Any]]:
     """The alerts in force (firing=false: pending and firing), each with its ack and silence."""
-    active = _alerting(s, request).view()["active"]
+    active = _alerting(s, request).active()
     return [a for a in active if a.get("state") == "firing"] if firing else active
 
 
 @router.get("/silences")
 def silences(s: SiteDep, request: Request) -> list[dict[str, Any]]:
-    return list(_alerting(s, request).view()["silences"])
+    return _alerting(s, request).silences_in_force()
 
 
 @router.get("/maintenance")
 def maintenance(s: SiteDep, request: Request) -> list[dict[str, Any]]:
     """One-off maintenance windows: silences of every alert of the host, in force."""
-    return [x for x in _alerting(s, request).view()["silences"]
+    return [x for x in _alerting(s, request).silences_in_force()
             if matches_all(x.get("rule")) and matches_all(x.get("subject"))]
 
 

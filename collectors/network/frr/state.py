@@ -71,7 +71,6 @@ class FrrState(State):
     bfd: list[BfdPeer] = []
     evpn: list[EvpnVni] = []
     # How the collector was told to judge prefixes ([collectors.frr] drop_ratio, drop_window,
-    # limit_near), carried so the findings judge what the page shows.
     # limit_near), carried so the findings judge what the page shows. None: not known (a state
     # of another version), and the defaults apply.
     drop_ratio: float | None = 0.5
