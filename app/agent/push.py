@@ -79,9 +79,10 @@ STALE_CONNECTION = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionR
 
 
 class SendError(Exception):
-    def __init__(self, status: int | None, message: str) -> None:
+    def __init__(self, status: int | None, message: str, slow: bool = False) -> None:
         super().__init__(message)
         self.status = status
+        self.slow = slow  # sent, and no answer within the timeout: the server is there but busy
 
 
 class Sender:
@@ -148,9 +149,13 @@ class Sender:
                    "User-Agent": f"rackpulse-agent/{self.version}"}
         for attempt in (1, 2):
             reused = self._conn is not None
+            sent = False
             try:
                 conn = self._connection()
+                if conn.sock is None:
+                    conn.connect()  # a timeout here is a server out of reach; after the request, a slow one
                 conn.request("POST", self.path, body=body, headers=headers)
+                sent = True
                 resp = conn.getresponse()
                 data = resp.read()
                 break
@@ -158,6 +163,8 @@ class Sender:
                 self.close()
                 if attempt == 1 and reused and isinstance(exc, STALE_CONNECTION):
                     continue  # the server closed an idle keep-alive connection; re-sending is safe (seq)
+                if sent and isinstance(exc, TimeoutError):
+                    raise SendError(None, f"server too slow: no answer within {self.timeout:g}s", slow=True) from None
                 raise SendError(None, f"server unreachable: {exc.__class__.__name__}: {exc}") from None
         try:
             answer = json.loads(data or b"{}")
@@ -180,8 +187,10 @@ class Sender:
         try:
             self.post(records)
         except SendError as exc:
-            if exc.status == 413 and len(records) > 1:
-                self.max_records = max(1, len(records) // 2)  # the server's limit is lower than ours
+            if (exc.status == 413 or exc.slow) and len(records) > 1:
+                # the server's limit is lower than ours, or it took longer than our timeout over
+                # this many (a backlog after an outage, on a busy server): smaller batches
+                self.max_records = max(1, len(records) // 2)
                 raise
             if exc.status in (400, 413, 415, 422):
                 if len(records) > 1:
@@ -223,6 +232,11 @@ class Sender:
                 self.last_error = str(exc)
                 if exc.status == 413 or (exc.status in (400, 415, 422) and self.max_records == 1):
                     continue  # retry at once with a smaller batch
+                if exc.slow:
+                    # Reachable but busy: a smaller batch soon, not a backoff that grows to minutes
+                    # while the outbox grows (each retry would again be too big to answer in time).
+                    self._stop.wait(random.uniform(1 - JITTER, 1 + JITTER))  # noqa: S311
+                    continue
                 self._stop.wait(backoff * random.uniform(1 - JITTER, 1 + JITTER))  # noqa: S311
                 backoff = min(backoff * 2, MAX_BACKOFF)
                 continue

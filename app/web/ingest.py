@@ -23,13 +23,13 @@ from app.web.site import Site, SiteDep
 log = logging.getLogger("rackpulse.web")
 router = APIRouter()
 SLOW_INGEST = 0.5  # seconds: a batch slower than this is logged with where the time went
-TRIM_AFTER = 1 << 20  # bytes of JSON: after a batch this large, free memory goes back to the system
+TRIM_AFTER = 1 << 20  # bytes of JSON: after a refused batch this large, free memory goes back to the system
 
 
 def release_free_memory() -> None:
     """Hand the C heap's free pages back to the system (glibc's malloc_trim). A parsed batch is
     many small objects; freed, they leave holes the heap keeps: five refused batches of 25,000
-    new series left the server 47 MB larger for good. Elsewhere than glibc: nothing to do."""
+    new series left the server 47 MB larger. Elsewhere than glibc: nothing to do."""
     global _trim
     if _trim is None:
         try:
@@ -63,17 +63,19 @@ async def _take(request: Request, s: Site, who: Any, limit: int, marks: list[flo
         marks.append(time.perf_counter())
         raw = decode_body(bytes(body), request.headers.get("content-encoding"), limit)
         body.clear()  # the compressed copy is not needed past here
-        if len(raw) < TRIM_AFTER:
-            return parse_and_store(raw)
+        big = len(raw) >= TRIM_AFTER
         try:
             return parse_and_store(raw)
         except Exception as exc:
-            # a refused batch: the frames it passed through hold it until the error is handled
-            traceback.clear_frames(exc.__traceback__)
+            if big:
+                # A refused batch: the frames it passed through hold it until the error is
+                # handled. Only then: trimming after every large accepted batch cost an agent's
+                # backlog seconds a batch (malloc_trim walks the whole heap), and those are
+                # memory the next batch reuses anyway.
+                traceback.clear_frames(exc.__traceback__)
+                del raw
+                release_free_memory()
             raise
-        finally:
-            del raw
-            release_free_memory()
 
     result = await run_in_threadpool(work)
     marks.append(time.perf_counter())

@@ -18,6 +18,29 @@ from pathlib import Path
 from tests.peers import stop_all
 
 FRR = Path("/usr/lib/frr")
+# The routers' BGP timers (below: timers bgp 3 9, connect retry 2 s): a session goes down
+# within the hold time and up again within a retry and an exchange of routes; BFD detects in
+# 0.9 s. What the tests wait for happens well within this.
+SETTLE = 3 * 9 + 2
+
+
+def collect_until(collector, predicate, what: str, within: float = SETTLE):  # type: ignore[no-untyped-def]
+    """Collect until predicate(result) holds, within `within` seconds; bgpd still starting (a
+    CollectorError) is waited out too."""
+    from collectors.base import CollectorError
+
+    deadline = time.monotonic() + within
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            last = collector.collect()
+        except CollectorError:
+            time.sleep(0.3)
+            continue
+        if predicate(last):
+            return last
+        time.sleep(0.3)
+    raise AssertionError(f"{what}: not seen within {within:g} s; last state: {last.state if last else None}")
 
 
 def _ip(*args: str) -> None:

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from collectors import finite
 from collectors.base import ParseError
+from collectors.jsontext import tool_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,19 +49,10 @@ class BfdSession:
 
 
 def _json_list(text: str | bytes, what: str) -> list[Any]:
-    raw = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
-    stripped = raw.strip()
-    if not stripped:
-        return []
-    if not stripped.startswith("["):
-        raise ParseError(f"{what}: not a JSON list: {stripped.splitlines()[0][:160]!r}")
-    try:
-        doc = finite.loads(stripped)
-    except ValueError as exc:
-        raise ParseError(f"{what}: malformed JSON ({exc}): {stripped[:80]!r}") from None
-    if not isinstance(doc, list):
+    doc = tool_json(text, what, "[")
+    if doc is not None and not isinstance(doc, list):
         raise ParseError(f"{what}: not a JSON list")
-    return doc
+    return doc or []
 
 
 def _int(v: Any) -> int | None:

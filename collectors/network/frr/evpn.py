@@ -18,8 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from collectors import finite
 from collectors.base import CollectorError, CollectResult, Entity, ParseError, Sample
+from collectors.jsontext import tool_json
 from collectors.network.frr.state import EvpnVni
 
 
@@ -38,16 +38,7 @@ class Vni:
 
 
 def _doc(text: str | bytes, what: str) -> Any:
-    raw = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
-    stripped = raw.strip()
-    if not stripped:
-        return None
-    if stripped[0] not in "{[":
-        raise ParseError(f"{what}: not JSON: {stripped.splitlines()[0][:160]!r}")
-    try:
-        return finite.loads(stripped)
-    except ValueError as exc:
-        raise ParseError(f"{what}: malformed JSON ({exc}): {stripped[:80]!r}") from None
+    return tool_json(text, what)
 
 
 def _int(v: Any) -> int | None:

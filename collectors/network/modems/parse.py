@@ -20,6 +20,7 @@ from typing import Any
 
 from collectors import finite
 from collectors.base import ParseError
+from collectors.jsontext import tool_json
 
 # What a person calls each access technology's family (the thresholds are per family).
 FAMILY = {"gsm": "2G", "gsm-compact": "2G", "gprs": "2G", "edge": "2G", "umts": "3G", "hsdpa": "3G", "hsupa": "3G",
@@ -67,15 +68,9 @@ class ModemInfo:
 
 
 def _load(text: str | bytes, what: str) -> dict[str, Any]:
-    raw = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
-    stripped = raw.strip()
-    if not stripped.startswith("{"):
-        first = stripped.splitlines()[0][:160] if stripped else "nothing"
-        raise ParseError(f"{what}: not JSON: {first!r}")
-    try:
-        doc = finite.loads(stripped)
-    except ValueError as exc:
-        raise ParseError(f"{what}: malformed JSON ({exc}): {stripped[:80]!r}") from None
+    doc = tool_json(text, what, "{")
+    if doc is None:
+        raise ParseError(f"{what}: printed nothing")
     if not isinstance(doc, dict):
         raise ParseError(f"{what}: not a JSON object")
     return doc

@@ -5,19 +5,18 @@ with VXLAN devices, one of which is stopped while the other's collector watches.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 
 import pytest
 
-from collectors.base import CollectorError, CommandResult, ParseError
+from collectors.base import CommandResult, ParseError
 from collectors.findings import Judging
 from collectors.network.frr.collector import FrrCollector
 from collectors.network.frr.evpn import Vni, VtepMemory, parse_evpn_vni, parse_interfaces_up
 from collectors.network.frr.findings import findings
 from tests.paths import FIXTURES
 from tests.peers import running
-from tests.peers.frr import EvpnPair
+from tests.peers.frr import EvpnPair, collect_until
 
 DIR = FIXTURES / "frr"
 
@@ -99,30 +98,13 @@ def routers() -> Iterator[EvpnPair]:
         yield pair
 
 
-# The session's hold time is 9 s (tests/peers/frr.py: timers 3 9), its connect retry 2 s: a
-# VTEP whose router stops is withdrawn within the hold time, and comes back within a retry
-# and an exchange of routes after it restarts.
-SETTLE = 3 * 9 + 2
-
-
-def collect_until(c: FrrCollector, predicate, what: str):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + SETTLE
-    last = None
-    while time.monotonic() < deadline:
-        try:
-            last = c.collect()
-        except CollectorError:  # bgpd still starting
-            time.sleep(0.3)
-            continue
-        if predicate({v.vni: v for v in last.state.evpn}):
-            return last
-        time.sleep(0.3)
-    raise AssertionError(f"{what}: not seen within {SETTLE} s; last: {last.state.evpn if last else None}")
+def vnis_until(c: FrrCollector, predicate, what: str):  # type: ignore[no-untyped-def]
+    return collect_until(c, lambda r: predicate({v.vni: v for v in r.state.evpn}), what)
 
 
 def test_real_vnis_lose_the_stopped_routers_vtep_and_a_downed_vxlan_device(routers: EvpnPair) -> None:
     c = FrrCollector(routers.vtysh("A"))
-    r = collect_until(c, lambda v: set(v) == {100, 200} and all(x.remote_vteps == ["10.199.0.2"] for x in v.values()),
+    r = vnis_until(c, lambda v: set(v) == {100, 200} and all(x.remote_vteps == ["10.199.0.2"] for x in v.values()),
                       "both VNIs with B as remote VTEP")
     assert {v.vni: v.local_vtep for v in r.state.evpn} == {100: "10.199.0.1", 200: "10.199.0.1"}
     # the l2vpn evpn session is in the BGP table with its prefixes (`show bgp l2vpn evpn summary json`'s)
@@ -131,14 +113,14 @@ def test_real_vnis_lose_the_stopped_routers_vtep_and_a_downed_vxlan_device(route
     assert session.up and session.prefixes_received == evpn_summary["pfxRcd"] > 0
     assert findings(r.state, Judging(host="A")) == []
     routers.stop("bgpdB")
-    r = collect_until(c, lambda v: all(not x.remote_vteps for x in v.values()), "B's VTEP withdrawn")
+    r = vnis_until(c, lambda v: all(not x.remote_vteps for x in v.values()), "B's VTEP withdrawn")
     lost = [f for f in findings(r.state, Judging(host="A")) if f.rule == "evpn_vtep_lost"]
     assert sorted(f.subject for f in lost) == ["100", "200"] and "10.199.0.2" in lost[0].text
     routers.procs["bgpdB"] = routers._daemon("B", "bgpd")
-    r = collect_until(c, lambda v: all(x.remote_vteps == ["10.199.0.2"] for x in v.values()), "B's VTEP back")
+    r = vnis_until(c, lambda v: all(x.remote_vteps == ["10.199.0.2"] for x in v.values()), "B's VTEP back")
     assert not [f for f in findings(r.state, Judging(host="A")) if f.rule == "evpn_vtep_lost"]
     routers.set_link("A", "vni100", "down")
-    r = collect_until(c, lambda v: not v[100].up, "VNI 100 down")
+    r = vnis_until(c, lambda v: not v[100].up, "VNI 100 down")
     (down,) = [f for f in findings(r.state, Judging(host="A")) if f.rule == "evpn_vni_down"]
     assert down.subject == "100" and "vni100 down" in down.text
     up = {dict(s.labels)["vni"]: s.value for s in r.samples if s.metric == "rackpulse_evpn_vni_up"}

@@ -6,13 +6,12 @@ stopped while the collector watches."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from functools import partial
 
 import pytest
 
-from collectors.base import CollectorError, CommandResult, ParseError
+from collectors.base import CommandResult, ParseError
 from collectors.findings import Judging
 from collectors.network.frr.bfd import parse_bfd_peers
 from collectors.network.frr.collector import FrrCollector, parse_bgp_neighbors
@@ -21,7 +20,7 @@ from collectors.network.frr.prefixes import PeakWatch, parse_prefix_counts, pref
 from collectors.network.frr.state import FrrState, Peer
 from tests.paths import FIXTURES
 from tests.peers import running
-from tests.peers.frr import FrrPair
+from tests.peers.frr import FrrPair, collect_until
 
 DIR = FIXTURES / "frr"
 
@@ -127,26 +126,6 @@ def routers() -> Iterator[FrrPair]:
                  "neighbor 10.199.0.2 route-map IN in", "neighbor 10.199.0.2 maximum-prefix 2 warning-only", "end")
         pair.vty("configure terminal", "router bgp 65002", "neighbor 10.199.0.1 bfd", "end", router="B")
         yield pair
-
-
-# BGP timers in tests/peers/frr.py are 3/9 s with a 2 s connect retry; BFD detects in 0.9 s.
-# A session goes down and up again well within this.
-SETTLE = 3 * 9 + 2
-
-
-def collect_until(c: FrrCollector, predicate, what: str):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + SETTLE
-    last = None
-    while time.monotonic() < deadline:
-        try:
-            last = c.collect()
-        except CollectorError:  # bgpd still starting
-            time.sleep(0.3)
-            continue
-        if predicate(last):
-            return last
-        time.sleep(0.3)
-    raise AssertionError(f"{what}: not seen within {SETTLE} s; last state: {last.state if last else None}")
 
 
 def v4(result):  # type: ignore[no-untyped-def]

@@ -55,7 +55,7 @@ def test_bad_mmcli_output_is_a_clear_error_quoting_it() -> None:
     assert parse_modem_list(read("mmcli_list.json"))[2] == "/org/freedesktop/ModemManager1/Modem/2"
     with pytest.raises(ParseError, match="no modem-list"):
         parse_modem_list('{"modem": {}}')
-    with pytest.raises(ParseError, match="not JSON: .error: couldn't find modem"):
+    with pytest.raises(ParseError, match="not a JSON object: .error: couldn't find modem"):
         parse_modem("error: couldn't find modem")
     with pytest.raises(ParseError, match="malformed JSON"):
         parse_modem('{"modem": {"generic": ')
@@ -183,5 +183,5 @@ def test_one_modem_answering_garbage_leaves_the_others_and_says_which(tmp_path: 
     stand_in = three()
     stand_in.modems["1"] = ("<html>", "")
     r = collector(tmp_path, stand_in).collect()
-    assert any(w.startswith("modem 1:") and "not JSON" in w for w in r.warnings)
+    assert any(w.startswith("modem 1:") and "not a JSON object" in w for w in r.warnings)
     assert {m.interface for m in r.state.modems if not m.gone} == {"eoip1", "eoip3"}
