@@ -319,3 +319,12 @@ def attach_simulations(collectors: dict[str, Any], root: Path) -> None:
         from collectors.probes.heartbeats.demo import ScenePings
 
         collectors["heartbeats"].pings = ScenePings(root)
+    if "heatpump" in collectors:
+        from demo import heatpump
+
+        if heatpump._clock:  # the demo's ISG runs: the day book on its calendar, with the week before
+            from collectors.home.heatpump.state import HeatpumpState
+
+            hp = collectors["heatpump"]
+            hp.clock = heatpump.sim_clock
+            hp.restore(HeatpumpState(days=heatpump.seeded_days(), energy_counters=heatpump.seeded_counters()))

@@ -37,6 +37,11 @@ INTENDED = {"array_degraded", "array_rebuilding", "bgp_peer_down", "bond_slave_d
             "megaraid_vd_degraded", "probe_latency", "probe_loss", "rail_out_of_range", "switch_port_flapping",
             "throughput_low", "ups_low_battery", "ups_on_battery", "vpn_tunnel_drops", "zfs_errors_rising",
             "zfs_pool_degraded", "modem_signal_poor", "modem_gone"}
+# The heat pump's week is seven loops long: its mild second day, when the booster makes too much of
+# the heat, is judged once the ISG adds the booster's day after midnight, which comes 30 story
+# seconds before the second loop ends (whether a poll sees it before the loop ends depends on when
+# the simulated ISG refreshes), and through the third loop; never in the first.
+ONCE_A_WEEK = {"heatpump_backup_heater": (2, 0)}  # rule: (a loop it fires in, a loop it does not)
 # Shown by the story but said by the alert about the whole (one alert per problem): the failed
 # member is in "array degraded", the faulted device in "pool degraded", the bad drive in "VD degraded".
 COVERED = {"array_member_failed", "zfs_device_faulted", "megaraid_pd_failed"}
@@ -69,10 +74,13 @@ def test_three_loops_of_the_demo_fire_what_the_story_intends_and_nothing_else(tm
         alerting.tick(snap, t0 + t, deliver=False)
         now_firing = {rule for (rule, _), st in alerting.states.items() if st.state == "firing"}
         fired[int(t // demo.CYCLE)] |= now_firing
-        polls[int(t // demo.CYCLE)].append(now_firing)
+        polls[int(t // demo.CYCLE)].append(now_firing - set(ONCE_A_WEEK))
         t += STEP
+    for rule, (yes, no) in ONCE_A_WEEK.items():
+        assert rule in fired[yes] and rule not in fired[no], (rule, dict(fired))
     for loop in range(3):
-        assert fired[loop] - COVERED == INTENDED, (loop, sorted(fired[loop] ^ INTENDED))
+        seen = fired[loop] - COVERED - set(ONCE_A_WEEK)
+        assert seen == INTENDED, (loop, sorted(seen ^ INTENDED))
         # and none fires all loop long: the overview is back to all clear before the story restarts
         assert set.intersection(*polls[loop]) == set(), (loop, sorted(set.intersection(*polls[loop])))
     assert [n for n, st in snap.statuses.items() if st.up is False] == []

@@ -41,6 +41,13 @@ KINDS: dict[str, Kind] = {
                                                  lambda v: round(v / 3.6e6, 3)),
     "rackpulse_heatpump_electricity_joules_total": Kind("sensor", "Heat pump electricity {use}", "energy",
                                                         "total_increasing", "kWh", lambda v: round(v / 3.6e6, 3)),
+    # The booster's (NHZ) heat on its own, so the energy dashboard shows what the heat pump did not make.
+    "rackpulse_heatpump_backup_heat_joules_total": Kind("sensor", "Heat pump booster heat {use}", "energy",
+                                                        "total_increasing", "kWh", lambda v: round(v / 3.6e6, 3)),
+    "rackpulse_heatpump_cop": Kind("sensor", "Heat pump COP {period}", None, "measurement", None,
+                                   lambda v: round(v, 2), icon="mdi:heat-pump"),
+    "rackpulse_heatpump_compressor_starts_last_hour": Kind("sensor", "Heat pump compressor starts last hour", None,
+                                                           "measurement", None, lambda v: round(v)),
     "rackpulse_heatpump_compressor_running": Kind("binary_sensor", "Heat pump compressor", "running", value=_on),
     "rackpulse_heatpump_fault": Kind("binary_sensor", "Heat pump fault", "problem", value=_on),
     "rackpulse_ups_battery_charge_ratio": Kind("sensor", "UPS {ups} battery", "battery", "measurement", "%",

@@ -151,6 +151,10 @@ def memory(s: States, gib: float) -> None:
     s["host"]["memory"]["available"] = int(gib * (1 << 30))  # of 16 GiB
 
 
+BOOSTER_DAY = {"date": "2026-01-14", "heat_heating": 40.0, "backup_heating": 8.0, "electricity_heating": 12.0,
+               "outside_sum": 2.0, "outside_count": 1}
+
+
 def modem(s: States, **attrs: Any) -> None:
     s["modems"]["modems"][3].update(attrs)  # eoip4's, 3G link 4
 
@@ -284,8 +288,13 @@ CASES: dict[str, tuple[Callable[[States], None], Callable[[States], None], str |
     "bond_slave_down": (lambda s: (s["bonding"]["bonds"][0]["slaves"][3].update(up=False),
                                    s["bonding"]["bonds"][0].update(slaves_up=5)),
                         lambda s: s["bonding"]["bonds"][0]["slaves"][3].update(up=True, link_failures=9), "Bonds"),
-    "heatpump_fault": (lambda s: s["heatpump"].update(fault=True, active_error=17),
+    "heatpump_fault": (lambda s: s["heatpump"].update(fault=True, active_error=29),
                        lambda s: s["heatpump"].update(fault=False, active_error=0), "Heat pump"),
+    # A mild day (mean 2 °C) on which the booster made 8 of 48 kWh; then a day as cold as -8 °C, when it may.
+    "heatpump_backup_heater": (lambda s: s["heatpump"].update(days=[BOOSTER_DAY]),
+                               lambda s: s["heatpump"].update(days=[{**BOOSTER_DAY, "outside_sum": -8.0}]), "Heat pump"),
+    "heatpump_short_cycling": (lambda s: s["heatpump"].update(starts=[1.0, 2.0, 3.0, 4.0, 5.0]),
+                               lambda s: s["heatpump"].update(starts=[1.0, 2.0, 3.0]), "Heat pump"),
     "ups_on_battery": (lambda s: s["nut"]["ups"][0].update(on_battery=True, on_battery_seconds=40, flags=["OB"],
                                                             charge=64.0),
                        lambda s: s["nut"]["ups"][0].update(on_battery=False, flags=["OL", "CHRG"]), "Power"),
@@ -387,7 +396,14 @@ SAYS = {
                       "(OOM) at its 512 MiB limit",
                       {**H, "container": "media-postgres-1", "project": "media", "image": "postgres:16"}),
     "fan_stalled": ("HBA fan", "HBA fan stalled: 0 RPM, below 600", {**H, "fan": "HBA fan"}),
-    "heatpump_fault": ("heatpump", "heat pump fault: active error 17", {**H, "error": "17"}),
+    "heatpump_backup_heater": ("2026-01-14", "heat pump booster made 17% of the heat on 2026-01-14 (8 of 48 kWh) at "
+                               "a mean 2 °C outside, warmer than -5 °C: check the bivalence point and the hot-water "
+                               "program", {**H, "date": "2026-01-14", "share": "0.167"}),
+    "heatpump_short_cycling": ("heatpump", "heat pump short cycling: the compressor started 5 times within the last "
+                               "hour (more than 3); check the flow rate, the switching hysteresis and the buffer",
+                               {**H, "starts": "5"}),
+    "heatpump_fault": ("heatpump", "heat pump fault: error 29, high-pressure sensor at its maximum (HD-SENSOR-MAX)",
+                       {**H, "error": "29"}),
     "rail_out_of_range": ("12V battery bus", "12V battery bus at 11.20 V, outside 11.4-14.6 V",
                           {**H, "rail": "12V battery bus"}),
     "ups_low_battery": ("ups12v", "UPS ups12v battery low: 9% charge, about 1 min left", {**H, "ups": "ups12v"}),

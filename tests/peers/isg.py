@@ -41,12 +41,15 @@ def wpm3_registers(outside: float = -5.3, dhw: float = 48.5, status: int = 0x005
             {1500: [2] + [0] * 10})
 
 
-def lwz_registers() -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+def lwz_registers(starts: int = 2345, booster_heating: int = 40) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+    """An LWZ (controller 103): its own blocks, with the energy block 3000..3031 (the booster's
+    heat totals at 3006/3008) and the compressor starts at 30 (thousands) and 33."""
     block = [NA] * 34
     block[6] = _w(2.5)
     block[11], block[12], block[15] = _w(33.0), _w(29.0), _w(46.0)
-    energy = [8] + [120, 3] + [2] + [200, 1] + [0] * 15 + [3, 900, 0] + [1, 100, 0] + [0] * 4
-    return ({0: block, 2000: [0b110, 0, 0, 0, 0], 3000: energy[:30], 5000: [2, 103]}, {1000: [11]})
+    block[30], block[33] = starts // 1000, starts % 1000
+    energy = [8, 120, 3, 2, 200, 1, booster_heating, 0, 5, 0] + [0] * 11 + [3, 900, 0, 1, 100, 0] + [0] * 5
+    return ({0: block, 2000: [0b110, 0, 0, 0, 0], 3000: energy, 5000: [2, 103]}, {1000: [11]})
 
 
 class IsgSim:

@@ -45,7 +45,8 @@ BAD_VALUES = [math.inf, -math.inf, math.nan, 1e300, -1e300, 10**40]
 # version's state, and the plug-in's tile saying "not understood" is the right answer.
 THRESHOLDS = {("host", "limits"), ("probes", "loss_warning"), ("probes", "rtt_warning_ms"),
               ("throughput", "low_ratio"), ("throughput", "baseline_mbps"), ("frr", "drop_ratio"),
-              ("frr", "drop_window"), ("frr", "limit_near")}
+              ("frr", "drop_window"), ("frr", "limit_near"), ("heatpump", "backup_share"),
+              ("heatpump", "backup_below_celsius"), ("heatpump", "backup_min_kwh"), ("heatpump", "max_starts_per_hour")}
 DEEP = int(os.environ.get("RACKPULSE_FUZZ", "1"))  # as in tests/collectors/test_storage_hostile.py
 MOMENTS = (80.0, 185.0)  # a disk failing and an array degraded; the UPS on battery and low
 

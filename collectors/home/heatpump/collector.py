@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from collectors.base import Collector, CollectorError, CollectResult, Entity, MetricSpec, Runner, Sample
@@ -23,6 +24,7 @@ from collectors.home.heatpump.isg_map import (
     fields_for,
     status_bits_for,
 )
+from collectors.home.heatpump.ledger import KINDS, MAX_GAP, HeatpumpDay, book, local_date, periods
 from collectors.home.heatpump.state import HeatpumpState
 from collectors.state import State
 
@@ -31,6 +33,8 @@ log = logging.getLogger("collectors.heatpump")
 logging.getLogger("pymodbus").setLevel(logging.CRITICAL)
 ENERGY_USES = ("heating", "hot_water")
 JOULES_PER_KWH = 3_600_000
+METRIC_OF = {"heat": "rackpulse_heatpump_heat_joules_total", "electricity": "rackpulse_heatpump_electricity_joules_total",
+             "backup": "rackpulse_heatpump_backup_heat_joules_total"}
 
 
 class HeatpumpCollector(Collector):
@@ -51,15 +55,33 @@ class HeatpumpCollector(Collector):
         "rackpulse_heatpump_heat_joules_total": MetricSpec("Heat produced (total + today), kept monotonic.", "counter"),
         "rackpulse_heatpump_electricity_joules_total": MetricSpec("Electricity used (total + today), kept monotonic.",
                                                                   "counter"),
+        "rackpulse_heatpump_backup_heat_joules_total": MetricSpec(
+            "Heat made by the electric booster (NHZ), by use; the ISG adds a day's at midnight.", "counter"),
         "rackpulse_heatpump_efficiency_today": MetricSpec("Heat produced today / electricity used today."),
+        "rackpulse_heatpump_cop": MetricSpec("Coefficient of performance of a period (today, yesterday, this month, "
+                                             "this season), the booster's energy included on both sides."),
+        "rackpulse_heatpump_backup_share": MetricSpec("The booster's share of the heat made in a period (0..1)."),
+        "rackpulse_heatpump_compressor_starts_last_hour": MetricSpec("Compressor starts within the last hour."),
+        "rackpulse_heatpump_defrosts_today": MetricSpec("Defrosts begun today."),
+        "rackpulse_heatpump_defrost_seconds_today": MetricSpec("Time spent defrosting today."),
         "rackpulse_heatpump_compressor_run_seconds_total": MetricSpec("Compressor run time by use (the ISG counts "
                                                                       "whole hours).", "counter"),
         "rackpulse_heatpump_sg_ready_state": MetricSpec("SG Ready operating state (1 blocked .. 4 maximum)."),
         "rackpulse_heatpump_operating_mode": MetricSpec("Operating mode number (holding register)."),
     }
 
-    def __init__(self, host: str, port: int = 502, unit: int = 1, timeout: float = 3.0) -> None:
+    def __init__(self, host: str, port: int = 502, unit: int = 1, timeout: float = 3.0,
+                 thresholds: dict[str, float] | None = None, clock: Callable[[], float] = time.time) -> None:
         self.host, self.port, self.unit, self.timeout = host, port, unit, timeout
+        self.thresholds = dict(thresholds or {})
+        self.clock = clock  # the day book's calendar (the demo runs a faster one)
+        self.days: list[HeatpumpDay] = []
+        self.starts: list[float] = []
+        self._starts_counter: float | None = None
+        self._last_poll: float | None = None
+        self._compressor_on: bool | None = None
+        self._defrost_on: bool | None = None
+        self._defrosting_since: float | None = None
         self.client: Any = None
         self.controller: int | None = None
         self.refused: set[tuple[int, int]] = set()
@@ -70,6 +92,10 @@ class HeatpumpCollector(Collector):
     def restore(self, state: State) -> None:
         if isinstance(state, HeatpumpState):
             self._energy.update({k: v for k, v in state.energy_counters.items() if v is not None})
+            self.days = list(state.days)
+            self.starts = [ts for ts in state.starts if ts is not None]
+            self._starts_counter = state.compressor_starts_counter
+            self._last_poll = state.booked_at
 
     # -- connection ---------------------------------------------------------------------
 
@@ -192,24 +218,29 @@ class HeatpumpCollector(Collector):
         s.append(Sample.of("rackpulse_heatpump_fault", 1 if fault else 0))
         s.append(Sample.of("rackpulse_heatpump_active_error", error))
         energy: dict[str, dict[str, float | None]] = {"heat": {}, "electricity": {}}
-        for kind in ("heat", "electricity"):
+        rises: dict[str, float] = {}
+        for kind in KINDS:
             for use in ENERGY_USES:
-                day, total = v.get(f"{kind}_{use}_day"), v.get(f"{kind}_{use}_total")
-                if day is None or total is None:
+                day = 0.0 if kind == "backup" else v.get(f"{kind}_{use}_day")
+                total_kwh = v.get(f"{kind}_{use}_total")
+                if day is None or total_kwh is None:
                     continue
                 # total excludes today; at midnight the ISG moves whole kWh from day to total.
                 key = f"{kind}_{use}"
-                running = max(self._energy.get(key, 0.0), total + day)
+                before = self._energy.get(key)
+                running = max(before or 0.0, total_kwh + day)
                 self._energy[key] = running
-                energy[kind][use] = day
-                metric = "rackpulse_heatpump_heat_joules_total" if kind == "heat" else \
-                    "rackpulse_heatpump_electricity_joules_total"
-                s.append(Sample.of(metric, running * JOULES_PER_KWH, use=use))
+                if before is not None:
+                    rises[key] = running - before
+                if kind != "backup":
+                    energy[kind][use] = day
+                s.append(Sample.of(METRIC_OF[kind], running * JOULES_PER_KWH, use=use))
         heat_today = sum(x for x in energy["heat"].values() if x is not None)
         elec_today = sum(x for x in energy["electricity"].values() if x is not None)
         efficiency = round(heat_today / elec_today, 2) if elec_today > 0 and energy["heat"] else None
         if efficiency is not None:
             s.append(Sample.of("rackpulse_heatpump_efficiency_today", efficiency))
+        self._book(v, flags, rises, s)
         for use in ENERGY_USES:
             h = v.get(f"compressor_hours_{use}")
             if h is not None:
@@ -220,15 +251,59 @@ class HeatpumpCollector(Collector):
                 s.append(Sample.of(f"rackpulse_heatpump_{name}", value))
         result.entities.append(Entity("heatpump", f"{self.host}:{self.port}", {
             "fault": fault, "active_error": error, "compressor": flags.get("compressor", False)}))
+        t = self.thresholds
         return HeatpumpState(controller=controller, controller_id=self.controller, temperatures=temps, flags=flags,
-                             fault=fault, active_error=error, values=v, energy_counters=dict(self._energy),
+                             fault=fault, active_error=error,
+                             values=v, energy_counters=dict(self._energy),
                              heat_today=heat_today, electricity_today=elec_today, efficiency_today=efficiency,
+                             days=self.days, starts=self.starts, booked_at=self._last_poll, defrosting_since=self._defrosting_since,
+                             compressor_starts_counter=self._starts_counter,
                              refused_blocks=sorted(f"{fc}:{st}" for fc, st in self.refused), polled_at=time.time(),
-                             requests=self.requests)
+                             requests=self.requests, **{k: t[k] for k in THRESHOLDS if k in t})
+
+    def _book(self, v: dict[str, float | None], flags: dict[str, bool], rises: dict[str, float],
+              s: list[Sample]) -> None:
+        """This poll into the day book: energy, the outside temperature, starts and defrosts."""
+        now = self.clock()
+        gap = now - self._last_poll if self._last_poll is not None else None
+        steady = gap is not None and 0 <= gap <= MAX_GAP  # polls close enough to see an edge between them
+        compressor, defrost = bool(flags.get("compressor")), bool(flags.get("defrost"))
+        starts = 0
+        high, low = v.get("compressor_starts_high"), v.get("compressor_starts_low")
+        if high is not None and low is not None:  # the LWZ counts its starts: none missed between polls
+            counter = high * 1000 + low
+            if self._starts_counter is not None and counter > self._starts_counter:
+                starts = int(min(counter - self._starts_counter, 60))  # a counter swapped or reset: not a burst
+            self._starts_counter = counter
+        elif steady and compressor and self._compressor_on is False:
+            starts = 1
+        self.starts = [ts for ts in self.starts if now - ts < 3600] + [now] * starts
+        started_defrost = steady and defrost and self._defrost_on is False
+        defrost_seconds = gap if steady and defrost and self._defrost_on and gap is not None else 0.0
+        self._defrosting_since = (self._defrosting_since or now) if defrost else None
+        self.days = book(self.days, now, rises, outside=v.get("outside"), starts=starts,
+                         starts_last_hour=len(self.starts), defrost_started=started_defrost,
+                         defrost_seconds=defrost_seconds)
+        self._last_poll, self._compressor_on, self._defrost_on = now, compressor, defrost
+        s.append(Sample.of("rackpulse_heatpump_compressor_starts_last_hour", len(self.starts)))
+        today = local_date(now).isoformat()
+        day = self.days[-1] if self.days and self.days[-1].date == today else None
+        s.append(Sample.of("rackpulse_heatpump_defrosts_today", (day.defrosts or 0) if day else 0))
+        s.append(Sample.of("rackpulse_heatpump_defrost_seconds_today", (day.defrost_seconds or 0.0) if day else 0.0))
+        start_month = int(self.thresholds.get("season_start_month", 7))
+        for period, totals in periods(self.days, today, start_month).items():
+            if totals.cop is not None:
+                s.append(Sample.of("rackpulse_heatpump_cop", totals.cop, period=period))
+            if totals.backup_share is not None:
+                s.append(Sample.of("rackpulse_heatpump_backup_share", totals.backup_share, period=period))
+
+
+THRESHOLDS = ("backup_share", "backup_below_celsius", "backup_min_kwh", "max_starts_per_hour", "season_start_month")
 
 
 # -- plug-in -----------------------------------------------------------------------------
 
 def build(c: Any, host: HostContext, runner: Runner) -> Collector:
     """The collector from its section, [collectors.heatpump]."""
-    return HeatpumpCollector(c.host, c.port, c.unit, c.command_timeout)
+    return HeatpumpCollector(c.host, c.port, c.unit, c.command_timeout,
+                             thresholds={k: getattr(c, k) for k in THRESHOLDS})

@@ -34,7 +34,7 @@ BLOCKS: dict[int, list[tuple[int, int, int]]] = {
           (INPUT, 3500, 22), (INPUT, 5000, 2), (HOLDING, 1500, 11)],
     449: [(INPUT, 500, 48), (INPUT, 2500, 7), (INPUT, 3500, 16), (INPUT, 3538, 7), (INPUT, 5000, 2),
           (HOLDING, 1500, 11), (INPUT, 3679, 1)],
-    103: [(INPUT, 0, 34), (INPUT, 2000, 5), (INPUT, 3000, 30), (INPUT, 5000, 2), (HOLDING, 1000, 1)],
+    103: [(INPUT, 0, 34), (INPUT, 2000, 5), (INPUT, 3000, 32), (INPUT, 5000, 2), (HOLDING, 1000, 1)],
 }
 BLOCKS[104] = BLOCKS[103]
 BLOCKS[551] = BLOCKS[449]
@@ -68,6 +68,9 @@ WPM_FIELDS = [
     Field("heat_heating_total", INPUT, 3501, "total", "energy_total"),
     Field("heat_hot_water_day", INPUT, 3503, "u16", "energy_day"),
     Field("heat_hot_water_total", INPUT, 3504, "total", "energy_total"),
+    # The electric booster (NHZ): totals only, no day register (doc 3507-3510, "NHZ HEATING/DHW TOTAL").
+    Field("backup_heating_total", INPUT, 3506, "total", "energy_total"),
+    Field("backup_hot_water_total", INPUT, 3508, "total", "energy_total"),
     Field("electricity_heating_day", INPUT, 3510, "u16", "energy_day"),
     Field("electricity_heating_total", INPUT, 3511, "total", "energy_total"),
     Field("electricity_hot_water_day", INPUT, 3513, "u16", "energy_day"),
@@ -89,6 +92,9 @@ LWZ_FIELDS = [
     Field("hot_water_actual", INPUT, 15, "t10", "temperature"),
     Field("hot_water_set", INPUT, 16, "t10", "temperature"),
     Field("hot_gas", INPUT, 27, "t10", "temperature"),
+    # COMPRESSOR STARTS HI (doc 31) and LOW (doc 34): starts = HI x 1000 + LOW.
+    Field("compressor_starts_high", INPUT, 30, "u16", "count"),
+    Field("compressor_starts_low", INPUT, 33, "u16", "count"),
     Field("high_pressure_bar", INPUT, 28, "t100", "pressure"),
     Field("operating_status", INPUT, 2000, "u16", "status"),
     Field("fault_status", INPUT, 2001, "u16", "status"),
@@ -98,6 +104,9 @@ LWZ_FIELDS = [
     Field("heat_heating_total", INPUT, 3001, "total", "energy_total"),
     Field("heat_hot_water_day", INPUT, 3003, "u16", "energy_day"),
     Field("heat_hot_water_total", INPUT, 3004, "total", "energy_total"),
+    # HEAT M BOOST HTG/DHW TTL (doc 3007-3010): the booster's heat, totals only.
+    Field("backup_heating_total", INPUT, 3006, "total", "energy_total"),
+    Field("backup_hot_water_total", INPUT, 3008, "total", "energy_total"),
     Field("electricity_heating_day", INPUT, 3021, "u16", "energy_day"),
     Field("electricity_heating_total", INPUT, 3022, "total", "energy_total"),
     Field("electricity_hot_water_day", INPUT, 3024, "u16", "energy_day"),
@@ -114,6 +123,46 @@ WPM_STATUS_BITS = {0: "heating_circuit_1_pump", 1: "heating_circuit_2_pump", 2: 
 LWZ_STATUS_BITS = {0: "switching_program", 1: "compressor", 2: "heating", 3: "cooling", 4: "hot_water",
                    5: "booster_heater", 6: "service", 7: "utility_block", 8: "filter_change", 9: "ventilation",
                    10: "heating_circuit_1_pump", 11: "defrost", 14: "heat_up_program"}
+
+
+# The fault numbers the WPM shows for its heat pumps (IWS) and reports as ACTIVE ERROR (doc 2507),
+# with the words its display uses, in English. From the fault list of the WPM 3 manual's
+# "Fehlerliste" as carried by the Elster/CAN table of Jürg Müller's can_progs (ErrorList), which
+# the WPM's CAN bus and the ISG share. 0 and 0x8000 mean no fault.
+FAULTS = {
+    2: "contactor stuck (SCHÜTZ KLEBT)",
+    3: "high-pressure sensor error (ERR HD-SENSOR)",
+    4: "high pressure (HOCHDRUCK)",
+    5: "evaporator sensor (VERDAMPFERFÜHLER)",
+    6: "relay driver (RELAISTREIBER)",
+    7: "relay level (RELAISPEGEL)",
+    8: "hex switch (HEXSCHALTER)",
+    9: "fan speed (DREHZAHL LÜFTER)",
+    10: "fan driver (LÜFTERTREIBER)",
+    11: "reset module (RESET BAUSTEIN)",
+    12: "low pressure (ND)",
+    13: "ROM",
+    14: "source minimum temperature (QUELLEN MIN TEMP)",
+    16: "defrost fault (ABTAUEN)",
+    18: "heat pump temperature sensor error (ERR T-HEI IWS)",
+    23: "frost protection sensor error (ERR T-FRO IWS)",
+    26: "low pressure (NIEDERDRUCK)",
+    27: "low-pressure error (ERR NIEDERDRUCK)",
+    28: "high-pressure error (ERR HOCHDRUCK)",
+    29: "high-pressure sensor at its maximum (HD-SENSOR-MAX)",
+    30: "hot gas at its maximum (HEISSGAS MAX)",
+    31: "high-pressure sensor error (ERR HD-SENSOR)",
+    32: "freeze protection (EINFRIERSCHUTZ)",
+    33: "no output (KEINE LEISTUNG)",
+}
+
+
+def fault_words(number: int | None) -> str:
+    """An active error in words: "error 29, high-pressure sensor at its maximum (HD-SENSOR-MAX)"."""
+    if not number or number == 0x8000:
+        return "the controller reports a fault (no error number)"
+    words = FAULTS.get(number)
+    return f"error {number}, {words}" if words else f"error {number} (not in the WPM's fault list: see the controller's display)"
 
 
 def fields_for(controller: int) -> list[Field]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collectors.home.heatpump.ledger import HeatpumpDay
 from collectors.state import State
 
 
@@ -17,6 +18,18 @@ class HeatpumpState(State):
     heat_today: float | None = None  # kWh
     electricity_today: float | None = None
     efficiency_today: float | None = None  # heat / electricity
+    days: list[HeatpumpDay] = []  # the day book, oldest first (ledger.py): COP per day, month, season
+    starts: list[float | None] = []  # when the compressor started, within the last hour
+    booked_at: float | None = None  # the day book's last poll, on its clock
+    defrosting_since: float | None = None
+    compressor_starts_counter: float | None = None  # the LWZ's own count of starts
+    # The thresholds the findings judge by ([collectors.heatpump]); carried so a state alone is
+    # judged as its page shows it. None (a bad number stored): the defaults judge.
+    backup_share: float | None = 0.10
+    backup_below_celsius: float | None = -5.0
+    backup_min_kwh: float | None = 5.0
+    max_starts_per_hour: int | None = 3
+    season_start_month: int | None = 7
     refused_blocks: list[str] = []  # register blocks the controller does not serve
     polled_at: float | None = None
     requests: int | None = None  # Modbus requests the last poll took
