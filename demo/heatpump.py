@@ -112,9 +112,10 @@ def _split(kwh: float) -> list[int]:
 
 
 def registers(t: float) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
-    d, hour = day_of(t)
-    mean = profile(d)["outside"]
-    outside = mean - 3.0 * math.cos((hour - 3) / 24 * 2 * math.pi)
+    d, day_hour = day_of(t)
+    # The water path keeps the story's own day (hour 0 at story time 0), as the pages' tests read it.
+    hour = (t % DAY) / 10
+    outside = 1.5 - 4.5 * math.cos((hour - 3) / 24 * 2 * math.pi)
     hot_water = 6 <= hour < 7 or 18 <= hour < 19
     heating = not hot_water and (hour % 3) < 1.6  # cycles of ~1.6 h on, 1.4 h off
     if d % 7 == SHORT_CYCLING_DAY and SHORT_CYCLING_HOURS[0] <= hour < SHORT_CYCLING_HOURS[1]:
@@ -126,7 +127,7 @@ def registers(t: float) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
     ret = flow - (5.5 if compressor else 0.8)
     dhw = 52.0 - (hour % 12) * 0.6 if not hot_water else 45 + (hour % 1) * 8
     status = (1 << 0) | (booster << 3) | (heating << 4) | (hot_water << 5) | (compressor << 6) | (defrost << 9)
-    midnight = t - hour / 24 * DAY
+    midnight = t - day_hour / 24 * DAY
     energy: list[int] = []
     for kind in ("heat_heating", "heat_hot_water", "backup_heating", "backup_hot_water", "electricity_heating",
                  "electricity_hot_water"):

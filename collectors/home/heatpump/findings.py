@@ -79,7 +79,7 @@ def all_clear(state: HeatpumpState, judging: Judging) -> str | None:
         yesterday = periods(state.days, state.days[-1].date, state.season_start_month or 7)["yesterday"].cop
         cop = f"; COP yesterday {yesterday:g}" if yesterday is not None else ""
     return (f"outside {_deg(t.get('outside'))} °C, flow {_deg(t.get('flow'))} °C, hot water "
-            f"{_deg(t.get('hot_water_actual'))} °C; " + (", ".join(running).replace("_", " ") or "idle") + cop)
+            f"{_deg(t.get('hot_water_actual'))} °C; " + (", ".join(running) or "idle") + cop)
 
 
 def view(state: HeatpumpState, found: Sequence[Finding]) -> View:
