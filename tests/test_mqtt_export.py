@@ -126,6 +126,29 @@ def exporter(port: int, **kw: Any) -> MqttExport:
 HEAT = "homeassistant/sensor/rackpulse_nas/heatpump_heat_joules_total_heating/config"
 
 
+
+def test_the_boosters_energy_is_an_energy_sensor_of_its_own_and_the_days_cop_a_measurement(broker: Broker) -> None:
+    snap = Snapshot(host="nas")
+    snap.samples["heatpump"] = [Sample.of("rackpulse_heatpump_backup_heat_joules_total", 212 * 3.6e6, use="heating"),
+                                Sample.of("rackpulse_heatpump_cop", 3.38, period="yesterday")]
+    e = exporter(broker.port)
+    try:
+        assert e.publish([snap]) == 2
+        ha = Listener(broker.port)
+        booster = json.loads(ha.wait_for("homeassistant/sensor/rackpulse_nas/heatpump_backup_heat_joules_total_heating/"
+                                         "config"))
+        # HA's energy dashboard takes it as a source apart from the heat pump's own heat.
+        assert (booster["device_class"], booster["state_class"], booster["unit_of_measurement"]) == (
+            "energy", "total_increasing", "kWh")
+        assert ha.wait_for("rackpulse/nas/heatpump_backup_heat_joules_total_heating") == "212.0"
+        cop = json.loads(ha.wait_for("homeassistant/sensor/rackpulse_nas/heatpump_cop_yesterday/config"))
+        # A ratio that goes down as well as up: a measurement (total_increasing would make HA read a drop as a reset).
+        assert cop["state_class"] == "measurement" and cop["name"] == "Heat pump COP yesterday"
+        assert ha.wait_for("rackpulse/nas/heatpump_cop_yesterday") == "3.38"
+        ha.close()
+    finally:
+        e.stop()
+
 def test_home_assistant_finds_the_heat_pump_energy_for_its_energy_dashboard(broker: Broker) -> None:
     e = exporter(broker.port)
     try:

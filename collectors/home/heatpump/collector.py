@@ -24,7 +24,7 @@ from collectors.home.heatpump.isg_map import (
     fields_for,
     status_bits_for,
 )
-from collectors.home.heatpump.ledger import KINDS, MAX_GAP, HeatpumpDay, book, local_date, periods
+from collectors.home.heatpump.ledger import KINDS, MAX_GAP, HeatpumpDay, book, fold, local_date, periods
 from collectors.home.heatpump.state import HeatpumpState
 from collectors.state import State
 
@@ -76,6 +76,7 @@ class HeatpumpCollector(Collector):
         self.thresholds = dict(thresholds or {})
         self.clock = clock  # the day book's calendar (the demo runs a faster one)
         self.days: list[HeatpumpDay] = []
+        self.months: list[HeatpumpDay] = []
         self.starts: list[float] = []
         self._starts_counter: float | None = None
         self._last_poll: float | None = None
@@ -92,7 +93,7 @@ class HeatpumpCollector(Collector):
     def restore(self, state: State) -> None:
         if isinstance(state, HeatpumpState):
             self._energy.update({k: v for k, v in state.energy_counters.items() if v is not None})
-            self.days = list(state.days)
+            self.days, self.months = list(state.days), list(state.months)
             self.starts = [ts for ts in state.starts if ts is not None]
             self._starts_counter = state.compressor_starts_counter
             self._last_poll = state.booked_at
@@ -256,7 +257,7 @@ class HeatpumpCollector(Collector):
                              fault=fault, active_error=error,
                              values=v, energy_counters=dict(self._energy),
                              heat_today=heat_today, electricity_today=elec_today, efficiency_today=efficiency,
-                             days=self.days, starts=self.starts, booked_at=self._last_poll, defrosting_since=self._defrosting_since,
+                             days=self.days, months=self.months, starts=self.starts, booked_at=self._last_poll, defrosting_since=self._defrosting_since,
                              compressor_starts_counter=self._starts_counter,
                              refused_blocks=sorted(f"{fc}:{st}" for fc, st in self.refused), polled_at=time.time(),
                              requests=self.requests, **{k: t[k] for k in THRESHOLDS if k in t})
@@ -284,6 +285,7 @@ class HeatpumpCollector(Collector):
         self.days = book(self.days, now, rises, outside=v.get("outside"), starts=starts,
                          starts_last_hour=len(self.starts), defrost_started=started_defrost,
                          defrost_seconds=defrost_seconds)
+        self.days, self.months = fold(self.days, self.months)
         self._last_poll, self._compressor_on, self._defrost_on = now, compressor, defrost
         s.append(Sample.of("rackpulse_heatpump_compressor_starts_last_hour", len(self.starts)))
         today = local_date(now).isoformat()
@@ -291,7 +293,7 @@ class HeatpumpCollector(Collector):
         s.append(Sample.of("rackpulse_heatpump_defrosts_today", (day.defrosts or 0) if day else 0))
         s.append(Sample.of("rackpulse_heatpump_defrost_seconds_today", (day.defrost_seconds or 0.0) if day else 0.0))
         start_month = int(self.thresholds.get("season_start_month", 7))
-        for period, totals in periods(self.days, today, start_month).items():
+        for period, totals in periods([*self.months, *self.days], today, start_month).items():
             if totals.cop is not None:
                 s.append(Sample.of("rackpulse_heatpump_cop", totals.cop, period=period))
             if totals.backup_share is not None:

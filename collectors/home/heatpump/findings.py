@@ -76,7 +76,7 @@ def all_clear(state: HeatpumpState, judging: Judging) -> str | None:
     running = [f for f in ("heating", "hot_water", "defrost") if state.flags.get(f)]
     cop = ""
     if state.days:
-        yesterday = periods(state.days, state.days[-1].date, state.season_start_month or 7)["yesterday"].cop
+        yesterday = total("yesterday", last_two_days(state.days)[:-1]).cop
         cop = f"; COP yesterday {yesterday:g}" if yesterday is not None else ""
     return (f"outside {_deg(t.get('outside'))} °C, flow {_deg(t.get('flow'))} °C, hot water "
             f"{_deg(t.get('hot_water_actual'))} °C; " + (", ".join(running) or "idle") + cop)
@@ -91,9 +91,12 @@ def view(state: HeatpumpState, found: Sequence[Finding]) -> View:
     today = state.days[-1].date if state.days else None
     recent = [(d, total(d.date, [d])) for d in state.days[-14:]]
     booster_days = {d.date for d, _ in recent if backup_heater(state, d)}
-    return {"hp": state, "limits": limits(state), "booster_days": booster_days, "fault": fault_words(state.active_error) if state.fault else None, "periods": periods(state.days, today, state.season_start_month or 7) if today else {},
-            "recent": recent[::-1], "months": months(state.days)[-12:][::-1],
-            "seasons": seasons(state.days, state.season_start_month or 7)[::-1],
+    book = [*state.months, *state.days]
+    return {"hp": state, "limits": limits(state), "booster_days": booster_days,
+            "fault": fault_words(state.active_error) if state.fault else None,
+            "periods": periods(book, today, state.season_start_month or 7) if today else {},
+            "recent": recent[::-1], "months": months(book)[-12:][::-1],
+            "seasons": seasons(book, state.season_start_month or 7)[::-1],
             "scatter": cop_scatter(state.days[-120:], limits(state)[0]), "starts_last_hour": len(state.starts)}
 
 

@@ -21,7 +21,10 @@ from collections.abc import Callable, Iterable, Sequence
 from collectors.state import Record
 
 MAX_GAP = 600.0  # longer between polls: a restart or an outage, not a run of the compressor or a defrost
-KEEP_DAYS = 400  # a heating season and the one before it, month by month
+# Days kept one by one (the day table, the COP chart: a winter's core); older days are folded into
+# one record per month, so the state (written every poll, carried in agents' batches) stays small
+# (120 days: about 37 KB of JSON) while months and seasons still add up.
+KEEP_DAYS = 120
 USES = ("heating", "hot_water")
 # The counters booked, by kind of energy (the state's energy_counters keys are f"{kind}_{use}").
 KINDS = ("heat", "electricity", "backup")
@@ -30,9 +33,11 @@ TOTAL_ONLY = ("backup",)  # no day register: the rise comes at midnight
 
 class HeatpumpDay(Record):
     """One day of the heat pump, in kWh; the day is the server's local date. A number that is
-    not finite (a bad stored state) is None at the entrance and counts as nothing here."""
+    not finite (a bad stored state) is None at the entrance and counts as nothing here. Folded
+    into a month (fold), the same record holds the month: `date` YYYY-MM and `days` > 1."""
 
-    date: str  # YYYY-MM-DD
+    date: str  # YYYY-MM-DD, or YYYY-MM for a folded month
+    days: int | None = 1  # how many days it holds
     heat_heating: float | None = 0.0  # the compressor's heat
     heat_hot_water: float | None = 0.0
     electricity_heating: float | None = 0.0  # the compressor's electricity
@@ -113,7 +118,7 @@ def book(days: Sequence[HeatpumpDay], now: float, rises: dict[str, float], outsi
          defrost_seconds: float = 0.0) -> list[HeatpumpDay]:
     """`days` with one poll booked: `rises` of the counters (f"{kind}_{use}": kWh since the
     last poll), the outside temperature read, compressor starts and defrosts. Returns a
-    new list (records are frozen), the newest day last, at most KEEP_DAYS long."""
+    new list (records are frozen), the newest day last; `fold` keeps it short."""
     today = local_date(now)
     out = list(days)
     late = {k: v for k, v in rises.items() if k.split("_", 1)[0] in TOTAL_ONLY}
@@ -125,7 +130,7 @@ def book(days: Sequence[HeatpumpDay], now: float, rises: dict[str, float], outsi
         add["outside_sum"], add["outside_count"] = outside, 1
     add["starts"], add["defrosts"], add["defrost_seconds"] = starts, int(defrost_started), defrost_seconds
     out = _add(out, today.isoformat(), add, max_starts=starts_last_hour)
-    return out[-KEEP_DAYS:]
+    return out
 
 
 def _add(days: list[HeatpumpDay], date: str, amounts: dict[str, float], max_starts: int = 0) -> list[HeatpumpDay]:
@@ -143,6 +148,31 @@ def _add(days: list[HeatpumpDay], date: str, amounts: dict[str, float], max_star
     return days
 
 
+def fold(days: Sequence[HeatpumpDay], months: Sequence[HeatpumpDay],
+         keep: int = KEEP_DAYS) -> tuple[list[HeatpumpDay], list[HeatpumpDay]]:
+    """(days, months) with all but the newest `keep` days added into their month's record."""
+    days, out = list(days), list(months)
+    while len(days) > keep:
+        day = days.pop(0)
+        key = day.date[:7]
+        i = next((i for i, m in enumerate(out) if m.date == key), None)
+        if i is None:
+            out.append(day.model_copy(update={"date": key}))
+            out.sort(key=lambda m: m.date)
+            continue
+        m = out[i]
+        update: dict[str, float] = {k: (getattr(m, k) or 0) + (getattr(day, k) or 0) for k in SUMMED}
+        update["max_starts_per_hour"] = max(m.max_starts_per_hour or 0, day.max_starts_per_hour or 0)
+        if day.outside_sum is None or m.outside_sum is None:
+            update.pop("outside_sum"), update.pop("outside_count")
+        out[i] = m.model_copy(update=update)
+    return days, out
+
+
+SUMMED = ("days", "heat_heating", "heat_hot_water", "electricity_heating", "electricity_hot_water", "backup_heating",
+          "backup_hot_water", "outside_sum", "outside_count", "starts", "defrosts", "defrost_seconds")
+
+
 def total(label: str, days: Iterable[HeatpumpDay]) -> Totals:
     """The sum of some days."""
     keys = ("heat_heating", "heat_hot_water", "electricity_heating", "electricity_hot_water", "backup_heating",
@@ -150,7 +180,7 @@ def total(label: str, days: Iterable[HeatpumpDay]) -> Totals:
     sums = dict.fromkeys(keys, 0.0)
     n, outside_sum, outside_count, defrosts, starts = 0, 0.0, 0, 0, 0
     for d in days:
-        n += 1
+        n += d.days or 0
         for k in keys:
             sums[k] += getattr(d, k) or 0.0
         if d.outside_sum is not None and d.outside_count:

@@ -19,6 +19,7 @@ class HeatpumpState(State):
     electricity_today: float | None = None
     efficiency_today: float | None = None  # heat / electricity
     days: list[HeatpumpDay] = []  # the day book, oldest first (ledger.py): COP per day, month, season
+    months: list[HeatpumpDay] = []  # days older than the day book keeps, one record per month
     starts: list[float | None] = []  # when the compressor started, within the last hour
     booked_at: float | None = None  # the day book's last poll, on its clock
     defrosting_since: float | None = None

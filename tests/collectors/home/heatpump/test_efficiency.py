@@ -13,7 +13,7 @@ from collectors.findings import Judging
 from collectors.home.heatpump.collector import HeatpumpCollector
 from collectors.home.heatpump.findings import findings
 from collectors.home.heatpump.isg_map import fault_words
-from collectors.home.heatpump.ledger import HeatpumpDay, months, season_of, seasons, total
+from collectors.home.heatpump.ledger import HeatpumpDay, fold, months, season_of, seasons, total
 from collectors.home.heatpump.state import HeatpumpState
 from collectors.state import dump, load
 from tests.peers.isg import IsgSim, lwz_registers, wpm3_registers
@@ -242,3 +242,20 @@ def test_months_and_seasons_sum_their_days_and_their_cop_is_of_the_sums_not_a_me
     assert july.cop == round((30 + 50 + 10) / (15 + 10 + 10), 2)
     assert july.backup_share == round(10 / 90, 3)
     assert [(s.label, s.days) for s in seasons(days)] == [("2025/26", 1), ("2026/27", 2)]
+
+
+def test_days_older_than_the_day_book_keeps_are_folded_into_their_month_and_every_sum_stays() -> None:
+    start = dt.date(2025, 9, 1)
+    days = [HeatpumpDay(date=(start + dt.timedelta(days=i)).isoformat(), heat_heating=10 + i % 7,
+                        electricity_heating=3 + i % 3, backup_heating=i % 5, outside_sum=(i % 11) * 10.0,
+                        outside_count=10, starts=i % 4, max_starts_per_hour=i % 6, defrosts=1, defrost_seconds=60)
+            for i in range(200)]
+    kept, folded = fold(days, [], keep=120)
+    assert len(kept) == 120 and kept[0].date == (start + dt.timedelta(days=80)).isoformat()
+    assert [m.date for m in folded] == ["2025-09", "2025-10", "2025-11"] and folded[0].days == 30
+    assert months([*folded, *kept]) == months(days)
+    assert seasons([*folded, *kept]) == seasons(days)
+    assert folded[0].max_starts_per_hour == 5  # the month keeps its worst hour
+    # Folding again as days pass adds into the same month's record.
+    kept2, folded2 = fold([*kept, HeatpumpDay(date="2026-03-20", heat_heating=5)], folded, keep=120)
+    assert len(folded2) == 3 and folded2[-1].days == 19 + 1 and len(kept2) == 120  # Nov 1-19, then the 20th
