@@ -119,7 +119,7 @@ def registers(t: float) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
     hot_water = 6 <= hour < 7 or 18 <= hour < 19
     heating = not hot_water and (hour % 3) < 1.6  # cycles of ~1.6 h on, 1.4 h off
     if d % 7 == SHORT_CYCLING_DAY and SHORT_CYCLING_HOURS[0] <= hour < SHORT_CYCLING_HOURS[1]:
-        heating = (hour * 6) % 2 < 1  # ten minutes on, ten off: the afternoon it short-cycles
+        heating = (hour * 8) % 2 < 1  # 7.5 minutes on, 7.5 off, four starts an hour: it short-cycles
     compressor = heating or hot_water
     booster = d % 7 == BOOSTER_DAY and 9 <= hour < 15  # the mild day the booster ran all morning
     defrost = compressor and outside < 2 and (hour % 3) > 1.45 and (hour % 3) < 1.6

@@ -259,3 +259,32 @@ def test_days_older_than_the_day_book_keeps_are_folded_into_their_month_and_ever
     # Folding again as days pass adds into the same month's record.
     kept2, folded2 = fold([*kept, HeatpumpDay(date="2026-03-20", heat_heating=5)], folded, keep=120)
     assert len(folded2) == 3 and folded2[-1].days == 19 + 1 and len(kept2) == 120  # Nov 1-19, then the 20th
+
+
+def test_over_three_days_the_booster_finding_names_only_the_mild_day_the_booster_ran_too_much(isg: IsgSim) -> None:
+    """Day 1: -8 °C, the booster makes 8 of 48 kWh (meant to). Day 2: +2 °C, 8 of 48 kWh (too
+    much). Day 3: +2 °C, no booster. The ISG adds each day's booster heat after midnight."""
+    clock = Clock(at(6))
+    c = collector(isg, clock)
+    heat, el, nhz = 6345, 1555, 0
+    fired: dict[str, set[str]] = {}
+    c.collect()
+    for n, (outside, booster) in enumerate([(-8.0, 8), (2.0, 8), (2.0, 0)]):
+        day = DAY + dt.timedelta(days=n)
+        isg.set_input(506, [round(outside * 10) & 0xFFFF])
+        for hour, part in ((12, 20), (23.5, 40)):  # 40 kWh of heat from 12 kWh over the day
+            clock.t = at(hour, day)
+            isg.set_input(3500, energy(heat=part, heat_total=heat, el=part * 12 // 40, el_total=el, nhz=nhz))
+            fired[f"{day} {hour}"] = {f.subject for f in findings(c.collect().state, Judging())
+                                      if f.rule == "heatpump_backup_heater"}
+        heat, el, nhz = heat + 40, el + 12, nhz + booster
+        clock.t = at(0.5, day + dt.timedelta(days=1))  # midnight: totals take the day, the booster's too
+        isg.set_input(3500, energy(heat=0, heat_total=heat, el=0, el_total=el, nhz=nhz))
+        fired[f"{day} after midnight"] = {f.subject for f in findings(c.collect().state, Judging())
+                                          if f.rule == "heatpump_backup_heater"}
+    mild = (DAY + dt.timedelta(days=1)).isoformat()
+    assert {k: v for k, v in fired.items() if v} == {
+        f"{DAY + dt.timedelta(days=1)} after midnight": {mild},  # the booster's day is known once the ISG adds it
+        f"{DAY + dt.timedelta(days=2)} 12": {mild},  # and judged while it is yesterday
+        f"{DAY + dt.timedelta(days=2)} 23.5": {mild}}
+    assert book_of(c)[DAY.isoformat()].backup_heating == 8 and book_of(c)[mild].backup_heating == 8
