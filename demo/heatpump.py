@@ -103,7 +103,7 @@ def seeded_days() -> list[Any]:
 
 def seeded_counters() -> dict[str, float]:
     """The running counters at the midnight the demo's first day starts (what the day book held)."""
-    return {k: counter(k, -START_HOUR * DAY / 24) for k in BASE}
+    return {k: float(int(counter(k, -START_HOUR * DAY / 24))) for k in BASE}  # whole kWh, as the ISG counts
 
 
 def _split(kwh: float) -> list[int]:
