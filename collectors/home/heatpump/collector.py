@@ -20,6 +20,7 @@ from collectors.home.heatpump.isg_map import (
     HOLDING,
     IDENT_WIRE,
     INPUT,
+    SHORTER,
     decode,
     fields_for,
     status_bits_for,
@@ -86,6 +87,7 @@ class HeatpumpCollector(Collector):
         self.client: Any = None
         self.controller: int | None = None
         self.refused: set[tuple[int, int]] = set()
+        self.shortened: dict[tuple[int, int], int] = {}
         self.requests = 0  # read requests sent by the last poll (for the bench)
         self._energy: dict[str, float] = {}
         self._connected_logged: bool | None = None
@@ -173,7 +175,12 @@ class HeatpumpCollector(Collector):
         for fc, start, count in BLOCKS[self.controller]:
             if (fc, start) in self.refused:
                 continue
+            count = self.shortened.get((fc, start), count)
             regs = self._read(fc, start, count)
+            if regs is None and (fc, start, count) in SHORTER:
+                # An older controller that ends the block sooner: the part it has, from now on.
+                count = self.shortened[(fc, start)] = SHORTER[(fc, start, count)]
+                regs = self._read(fc, start, count)
             if regs is None:
                 self.refused.add((fc, start))
                 result.warnings.append(f"controller refuses {'input' if fc == INPUT else 'holding'} block "

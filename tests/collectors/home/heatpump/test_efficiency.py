@@ -288,3 +288,18 @@ def test_over_three_days_the_booster_finding_names_only_the_mild_day_the_booster
         f"{DAY + dt.timedelta(days=2)} 12": {mild},  # and judged while it is yesterday
         f"{DAY + dt.timedelta(days=2)} 23.5": {mild}}
     assert book_of(c)[DAY.isoformat()].backup_heating == 8 and book_of(c)[mild].backup_heating == 8
+
+
+def test_an_lwz_that_ends_its_energy_block_sooner_is_still_read_for_its_energy() -> None:
+    inputs, holdings = lwz_registers()
+    inputs[3000] = inputs[3000][:30]  # no booster run hours at 3030/3031: a read of 32 is exception 2
+    sim = IsgSim((inputs, holdings))
+    sim.start()
+    try:
+        c = HeatpumpCollector("127.0.0.1", sim.port, timeout=2, clock=Clock(at(9)))
+        first = c.collect()
+        state = c.collect().state
+    finally:
+        sim.stop()
+    assert first.state.energy_counters["heat_heating"] == 3000 + 120 + 8 and first.warnings == []
+    assert state.energy_counters["backup_heating"] == 40 and c.requests == 5  # the shorter read only, from then on
