@@ -85,6 +85,19 @@ def all_clear(state: HeatpumpState, judging: Judging) -> str | None:
 def view(state: HeatpumpState, found: Sequence[Finding]) -> View:
     if state.controller is None:
         return {"hp": None}
+    # The tables, the seasons and the chart follow from the state alone, which changes once a poll
+    # (every 30 s) while the page may be asked for every few seconds: worked out once per state.
+    if _last and _last[0] is state:
+        return _last[1]
+    v = _efficiency(state)
+    _last[:] = [state, v]
+    return v
+
+
+_last: list = []  # [the state last shown, its view]
+
+
+def _efficiency(state: HeatpumpState) -> View:
     from collectors.home.heatpump.ledger import months, seasons
     from collectors.home.heatpump.scatter import cop_scatter
 
