@@ -39,12 +39,13 @@ def overview(s: SiteDep, request: Request) -> HTMLResponse:
     firing: list[tuple[AlertState, str | None]] = [(x, None) for x in a.states.values()
                                                    if x.state == "firing"] if a else []
     hosts = []
+    ov = views.overview(snap)
     if snap.host == s.cfg.host:  # the server's overview: every agent host, and what fires there
         for host, ha in list(s.host_alerting.items()):
             firing += [(x, f"/h/{quote(host, safe='')}/alerts") for x in ha.states.values() if x.state == "firing"]
-        hosts = [h for h in s.hosts() if h.agent]
+        hosts = [h for h in s.hosts(own=ov) if h.agent]  # this host's card is not drawn: its overview once
     unlabelled = views.unlabelled(snap) if snap.host == s.cfg.host else []
-    return s.render(request, "overview.html", ov=views.overview(snap), summaries=views.summaries(snap),
+    return s.render(request, "overview.html", ov=ov, summaries=views.summaries(snap),
                     callouts=views.callouts(firing, snap.host), unlabelled=unlabelled, silenced_until=a.silenced_all_until() if a else None,
                     hosts=hosts, trimmed=_recent_trim(s.runtime.size_note))
 

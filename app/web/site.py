@@ -173,11 +173,11 @@ def _strftime(fmt: str, ts: Any) -> str:
         return ""
 
 
-def _card(snap: Snapshot) -> tuple[list[views.TileView], list[views.TileView]]:
+def _card(snap: Snapshot, ov: views.Overview | None = None) -> tuple[list[views.TileView], list[views.TileView]]:
     """A host card: its tiles, and what is wrong there, tiles and collectors both. A card is "all
     clear" only when nothing is: a collector that is down or stale is said on the card, as its
-    alert (collector_down) says it."""
-    ov = views.overview(snap)
+    alert (collector_down) says it. `ov`: the snapshot's overview when the caller has it already."""
+    ov = ov or views.overview(snap)
     wrong = [t for t in ov.tiles if t.level not in (views.OK, views.UNKNOWN)]
     wrong += [views.TileView(f"collector {c.name}", f"/collectors#{c.name}", c.level, c.reason)
               for c in ov.collectors if c.level in (views.WARN, views.BAD)]
@@ -280,11 +280,12 @@ class Site:
             raise HTTPException(404, f"no host {host!r} (hosts: see /hosts)")
         return self.agents.snapshots[host], self.agents.store(host)
 
-    def hosts(self) -> list[HostCard]:
-        """This host and every agent: status, level, version, last contact, clock skew, tiles."""
+    def hosts(self, own: views.Overview | None = None) -> list[HostCard]:
+        """This host and every agent: status, level, version, last contact, clock skew, tiles.
+        `own`: this host's overview when the caller has worked it out (the overview page has)."""
         now = time.time()
         cfg = self.cfg
-        tiles, wrong = _card(self.snap)
+        tiles, wrong = _card(self.snap, own)
         out = [HostCard(cfg.host, False, "/", "this server", known_worst(wrong), None, now, 0.0, None, None,
                         tiles, wrong)]
         for row in self.agents.rows():
