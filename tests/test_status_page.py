@@ -129,3 +129,16 @@ def test_the_uptime_read_once_per_fold_follows_the_next_fold_and_the_clock(store
     # six days on, the good day has left the 7-day window: only the down hours are in it
     later = status_rows(store, monitors, NOW + 6 * 86400)[0].uptime
     assert later[1] == 0.0 and later[2] == pytest.approx(48 / 68)
+
+
+def test_the_rows_are_read_once_a_minute_and_again_as_soon_as_a_monitor_changes(store: Store) -> None:
+    polls(store, "nas", [1, 1, 0, 1], every=3600)
+    up = plugins()["probes"].monitor_list(one("probes", {"probes": [
+        {"name": "nas", "kind": "http", "ok": True, "target": "https://n.lan/"}]}))
+    down = plugins()["probes"].monitor_list(one("probes", {"probes": [
+        {"name": "nas", "kind": "http", "ok": False, "target": "https://n.lan/", "error": "HTTP 502"}]}))
+    first = status_rows(store, up, NOW)
+    assert status_rows(store, up, NOW + 1) is first  # the same minute, nothing changed: kept
+    changed = status_rows(store, down, NOW + 2)
+    assert changed is not first and changed[0].ok is False and changed[0].error == "HTTP 502"
+    assert status_rows(store, up, NOW + 60) is not first  # the next minute: read again

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import time
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -129,9 +130,29 @@ def timeline(points: Sequence[Point], counts: str, now: int, step: int = 0) -> l
     return bars
 
 
+ROWS_SECONDS = 60  # how long a page's rows are reused while nothing about its monitors changed
+# Per store (a host's history), so rows never outlive the store they were read from.
+_rows: weakref.WeakKeyDictionary[Store, dict[tuple[object, ...], list[StatusRow]]] = weakref.WeakKeyDictionary()
+
+
 def status_rows(store: Store, found: list[Monitor], now: int) -> list[StatusRow]:
-    """Each monitor (every plug-in's: the probes) with its uptime over each window and its day,
-    read for all of them together (app/storage/uptime.py: four queries, whatever their number)."""
+    """Each monitor (every plug-in's: the probes) with its uptime over each window and its day.
+    The same rows for a minute while no monitor changes (up or down, its error): the uptimes and
+    the bars come from 5-minute rollups, and working out 90 bars a probe was half the page."""
+    key = (now // ROWS_SECONDS,
+           tuple((m.name, m.kind, m.ok, m.target, m.error, m.metric, m.counts, tuple(sorted(m.labels.items())))
+                 for m in found))
+    kept = _rows.setdefault(store, {})
+    rows = kept.get(key)
+    if rows is None:
+        if len(kept) > 4:  # the public and the signed-in view of this minute: older minutes go
+            kept.clear()
+        rows = kept[key] = _status_rows(store, found, now)
+    return rows
+
+
+def _status_rows(store: Store, found: list[Monitor], now: int) -> list[StatusRow]:
+    """Read for all monitors together (app/storage/uptime.py: four queries, whatever their number)."""
     ids = find_many(store, [(m.metric, dict(m.labels)) for m in found])
     figures = uptimes(store, [i for i in ids if i is not None], [w for _, w in WINDOWS], now, BAR_SPAN)
     rows = []
