@@ -128,6 +128,8 @@ def registers(t: float) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
     dhw = 52.0 - (hour % 12) * 0.6 if not hot_water else 45 + (hour % 1) * 8
     status = (1 << 0) | (booster << 3) | (heating << 4) | (hot_water << 5) | (compressor << 6) | (defrost << 9)
     midnight = t - day_hour / 24 * DAY
+    # Wire 3500..3515 in this order: heat for heating day/total, for hot water day/total, the
+    # booster's totals, then electricity for heating day/total and for hot water day/total.
     energy: list[int] = []
     for kind in ("heat_heating", "heat_hot_water", "backup_heating", "backup_hot_water", "electricity_heating",
                  "electricity_hot_water"):
@@ -136,10 +138,6 @@ def registers(t: float) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
             energy.extend(_split(total))
             continue
         energy.extend([int(counter(kind, t)) - total, *_split(total)])
-    # Wire 3500..3515: heat heating day/total, heat DHW day/total, NHZ heating/DHW totals, then
-    # electricity heating day/total and DHW day/total.
-    heat_h, heat_w, nhz_h, nhz_w, el_h, el_w = energy[0:3], energy[3:6], energy[6:8], energy[8:10], energy[10:13], energy[13:16]
-    block = [*heat_h, *heat_w, *nhz_h, *nhz_w, *el_h, *el_w]
     sys_a = [NA] * 8
     sys_a[6], sys_a[7] = _w(outside), _w(21.0)
     sys_b = [NA] * 29
@@ -150,7 +148,7 @@ def registers(t: float) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
     sys_b[519 - 509] = _w(1.9, 100)
     sys_b[520 - 509] = _w(24.0 if compressor else 0.0, 100)
     sys_c = [_w(ret), _w(flow + 0.6), _w(78.0 if compressor else 30.0), NA, NA, _w(21.0 if compressor else 9.0, 100)]
-    return ({500: sys_a, 509: sys_b, 541: sys_c, 2500: [status, 0, 0, 0, 0, int(defrost), 0], 3500: block,
+    return ({500: sys_a, 509: sys_b, 541: sys_c, 2500: [status, 0, 0, 0, 0, int(defrost), 0], 3500: energy,
              5000: [2, 390]}, {1500: [2] + [0] * 10})
 
 

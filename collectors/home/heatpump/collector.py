@@ -83,7 +83,6 @@ class HeatpumpCollector(Collector):
         self._last_poll: float | None = None
         self._compressor_on: bool | None = None
         self._defrost_on: bool | None = None
-        self._defrosting_since: float | None = None
         self.client: Any = None
         self.controller: int | None = None
         self.refused: set[tuple[int, int]] = set()
@@ -264,7 +263,7 @@ class HeatpumpCollector(Collector):
                              fault=fault, active_error=error,
                              values=v, energy_counters=dict(self._energy),
                              heat_today=heat_today, electricity_today=elec_today, efficiency_today=efficiency,
-                             days=self.days, months=self.months, starts=self.starts, booked_at=self._last_poll, defrosting_since=self._defrosting_since,
+                             days=self.days, months=self.months, starts=self.starts, booked_at=self._last_poll,
                              compressor_starts_counter=self._starts_counter,
                              refused_blocks=sorted(f"{fc}:{st}" for fc, st in self.refused), polled_at=time.time(),
                              requests=self.requests, **{k: t[k] for k in THRESHOLDS if k in t})
@@ -288,7 +287,6 @@ class HeatpumpCollector(Collector):
         self.starts = [ts for ts in self.starts if now - ts < 3600] + [now] * starts
         started_defrost = steady and defrost and self._defrost_on is False
         defrost_seconds = gap if steady and defrost and self._defrost_on and gap is not None else 0.0
-        self._defrosting_since = (self._defrosting_since or now) if defrost else None
         self.days = book(self.days, now, rises, outside=v.get("outside"), starts=starts,
                          starts_last_hour=len(self.starts), defrost_started=started_defrost,
                          defrost_seconds=defrost_seconds)

@@ -22,7 +22,6 @@ class HeatpumpState(State):
     months: list[HeatpumpDay] = []  # days older than the day book keeps, one record per month
     starts: list[float | None] = []  # when the compressor started, within the last hour
     booked_at: float | None = None  # the day book's last poll, on its clock
-    defrosting_since: float | None = None
     compressor_starts_counter: float | None = None  # the LWZ's own count of starts
     # The thresholds the findings judge by ([collectors.heatpump]); carried so a state alone is
     # judged as its page shows it. None (a bad number stored): the defaults judge.
