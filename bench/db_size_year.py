@@ -11,7 +11,9 @@ write them (time order, every series per step), so the b-tree fills as it would 
 Printed: rows, bytes per row and MB per table (SQLite's dbstat: pages, so b-tree slack counts),
 MB per series-year, and that figure for the demo's two hosts (981 series; 83 % of them constant
 over a minute, 11 % changing integers, 5 % floats: about this host's mix). With --pg the same rows
-are copied into a new PostgreSQL database and measured there too (pg_total_relation_size).
+are copied into a new PostgreSQL database, folded points moved into chunks as a running server
+does (app/storage/chunks.py), and measured there too: points per tier (rows and chunks) and
+pg_total_relation_size of its row table and chunk table together.
 
 usage: python bench/db_size_year.py [--days-raw 7] [--days-5m 35] [--keep FILE] [--pg URL]
 """
@@ -30,6 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.config import StorageConfig  # noqa: E402
+from app.storage import chunks  # noqa: E402
 from app.storage.db import make_engine, upgrade  # noqa: E402
 from app.storage.store import DAY, RES_1H, RES_5M, ROLLUPS, Store  # noqa: E402
 
@@ -161,20 +164,40 @@ def pg_copy(path: str, url: str, n_series: int) -> None:
     try:
         upgrade(db)
         src = sqlite3.connect(path)
-        with psycopg.connect(db.replace("postgresql+psycopg://", "postgresql://")) as pg:
-            for t in ("series", *TABLES):
-                cols = [r[1] for r in src.execute(f"PRAGMA table_info({t})")]
-                with pg.cursor() as cur, cur.copy(f"COPY {t} ({', '.join(cols)}) FROM STDIN") as cp:
-                    order = {"sample": " ORDER BY ts", "series": ""}.get(t, " ORDER BY bucket")
-                    # in time order, as ingest and the rollup fold write them: the index fills
-                    # as it would live, not packed by series
-                    for row in src.execute(f"SELECT {', '.join(cols)} FROM {t}{order}"):
-                        cp.write_row(row)
-                pg.commit()
+        conninfo = db.replace("postgresql+psycopg://", "postgresql://")
+        with psycopg.connect(conninfo) as pg:
+            cols = [r[1] for r in src.execute("PRAGMA table_info(series)")]
+            with pg.cursor() as cur, cur.copy(f"COPY series ({', '.join(cols)}) FROM STDIN") as cp:
+                for row in src.execute(f"SELECT {', '.join(cols)} FROM series"):
+                    cp.write_row(row)
+            pg.commit()
+            # As a server that ran all year holds them: each tier's points go in in time order, a
+            # chunk's span at a time, and once a span is complete its rows move into chunks
+            # (app/storage/chunks.py) and autovacuum frees their space for the next rows to reuse.
+            # The newest span stays rows, as on a live server just before its next move.
+            t0 = time.perf_counter()
+            for tier in chunks.TIERS:
+                cols = [r[1] for r in src.execute(f"PRAGMA table_info({tier.table})")]
+                lo, hi = src.execute(f"SELECT min({tier.key}), max({tier.key}) FROM {tier.table}").fetchone()
+                for first in range(lo // tier.span * tier.span, hi + 1, tier.span):
+                    with pg.cursor() as cur, cur.copy(f"COPY {tier.table} ({', '.join(cols)}) FROM STDIN") as cp:
+                        for row in src.execute(f"SELECT {', '.join(cols)} FROM {tier.table} WHERE {tier.key} >= ? "
+                                               f"AND {tier.key} < ? ORDER BY {tier.key}", (first, first + tier.span)):
+                            cp.write_row(row)
+                    if first + tier.span <= hi:
+                        pg.execute(chunks.move_sql(tier, restricted=False),  # type: ignore[arg-type]
+                                   (0, 2**31 - 1, first + tier.span))
+                    pg.commit()
+                    if (first // tier.span) % 4 == 0:  # autovacuum, roughly: now and then
+                        pg.autocommit = True
+                        pg.execute(f"VACUUM {tier.table}")  # type: ignore[arg-type]
+                        pg.autocommit = False
+            print(f"  postgresql filled span by span, moving into chunks: {time.perf_counter() - t0:.0f} s")
             pg.autocommit = True
             pg.execute("VACUUM ANALYZE")  # what autovacuum would have done by then
-            sizes = {t: (pg.execute(f"SELECT count(*) FROM {t}").fetchone()[0],  # type: ignore[index]
-                         pg.execute("SELECT pg_total_relation_size(%s)", (t,)).fetchone()[0])  # type: ignore[index]
+            sizes = {t: (pg.execute(f"SELECT count(*) FROM {t}_all").fetchone()[0],  # type: ignore[index]
+                         pg.execute("SELECT pg_total_relation_size(%s) + pg_total_relation_size(%s)",
+                                    (t, f"{t}_chunk")).fetchone()[0])  # type: ignore[index]
                      for t in TABLES}
             total = pg.execute("SELECT pg_database_size(current_database())").fetchone()[0]  # type: ignore[index]
         report("postgresql", total, sizes, n_series)

@@ -33,6 +33,7 @@ import cramjam
 from sqlalchemy import Engine, select, update
 
 from app.logsafe import redact
+from app.storage.chunks import in_chunks, readable
 from app.storage.models import meta, sample, series
 
 log = logging.getLogger("rackpulse.export.remote_write")
@@ -131,11 +132,13 @@ class RemoteWrite:
         """Samples with start < ts <= end, per series, in time order; the primary key (series, ts)
         answers each series' range without a scan."""
         out: dict[int, list[tuple[int, float]]] = {}
+        raw = readable(self.engine.dialect.name, sample)  # a backlog can reach into PostgreSQL's chunks
         with self.engine.connect() as c:
             for i in range(0, len(ids), IDS_PER_QUERY):
-                q = (select(sample.c.series_id, sample.c.ts, sample.c.value)
-                     .where(sample.c.series_id.in_(ids[i:i + IDS_PER_QUERY]), sample.c.ts > start, sample.c.ts <= end)
-                     .order_by(sample.c.series_id, sample.c.ts))
+                q = (select(raw.c.series_id, raw.c.ts, raw.c.value)
+                     .where(raw.c.series_id.in_(ids[i:i + IDS_PER_QUERY]), raw.c.ts > start, raw.c.ts <= end,
+                            in_chunks(raw, start + 1, end + 1))
+                     .order_by(raw.c.series_id, raw.c.ts))
                 for sid, ts, value in c.execute(q):
                     out.setdefault(int(sid), []).append((int(ts) * 1000, float(value)))
         return out

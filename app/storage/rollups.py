@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import delete, func, select
 
+from app.storage import chunks
 from app.storage.base import (
     _WATERMARKS,
     DAY,
@@ -90,6 +91,7 @@ class Rollups(StoreBase):
             target1h = self._claim(RES_1H, max(done1h, self._meta_int(f"claim_{RES_1H}")),
                                    (self._watermark(RES_5M) // RES_1H) * RES_1H)
             made += self._fold(RES_1H, done1h, target1h)
+        self.compact()
         return made
 
     def _start(self, res: int, now: int) -> int:
@@ -147,6 +149,47 @@ class Rollups(StoreBase):
         self._entities = None
         self._series_count = None
 
+    def chunk_marks(self, conn) -> dict[str, int]:
+        """PostgreSQL: below these (meta ``chunked_<table>``, in the table's keys) points live in chunks."""
+        keys = [t.mark_key for t in chunks.TIERS]
+        return {k: int(v) for k, v in conn.execute(select(meta.c.key, meta.c.value).where(meta.c.key.in_(keys)))}
+
+    def compact(self) -> int:
+        """PostgreSQL: move each tier's points below its mark into chunks (app/storage/chunks.py);
+        returns the chunks written. A mark moves under the exclusive lock, like a claim: a writer
+        sees the old one (its rows are committed before the move starts, and moved with the rest)
+        or the new one (it merges its rows below the mark into their chunks itself)."""
+        if self.dialect != "postgresql":
+            return 0
+        with self.engine.connect() as conn:
+            marks = self.chunk_marks(conn)
+            max_id = int(conn.execute(select(func.max(series.c.id))).scalar() or 0)
+        written = 0
+        for tier, target in chunks.targets(self._watermark(RES_5M), self._watermark(RES_1H)).items():
+            if target <= marks.get(tier.mark_key, 0):
+                continue
+            with self.lock.exclusive(), self.engine.begin() as conn:
+                self._set_meta(conn, tier.mark_key, target)
+            sql = chunks.move_sql(tier, restricted=False)
+            for first_id in range(0, max_id + 1, FOLD_SERIES):
+                with self.engine.begin() as conn:
+                    written += conn.exec_driver_sql(sql, (first_id, first_id + FOLD_SERIES, target)).rowcount or 0
+        return written
+
+    def _absorb(self, conn, tier: chunks.Tier, ids: Sequence[int], lo: int, hi: int,
+                marks: dict[str, int] | None = None) -> None:
+        """PostgreSQL: this transaction's rows of ``ids`` in [lo, hi) below the tier's mark join their chunks."""
+        if self.dialect == "postgresql":
+            chunks.absorb(conn, marks if marks is not None else self.chunk_marks(conn), tier, ids, lo, hi)
+
+    def _source(self, tier: chunks.Tier, lo: int, hi: int) -> str:
+        """What a refold reads a tier's points from: the table, or on PostgreSQL its rows and
+        the chunks that can hold [lo, hi)."""
+        if self.dialect != "postgresql":
+            return tier.table
+        return (f"(SELECT * FROM {tier.view} WHERE chunk >= {int(lo) // tier.span} "
+                f"AND chunk <= {(int(hi) - 1) // tier.span}) AS src")
+
     def watermarks(self, conn) -> tuple[int, int]:
         """Below these (5-minute, hourly), a sample arriving now must fold itself into the rollups:
         the claims of make_rollups (or, on a database that has none, how far it has folded)."""
@@ -170,16 +213,21 @@ class Rollups(StoreBase):
         marks = ",".join([ph] * len(ids))
         lo5 = since // RES_5M * RES_5M
         hi5 = min(wm5, (until // RES_5M + 1) * RES_5M) if until is not None else wm5
+        cmarks = self.chunk_marks(conn) if self.dialect == "postgresql" else {}
+        # late samples below the chunk mark join their chunks first: the refold reads each once
+        self._absorb(conn, chunks.SAMPLES, ids, lo5, hi5, cmarks)
         conn.exec_driver_sql(
             "INSERT INTO rollup_5m (series_id, bucket, vmin, vavg, vmax, n) "
-            f"SELECT series_id, ts / {RES_5M}, min(value), avg(value), max(value), count(*) FROM sample "
+            f"SELECT series_id, ts / {RES_5M}, min(value), avg(value), max(value), count(*) "
+            f"FROM {self._source(chunks.SAMPLES, lo5, hi5)} "
             f"WHERE series_id IN ({marks}) AND ts >= {ph} AND ts < {ph} GROUP BY series_id, ts / {RES_5M} "
             "ON CONFLICT (series_id, bucket) DO UPDATE SET vmin = excluded.vmin, vavg = excluded.vavg, "
             "vmax = excluded.vmax, n = excluded.n", (*ids, lo5, hi5))
-        self.refold_hours(conn, ids, lo5 // RES_5M, (hi5 - 1) // RES_5M, wm1h)
+        self._absorb(conn, chunks.FIVE, ids, lo5 // RES_5M, hi5 // RES_5M, cmarks)
+        self.refold_hours(conn, ids, lo5 // RES_5M, (hi5 - 1) // RES_5M, wm1h, cmarks)
 
     def refold_hours(self, conn, ids: Sequence[int], first_bucket5: int, last_bucket5: int,
-                     wm1h: int | None = None) -> None:
+                     wm1h: int | None = None, cmarks: dict[str, int] | None = None) -> None:
         """Recompute the hours holding 5-minute buckets first..last (inclusive), below the hourly claim."""
         if wm1h is None:
             wm1h = self.watermarks(conn)[1]
@@ -192,10 +240,12 @@ class Rollups(StoreBase):
         marks = ",".join([ph] * len(ids))
         conn.exec_driver_sql(
             "INSERT INTO rollup_1h (series_id, bucket, vmin, vavg, vmax, n) "
-            f"SELECT series_id, bucket / {k}, min(vmin), sum(vavg * n) / sum(n), max(vmax), sum(n) FROM rollup_5m "
+            f"SELECT series_id, bucket / {k}, min(vmin), sum(vavg * n) / sum(n), max(vmax), sum(n) "
+            f"FROM {self._source(chunks.FIVE, lo, hi)} "
             f"WHERE series_id IN ({marks}) AND bucket >= {ph} AND bucket < {ph} GROUP BY series_id, bucket / {k} "
             "ON CONFLICT (series_id, bucket) DO UPDATE SET vmin = excluded.vmin, vavg = excluded.vavg, "
             "vmax = excluded.vmax, n = excluded.n", (*ids, lo, hi))
+        self._absorb(conn, chunks.HOURS, ids, lo // k, hi // k, cmarks)
 
     def write_rollup_points(self, conn, res: int,
                             points: Sequence[tuple[str, Labels, Sequence[tuple[int, float, float, float, int]]]]) -> int:
@@ -215,9 +265,12 @@ class Rollups(StoreBase):
                 "vmin": least(table.c.vmin, ex.vmin), "vmax": greatest(table.c.vmax, ex.vmax),
                 "vavg": (table.c.vavg * table.c.n + ex.vavg * ex.n) / (table.c.n + ex.n), "n": table.c.n + ex.n,
             }), rows)
+            # Below the chunk mark the row replaces its bucket in the chunk (a bucket split between
+            # two compactions of an agent's backlog that old keeps its newer part only).
+            first, last = int(min(r["bucket"] for r in rows)), int(max(r["bucket"] for r in rows))
+            self._absorb(conn, chunks.FIVE if res == RES_5M else chunks.HOURS, sorted(set(ids)), first, last + 1)
             if res == RES_5M:
-                self.refold_hours(conn, sorted(set(ids)), int(min(r["bucket"] for r in rows)),
-                                  int(max(r["bucket"] for r in rows)))
+                self.refold_hours(conn, sorted(set(ids)), first, last)
         return len(rows)
 
     def _fold_raw_sql(self, chunked: bool = False) -> str:
@@ -253,5 +306,12 @@ class Rollups(StoreBase):
             if rollup_1h_days > 0:
                 n += conn.execute(delete(rollup_1h).where(
                     rollup_1h.c.bucket < int(now - rollup_1h_days * DAY) // RES_1H)).rowcount or 0
+            if self.dialect == "postgresql":  # whole chunks below each cut
+                cuts = {chunks.SAMPLES: raw_cut, chunks.FIVE: int(now - rollup_5m_days * DAY) // RES_5M}
+                if rollup_1h_days > 0:
+                    cuts[chunks.HOURS] = int(now - rollup_1h_days * DAY) // RES_1H
+                for tier, cut in cuts.items():
+                    table = chunks.CHUNKS[tier.table]
+                    n += conn.execute(delete(table).where(table.c.chunk < cut // tier.span)).rowcount or 0
             n += conn.execute(delete(collector_run).where(collector_run.c.started < now - raw_days * DAY)).rowcount or 0
         return n

@@ -18,6 +18,7 @@ from app.storage.base import (
     _pg_array,
     labels_key,
 )
+from app.storage.chunks import in_chunks, readable
 from app.storage.inventory import Inventory
 from app.storage.models import (
     collector_state,
@@ -185,14 +186,16 @@ class SampleWriting(Rollups, Inventory):
 
     def _points(self, conn, series_id: int, start: int, end: int, res: int) -> list[Point]:
         if res == 0:
-            q = (select(sample.c.ts, sample.c.value).where(
-                sample.c.series_id == series_id, sample.c.ts >= start, sample.c.ts < end).order_by(sample.c.ts))
+            raw = readable(self.dialect, sample)
+            q = (select(raw.c.ts, raw.c.value).where(
+                raw.c.series_id == series_id, raw.c.ts >= start, raw.c.ts < end, in_chunks(raw, start, end))
+                .order_by(raw.c.ts))
             return [Point(t, v, v, v) for t, v in conn.execute(q).all()]
         watermark = self._watermark_in(conn, res)
-        r = ROLLUPS[res]
+        r = readable(self.dialect, ROLLUPS[res])
+        lo, hi = start // res, min(end, watermark) // res
         q = (select(r.c.bucket, r.c.vmin, r.c.vavg, r.c.vmax).where(
-            r.c.series_id == series_id, r.c.bucket >= start // res,
-            r.c.bucket < min(end, watermark) // res).order_by(r.c.bucket))
+            r.c.series_id == series_id, r.c.bucket >= lo, r.c.bucket < hi, in_chunks(r, lo, hi)).order_by(r.c.bucket))
         # fetch all at once: row-by-row iteration cost more than the query itself
         points = [Point(row[0] * res, row[1], row[2], row[3]) for row in conn.execute(q).all()]
         if end > watermark:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine, delete, func, select, text, update
 
+from app.storage import chunks
 from app.storage.base import DAY, RES_1H, RES_5M
 from app.storage.models import meta, rollup_1h, rollup_5m, sample
 
@@ -68,13 +69,33 @@ def _drop(engine: Engine, stmt) -> int:
         return int(c.execute(stmt).rowcount or 0)
 
 
+def _oldest_of(table, key, unit: int):
+    """A tier's oldest point: its rows', and on PostgreSQL its oldest chunk's start too."""
+    def oldest(engine: Engine) -> int | None:
+        found = [_oldest(engine, select(func.min(table.c[key]) * unit))]
+        if engine.dialect.name == "postgresql":
+            tier, chunk = chunks.BY_TABLE[table.name], chunks.CHUNKS[table.name]
+            found.append(_oldest(engine, select(func.min(chunk.c.chunk) * tier.span * unit)))
+        return min((t for t in found if t is not None), default=None)
+    return oldest
+
+
+def _drop_before(table, key, unit: int):
+    """Delete a tier's points before a time: rows, and on PostgreSQL the chunks wholly before it."""
+    def drop(engine: Engine, t: int) -> int:
+        n = _drop(engine, delete(table).where(table.c[key] < t // unit))
+        if engine.dialect.name == "postgresql":
+            tier, chunk = chunks.BY_TABLE[table.name], chunks.CHUNKS[table.name]
+            n += _drop(engine, delete(chunk).where(chunk.c.chunk < t // unit // tier.span))
+        return n
+    return drop
+
+
 TIERS = (
-    Tier("raw samples", lambda e: _oldest(e, select(func.min(sample.c.ts))),
-         lambda e, t: _drop(e, delete(sample).where(sample.c.ts < t)), DAY),
-    Tier("5-minute rollups", lambda e: _oldest(e, select(func.min(rollup_5m.c.bucket) * RES_5M)),
-         lambda e, t: _drop(e, delete(rollup_5m).where(rollup_5m.c.bucket < t // RES_5M)), DAY),
-    Tier("hourly rollups", lambda e: _oldest(e, select(func.min(rollup_1h.c.bucket) * RES_1H)),
-         lambda e, t: _drop(e, delete(rollup_1h).where(rollup_1h.c.bucket < t // RES_1H)), 7 * DAY),
+    Tier("raw samples", _oldest_of(sample, "ts", 1), _drop_before(sample, "ts", 1), DAY),
+    Tier("5-minute rollups", _oldest_of(rollup_5m, "bucket", RES_5M), _drop_before(rollup_5m, "bucket", RES_5M), DAY),
+    Tier("hourly rollups", _oldest_of(rollup_1h, "bucket", RES_1H), _drop_before(rollup_1h, "bucket", RES_1H),
+         7 * DAY),
 )
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import case, func, select
 
 from app.storage.base import RES_1H, RES_5M, Point
+from app.storage.chunks import in_chunks, readable
 from app.storage.models import rollup_1h, rollup_5m, sample, series
 
 
@@ -124,19 +125,20 @@ def _folded(store, conn, ids: tuple[int, ...], windows: tuple[int, ...], now: in
     cached = getattr(store, "_uptime_folded", None)
     if cached is not None and cached[0] == key:
         return cached[1]
-    b = rollup_5m.c.bucket
-    cols = [rollup_5m.c.series_id, func.min(b)]
+    r5 = readable(store.dialect, rollup_5m)
+    b = r5.c.bucket
+    cols = [r5.c.series_id, func.min(b)]
     for w in windows:
         inside = b >= (now - w) // RES_5M
-        cols += [func.sum(case((inside, rollup_5m.c.vavg), else_=0.0)), func.sum(case((inside, 1), else_=0))]
-    q1 = select(*cols).where(rollup_5m.c.series_id.in_(ids), b >= (now - max(windows)) // RES_5M,
-                             b < wm5 // RES_5M).group_by(rollup_5m.c.series_id)
+        cols += [func.sum(case((inside, r5.c.vavg), else_=0.0)), func.sum(case((inside, 1), else_=0))]
+    lo, hi = (now - max(windows)) // RES_5M, wm5 // RES_5M
+    q1 = select(*cols).where(r5.c.series_id.in_(ids), b >= lo, b < hi, in_chunks(r5, lo, hi)).group_by(r5.c.series_id)
     folded = [(int(row[0]), int(row[1]) * RES_5M,
                [(float(row[2 + 2 * i] or 0.0), int(row[3 + 2 * i] or 0)) for i in range(len(windows))])
               for row in conn.execute(q1).all()]
-    q_day = select(rollup_5m.c.series_id, b, rollup_5m.c.vavg).where(
-        rollup_5m.c.series_id.in_(ids), b >= (now - day) // RES_5M, b < wm5 // RES_5M
-    ).order_by(rollup_5m.c.series_id, b)
+    q_day = select(r5.c.series_id, b, r5.c.vavg).where(
+        r5.c.series_id.in_(ids), b >= (now - day) // RES_5M, b < hi, in_chunks(r5, (now - day) // RES_5M, hi)
+    ).order_by(r5.c.series_id, b)
     day_points = [(int(sid), int(bucket) * RES_5M, avg) for sid, bucket, avg in conn.execute(q_day).all()]
     store._uptime_folded = (key, (folded, day_points))
     return folded, day_points
@@ -155,10 +157,11 @@ def _hourly(store, conn, late: list[int], firsts: dict[int, int], windows: tuple
         return cached[1]
     start = now - max(windows)
     parts = {sid: Uptimes() for sid in late}
-    h = rollup_1h.c.bucket
-    q3 = select(rollup_1h.c.series_id, h, rollup_1h.c.vavg).where(
-        rollup_1h.c.series_id.in_(late), h >= start // RES_1H, h < wm1 // RES_1H
-    ).order_by(rollup_1h.c.series_id, h)
+    r1 = readable(store.dialect, rollup_1h)
+    h = r1.c.bucket
+    q3 = select(r1.c.series_id, h, r1.c.vavg).where(
+        r1.c.series_id.in_(late), h >= start // RES_1H, h < wm1 // RES_1H,
+        in_chunks(r1, start // RES_1H, wm1 // RES_1H)).order_by(r1.c.series_id, h)
     for sid, bucket, avg in conn.execute(q3).all():
         if int(bucket) < firsts[int(sid)] // RES_1H:  # as history() reads up to the first finer point
             parts[int(sid)].add(int(bucket) * RES_1H, float(avg), windows, now, day)
