@@ -566,3 +566,24 @@ def test_no_page_shows_a_raw_value_a_python_repr_or_bare_seconds(tmp_path: Path,
         text = re.sub(r"<[^>]+>", " ", re.sub(r"<(script|style)\b.*?</\1>", " ", main, flags=re.S))
         found = [text[max(0, m.start() - 30):m.end() + 30] for m in RAW.finditer(text)]
         assert found == [], (path, found)
+
+
+LABELLED_PAGES = [*PAGES, "/hosts", "/disks/all", "/disks?view=heat", "/account", "/audit", "/?kiosk=1", "/alerts?all=1"]
+
+
+@pytest.mark.parametrize("htmx", [False, True], ids=["full", "fragment"])
+def test_every_tables_cells_carry_their_columns_header_for_a_phone_written_when_the_templates_load(
+        tmp_path: Path, htmx: bool) -> None:
+    """The labels are put into the templates' source once (app/web/stacked.py); on every page
+    they must be what labelling the rendered page itself gives, as every request did before."""
+    from app.web.stacked import label_cells
+
+    app = demo_app(tmp_path, 80, runs=2)
+    wrong, labels = {}, 0
+    for path in LABELLED_PAGES:
+        body = fetch(app, path, headers={"HX-Request": "true"} if htmx else {}).text
+        unlabelled = re.sub(r' data-label="[^"]*"', "", body)
+        if label_cells(unlabelled) != body:
+            wrong[path] = [line for line in label_cells(unlabelled).splitlines() if line not in body.splitlines()][:3]
+        labels += body.count("data-label=")
+    assert wrong == {} and labels > 500

@@ -18,6 +18,10 @@ A point lives in exactly one place: a write below the mark (an agent's backlog, 
 late bucket) is merged into its chunk in the writer's own transaction (`absorb`), the newer value
 winning. Readers go through the ``<table>_all`` views (rows UNION ALL unnested chunks) with a
 condition on ``chunk`` so PostgreSQL reads only the chunks in range.
+
+A mark moves under the store's lock, which is per process: with two servers on one database,
+a late write on the other server can commit below a mark that just moved and stay a row. Readers
+see it all the same (the views read rows and chunks), and the tier's next move takes it along.
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ def disks_all(s: SiteDep, request: Request, sort: str = "health", order: str = "
     everything = all_rows(s)
     desc = None if order not in ("asc", "desc") else order == "desc"
     rows = table(everything, sort if sort in SORTS else "health", desc, attention == "1", q[:100])
-    return s.render(request, "disks_all.html", labelled=True, rows=rows, total=len(everything),
+    return s.render(request, "disks_all.html", rows=rows, total=len(everything),
                     hosts=len({r.host for r in everything}), needing=sum(r.attention for r in everything),
                     sort=sort if sort in SORTS else "health", order=order, attention=attention == "1", q=q[:100],
                     sorts=list(SORTS))

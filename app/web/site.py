@@ -31,7 +31,7 @@ from app.storage.store import Store
 from app.users import Principal, Users
 from app.web.guard import Proxies
 from app.web.sessions import COOKIE, CSRF_COOKIE, Sessions, Throttle
-from app.web.stacked import label_cells
+from app.web.stacked import LabelledTables
 from collectors import plugins
 from collectors.context import BayRules
 
@@ -45,7 +45,7 @@ def templates() -> Environment:
     # A page's own template from templates/, a collector's section from its folder ("frr/section.html").
     sections = PrefixLoader({name: FileSystemLoader(p.section.folder) for name, p in plugins().items() if p.section})
     env = Environment(loader=ChoiceLoader([FileSystemLoader(ROOT / "templates"), sections]),
-                      autoescape=select_autoescape(["html"]))
+                      autoescape=select_autoescape(["html"]), extensions=[LabelledTables])
     env.globals["section"] = render_section
     env.globals["ICON"] = views.ICON
     env.globals["PAGES"] = views.pages()
@@ -351,9 +351,7 @@ class Site:
             body = "".join(tmpl.blocks["content"](tmpl.new_context(ctx)))
         else:
             body = tmpl.render(ctx)
-        # A page that labels its own cells (a 500-row table) skips the rewrite pass: it costs more
-        # than the rendering there.
-        return HTMLResponse(body if ctx.get("labelled") else label_cells(body), headers={"Vary": "HX-Request"})
+        return HTMLResponse(body, headers={"Vary": "HX-Request"})
 
 
 def site(request: Request) -> Site:
