@@ -110,6 +110,10 @@ class Snapshot:
     metrics_gzip: bytes = b""
     version: int = 0
     judge: Judge = field(default=None)  # type: ignore[assignment]  # made for the host in __post_init__
+    # What pages work out from the states and findings alone, kept with what it came from
+    # (app/views.py: `same_inputs`): a page asked for every few seconds reads it again only
+    # after a collection.
+    memo: dict[str, tuple[tuple[Any, ...], Any]] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.judge is None:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar, cast
 from urllib.parse import urlencode
 
 from app.alerting.engine import AlertState
@@ -33,6 +34,8 @@ from collectors.plugin import View
 __all__ = ["BAD", "OK", "RANK", "UNKNOWN", "WARN", "worst"]
 # One icon per level on every page: tiles, callouts, alerts, events, bays (shape as well as colour).
 ICON = {OK: "✔", WARN: "▲", BAD: "✖", UNKNOWN: "?", "info": "•"}
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -88,10 +91,27 @@ class _Merged:
     clear: list[str] = field(default_factory=list)
 
 
+def same_inputs(snap: Snapshot, what: str, inputs: tuple[Any, ...], work: Callable[[], T]) -> T:
+    """``work()``, or what it gave last time on this snapshot if ``inputs`` are the very same
+    objects. States are new objects after every collection and the Judge keeps one findings list
+    per state and status (app/judge.py), so their identity says whether anything changed."""
+    kept = snap.memo.get(what)
+    if kept is not None and len(kept[0]) == len(inputs) and all(a is b for a, b in zip(kept[0], inputs, strict=True)):
+        return cast(T, kept[1])
+    out = work()
+    snap.memo[what] = (inputs, out)
+    return out
+
+
 def tiles(snap: Snapshot, now: float | None = None) -> list[TileView]:
     """One tile per title, in plug-in order; collectors sharing a title (Power: the UPS and the
     rails) share the tile. Shown when something is wrong or there is something to show."""
     found = findings(snap, now)
+    inputs = tuple(x for name, f in found.items() for x in (snap.states.get(name), f, snap.statuses.get(name)))
+    return same_inputs(snap, "tiles", inputs, lambda: _tiles(snap, found, now))
+
+
+def _tiles(snap: Snapshot, found: dict[str, list[Finding]], now: float | None) -> list[TileView]:
     merged: dict[str, _Merged] = {}
     for name, plugin in plugins().items():
         if plugin.tile is None or name not in found:
@@ -182,7 +202,8 @@ def storage_pulls(snap: Snapshot) -> list[BayDevice]:
 
 def unlabelled(snap: Snapshot) -> list[BayDevice]:
     """Disks with a page of their own but no bay label: a failure there could not say which bay."""
-    return [e for e in storage_bays(snap, placed=False) if not e.bay and e.href and not e.pull]
+    return same_inputs(snap, "unlabelled", tuple(snap.states.get(name) for name in plugins()), lambda: [
+        e for e in storage_bays(snap, placed=False) if not e.bay and e.href and not e.pull])
 
 
 def bays_seen(snap: Snapshot) -> list[str]:

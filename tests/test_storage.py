@@ -322,3 +322,18 @@ def test_a_bulk_of_samples_sent_twice_is_stored_once_and_the_new_ones_with_it(st
     store.write_run("smart", T0, 0.1, True, None, res)  # the same run twice: no error, no double
     sid = store.find_series("rackpulse_disk_temperature_celsius", serial="Z12")
     assert sid is not None and [(p.ts, p.vavg) for p in store.history(sid, T0 - 1, T0 + 1)] == [(T0, 35.0)]
+
+
+def test_the_highest_value_of_a_span_is_the_same_as_the_highest_point_its_chart_shows(store: Store) -> None:
+    """Hourly maxima up to the hourly fold, 5-minute ones after, raw samples after the 5-minute
+    fold: one query that gives what reading the whole chart and taking its top gave."""
+    with store.engine.begin() as conn:
+        sid = store.series_ids(conn, [("rackpulse_disk_temperature_celsius", '[["serial","Z1"]]')])[0]
+    store.write_rows([(sid, T0 + i * 60, 30.0 + (i % 97) / 10) for i in range(60 * 24 * 3)])  # three days
+    store.make_rollups(now=T0 + 2 * DAY + 1800)
+    store.write_rows([(sid, T0 + 3 * DAY + 60, 55.5)])  # after every fold: only raw
+    assert store.highest(sid, T0, T0 + 3 * DAY) == max(p.vmax for p in store.history(sid, T0, T0 + 3 * DAY)) == 39.6
+    assert store.highest(sid, T0, T0 + 4 * DAY) == 55.5
+    assert store.highest(sid, T0 + 3 * DAY, T0 + 3 * DAY + 30) is None  # nothing there
+    for lo, hi in ((36 * 3600 + 300, 36 * 3600 + 900), (35 * 3600 + 1500, 37 * 3600 + 600)):  # parts of hours
+        assert store.highest(sid, T0 + lo, T0 + hi) == max(p.vmax for p in store.history(sid, T0 + lo, T0 + hi))

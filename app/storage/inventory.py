@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import and_, select, update
+from sqlalchemy import Select, and_, or_, select, update
 
 # pydantic (FastAPI's answers) needs typing_extensions' TypedDict before Python 3.12; pydantic installs it.
 from typing_extensions import TypedDict
@@ -23,6 +23,11 @@ from app.storage.models import (
 )
 from collectors import finite
 from collectors.base import Entity
+
+# Each event with the collector that reports its entity (None when unknown), built once.
+_EVENTS = select(entity_event, entity.c.collector).select_from(
+    entity_event.outerjoin(entity, and_(entity.c.host == entity_event.c.host, entity.c.kind == entity_event.c.kind,
+                                        entity.c.key == entity_event.c.key)))
 
 
 class StoredEvent(TypedDict):
@@ -123,14 +128,22 @@ class Inventory(StoreBase):
     def events(self, kind: str | None = None, key: str | None = None, limit: int = 50,
                offset: int = 0) -> list[StoredEvent]:
         """The newest changes first, each with the collector that reports its entity (None when unknown)."""
-        owner = entity_event.outerjoin(entity, and_(entity.c.host == entity_event.c.host,
-                                                    entity.c.kind == entity_event.c.kind,
-                                                    entity.c.key == entity_event.c.key))
-        q = select(entity_event, entity.c.collector).select_from(owner).where(entity_event.c.host == self.host)
+        q = _EVENTS.where(entity_event.c.host == self.host)
         if kind:
             q = q.where(entity_event.c.kind == kind)
         if key:
             q = q.where(entity_event.c.key == key)
+        return self._read_events(q, limit, offset)
+
+    def events_of(self, things: Sequence[tuple[str, str]], limit: int = 100) -> list[StoredEvent]:
+        """The newest changes of several things together (a disk and its bay), in one query."""
+        if not things:
+            return []
+        q = _EVENTS.where(entity_event.c.host == self.host,
+                          or_(*(and_(entity_event.c.kind == k, entity_event.c.key == key) for k, key in things)))
+        return self._read_events(q, limit, 0)
+
+    def _read_events(self, q: Select[Any], limit: int, offset: int) -> list[StoredEvent]:
         q = q.order_by(entity_event.c.ts.desc(), entity_event.c.id.desc()).limit(limit).offset(offset)
         with self.engine.connect() as conn:
             return [StoredEvent(**r._mapping) for r in conn.execute(q)]  # type: ignore[typeddict-item]
@@ -140,5 +153,12 @@ class Inventory(StoreBase):
         with self.engine.connect() as conn:
             return [StoredEntity(**{**r._mapping, "attrs": json.loads(r.attrs)})  # type: ignore[typeddict-item]
                     for r in conn.execute(q)]
+
+    def entity(self, kind: str, key: str) -> StoredEntity | None:
+        """One stored thing (a disk's page needs its own, not every disk's)."""
+        q = select(entity).where(entity.c.host == self.host, entity.c.kind == kind, entity.c.key == key)
+        with self.engine.connect() as conn:
+            row = conn.execute(q).first()
+        return StoredEntity(**{**row._mapping, "attrs": json.loads(row.attrs)}) if row else None  # type: ignore[typeddict-item]
 
     # -- history ------------------------------------------------------------------------

@@ -71,7 +71,7 @@ async def disks_page(s: SiteDep, request: Request) -> HTMLResponse:
 def entity_page(s: SiteDep, request: Request, kind: str, key: str,
                 range: str = "24h") -> HTMLResponse:  # noqa: A002
     _, store = s.view(request)
-    stored = next((e for e in store.entities(kind) if e["key"] == key), None)
+    stored = store.entity(kind, key)
     if stored is None:
         raise HTTPException(404, f"no {kind} {key!r}")
     plugin = words.owner(kind, plugins())
@@ -161,7 +161,7 @@ def detail_page(name: str, detail: Detail[Any]) -> Any:
         snap, store = s.view(request)
         plugin = plugins()[name]
         thing = _thing(plugin, detail, snap.states.get(name), key)
-        stored = next((e for e in store.entities(detail.kind) if e["key"] == key), None)
+        stored = store.entity(detail.kind, key)
         base = request.scope.get("rackpulse_base", "")
         if thing is None and stored is None:
             # A disk this plug-in does not see (behind a RAID controller, or on another Ceph node)
@@ -172,9 +172,8 @@ def detail_page(name: str, detail: Detail[Any]) -> Any:
             kind, ekey = other.entity
             return RedirectResponse(f"{base}/entity/{quote(kind)}/{quote(ekey, safe='/:')}", status_code=303)
         bay = getattr(thing, "bay", None)
-        changes = store.events(detail.kind, key) + (store.events("bay", bay) if bay else [])
-        changes.sort(key=lambda e: e["ts"], reverse=True)
-        lines = [events.describe(e, plugins(), base) for e in changes[:100]]
+        changes = store.events_of([(detail.kind, key), *([("bay", bay)] if bay else [])], limit=100)
+        lines = [events.describe(e, plugins(), base) for e in changes]
         # What the tile and the alerts say of it: the same findings, judged once.
         said = [f for f in snap.findings_of(name) if f.subject == key]
         extra = detail.view(plugin.typed(snap.states.get(name)), thing) if thing is not None else {}
@@ -208,8 +207,7 @@ def _max_30d(store: Any, key: str) -> float | None:
     if sid is None:
         return None
     now = int(time.time())
-    points = store.history(sid, now - 30 * 86400, now, max_points=60)
-    return max((p.vmax for p in points), default=None)
+    return store.highest(sid, now - 30 * 86400, now + 1)
 
 
 def _disk_notes(cfg: Any, key: str) -> dict[str, Any]:
