@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Select, and_, or_, select, update
+from sqlalchemy import Select, and_, bindparam, or_, select, update
 
 # pydantic (FastAPI's answers) needs typing_extensions' TypedDict before Python 3.12; pydantic installs it.
 from typing_extensions import TypedDict
@@ -28,6 +28,19 @@ from collectors.base import Entity
 _EVENTS = select(entity_event, entity.c.collector).select_from(
     entity_event.outerjoin(entity, and_(entity.c.host == entity_event.c.host, entity.c.kind == entity_event.c.kind,
                                         entity.c.key == entity_event.c.key)))
+
+
+def _events_of(n: int) -> Select[Any]:
+    """The newest events of n (kind, key) things of a host, as a statement built once per n."""
+    things = [and_(entity_event.c.kind == bindparam(f"k{i}"), entity_event.c.key == bindparam(f"key{i}"))
+              for i in range(n)]
+    return (_EVENTS.where(entity_event.c.host == bindparam("h"), or_(*things))
+            .order_by(entity_event.c.ts.desc(), entity_event.c.id.desc()).limit(bindparam("limit")))
+
+
+_EVENTS_OF: dict[int, Select[Any]] = {}
+_ENTITY = select(entity).where(entity.c.host == bindparam("h"), entity.c.kind == bindparam("k"),
+                               entity.c.key == bindparam("key"))
 
 
 class StoredEvent(TypedDict):
@@ -139,9 +152,14 @@ class Inventory(StoreBase):
         """The newest changes of several things together (a disk and its bay), in one query."""
         if not things:
             return []
-        q = _EVENTS.where(entity_event.c.host == self.host,
-                          or_(*(and_(entity_event.c.kind == k, entity_event.c.key == key) for k, key in things)))
-        return self._read_events(q, limit, 0)
+        q = _EVENTS_OF.get(len(things))
+        if q is None:
+            q = _EVENTS_OF[len(things)] = _events_of(len(things))
+        params: dict[str, Any] = {"h": self.host, "limit": limit}
+        for i, (kind, key) in enumerate(things):
+            params[f"k{i}"], params[f"key{i}"] = kind, key
+        with self.engine.connect() as conn:
+            return [StoredEvent(**r._mapping) for r in conn.execute(q, params)]  # type: ignore[typeddict-item]
 
     def _read_events(self, q: Select[Any], limit: int, offset: int) -> list[StoredEvent]:
         q = q.order_by(entity_event.c.ts.desc(), entity_event.c.id.desc()).limit(limit).offset(offset)
@@ -156,9 +174,8 @@ class Inventory(StoreBase):
 
     def entity(self, kind: str, key: str) -> StoredEntity | None:
         """One stored thing (a disk's page needs its own, not every disk's)."""
-        q = select(entity).where(entity.c.host == self.host, entity.c.kind == kind, entity.c.key == key)
         with self.engine.connect() as conn:
-            row = conn.execute(q).first()
+            row = conn.execute(_ENTITY, {"h": self.host, "k": kind, "key": key}).first()
         return StoredEntity(**{**row._mapping, "attrs": json.loads(row.attrs)}) if row else None  # type: ignore[typeddict-item]
 
     # -- history ------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import bindparam, delete, func, select
 
 from app.storage import chunks
 from app.storage.base import (
@@ -30,6 +30,9 @@ from app.storage.models import (
 )
 from collectors.base import Labels
 
+# Built once: pages read the watermarks on every chart (see _CLAIM in app/ingest/agents.py for why).
+_META_VALUE = select(meta.c.value).where(meta.c.key == bindparam("k"))
+
 
 class Rollups(StoreBase):
     def _watermark(self, res: int) -> int:
@@ -37,7 +40,7 @@ class Rollups(StoreBase):
             return self._watermark_in(conn, res)
 
     def _watermark_in(self, conn, res: int) -> int:
-        v = conn.execute(select(meta.c.value).where(meta.c.key == f"rollup_{res}")).scalar()
+        v = conn.execute(_META_VALUE, {"k": f"rollup_{res}"}).scalar()
         return int(v) if v else 0
 
     def import_rollups(self, rows: Mapping[int, Sequence[dict[str, Any]]], folded_up_to: Mapping[int, int]) -> None:

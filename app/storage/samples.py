@@ -6,8 +6,9 @@ import json
 import math
 from collections.abc import Sequence
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import bindparam, delete, func, select
 
+from app.storage import chunks
 from app.storage.base import (
     _RUN_INSERT,
     RES_1H,
@@ -28,6 +29,8 @@ from app.storage.models import (
 from app.storage.rollups import Rollups
 from collectors.base import CollectResult, Sample
 from collectors.state import dump
+
+_SERIES_OF = select(series.c.id, series.c.labels).where(series.c.host == bindparam("h"), series.c.metric == bindparam("m"))
 
 # PostgreSQL: from this many rows on, samples go in by COPY (the fastest way in; INSERT ... ON
 # CONFLICT DO NOTHING ran at 77 % of it in bench/ingest.py), the insert being the fallback.
@@ -155,8 +158,7 @@ class SampleWriting(Rollups, Inventory):
 
     def find_series(self, metric: str, **labels: str) -> int | None:
         with self.engine.connect() as conn:
-            for sid, lab in conn.execute(select(series.c.id, series.c.labels)
-                                         .where(series.c.host == self.host, series.c.metric == metric)):
+            for sid, lab in conn.execute(_SERIES_OF, {"h": self.host, "m": metric}):
                 pairs = dict(tuple(p) for p in json.loads(lab))
                 if all(pairs.get(k) == v for k, v in labels.items()):
                     return int(sid)
@@ -188,22 +190,31 @@ class SampleWriting(Rollups, Inventory):
         """A series' highest value in [start, end) (a disk's hottest over 30 days), worked out by
         the database from the coarsest rows that fit: hourly maxima for the whole hours up to the
         hourly fold, 5-minute ones for the edges and up to the 5-minute fold, raw samples after
-        it. A 5-minute bucket at an edge counts whole. A few dozen rows, none sent to Python."""
+        it. A 5-minute bucket at an edge counts whole. A few dozen rows, none sent to Python;
+        plain SQL, as a page asks for it on every view."""
+        ph = "?" if self.dialect == "sqlite" else "%s"
         with self.engine.connect() as conn:
-            wm5, wm1h = self._watermark_in(conn, RES_5M), self._watermark_in(conn, RES_1H)
+            marks = dict(conn.exec_driver_sql(f"SELECT key, value FROM meta WHERE key IN ({ph}, {ph})",
+                                              (f"rollup_{RES_5M}", f"rollup_{RES_1H}")).all())
+            wm5, wm1h = int(marks.get(f"rollup_{RES_5M}") or 0), int(marks.get(f"rollup_{RES_1H}") or 0)
             h0, h1 = -(-start // RES_1H), min(end, wm1h) // RES_1H  # whole hours inside, folded
             spans = [(RES_1H, h0, h1)] if h0 < h1 else []
             fine = [(start, h0 * RES_1H), (h1 * RES_1H, min(end, wm5))] if h0 < h1 else [(start, min(end, wm5))]
             spans += [(RES_5M, a // RES_5M, -(-b // RES_5M)) for a, b in fine if a < b]
-            parts = []
+            parts, args = [], []
             for res, b0, b1 in spans:
-                r = readable(self.dialect, ROLLUPS[res])
-                parts.append(select(func.max(r.c.vmax)).where(
-                    r.c.series_id == series_id, r.c.bucket >= b0, r.c.bucket < b1, in_chunks(r, b0, b1)).scalar_subquery())
-            parts.append(select(func.max(sample.c.value)).where(
-                sample.c.series_id == series_id, sample.c.ts >= max(start, wm5), sample.c.ts < end).scalar_subquery())
-            found = conn.execute(select(*parts)).one()
-        return max((float(v) for v in found if v is not None), default=None)
+                table = ROLLUPS[res].name
+                sql = f"SELECT max(vmax) AS v FROM {table} WHERE series_id = {ph} AND bucket >= {ph} AND bucket < {ph}"
+                args += [series_id, b0, b1]
+                if self.dialect == "postgresql":  # rows and chunks; only the chunks in range
+                    tier = chunks.BY_TABLE[table]
+                    sql = sql.replace(table, tier.view, 1) + f" AND chunk >= {ph} AND chunk <= {ph}"
+                    args += [b0 // tier.span, (b1 - 1) // tier.span]
+                parts.append(sql)
+            parts.append(f"SELECT max(value) AS v FROM sample WHERE series_id = {ph} AND ts >= {ph} AND ts < {ph}")
+            args += [series_id, max(start, wm5), end]
+            found = conn.exec_driver_sql(f"SELECT max(v) FROM ({' UNION ALL '.join(parts)}) AS parts", tuple(args)).scalar()
+        return float(found) if found is not None else None
 
     def _points(self, conn, series_id: int, start: int, end: int, res: int) -> list[Point]:
         if res == 0:
