@@ -187,12 +187,12 @@ def summaries(snap: Snapshot) -> list[SectionView]:
 
 def storage_bays(snap: Snapshot, placed: bool = True) -> list[BayDevice]:
     """The devices every plug-in places in bays (SMART's disks, md members to pull, ZFS, btrfs,
-    RAID controllers, Ceph); with `placed`, only those in a labelled bay."""
-    out: list[BayDevice] = []
-    for name, p in plugins().items():
+    RAID controllers, Ceph); with `placed`, only those in a labelled bay. Worked out once per
+    collection: the overview, /disks and every disk's page ask."""
+    every = same_inputs(snap, "storage_bays", tuple(snap.states.get(name) for name in plugins()), lambda: [
         # A state of another shape (an agent of another version) places nothing.
-        out.extend(e for e in p.bay_list(snap.states.get(name)) if e.bay or not placed)
-    return out
+        e for name, p in plugins().items() for e in p.bay_list(snap.states.get(name))])
+    return [e for e in every if e.bay] if placed else list(every)
 
 
 def storage_pulls(snap: Snapshot) -> list[BayDevice]:
@@ -202,8 +202,7 @@ def storage_pulls(snap: Snapshot) -> list[BayDevice]:
 
 def unlabelled(snap: Snapshot) -> list[BayDevice]:
     """Disks with a page of their own but no bay label: a failure there could not say which bay."""
-    return same_inputs(snap, "unlabelled", tuple(snap.states.get(name) for name in plugins()), lambda: [
-        e for e in storage_bays(snap, placed=False) if not e.bay and e.href and not e.pull])
+    return [e for e in storage_bays(snap, placed=False) if not e.bay and e.href and not e.pull]
 
 
 def bays_seen(snap: Snapshot) -> list[str]:

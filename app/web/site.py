@@ -44,8 +44,10 @@ RANGES = {"1h": 3600, "6h": 6 * 3600, "24h": 86400, "7d": 7 * 86400, "30d": 30 *
 def templates() -> Environment:
     # A page's own template from templates/, a collector's section from its folder ("frr/section.html").
     sections = PrefixLoader({name: FileSystemLoader(p.section.folder) for name, p in plugins().items() if p.section})
+    # auto_reload off: the templates are part of the installed package, and checking each one's
+    # mtime on every render was a stat() per template and section per request.
     env = Environment(loader=ChoiceLoader([FileSystemLoader(ROOT / "templates"), sections]),
-                      autoescape=select_autoescape(["html"]), extensions=[LabelledTables])
+                      autoescape=select_autoescape(["html"]), extensions=[LabelledTables], auto_reload=False)
     env.globals["section"] = render_section
     env.globals["ICON"] = views.ICON
     env.globals["PAGES"] = views.pages()
