@@ -91,7 +91,10 @@ class SampleWriting(Rollups, Inventory):
         ids = [cache.get((s.metric, s.labels)) for s in samples]
         missing = [i for i, sid in enumerate(ids) if sid is None]
         if missing:
-            new = self.series_ids(conn, ((samples[i].metric, labels_key(samples[i].labels)) for i in missing))
+            # Not through labels_key's cache: a label set seen once is looked up by _sample_ids from
+            # now on, and a refused batch of invented ones would otherwise stay in it.
+            key = labels_key.__wrapped__
+            new = self.series_ids(conn, ((samples[i].metric, key(samples[i].labels)) for i in missing))
             for i, sid in zip(missing, new, strict=True):
                 cache[(samples[i].metric, samples[i].labels)] = ids[i] = sid
         return ids  # type: ignore[return-value]  # every None was filled in above
@@ -194,7 +197,7 @@ class SampleWriting(Rollups, Inventory):
         plain SQL, as a page asks for it on every view."""
         ph = "?" if self.dialect == "sqlite" else "%s"
         with self.engine.connect() as conn:
-            marks = dict(conn.exec_driver_sql(f"SELECT key, value FROM meta WHERE key IN ({ph}, {ph})",
+            marks: dict[str, str] = dict(conn.exec_driver_sql(f"SELECT key, value FROM meta WHERE key IN ({ph}, {ph})",
                                               (f"rollup_{RES_5M}", f"rollup_{RES_1H}")).all())
             wm5, wm1h = int(marks.get(f"rollup_{RES_5M}") or 0), int(marks.get(f"rollup_{RES_1H}") or 0)
             h0, h1 = -(-start // RES_1H), min(end, wm1h) // RES_1H  # whole hours inside, folded

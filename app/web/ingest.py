@@ -72,7 +72,13 @@ async def _take(request: Request, s: Site, who: Any, limit: int, marks: list[flo
                 # handled. Only then: trimming after every large accepted batch cost an agent's
                 # backlog seconds a batch (malloc_trim walks the whole heap), and those are
                 # memory the next batch reuses anyway.
-                traceback.clear_frames(exc.__traceback__)
+                # Every exception of the chain: the one behind it (SeriesLimit behind the 422)
+                # holds the frames that built the new series, and the last request's future
+                # keeps the exception alive until the next one (20 MB after 25,000 series).
+                seen: Exception | BaseException | None = exc
+                while seen is not None:
+                    traceback.clear_frames(seen.__traceback__)
+                    seen = seen.__cause__ or seen.__context__
                 del raw
                 release_free_memory()
             raise

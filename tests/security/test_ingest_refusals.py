@@ -328,3 +328,29 @@ def test_the_series_limit_takes_exactly_its_number_and_refuses_one_more(db_url: 
         assert send(4, _series(1, start=10)) == 422  # the 11th
         assert send(4, _series(10)) == 200  # the agent's next batch without it is taken
     engine.dispose()
+
+
+def test_a_refused_batch_of_invented_series_leaves_nothing_of_itself_in_the_servers_memory(server) -> None:
+    """20,000 new series over max_series_per_host, three times: the label sets, their keys and
+    the frames that built them are let go with the 422 (they stayed: 20 MB after 25,000)."""
+    import gc
+    import tracemalloc
+
+    client, engine, token, app, cfg = server
+    invented = good()
+    invented["records"][0]["samples"] = [["rackpulse_x", {"id": f"invented-series-{i:08d}"}, 1.0] for i in range(20_000)]
+    payload = body(invented)
+    assert len(json.dumps(invented)) > 1 << 20  # large enough for the server to clean up after it
+    assert post(client, token, payload).status_code == 422  # caches and lazy imports settle once
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.take_snapshot()
+        for _ in range(3):
+            assert post(client, token, payload).status_code == 422
+        gc.collect()
+        kept = sum(d.size_diff for d in tracemalloc.take_snapshot().compare_to(before, "filename"))
+    finally:
+        tracemalloc.stop()
+    assert kept < 1_000_000, f"{kept} bytes kept"
+    assert not [k for k in app.state.agents._label_sets if k and k[0][0] == "id"]
