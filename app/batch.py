@@ -89,9 +89,7 @@ class BatchError(Exception):
 
 class _Strict(BaseModel):
     # allow_inf_nan=False: NaN and infinities are refused in every float field (400, never a 500 later).
-    # cache_strings="keys": pydantic-core keeps up to 16,384 parsed strings by default; label
-    # values of a hostile batch stayed in it (and pinned the memory around them) after a 422.
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, cache_strings="keys")
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 Seq = Annotated[int, Field(ge=1, le=MAX_SEQ)]

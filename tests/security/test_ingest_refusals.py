@@ -352,5 +352,6 @@ def test_a_refused_batch_of_invented_series_leaves_nothing_of_itself_in_the_serv
         kept = sum(d.size_diff for d in tracemalloc.take_snapshot().compare_to(before, "filename"))
     finally:
         tracemalloc.stop()
-    assert kept < 1_000_000, f"{kept} bytes kept"
+    # pydantic-core's cache of parsed strings (at most 16,384 of them, about 1 MB) may keep some
+    assert kept < 2_000_000, f"{kept} bytes kept"
     assert not [k for k in app.state.agents._label_sets if k and k[0][0] == "id"]
