@@ -19,8 +19,8 @@ NOW = 1_800_000_000
 SERIES = 40
 
 
-def filled(tmp_path: Path, days: int = 6) -> Store:
-    url = f"sqlite:///{tmp_path / 'r.db'}"
+def filled(tmp_path: Path, days: int = 6, url: str | None = None) -> Store:
+    url = url or f"sqlite:///{tmp_path / 'r.db'}"
     upgrade(url)
     store = Store(make_engine(url), "nas")
     step = 120
@@ -87,3 +87,37 @@ def test_the_overview_says_what_max_size_gave_up(tmp_path: Path) -> None:
                                    "dropped": "raw samples before 2026-11-01 00:00 (1200 rows)", "steps": 3}
     page = fetch(app, "/").text
     assert "reached storage.max_size" in page and "raw samples before 2026-11-01 00:00" in page
+
+
+@pytest.mark.peers  # the real PostgreSQL server
+def test_on_postgresql_a_step_goes_each_time_the_files_grow_past_the_bound_not_everything_at_once(
+        tmp_path: Path, pg_url: str) -> None:
+    """PostgreSQL's files keep their size after a delete: measured the SQLite way, every trim
+    would give up all but the newest hour, at every maintenance. One day goes, its space is
+    vacuumed for new rows, and nothing more until the files grow again."""
+    from app.storage.chunks import readable
+
+    store = filled(tmp_path, url=pg_url)
+    raw, r5 = readable("postgresql", sample), readable("postgresql", rollup_5m)
+
+    def firsts() -> tuple[int, int, int]:
+        with store.engine.connect() as c:
+            return (int(c.execute(select(func.min(raw.c.ts))).scalar_one()),
+                    int(c.execute(select(func.min(r5.c.bucket))).scalar_one()),
+                    int(c.execute(select(func.count()).select_from(raw).where(raw.c.ts >= NOW - 3600)).scalar_one()))
+
+    raw_first, r5_first, hour = firsts()
+    bound = used_bytes(store.engine) - 1
+    said = trim(store.engine, bound, store._watermark(RES_5M), now=NOW)
+    assert len(said) == 1 and said[0].startswith("raw samples before")
+    raw_after, r5_after, hour_after = firsts()
+    assert raw_first < raw_after <= raw_first + DAY and r5_after == r5_first and hour_after == hour == SERIES * 30
+    assert trim(store.engine, bound, store._watermark(RES_5M), now=NOW) == []  # the files did not grow
+    with store.engine.begin() as conn:  # three days of twice the series: more than the day given up
+        for ts in range(NOW - 3 * DAY, NOW, 120):
+            store.write_samples(conn, ts, [Sample.of("rackpulse_test_more", i, n=str(i)) for i in range(2 * SERIES)])
+    assert used_bytes(store.engine) > bound
+    assert [w.split(" before")[0] for w in trim(store.engine, bound, store._watermark(RES_5M), now=NOW)] == [
+        "raw samples"]
+    assert firsts()[0] > raw_after
+    store.engine.dispose()

@@ -4,7 +4,12 @@ The newest hour is never touched. What was given up is noted (meta key "size_tri
 overview says so.
 
 The size is what the data takes: on SQLite the pages in use (a deleted row's page is reused, the
-file does not shrink until a VACUUM), on PostgreSQL pg_database_size.
+file does not shrink until a VACUUM), on PostgreSQL pg_database_size. PostgreSQL's files do not
+shrink after a delete either, and its size says nothing of the space inside them that a VACUUM
+has freed for new rows: there, each time the files have grown past the bound (beyond the size
+they had at the last trim), one step of the oldest data goes and its table is vacuumed, so what
+comes next fills that space instead of growing the files. Measuring after the delete, as on
+SQLite, would give up everything but the newest hour at once, and again at every maintenance.
 """
 
 from __future__ import annotations
@@ -97,18 +102,24 @@ TIERS = (
     Tier("hourly rollups", _oldest_of(rollup_1h, "bucket", RES_1H), _drop_before(rollup_1h, "bucket", RES_1H),
          7 * DAY),
 )
+TABLE_OF = {"raw samples": "sample", "5-minute rollups": "rollup_5m", "hourly rollups": "rollup_1h"}
 
 
 def trim(engine: Engine, max_bytes: int, folded_up_to: int, now: float | None = None) -> list[str]:
     """Give up the oldest data until the database is within max_bytes; returns what went, in
     words. Raw samples go only up to ``folded_up_to`` (the 5-minute fold's watermark): what is
-    not rolled up yet would be lost, not coarsened."""
+    not rolled up yet would be lost, not coarsened. On PostgreSQL, one step each time the files
+    have grown past the bound (see the module's docstring)."""
     now = now or time.time()
     keep_from = int(now - KEEP_NEWEST)
     said: list[str] = []
+    pg = engine.dialect.name == "postgresql"
+    used = used_bytes(engine)
+    if pg and (used <= max_bytes or used <= _meta_int(engine, PG_TRIMMED_AT)):
+        return said
     for tier in TIERS:
         limit = min(keep_from, folded_up_to) if tier.name == "raw samples" else keep_from
-        while used_bytes(engine) > max_bytes:
+        while used > max_bytes:
             oldest = tier.oldest(engine)
             if oldest is None or oldest >= limit:
                 break
@@ -117,7 +128,12 @@ def trim(engine: Engine, max_bytes: int, folded_up_to: int, now: float | None = 
             said.append(f"{tier.name} before {time.strftime('%Y-%m-%d %H:%M', time.localtime(cut))} ({n} rows)")
             if n == 0:
                 break
-        if used_bytes(engine) <= max_bytes:
+            if pg:  # the space goes back to PostgreSQL for new rows; the files keep their size
+                _vacuum(engine, tier)
+                _set_meta(engine, PG_TRIMMED_AT, used_bytes(engine))
+                break
+            used = used_bytes(engine)
+        if said and (pg or used <= max_bytes):
             break
     if said:
         note = {"at": now, "max_bytes": max_bytes, "dropped": said[-1], "steps": len(said)}
@@ -126,6 +142,28 @@ def trim(engine: Engine, max_bytes: int, folded_up_to: int, now: float | None = 
                 c.execute(meta.insert().values(key="size_trimmed", value=json.dumps(note)))
         log.warning("storage.max_size (%d bytes) reached: gave up %s", max_bytes, "; ".join(said))
     return said
+
+
+PG_TRIMMED_AT = "size_trimmed_pg_bytes"  # PostgreSQL: the database's size after its last trim
+
+
+def _meta_int(engine: Engine, key: str) -> int:
+    with engine.connect() as c:
+        v = c.execute(select(meta.c.value).where(meta.c.key == key)).scalar()
+    return int(v) if v else 0
+
+
+def _set_meta(engine: Engine, key: str, value: int) -> None:
+    with engine.begin() as c:
+        if c.execute(update(meta).where(meta.c.key == key).values(value=str(value))).rowcount == 0:
+            c.execute(meta.insert().values(key=key, value=str(value)))
+
+
+def _vacuum(engine: Engine, tier: Tier) -> None:
+    """VACUUM (not FULL: it takes no lock that stops reads or ingest) the tier's tables."""
+    table = TABLE_OF[tier.name]
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as c:
+        c.execute(text(f"VACUUM {table}, {chunks.BY_TABLE[table].chunk_table}"))
 
 
 def last_trim(engine: Engine) -> dict[str, object] | None:
