@@ -99,5 +99,5 @@ def label_cells(page: str, source: bool = False) -> str:
 class LabelledTables(Extension):
     """Jinja extension: label the cells of every template's tables once, as it is loaded."""
 
-    def preprocess(self, source: str, name: str | None, filename: str | None = None) -> str:
+    def preprocess(self, source: str, name: str | None, _filename: str | None = None) -> str:
         return label_cells(source, source=True)
