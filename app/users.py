@@ -101,6 +101,9 @@ def check_password(password: str) -> str:
     return password
 
 
+TOTP_DIGITS = 6  # pyotp's default, what authenticator apps show
+
+
 def code_hash(code: str) -> str:
     """A recovery code as stored: sha256 of its characters without spaces or dashes, lower case."""
     return hashlib.sha256(re.sub(r"[\s-]", "", code).lower().encode()).hexdigest()
@@ -231,7 +234,9 @@ class Users:
         if u is None or not u.totp_secret or not code.strip():
             return False
         clean = re.sub(r"\s", "", code)
-        if clean.isdigit():
+        # Six digits are a TOTP code. A recovery code is 12 hex characters, all of them digits
+        # about once in 280 codes: "303047 526258" typed from paper is still a recovery code.
+        if clean.isdigit() and len(clean) == TOTP_DIGITS:
             step = _accepted_step(pyotp.TOTP(u.totp_secret), clean, now or time.time(), u.totp_last_step)
             if step is None:
                 return False
