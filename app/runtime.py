@@ -134,6 +134,7 @@ class Runtime:
 
     def maintain(self) -> None:
         """Fold, prune by age, then (storage.max_size) by size."""
+        from app.alerting.queries import forget_delivered
         from app.audit import forget_old
         from app.storage.base import RES_5M
         from app.storage.size import parse_size, trim
@@ -144,6 +145,7 @@ class Runtime:
         self.store.make_rollups()
         self.store.prune(st.raw_days, st.rollup_5m_days, st.rollup_1h_days)
         forget_old(self.engine)  # the audit log keeps audit.KEEP_DAYS
+        forget_delivered(self.engine)  # finished notifications: alerts.queries.OUTBOX_KEEP_DAYS
         bound = parse_size(st.max_size)
         if bound and trim(self.engine, bound, self.store._watermark(RES_5M)):
             self.size_note = self._size_note()

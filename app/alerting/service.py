@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, TypedDict
 
-from sqlalchemy import Engine, and_, func, select, update
+from sqlalchemy import Engine, and_, select, update
 
+from app.alerting import queries
 from app.alerting.channels import Channel
 from app.alerting.conditions import BUILTIN, Conditions, MetricRule, rule_sources
 from app.alerting.delivery import Courier, try_channel
@@ -83,8 +84,7 @@ class Alerting:
     def muted(self, now: float, keys: set[tuple[str, str]]) -> set[tuple[str, str]]:
         """Keys whose notifications are held back: silenced, or in a maintenance window."""
         with self.engine.connect() as c:
-            sil = c.execute(select(silence.c.rule, silence.c.subject).where(
-                silence.c.host == self.host, silence.c.until > now)).all()
+            sil = c.execute(queries.SILENCE_PATTERNS, {"host": self.host, "now": now}).all()
         when = dt.datetime.fromtimestamp(now).astimezone()
         out = set()
         for key in keys:
@@ -177,14 +177,9 @@ class Alerting:
 
     def channel_health(self) -> list[ChannelHealth]:
         """Per channel: its kind (never its URL), the last success, the last error, what waits."""
-        q = (select(outbox.c.channel, func.max(outbox.c.delivered_at).filter(outbox.c.skipped.is_(None)), func.count(outbox.c.id).filter(
-                and_(outbox.c.delivered_at.is_(None), outbox.c.gave_up_at.is_(None))),
-                func.count(outbox.c.gave_up_at)).group_by(outbox.c.channel))
         with self.engine.connect() as c:
-            counts = {ch: (last, waiting, gave_up) for ch, last, waiting, gave_up in c.execute(q)}
-            errors = dict(c.execute(select(outbox.c.channel, outbox.c.last_error).where(
-                outbox.c.id.in_(select(func.max(outbox.c.id)).where(outbox.c.last_error.is_not(None))
-                                .group_by(outbox.c.channel)))).all())
+            counts = {ch: (last, waiting, gave_up) for ch, last, waiting, gave_up in c.execute(queries.CHANNEL_COUNTS)}
+            errors = dict(c.execute(queries.CHANNEL_ERRORS).all())
         out = []
         for name, ch in self.channels.items():
             last, waiting, gave_up = counts.get(name, (None, 0, 0))
@@ -251,12 +246,9 @@ class Alerting:
         alerts page shows both, "= 30 now" beside "fired at = 16")."""
         if not keys:
             return {}
-        q = (select(alert_event.c.rule, alert_event.c.subject, alert_event.c.summary)
-             .where(alert_event.c.host == self.host, alert_event.c.kind == "firing",
-                    alert_event.c.rule.in_({r for r, _ in keys}))
-             .order_by(alert_event.c.id))
         with self.engine.connect() as c:
-            return {(r, sub): text for r, sub, text in c.execute(q) if (r, sub) in keys}
+            return {(r, sub): text for r, sub, text in c.execute(
+                queries.FIRED_WITH, {"host": self.host, "rules": sorted({r for r, _ in keys})}) if (r, sub) in keys}
 
     def silenced_all_until(self, now: float | None = None) -> float | None:
         """When the latest silence of every alert ends, if one is in force (the overview says so).
@@ -276,16 +268,10 @@ class Alerting:
     def view(self, now: float | None = None, rule: str = "", severity: str = "") -> dict[str, Any]:
         """What the alerts page shows; the history narrowed to a rule and a severity when asked."""
         now = now or time.time()
-        past = select(alert_event).where(alert_event.c.host == self.host)
-        if rule:
-            past = past.where(alert_event.c.rule == rule)
-        if severity:
-            past = past.where(alert_event.c.severity == severity)
         with self.engine.connect() as c:
-            history = c.execute(past.order_by(alert_event.c.id.desc()).limit(100)).all()
-            box = c.execute(select(outbox, alert_event.c.rule, alert_event.c.subject, alert_event.c.kind)
-                            .join(alert_event, alert_event.c.id == outbox.c.event_id)
-                            .order_by(outbox.c.id.desc()).limit(50)).all()
+            history = c.execute(queries.HISTORY[(bool(rule), bool(severity))],
+                                {"host": self.host, "rule": rule, "severity": severity}).all()
+            box = c.execute(queries.OUTBOX_NEWEST).all()
         return {"evaluations": self.evaluations, "active": self.active(now),
                 "history": [dict(r._mapping) for r in history], "outbox": [dict(r._mapping) for r in box],
                 "silences": self.silences_in_force(now), "rules": sorted(self.rules),
@@ -302,9 +288,7 @@ class Alerting:
         notes: dict[tuple[str, str], str] = {}
         if any(s.acked_at for s in active):
             with self.engine.connect() as c:
-                notes = {(r, sub): n for r, sub, n in c.execute(
-                    select(alert.c.rule, alert.c.subject, alert.c.ack_note).where(
-                        alert.c.host == self.host, alert.c.ack_note.is_not(None)))}
+                notes = {(r, sub): n for r, sub, n in c.execute(queries.ACK_NOTES, {"host": self.host})}
         fired = self._fired_with({s.key for s in active if s.state == "firing"})
         return [{**s.__dict__, "muted": s.key in muted, "fired_with": fired.get(s.key),
                  "suppressed_by": self.suppressed.get(s.key),
@@ -313,8 +297,7 @@ class Alerting:
     def silences_in_force(self, now: float | None = None) -> list[dict[str, Any]]:
         now = now or time.time()
         with self.engine.connect() as c:
-            rows = c.execute(select(silence).where(silence.c.host == self.host, silence.c.until > now)
-                             .order_by(silence.c.until)).all()
+            rows = c.execute(queries.SILENCES_IN_FORCE, {"host": self.host, "now": now}).all()
         return [dict(r._mapping) for r in rows]
 
 
