@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import re
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -587,3 +588,18 @@ def test_every_tables_cells_carry_their_columns_header_for_a_phone_written_when_
             wrong[path] = [line for line in label_cells(unlabelled).splitlines() if line not in body.splitlines()][:3]
         labels += body.count("data-label=")
     assert wrong == {} and labels > 500
+
+
+def test_a_page_of_events_kept_between_views_shows_a_new_event_at_the_next_view(tmp_path: Path) -> None:
+    """/events keeps its page in words while no event is added (app/web/pages.py); the next
+    change is on the next view all the same."""
+    from collectors.base import CollectResult, Entity
+
+    app = demo_app(tmp_path, 80, runs=2, shared=False)
+    before = fetch(app, "/events").text
+    assert fetch(app, "/events").text == before
+    store = app.state.store
+    store.write_run("smart", time.time(), 0.1, True, None, CollectResult(
+        entities=[Entity("disk", "ZZNEW0001", {"device": "sdz", "bay": "shelf 9, bay 9"})]))
+    after = fetch(app, "/events").text
+    assert "ZZNEW0001" in after and "ZZNEW0001" not in before

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Select, and_, bindparam, or_, select, update
+from sqlalchemy import Select, and_, bindparam, func, or_, select, update
 
 # pydantic (FastAPI's answers) needs typing_extensions' TypedDict before Python 3.12; pydantic installs it.
 from typing_extensions import TypedDict
@@ -39,6 +39,7 @@ def _events_of(n: int) -> Select[Any]:
 
 
 _EVENTS_OF: dict[int, Select[Any]] = {}
+_NEWEST_EVENT = select(func.max(entity_event.c.id)).where(entity_event.c.host == bindparam("h"))
 _ENTITY = select(entity).where(entity.c.host == bindparam("h"), entity.c.kind == bindparam("k"),
                                entity.c.key == bindparam("key"))
 
@@ -147,6 +148,12 @@ class Inventory(StoreBase):
         if key:
             q = q.where(entity_event.c.key == key)
         return self._read_events(q, limit, offset)
+
+    def newest_event(self) -> int:
+        """The id of this host's newest stored event (0: none): events are only ever added, so a
+        page of them read before is the same while this is."""
+        with self.engine.connect() as conn:
+            return int(conn.execute(_NEWEST_EVENT, {"h": self.host}).scalar() or 0)
 
     def events_of(self, things: Sequence[tuple[str, str]], limit: int = 100) -> list[StoredEvent]:
         """The newest changes of several things together (a disk and its bay), in one query."""

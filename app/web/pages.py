@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import time
+import weakref
 from typing import Any
 from urllib.parse import quote
 
@@ -112,13 +113,33 @@ def events_page(s: SiteDep, request: Request, domain: str = "", level: str = "",
     _, store = s.view(request)
     base = request.scope.get("rackpulse_base", "")
     page = max(0, min(page, 100_000))
-    read = store.events(limit=EVENTS_PAGE, offset=page * EVENTS_PAGE)
-    lines = events.collapse(read, plugins(), base)
+    read, lines = _event_page(store, page, base)
     domains = sorted({ln.domain for ln in lines}, key=lambda d: (DOMAINS + (d,)).index(d))
     level = level if level in events.LEVELS else ""
     return s.render(request, "events.html", lines=events.select_lines(lines, domain, level), domain=domain,
                     level=level, domains=domains, levels=events.LEVELS, hosts=s.host_pages("events"),
                     page=page, older=len(read) == EVENTS_PAGE)
+
+
+# Per store, its pages of events in words, with the newest event id they were read at: events are
+# only ever added, so a page refreshed every few seconds is read and put in words again only
+# after a new one (200 events and their words were two thirds of /events).
+_event_pages: weakref.WeakKeyDictionary[Any, dict[tuple[int, str], tuple[int, list[Any], list[events.EventLine]]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _event_page(store: Any, page: int, base: str) -> tuple[list[Any], list[events.EventLine]]:
+    newest = store.newest_event()
+    kept = _event_pages.setdefault(store, {})
+    hit = kept.get((page, base))
+    if hit is not None and hit[0] == newest:
+        return hit[1], hit[2]
+    read = store.events(limit=EVENTS_PAGE, offset=page * EVENTS_PAGE)
+    lines = events.collapse(read, plugins(), base)
+    if len(kept) > 16:  # a few pages are looked at; older ones are read again when asked
+        kept.clear()
+    kept[(page, base)] = (newest, read, lines)
+    return read, lines
 
 
 @router.get("/hosts", response_class=HTMLResponse, name="hosts")
