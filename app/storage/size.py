@@ -115,7 +115,7 @@ def trim(engine: Engine, max_bytes: int, folded_up_to: int, now: float | None = 
     said: list[str] = []
     pg = engine.dialect.name == "postgresql"
     used = used_bytes(engine)
-    if pg and (used <= max_bytes or used <= _meta_int(engine, PG_TRIMMED_AT)):
+    if pg and (used <= max_bytes or used <= int(_meta(engine, PG_TRIMMED_AT) or 0)):
         return said
     for tier in TIERS:
         limit = min(keep_from, folded_up_to) if tier.name == "raw samples" else keep_from
@@ -130,16 +130,14 @@ def trim(engine: Engine, max_bytes: int, folded_up_to: int, now: float | None = 
                 break
             if pg:  # the space goes back to PostgreSQL for new rows; the files keep their size
                 _vacuum(engine, tier)
-                _set_meta(engine, PG_TRIMMED_AT, used_bytes(engine))
+                _set_meta(engine, PG_TRIMMED_AT, str(used_bytes(engine)))
                 break
             used = used_bytes(engine)
         if said and (pg or used <= max_bytes):
             break
     if said:
         note = {"at": now, "max_bytes": max_bytes, "dropped": said[-1], "steps": len(said)}
-        with engine.begin() as c:
-            if c.execute(update(meta).where(meta.c.key == "size_trimmed").values(value=json.dumps(note))).rowcount == 0:
-                c.execute(meta.insert().values(key="size_trimmed", value=json.dumps(note)))
+        _set_meta(engine, "size_trimmed", json.dumps(note))
         log.warning("storage.max_size (%d bytes) reached: gave up %s", max_bytes, "; ".join(said))
     return said
 
@@ -147,16 +145,15 @@ def trim(engine: Engine, max_bytes: int, folded_up_to: int, now: float | None = 
 PG_TRIMMED_AT = "size_trimmed_pg_bytes"  # PostgreSQL: the database's size after its last trim
 
 
-def _meta_int(engine: Engine, key: str) -> int:
+def _meta(engine: Engine, key: str) -> str | None:
     with engine.connect() as c:
-        v = c.execute(select(meta.c.value).where(meta.c.key == key)).scalar()
-    return int(v) if v else 0
+        return c.execute(select(meta.c.value).where(meta.c.key == key)).scalar()
 
 
-def _set_meta(engine: Engine, key: str, value: int) -> None:
+def _set_meta(engine: Engine, key: str, value: str) -> None:
     with engine.begin() as c:
-        if c.execute(update(meta).where(meta.c.key == key).values(value=str(value))).rowcount == 0:
-            c.execute(meta.insert().values(key=key, value=str(value)))
+        if c.execute(update(meta).where(meta.c.key == key).values(value=value)).rowcount == 0:
+            c.execute(meta.insert().values(key=key, value=value))
 
 
 def _vacuum(engine: Engine, tier: Tier) -> None:
@@ -167,6 +164,5 @@ def _vacuum(engine: Engine, tier: Tier) -> None:
 
 
 def last_trim(engine: Engine) -> dict[str, object] | None:
-    with engine.connect() as c:
-        v = c.execute(select(meta.c.value).where(meta.c.key == "size_trimmed")).scalar()
+    v = _meta(engine, "size_trimmed")
     return json.loads(v) if v else None
