@@ -107,13 +107,15 @@ class Snapshot:
     samples: dict[str, list[Sample]] = field(default_factory=dict)  # the last samples, for user alert rules
     parts: list[Families] = field(default_factory=list)  # what `metrics` was merged from
     metrics: bytes = b""
-    metrics_gzip: bytes = b""
     version: int = 0
     judge: Judge = field(default=None)  # type: ignore[assignment]  # made for the host in __post_init__
     # What pages work out from the states and findings alone, kept with what it came from
     # (app/views.py: `same_inputs`): a page asked for every few seconds reads it again only
     # after a collection.
     memo: dict[str, tuple[tuple[Any, ...], Any]] = field(default_factory=dict, compare=False, repr=False)
+    # `metrics` gzipped, and the version it was made of: made when a scrape asks for it, not after
+    # every collection (an agent serves its /metrics plain and never asks).
+    _gzipped: tuple[int, bytes] = field(default=(-1, b""), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.judge is None:
@@ -122,6 +124,15 @@ class Snapshot:
     def findings_of(self, name: str, now: float | None = None) -> list[Finding]:
         """The plug-in's findings on its current state, judged once (app/judge.py)."""
         return self.judge.findings(name, self.states.get(name), self.statuses.get(name), now)
+
+    @property
+    def metrics_gzip(self) -> bytes:
+        version = self.version  # before `metrics`: a rebuild in between is made again next time
+        made, packed = self._gzipped
+        if made != version:
+            packed = gzip.compress(self.metrics, compresslevel=5)
+            self._gzipped = (version, packed)
+        return packed
 
     def seen(self, collector: str) -> bool:
         """Whether the collector ran here or left a state (its findings and tile apply)."""
@@ -142,7 +153,6 @@ class Snapshot:
         parts.append(render_families(self_samples, SELF_METRICS, self.host))
         self.parts = parts
         self.metrics = merge(parts)
-        self.metrics_gzip = gzip.compress(self.metrics, compresslevel=5)
         self.version += 1
 
 
@@ -203,11 +213,15 @@ class Scheduler:
         snapshot: Snapshot,
         store: RunSink | None = None,
         on_update: Callable[[], None] | None = None,
+        judging: bool = True,
     ) -> None:
         self.collectors = dict(collectors)
         self.snapshot = snapshot
         self.store: RunSink | None = store
         self.on_update = on_update
+        # Findings after each run, for pages and alerts. An agent has neither: its server judges
+        # what the agent sends (with the server's thresholds), so the agent does not.
+        self.judging = judging
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
         self._inflight: dict[str, asyncio.Future[CollectResult]] = {}
@@ -299,7 +313,8 @@ class Scheduler:
                 self.snapshot.states[st.name] = result.state
             elif no_data:  # the source went away: nothing of it to show any more
                 self.snapshot.states.pop(st.name, None)
-        self.snapshot.findings_of(st.name)  # judged once, now: tiles, pages and alerts read these
+        if self.judging:
+            self.snapshot.findings_of(st.name)  # judged once, now: tiles, pages and alerts read these
         if result is not None:
             self.snapshot.samples[st.name] = result.samples
             try:

@@ -21,5 +21,6 @@ $PY bench/heatpump_poll.py
 $PY bench/alerts.py
 $PY bench/agents.py
 $PY bench/agent_footprint.py
+$PY bench/agent_floor.py
 $PY bench/trust.py
 $PY bench/ingest_memory.py

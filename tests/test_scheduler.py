@@ -269,7 +269,21 @@ def test_each_run_renews_the_snapshot_version_and_its_gzip() -> None:
     run(s.run_once("x"))
     run(s.run_once("x"))
     assert s.snapshot.version == 2 and len(updates) == 2
-    assert gzip.decompress(s.snapshot.metrics_gzip) == s.snapshot.metrics
+    packed = s.snapshot.metrics_gzip
+    assert gzip.decompress(packed) == s.snapshot.metrics
+    assert s.snapshot.metrics_gzip is packed  # made once per version, when a scrape asks
+    run(s.run_once("x"))
+    assert s.snapshot.metrics_gzip is not packed and gzip.decompress(s.snapshot.metrics_gzip) == s.snapshot.metrics
+
+
+def test_a_scheduler_that_does_not_judge_leaves_findings_to_its_server() -> None:
+    judged: list[str] = []
+    for judging in (True, False):
+        s = Scheduler({"x": Fake("x")}, {"x": (60.0, 1.0)}, Snapshot(host="h"), judging=judging)
+        s.snapshot.judge.findings = lambda name, *_: judged.append(name) or []
+        run(s.run_once("x"))
+        assert s.snapshot.statuses["x"].up and s.snapshot.metrics  # collected all the same
+    assert judged == ["x"]  # the judging one only
 
 
 def test_a_background_task_runs_on_its_interval_and_outlives_its_own_errors() -> None:

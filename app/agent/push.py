@@ -275,7 +275,7 @@ async def run_agent(cfg: Config, server: str | None, token: str | None) -> None:
         sender = Sender(outbox, server, token, cfg.host, cfg.agent.batch_max_bytes, cfg.agent.timeout,
                         str(cfg.agent.ca_file) if cfg.agent.ca_file else None, cfg.agent.send_interval)
     writer = OutboxWriter(outbox, {n: s[0] for n, s in settings.items()}, snap) if sender else None
-    sched = Scheduler(colls, settings, snap, writer, on_update=sender.wake if sender else None)
+    sched = Scheduler(colls, settings, snap, writer, on_update=sender.wake if sender else None, judging=False)
     sched.restore() if writer else None
     thread = threading.Thread(target=sender.run, name="sender", daemon=True) if sender else None
     if thread:
