@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import gzip
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from collectors.base import MetricSpec, Sample
 
@@ -124,3 +126,25 @@ def _once(bodies: list[str]) -> str:
                 out.append(line + "\n")
     return "".join(out)
 
+
+
+def gzipped(exposition: bytes) -> bytes:
+    """The exposition gzipped for a scrape. ISA-L (python-isal) where it has a wheel (x86-64,
+    64-bit ARM): 100 hosts' 11.7 MB took 8.7 ms of CPU at its level 1 and came out smaller than
+    zlib's level 5 (1.37 MB), where zlib took 43 ms at level 1; that gzip was a third of the
+    server's CPU with 100 agents. Elsewhere (32-bit ARM) the standard library's zlib."""
+    return _packer()(exposition)
+
+
+def _zlib(data: bytes) -> bytes:
+    return gzip.compress(data, 1 if len(data) > 1_000_000 else 5)
+
+
+@functools.cache
+def _packer() -> Callable[[bytes], bytes]:
+    # Imported here, not above: an agent renders expositions too, and never gzips one.
+    try:
+        from isal import igzip
+    except ImportError:
+        return _zlib
+    return functools.partial(igzip.compress, compresslevel=1)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gzip
 import logging
 import random
 import threading
@@ -23,7 +22,7 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from app.exposition import Families, merge, render_families
+from app.exposition import Families, gzipped, merge, render_families
 from app.judge import Judge
 from collectors import finite, plugins
 from collectors.base import (
@@ -130,7 +129,7 @@ class Snapshot:
         version = self.version  # before `metrics`: a rebuild in between is made again next time
         made, packed = self._gzipped
         if made != version:
-            packed = gzip.compress(self.metrics, compresslevel=5)
+            packed = gzipped(self.metrics)
             self._gzipped = (version, packed)
         return packed
 

@@ -20,7 +20,7 @@ from tests.peers import free_port
 # What the server needs and an agent must not load (collections only need the standard library,
 # pydantic for the config and the plug-ins' states, and each enabled plug-in's own client).
 FORBIDDEN = ("fastapi", "starlette", "uvicorn", "jinja2", "alembic", "sqlalchemy", "apprise", "paho", "segno",
-             "pyotp", "httpx", "cryptography", "pysnmp", "pymodbus", "click", "pygments")
+             "pyotp", "httpx", "cryptography", "pysnmp", "pymodbus", "click", "pygments", "isal")
 
 RUN = """
 import json, sys, threading, time, urllib.request

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from prometheus_client.parser import text_string_to_metric_families
@@ -74,3 +75,31 @@ def test_a_label_value_holding_a_unicode_line_separator_stays_on_its_line() -> N
     text = merge([render_families(odd[:1], spec, "nas\x1dx"), render_families(odd, spec, "nas\x1dx")]).decode()
     assert parsed(text) == {("rackpulse_x", (("disk", "a"), ("host", "nas\x1dx"))): 1.0,
                             ("rackpulse_x", (("disk", "b"), ("host", "nas\x1dx"))): 2.0}
+
+
+def test_an_exposition_is_gzipped_by_isa_l_where_it_has_a_wheel_and_reads_back_whole() -> None:
+    import gzip
+    import platform
+
+    from app.exposition import _packer, _zlib, gzipped
+
+    text = "".join(f'rackpulse_x{{host="h{i}"}} {i}\n' for i in range(50_000)).encode()
+    assert gzip.decompress(gzipped(text)) == text
+    if platform.machine() in ("x86_64", "aarch64"):  # pyproject installs isal there: a missing wheel shows here
+        assert _packer() is not _zlib
+
+
+def test_without_isa_l_the_standard_librarys_gzip_does_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gzip
+    import sys
+
+    from app import exposition
+
+    monkeypatch.setitem(sys.modules, "isal", None)  # as on a machine it has no wheel for
+    exposition._packer.cache_clear()
+    try:
+        text = b'rackpulse_x{host="h"} 1\n' * 1000
+        assert gzip.decompress(exposition.gzipped(text)) == text
+        assert exposition._packer() is exposition._zlib
+    finally:
+        exposition._packer.cache_clear()
