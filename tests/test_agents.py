@@ -287,6 +287,21 @@ def test_agent_hosts_get_their_own_pages_alerts_and_metrics(server) -> None:
     assert 'href="/h/ceph1/"' in hosts and "reporting" in hosts
 
 
+def test_a_batch_renders_again_only_the_metrics_of_the_collectors_it_carries(server) -> None:
+    client, _, token, _ = server
+    fans = run_record(2, NOW, collector="hwmon", state={},
+                      samples=[["rackpulse_hwmon_fan_rpm", {"chip": "nct6798", "sensor": "fan1"}, 1200]])
+    assert post(client, token, body(batch([run_record(1, NOW), fans]))).status_code == 200
+    assert 'rackpulse_hwmon_fan_rpm{host="ceph1",chip="nct6798",sensor="fan1"} 1200' in client.get("/metrics").text
+    blocks = client.app.state.runtime.agents._blocks
+    fan_block = blocks[("ceph1", "hwmon")]
+    assert post(client, token, body(batch([run_record(3, NOW + 15, value=37.0)]))).status_code == 200
+    metrics = client.get("/metrics").text
+    assert 'rackpulse_disk_temperature_celsius{host="ceph1",serial="ZA1049HK"} 37' in metrics
+    assert 'rackpulse_hwmon_fan_rpm{host="ceph1",chip="nct6798",sensor="fan1"} 1200' in metrics
+    assert blocks[("ceph1", "hwmon")] is fan_block  # the fans' text was not made again
+
+
 # ceph1's SMART state with the disk in shelf 1, bay 7 failing.
 FAILING_DISK = {"arrays": [], "disks": [{"device": "sdh", "key": "ZA1049HK", "serial": "ZA1049HK",
                                          "bay": "shelf 1, bay 7", "health": 2, "health_name": "failing",

@@ -164,7 +164,7 @@ class Agents:
         self.snapshots: dict[str, Snapshot] = {}
         self._stores: dict[str, Store] = {}
         self._specs: dict[str, dict[str, MetricSpec]] = {}
-        self._blocks: dict[tuple[str, str], tuple[int, Families]] = {}
+        self._blocks: dict[tuple[str, str], tuple[list[Sample], Families]] = {}
         self._lock = threading.Lock()
         self.generation = 0  # rises with every batch taken in: /metrics is merged again only then
         self._applied: dict[str, tuple[str | None, int]] = {}  # host -> (instance, seq) of its last batch here
@@ -455,8 +455,10 @@ class Agents:
                 for coll, samples in sorted(snap.samples.items()):
                     key = (host, coll)
                     cached = self._blocks.get(key)
-                    if cached is None or cached[0] != snap.version:
-                        cached = (snap.version, render_families(samples, self.specs(coll), host, only_declared=False))
+                    # a batch replaces the lists of the collectors it carries runs of: the others'
+                    # parts are the same objects, and their text is the same
+                    if cached is None or cached[0] is not samples:
+                        cached = (samples, render_families(samples, self.specs(coll), host, only_declared=False))
                         self._blocks[key] = cached
                     group.append(cached[1])
                 out.append(group)
