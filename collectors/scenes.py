@@ -9,8 +9,19 @@ import tempfile
 from pathlib import Path
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write beside, then rename over: a collector reading at that moment sees old or new, never a torn file."""
+def atomic_write(path: Path, text: str, touch: bool = False) -> None:
+    """Write beside, then rename over: a collector reading at that moment sees old or new, never a
+    torn file. A file that already says `text` is left alone: the demo writes its whole tree every
+    second, and most of it changes far less often (that rewriting was the idle demo's CPU).
+    `touch`: a file its program rewrites on a timer whether or not anything changed (OpenVPN's
+    status file, whose age the collector checks) gets a fresh time instead."""
+    try:
+        if path.read_bytes() == text.encode():
+            if touch:
+                os.utime(path)
+            return
+    except OSError:  # not there yet (or not a file): written below
+        pass
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)  # one per writer
     with os.fdopen(fd, "w") as fh:

@@ -48,3 +48,17 @@ def test_the_demo_agent_hosts_files_stay_fresh_while_its_story_stands_still(tmp_
     finally:
         calm.stop_event.set()
         calm.join(5)
+
+
+def test_a_demo_file_that_already_says_the_same_is_not_written_again(tmp_path: Path) -> None:
+    """The demo writes its whole tree every second; rewriting what did not change was an idle
+    demo's CPU (and, on an SD card, its writes)."""
+    from collectors.scenes import atomic_write
+
+    path = tmp_path / "proc" / "mdstat"
+    atomic_write(path, "one\n")
+    inode = path.stat().st_ino
+    atomic_write(path, "one\n")
+    assert path.stat().st_ino == inode  # left alone: a rewrite renames a new file over it
+    atomic_write(path, "two\n")
+    assert path.stat().st_ino != inode and path.read_text() == "two\n"

@@ -22,7 +22,8 @@ def write_scene(root: Path, t: float) -> None:
                      "AES-256-GCM")
     lines += ["HEADER,ROUTING_TABLE,Virtual Address,Common Name,Real Address,Last Ref,Last Ref (time_t)",
               "GLOBAL_STATS,Max bcast/mcast queue length,0", "END"]
-    atomic_write(root / "run/openvpn/site-b.status", "\n".join(lines) + "\n")
+    # OpenVPN rewrites it every `status` seconds, changed or not: the collector checks its age
+    atomic_write(root / "run/openvpn/site-b.status", "\n".join(lines) + "\n", touch=True)
     tun = root / "sys/class/net/tun0"
     # The tunnel that silently drops: in the evening rush (story seconds 120-200) its queue overflows.
     atomic_write(tun / "statistics/tx_dropped", f"{int(min(max(t - 120, 0), 80) * 3.5)}\n")
