@@ -81,6 +81,12 @@ class Runtime:
     def built_alerting(self) -> Alerting | None:
         return self._alerting.get("a")
 
+    def alerting_ready(self, host: str) -> bool:
+        """Whether alerting_for(host) is in memory already (else it reads its states from SQL)."""
+        if "a" not in self._alerting:
+            return False
+        return host == self.cfg.host or self._alerting["a"] is None or host in self.host_alerting
+
     def alerting_for(self, host: str) -> Alerting | None:
         """One Alerting per agent host (its own states, flaps and silences); None when disabled."""
         if host == self.cfg.host or self.get_alerting() is None:

@@ -302,6 +302,31 @@ def test_a_batch_renders_again_only_the_metrics_of_the_collectors_it_carries(ser
     assert blocks[("ceph1", "hwmon")] is fan_block  # the fans' text was not made again
 
 
+def test_the_overview_reads_the_agents_table_outside_the_event_loop_and_from_memory_after(server) -> None:
+    """The overview is served in the event loop: a slow database must hold only its own request."""
+    import asyncio
+
+    client, _, token, _ = server
+    agents_ = client.app.state.runtime.agents
+    reads: list[bool] = []
+    real = agents_.rows
+
+    def rows(*args: Any) -> Any:
+        try:
+            asyncio.get_running_loop()
+            reads.append(True)  # in the event loop
+        except RuntimeError:
+            reads.append(False)
+        return real(*args)
+
+    agents_.rows = rows
+    assert post(client, token, body(batch([run_record(1, NOW)]))).status_code == 200  # the table changed
+    page = client.get("/")
+    assert page.status_code == 200 and 'href="/h/ceph1/"' in page.text
+    assert reads == [False]  # read once, in a thread
+    assert 'href="/h/ceph1/"' in client.get("/").text and reads == [False]  # then from memory
+
+
 # ceph1's SMART state with the disk in shelf 1, bay 7 failing.
 FAILING_DISK = {"arrays": [], "disks": [{"device": "sdh", "key": "ZA1049HK", "serial": "ZA1049HK",
                                          "bay": "shelf 1, bay 7", "health": 2, "health_name": "failing",

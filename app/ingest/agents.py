@@ -191,13 +191,21 @@ class Agents:
     def rows(self, max_age: float = ROWS_SECONDS) -> list[dict[str, Any]]:
         """The agents table, as list_agents reads it, kept until a batch changes it (or, for what
         another process changes, max_age seconds): the overview and /hosts read it on every view."""
-        now = time.monotonic()
-        cached = self._rows
-        if cached is not None and cached[0] == self.generation and now - cached[1] < max_age:
-            return cached[2]
+        cached = self.cached_rows(max_age)
+        if cached is not None:
+            return cached
+        generation, now = self.generation, time.monotonic()  # before the query: a batch meanwhile reads again
         fresh = list_agents(self.engine)
-        self._rows = (self.generation, now, fresh)
+        self._rows = (generation, now, fresh)
         return fresh
+
+    def cached_rows(self, max_age: float = ROWS_SECONDS) -> list[dict[str, Any]] | None:
+        """rows() while they are current, without touching the database; None when they are not
+        (a page in the event loop then reads them in a thread)."""
+        cached = self._rows
+        if cached is not None and cached[0] == self.generation and time.monotonic() - cached[1] < max_age:
+            return cached[2]
+        return None
 
     def restore(self) -> None:
         """After a restart: every agent host's last state and collector statuses, from SQL."""

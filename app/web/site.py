@@ -280,15 +280,24 @@ class Site:
             raise HTTPException(404, f"no host {host!r} (hosts: see /hosts)")
         return self.agents.snapshots[host], self.agents.store(host)
 
-    def hosts(self, own: views.Overview | None = None) -> list[HostCard]:
+    async def agent_rows(self) -> list[dict[str, Any]]:
+        """The agents table for a page served in the event loop: from memory while current, else
+        read in a thread (a slow or unreachable database must not hold every other request)."""
+        from fastapi.concurrency import run_in_threadpool
+
+        rows = self.agents.cached_rows()
+        return rows if rows is not None else await run_in_threadpool(self.agents.rows)
+
+    def hosts(self, own: views.Overview | None = None, rows: list[dict[str, Any]] | None = None) -> list[HostCard]:
         """This host and every agent: status, level, version, last contact, clock skew, tiles.
-        `own`: this host's overview when the caller has worked it out (the overview page has)."""
+        `own`: this host's overview when the caller has worked it out (the overview page has);
+        `rows`: the agents table when the caller has read it (`agent_rows`)."""
         now = time.time()
         cfg = self.cfg
         tiles, wrong = _card(self.snap, own)
         out = [HostCard(cfg.host, False, "/", "this server", known_worst(wrong), None, now, 0.0, None, None,
                         tiles, wrong)]
-        for row in self.agents.rows():
+        for row in rows if rows is not None else self.agents.rows():
             hsnap = self.agents.snapshots.get(row["host"])
             last = row["last_contact"]
             if row["revoked_at"]:
@@ -354,8 +363,9 @@ class Site:
         return HTMLResponse(body, headers={"Vary": "HX-Request"})
 
 
-def site(request: Request) -> Site:
-    """The dependency every route takes."""
+async def site(request: Request) -> Site:
+    """The dependency every route takes. A coroutine: FastAPI runs a plain function dependency in
+    its thread pool, a hop out of the event loop and back on every request, for a dict lookup."""
     return request.app.state.site
 
 
