@@ -312,3 +312,19 @@ def test_a_keep_alive_connection_the_server_dropped_is_replaced_without_an_error
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+def test_an_agent_that_hangs_up_mid_batch_is_one_line_in_the_log_not_a_traceback(server) -> None:
+    """An agent past its timeout on a loaded server closes the connection before its body is
+    sent; it keeps the batch and sends it again. The server logged a whole traceback each time."""
+    import socket
+
+    base, token, tmp_path = server
+    port = int(base.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        s.sendall(f"POST /api/v1/ingest HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n"
+                  "Content-Encoding: gzip\r\nContent-Length: 50000\r\n\r\n".encode() + b"\x1f\x8b" * 100)
+    log = tmp_path / "server.log"
+    wait_for(lambda: "hung up before its batch arrived" in log.read_text(), what="the hang-up logged")
+    assert "Traceback" not in log.read_text() and "Exception in ASGI application" not in log.read_text()
+    assert get_json(base + "/healthz")["status"] == "ok"

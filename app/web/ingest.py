@@ -15,6 +15,7 @@ from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import SQLAlchemyError
+from starlette.requests import ClientDisconnect
 
 from app.batch import BatchError, check_items, decode_body, parse_batch
 from app.ingest.agents import authenticate, bearer_hash
@@ -126,4 +127,10 @@ async def ingest(s: SiteDep, request: Request) -> JSONResponse:
     except SQLAlchemyError as exc:
         log.error("ingest: storage failed: %s", exc.__class__.__name__)
         return JSONResponse({"error": "storage unavailable; keep the batch and retry"}, status_code=503)
+    except ClientDisconnect:
+        # The agent gave up before its body arrived (its timeout, on a loaded server): it keeps the
+        # batch and sends it again. Nothing was stored; this was a traceback in the log each time.
+        log.info("ingest from %s: the agent hung up before its batch arrived; it will send it again",
+                 request.client.host if request.client else "?")
+        return JSONResponse({"error": "client disconnected"}, status_code=400)
     return JSONResponse({"status": "ok", **result})
