@@ -186,6 +186,9 @@ def serve_config(cfg: Config, extra_setup=None) -> int:
     # and do not let a stop wait for them.
     config = uvicorn.Config(app, host=cfg.web.listen, port=cfg.web.port, log_level="warning", access_log=False,
                             timeout_graceful_shutdown=1, timeout_keep_alive=75,
+                            # rackpulse reads X-Forwarded-For itself, from web.trusted_proxies only
+                            # (uvicorn's default trusts 127.0.0.1: any local process could forge it)
+                            proxy_headers=False, forwarded_allow_ips=[],
                             ssl_certfile=str(cfg.web.tls_cert_file) if tls else None,
                             ssl_keyfile=str(cfg.web.tls_key_file) if tls else None)
     Server(config).run()

@@ -60,6 +60,14 @@ def _starts(path: str, prefixes: tuple[str, ...]) -> bool:
     return any(path == p.rstrip("/") or path.startswith(p) for p in prefixes)
 
 
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
 class Proxies:
     """web.trusted_proxies as networks; which header names a user; warnings rate-limited."""
 
@@ -75,6 +83,20 @@ class Proxies:
             return False
         return any(ip in n for n in self.nets)
 
+    def client(self, peer: str, forwarded: str | None) -> str:
+        """The address a request came from: the socket's peer, unless that peer is a trusted proxy;
+        then the right-most address of X-Forwarded-For that is not itself a trusted proxy (each proxy
+        appends the address it was called from, so everything left of the first untrusted hop may be
+        made up by the client). uvicorn's own rewriting is off: it trusts 127.0.0.1 by default, which
+        let any local process forge its address and, with a proxy login header, its user."""
+        if not forwarded or not self.trusted(peer):
+            return peer
+        hops = [h.strip() for h in forwarded.split(",") if h.strip()]
+        for hop in reversed(hops):
+            if not self.trusted(hop):
+                return hop if _is_address(hop) else peer
+        return hops[0] if hops and _is_address(hops[0]) else peer  # a chain of trusted proxies only
+
     def ignored(self, addr: str, user: str) -> None:
         now = time.monotonic()
         if now - self._warned.get(addr, -3600.0) >= 600:  # once per address per 10 minutes
@@ -83,8 +105,12 @@ class Proxies:
                         self.header, user[:60], addr)
 
 
-def identify(s: Site, request: Request, addr: str) -> Principal | None:
-    """Who sent this request, or None (nobody). Raises Refused for a credential that is wrong."""
+def identify(s: Site, request: Request, addr: str, peer: str | None = None) -> Principal | None:
+    """Who sent this request, or None (nobody). Raises Refused for a credential that is wrong.
+
+    `addr` is the client's address (for throttles and the audit), `peer` the socket's (the proxy, whose
+    header naming a user is trusted only when the proxy itself is)."""
+    peer = addr if peer is None else peer
     web = s.cfg.web
     auth = request.headers.get("authorization")
     # a token is for the API: on a page it opens nothing (a wall screen's link uses ?token=)
@@ -111,7 +137,7 @@ def identify(s: Site, request: Request, addr: str) -> Principal | None:
     if web.proxy_user_header:
         user = request.headers.get(web.proxy_user_header, "").strip()
         if user:
-            if s.proxies.trusted(addr):
+            if s.proxies.trusted(peer):
                 known = s.users.get(user)
                 if known is not None:
                     return Principal(user, known.role, "proxy")
@@ -149,16 +175,23 @@ class Guard:
         s = self.s
         request = Request(scope)
         path = scope["path"]
-        addr = request.client.host if request.client else "?"
+        peer = request.client.host if request.client else "?"
+        addr = s.proxies.client(peer, request.headers.get("x-forwarded-for"))
+        if addr != peer:  # every later reader of request.client (throttles, ping limit, audit) sees the client
+            scope["client"] = (addr, 0)
+            scope["rackpulse_peer"] = peer
+            proto = request.headers.get("x-forwarded-proto", "").split(",")[-1].strip().lower()
+            if proto in ("http", "https"):  # TLS ended at the trusted proxy: cookies stay Secure
+                scope["scheme"] = proto
         api = path.startswith("/api/")
         own_tokens = _starts(path, OWN_TOKENS)
         try:
             if own_tokens:
                 who = None
             elif "authorization" in request.headers or "token" in request.query_params:
-                who = await run_in_threadpool(identify, s, request, addr)  # a token is a query
+                who = await run_in_threadpool(identify, s, request, addr, peer)  # a token is a query
             else:
-                who = identify(s, request, addr)  # a signature and the users cache
+                who = identify(s, request, addr, peer)  # a signature and the users cache
         except Refused as exc:
             headers = {"Retry-After": str(max(1, round(exc.retry_after)))} if exc.retry_after else None
             await error(exc.status, exc.message, headers)(scope, receive, send)
