@@ -1,9 +1,13 @@
 """API tokens for scripts: `rackpulse tokens create NAME --scope read|write [--expires 90d]`.
 
 A token is shown once ("rpt_" and 32 random bytes) and stored as its sha256 only: a long random
-token needs no slow hash, so checking one costs a lookup. A read token only reads (GET); a write
-token may also change what an admin may change. Tokens are revocable, may expire, remember when
-and from where they were last used, and are rate-limited each on its own.
+token needs no slow hash, so checking one costs a lookup. Three scopes: a read token only reads
+(GET); a write token also acknowledges, silences, sets maintenance, bay labels and disk notes; an
+admin token also manages people, tokens and agents' tokens and reads the audit log. A token made
+by a person on their account page never has more than its owner has now: their removal, demotion
+or new password revokes it, and it is checked against their role at every use. Tokens are
+revocable, may expire, remember when and from where they were last used, and are rate-limited
+each on its own.
 """
 
 from __future__ import annotations
@@ -23,7 +27,10 @@ from app.storage.models import api_token
 from app.users import UserError, check_name
 
 PREFIX = "rpt_"
-SCOPES = ("read", "write")
+SCOPES = ("read", "write", "admin")
+# the Principal role a scope gives (app/users.py: Principal.may_change)
+SCOPE_ROLES = {"read": "viewer", "write": "operator", "admin": "admin"}
+RANK = {"viewer": 0, "operator": 1, "admin": 2}
 LAST_USE_WRITES = 60.0  # last use is written at most once a minute per token: a busy script costs no writes
 
 
@@ -38,6 +45,14 @@ class Token:
     last_used: float | None
     last_address: str | None
     revoked: float | None
+
+    def role(self, owner_role: str | None) -> str:
+        """What the token may do: its scope's role, but never more than its owner's role now
+        (owner_role: None for a token made on the command line, which has no owner)."""
+        mine = SCOPE_ROLES.get(self.scope, "viewer")
+        if self.owner is None or owner_role is None:
+            return mine
+        return min(mine, owner_role, key=RANK.__getitem__)
 
     def state(self, now: float | None = None) -> str:
         now = now or time.time()
@@ -72,7 +87,7 @@ class Tokens:
                now: float | None = None) -> str:
         check_name(name)
         if scope not in SCOPES:
-            raise UserError(f"scope {scope!r}: read or write")
+            raise UserError(f"scope {scope!r}: read, write or admin")
         now = now or time.time()
         token = PREFIX + secrets.token_urlsafe(32)
         try:

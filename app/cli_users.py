@@ -137,6 +137,7 @@ def add_tokens_arguments(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("action", choices=("create", "list", "revoke", "remove"),
                     help="create a token (printed once), list them, revoke one, or remove a revoked one")
     sp.add_argument("name", nargs="?", help="the token's name (the script it is for: ansible, homeassistant)")
-    sp.add_argument("--scope", choices=("read", "write"), default="read",
-                    help="read (default): GET only; write: also acknowledge, silence, label")
+    sp.add_argument("--scope", choices=("read", "write", "admin"), default="read",
+                    help="read (default): GET only; write: also acknowledge, silence, maintenance, bay labels, "
+                         "disk notes; admin: also people, tokens, agents' tokens and the audit log")
     sp.add_argument("--expires", help="create: a lifetime such as 90d, 12h, 2w (default: never)")

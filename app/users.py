@@ -21,11 +21,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, delete, select, update
+from sqlalchemy import Connection, Engine, delete, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app import credentials
-from app.storage.models import web_user
+from app.storage.models import api_token, web_user
 
 ROLES = ("admin", "viewer")
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$")
@@ -40,13 +40,15 @@ class UserError(ValueError):
 @dataclass(frozen=True)
 class Principal:
     name: str
-    role: str  # admin | viewer
+    role: str  # admin | operator (a write token) | viewer
     via: str  # session | token | link | proxy | open
     token_id: int | None = None
 
     @property
     def may_change(self) -> bool:
-        return self.role == "admin"
+        """Acknowledge, silence, maintenance, labels, notes: an admin or a write token. People and
+        tokens are an admin's alone (Principal.role == "admin")."""
+        return self.role in ("admin", "operator")
 
     @property
     def actor(self) -> str:
@@ -76,6 +78,11 @@ class User:
     @property
     def recovery_json(self) -> str:
         return json.dumps(list(self.recovery))
+
+
+def _revoke_tokens_of(c: Connection, owner: str) -> None:
+    c.execute(update(api_token).where(api_token.c.owner == owner, api_token.c.revoked.is_(None))
+              .values(revoked=time.time()))
 
 
 def _row(r: Any) -> User:
@@ -167,24 +174,28 @@ class Users:
                             "password)") from None
         self.changed()
 
-    def _update(self, name: str, **values: Any) -> None:
+    def _update(self, name: str, revoke_tokens: bool = False, **values: Any) -> None:
         with self.engine.begin() as c:
             done = c.execute(update(web_user).where(web_user.c.name == name)
                              .values(epoch=web_user.c.epoch + 1, **values))
+            if done.rowcount and revoke_tokens:
+                _revoke_tokens_of(c, name)
         self.changed()
         if not done.rowcount:
             raise UserError(f"no user {name!r}")
 
     def set_password(self, name: str, password: str) -> None:
-        """A new password; every session of theirs ends."""
-        self._update(name, password_hash=credentials.hash_password(check_password(password)))
+        """A new password; every session of theirs ends and their API tokens are revoked (a password
+        is changed because it may be known to someone else, who may have made a token with it)."""
+        self._update(name, revoke_tokens=True, password_hash=credentials.hash_password(check_password(password)))
 
     def set_role(self, name: str, role: str) -> None:
         check_role(role)
         u = self.get(name)
         if u and u.role == "admin" and role != "admin" and self.admins() == 1:
             raise UserError(f"{name} is the last admin: make another admin first")
-        self._update(name, role=role)
+        # a demotion revokes the tokens they made: a token must not keep powers its owner lost
+        self._update(name, revoke_tokens=bool(u and ROLES.index(role) > ROLES.index(u.role)), role=role)
 
     def remove(self, name: str) -> None:
         u = self.get(name)
@@ -192,6 +203,7 @@ class Users:
             raise UserError(f"no user {name!r}")
         with self.engine.begin() as c:
             c.execute(delete(web_user).where(web_user.c.name == name))
+            _revoke_tokens_of(c, name)
         self.changed()
 
     # -- two-factor ---------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,14 @@ def get_json(url: str, headers: dict[str, str]) -> Any:
     req = urllib.request.Request(url, headers=headers)  # noqa: S310 - loopback
     with urllib.request.urlopen(req, timeout=5) as r:  # noqa: S310
         return json.loads(r.read())
+
+
+def get_status(url: str, headers: dict[str, str]) -> int:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=10) as r:  # noqa: S310
+            return int(r.status)
+    except urllib.error.HTTPError as exc:
+        return int(exc.code)
 
 
 def readme_scripts() -> list[str]:
@@ -78,7 +87,13 @@ def test_the_readmes_curl_scripts_list_ack_and_silence_for_a_reboot(tmp_path: Pa
         run(reboot, env)
         maint = get_json(base + "/api/v1/maintenance", auth)
         assert maint == []  # made and lifted again
-        who = [(r["actor"], r["action"]) for r in get_json(base + "/api/v1/audit", auth)]
+        admin = subprocess.run([sys.executable, "-m", "app.cli", "tokens", "create", "auditor", "--scope", "admin",
+                                "--config", str(config)], cwd=ROOT, capture_output=True, text=True, check=True,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout.strip().splitlines()[-1]
+        # the audit log is an admin's: the write token the scripts use may not read it
+        assert get_status(base + "/api/v1/audit", auth) == 403
+        who = [(r["actor"], r["action"]) for r in get_json(base + "/api/v1/audit",
+                                                           {"Authorization": f"Bearer {admin}"})]
         assert ("token:script", "POST /api/v1/maintenance") in who
         assert ("token:script", "DELETE /api/v1/maintenance/1") in who
         assert ("token:script", "POST /api/v1/alerts/ack") in who

@@ -125,8 +125,11 @@ def token_create(s: SiteDep, request: Request, name: str = Form(...), scope: str
     who = _me(request)
     if who.via not in ("session", "proxy"):
         raise HTTPException(403, "tokens are made by people, signed in")
-    if scope == "write" and who.role != "admin":
+    if scope != "read" and who.role != "admin":
         return _page(s, request, error="A viewer may make read tokens only.")
+    if scope != "read" and s.users.get(who.name) is None:
+        return _page(s, request, error="A write or admin token is made by a user stored in rackpulse "
+                                       "(`rackpulse users add`): a proxy's user cannot be checked later.")
     try:
         token = s.tokens.create(name.strip(), scope, parse_duration(expires) if expires.strip() else None,
                                 owner=who.name)

@@ -304,7 +304,7 @@ def remove_user(s: SiteDep, request: Request, name: str) -> dict[str, str]:
     return {"removed": name}
 
 
-@router.delete("/agents/{host}/token", dependencies=[Changes])
+@router.delete("/agents/{host}/token", dependencies=[Admins, Changes])
 def revoke_agent(s: SiteDep, request: Request, host: str) -> dict[str, str]:
     """Revoke an agent's token: its batches are refused from now on (re-issue on the server
     with `rackpulse agents issue HOST`)."""

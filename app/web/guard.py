@@ -31,6 +31,7 @@ from app.users import OPEN, Principal
 from app.web.sessions import COOKIE, CSRF_COOKIE
 
 if TYPE_CHECKING:
+    from app.api_tokens import Token
     from app.web.site import Site
 
 log = logging.getLogger("rackpulse.web")
@@ -123,7 +124,7 @@ def identify(s: Site, request: Request, addr: str, peer: str | None = None) -> P
         wait = s.tokens.allow(t.id)
         if wait:
             raise Refused(429, f"token {t.name}: more than {web.token_rate:g} requests a second", wait)
-        return Principal(t.name, "admin" if t.scope == "write" else "viewer", "token", t.id)
+        return Principal(t.name, _token_role(s, t), "token", t.id)
     link = request.query_params.get("token")
     if link is not None:
         t = s.tokens.check(link, addr)
@@ -155,6 +156,16 @@ def identify(s: Site, request: Request, addr: str, peer: str | None = None) -> P
     if u is None or u.epoch != epoch:
         return None  # removed, or their password, role or two-factor changed since
     return Principal(name, u.role, "session")
+
+
+def _token_role(s: Site, t: Token) -> str:
+    """A person's token is worth what they are worth now (removing, demoting or a new password also
+    revokes it). A proxy user who is not a stored user cannot be asked about later: their token only
+    reads."""
+    if t.owner is None:
+        return t.role(None)
+    u = s.users.get(t.owner)
+    return t.role(u.role if u is not None else "viewer")
 
 
 def install_guard(app: FastAPI, s: Site) -> None:

@@ -102,8 +102,9 @@ def test_a_write_token_acks_without_csrf_and_a_read_token_may_only_read(tmp_path
         assert r.status_code == 200 and r.json()["acked"] is True
         assert "rackpulse_session" not in r.cookies  # a script never gets a session
         assert c.get("/disks", headers=hw).status_code == 303  # a token opens the API, not the pages
-        assert c.get("/api/v1/tokens", headers=hw).json()[0]["last_used"] is not None
-        assert all("token_hash" not in t for t in c.get("/api/v1/tokens", headers=hw).json())
+        ha = {"Authorization": f"Bearer {tokens.create('ops', 'admin')}"}  # tokens are listed to admins
+        assert c.get("/api/v1/tokens", headers=ha).json()[0]["last_used"] is not None
+        assert all("token_hash" not in t for t in c.get("/api/v1/tokens", headers=ha).json())
 
 
 def test_a_revoked_or_expired_token_is_refused_with_401(tmp_path: Path) -> None:
@@ -223,7 +224,7 @@ def test_trusted_proxies_must_be_addresses_or_networks(tmp_path: Path) -> None:
 def test_an_admin_token_manages_users_through_the_api_but_never_removes_the_last_admin(tmp_path: Path) -> None:
     app = make_app(tmp_path, password=False)  # no config password: the users are all there is
     users, tokens = people(app)
-    h = {"Authorization": f"Bearer {tokens.create('ops', 'write')}"}
+    h = {"Authorization": f"Bearer {tokens.create('ops', 'admin')}"}
     with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as c:
         r = c.post("/api/v1/users", headers=h, json={"name": "hall", "role": "viewer", "password": "wall-screen-1"})
         assert r.status_code == 201
@@ -294,3 +295,68 @@ def test_the_audit_log_forgets_what_is_older_than_it_keeps(tmp_path: Path) -> No
     audit.record(engine, "alice", "POST /alerts/silence", now=now)
     assert audit.forget_old(engine, now) == 1
     assert [e["action"] for e in audit.entries(engine)] == ["POST /alerts/silence"]
+
+
+def whoami(c: TestClient, token: str) -> int | str:
+    r = c.get("/api/v1/whoami", headers={"Authorization": f"Bearer {token}"})
+    return r.json()["role"] if r.status_code == 200 else r.status_code
+
+
+def test_a_removed_users_tokens_stop_working_at_once(tmp_path: Path) -> None:
+    app = make_app(tmp_path, password=False)
+    users, tokens = people(app)
+    users.add("dave", "admin", "dave-password")
+    token = tokens.create("daves-script", "write", owner="dave")
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as c:
+        assert whoami(c, token) == "operator"
+        users.remove("dave")
+        assert whoami(c, token) == 401
+        assert c.post("/api/v1/maintenance", headers={"Authorization": f"Bearer {token}"},
+                      json={"hours": 1, "reason": "x"}).status_code == 401
+    assert [t.state() for t in tokens.list(owner="dave")] == ["revoked"]
+
+
+def test_a_demotion_or_a_new_password_revokes_the_users_tokens_and_sessions(tmp_path: Path) -> None:
+    app = make_app(tmp_path, password=False)
+    users, tokens = people(app)
+    users.add("erin", "admin", "erin-password")
+    demoted, repassed = tokens.create("e1", "admin", owner="erin"), tokens.create("a1", "read", owner="alice")
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as c:
+        assert whoami(c, demoted) == "admin" and whoami(c, repassed) == "viewer"
+        assert log_in(c, "erin", "erin-password") == 303
+        assert c.get("/api/v1/whoami").json()["name"] == "erin"
+        users.set_role("erin", "viewer")
+        assert whoami(c, demoted) == 401
+        assert c.get("/api/v1/whoami").status_code == 401  # the session ended too
+        users.set_password("alice", "a-new-password")
+        assert whoami(c, repassed) == 401
+        kept = tokens.create("e2", "read", owner="erin")
+        users.set_role("erin", "admin")  # a promotion takes nothing away
+        assert whoami(c, kept) == "viewer"
+
+
+def test_a_write_token_acknowledges_but_never_manages_people_or_tokens(tmp_path: Path) -> None:
+    app = make_app(tmp_path, password=False)
+    users, tokens = people(app)
+    h = {"Authorization": f"Bearer {tokens.create('ha', 'write')}"}
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as c:
+        assert c.post("/api/v1/users", headers=h, json={"name": "eve", "role": "admin",
+                                                       "password": "eve-password"}).status_code == 403
+        assert c.put("/api/v1/users/bob/role", headers=h, json={"role": "admin"}).status_code == 403
+        assert c.delete("/api/v1/users/bob", headers=h).status_code == 403
+        assert c.get("/api/v1/tokens", headers=h).status_code == 403
+        assert c.get("/api/v1/audit", headers=h).status_code == 403
+        assert c.post("/api/v1/alerts/ack", headers=h, json={"rule": "bad", "subject": "thing=a"}).status_code == 200
+    assert users.get("eve") is None and users.get("bob").role == "viewer"
+
+
+def test_a_token_is_never_worth_more_than_its_owner_now(tmp_path: Path) -> None:
+    app = make_app(tmp_path, password=False)
+    _, tokens = people(app)
+    t = tokens.list()
+    assert t == []
+    token = tokens.create("bobs", "admin", owner="bob")  # made when bob was more, or written by hand
+    proxy = tokens.create("proxied", "write", owner="carol")  # a proxy's user: nobody to ask later
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as c:
+        assert whoami(c, token) == "viewer"
+        assert whoami(c, proxy) == "viewer"

@@ -19,6 +19,8 @@ from tests.security.test_web_guards import make_app
 
 ADMIN, VIEWER = "alice-password", "bob-password"
 ADMIN_ONLY = ("/audit", "/api/v1/audit", "/api/v1/users", "/api/v1/tokens")
+# people and tokens: an admin's (or an admin token's) alone, whatever the method
+PEOPLE = ("/api/v1/users", "/api/v1/tokens", "/api/v1/agents/", "/api/v1/audit")
 
 
 def flat(found: list[Any]) -> list[APIRoute]:
@@ -52,7 +54,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Any:
     s.users.add("alice", "admin", ADMIN)
     s.users.add("bob", "viewer", VIEWER)
     s.users.start_totp("bob")  # a pending secret: it must never show on a page
-    tokens = {scope: s.tokens.create(scope, scope) for scope in ("read", "write")}
+    tokens = {scope: s.tokens.create(scope, scope) for scope in ("read", "write", "admin")}
     tokens["revoked"] = s.tokens.create("revoked", "write")
     s.tokens.revoke("revoked")
     tokens["expired"] = s.tokens.create("expired", "write", expires_in=1, now=time.time() - 10)
@@ -95,7 +97,7 @@ def test_a_viewer_gets_403_on_every_change(lab: Any) -> None:
 
 def test_a_read_token_gets_403_on_every_api_change_and_a_page_is_closed_to_any_token(lab: Any) -> None:
     app, c, tokens = lab
-    for scope in ("read", "write"):
+    for scope in ("read", "write", "admin"):
         bearer = {"Authorization": f"Bearer {tokens[scope]}"}
         for method, path in routes(app):
             if starts(path, PUBLIC) or starts(path, OWN_TOKENS) or starts(path, OWN):
@@ -105,6 +107,8 @@ def test_a_read_token_gets_403_on_every_api_change_and_a_page_is_closed_to_any_t
                 assert got == 303, f"{method} {path} with a {scope} token: a page is not the API"
             elif (method not in SAFE or path in ADMIN_ONLY) and scope == "read":
                 assert got == 403, f"{method} {path} with a read token"
+            elif starts(path, PEOPLE) and scope == "write":
+                assert got == 403, f"{method} {path} with a write token: people and tokens are an admin's"
             else:
                 assert got not in (401, 403, 500), f"{method} {path} with a {scope} token: {got}"
 
