@@ -121,3 +121,63 @@ def test_on_postgresql_a_step_goes_each_time_the_files_grow_past_the_bound_not_e
         "raw samples"]
     assert firsts()[0] > raw_after
     store.engine.dispose()
+
+
+def flood_inventory(store: Store, rows: int, days: int = 3) -> None:
+    """An agent's inventory changes: ``rows`` entity events spread over the last ``days`` days."""
+    from app.storage.models import entity_event
+
+    with store.engine.begin() as conn:
+        conn.execute(entity_event.insert(), [
+            {"host": "flood", "kind": "disk", "key": f"d{i % 500}", "ts": NOW - days * DAY + i * (days * DAY / rows),
+             "field": "temperature", "old": "x" * 80, "new": "y" * 80} for i in range(rows)])
+
+
+def history(store: Store) -> tuple[int, int, int]:
+    from app.storage.models import rollup_1h
+
+    with store.engine.connect() as c:
+        return tuple(int(c.execute(select(func.count()).select_from(t)).scalar_one())  # type: ignore[return-value]
+                     for t in (sample, rollup_5m, rollup_1h))
+
+
+def test_inventory_changes_over_the_bound_never_cost_the_history_a_single_rollup(tmp_path: Path) -> None:
+    """The inventory changes alone are over the bound: deleting history cannot fit, so the
+    history stays whole; the changes' old days go, their newest day stays, and the note says why."""
+    from app.storage.models import entity_event
+
+    store = filled(tmp_path, days=2)
+    kept = history(store)
+    flood_inventory(store, 60_000)
+    bound = used_bytes(store.engine) // 3  # less than the inventory changes' newest day alone
+    said = trim(store.engine, bound, store._watermark(RES_5M), now=NOW)
+    assert history(store) == kept
+    assert said and all(s.startswith("inventory changes") for s in said)
+    with store.engine.connect() as c:
+        first = c.execute(select(func.min(entity_event.c.ts))).scalar_one()
+        newest_day = c.execute(select(func.count()).select_from(entity_event)
+                               .where(entity_event.c.ts >= NOW - DAY)).scalar_one()
+    assert first >= NOW - DAY - 1 and newest_day >= 19_000
+    note = last_trim(store.engine)
+    assert note is not None and "cannot be met" in str(note["unmet"])
+
+
+def test_old_inventory_changes_go_before_any_history_when_that_is_enough(tmp_path: Path) -> None:
+    store = filled(tmp_path, days=2)
+    kept = history(store)
+    flood_inventory(store, 60_000, days=10)
+    before = used_bytes(store.engine)
+    said = trim(store.engine, int(before * 0.8), store._watermark(RES_5M), now=NOW)
+    assert said and said[0].startswith("inventory changes") and used_bytes(store.engine) <= before * 0.8
+    assert history(store) == kept
+    assert "unmet" not in (last_trim(store.engine) or {})
+
+
+def test_the_overview_says_when_max_size_cannot_be_met(tmp_path: Path) -> None:
+    from tests.test_web import demo_app, fetch
+
+    app = demo_app(tmp_path, 80)
+    app.state.runtime.size_note = {"at": time.time() - 60, "max_bytes": 30 * 10**6, "dropped": "nothing", "steps": 0,
+                                   "unmet": "the bound cannot be met without the newest day: 64 MB are not history"}
+    page = fetch(app, "/").text
+    assert "cannot be met without the newest day" in page and "the oldest data was given up" not in page

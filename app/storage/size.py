@@ -1,7 +1,12 @@
-"""storage.max_size: a database that outgrows it gives up its oldest data first, a day at a time:
-raw samples (only those already folded into rollups), then 5-minute rollups, then hourly ones.
-The newest hour is never touched. What was given up is noted (meta key "size_trimmed") and the
-overview says so.
+"""storage.max_size: a database that outgrows it gives up its oldest data first, a day at a time.
+
+First the logs that grow with the lab (inventory changes, collector runs, alert events, the audit
+log, finished notifications), oldest first across them, never their newest day. Then the history:
+raw samples (only those already folded into rollups), then 5-minute rollups, then hourly ones,
+never the newest hour. History is given up only when that can bring the database within the
+bound: when the other tables alone are over it (an agent flooding inventory changes, say), deleting
+every rollup would lose a year and still not fit, so nothing of the history goes and the overview
+and the log say the bound cannot be met. What was given up is noted (meta key "size_trimmed").
 
 The size is what the data takes: on SQLite the pages in use (a deleted row's page is reused, the
 file does not shrink until a VACUUM), on PostgreSQL pg_database_size. PostgreSQL's files do not
@@ -25,12 +30,14 @@ from sqlalchemy import Engine, delete, func, select, text, update
 
 from app.storage import chunks
 from app.storage.base import DAY, RES_1H, RES_5M
-from app.storage.models import meta, rollup_1h, rollup_5m, sample
+from app.storage.models import alert_event, audit, collector_run, entity_event, meta, outbox, rollup_1h, rollup_5m, sample
 
 log = logging.getLogger("rackpulse.storage")
 UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
          "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
-KEEP_NEWEST = 3600  # seconds never given up, whatever the size
+KEEP_NEWEST = 3600  # seconds of history never given up, whatever the size
+KEEP_NEWEST_LOGS = DAY  # and of the logs: today's inventory changes, runs and events explain today
+HISTORY = ("sample", "rollup_5m", "rollup_1h", *(t.chunk_table for t in chunks.TIERS))
 
 
 def parse_size(value: str | int | None) -> int | None:
@@ -105,6 +112,83 @@ TIERS = (
 TABLE_OF = {"raw samples": "sample", "5-minute rollups": "rollup_5m", "hourly rollups": "rollup_1h"}
 
 
+def _finished(table, ts: str):
+    """A log's rows that may go: every row, but for the outbox only finished deliveries and for
+    alert events only those no delivery is still waiting for."""
+    if table is outbox:
+        return func.coalesce(outbox.c.delivered_at, outbox.c.gave_up_at).is_not(None)
+    if table is alert_event:
+        waiting = select(outbox.c.event_id).where(outbox.c.delivered_at.is_(None), outbox.c.gave_up_at.is_(None))
+        return alert_event.c.id.not_in(waiting)
+    return table.c[ts].is_not(None)
+
+
+def _log_tier(name: str, table, ts: str) -> Tier:
+    def oldest(engine: Engine) -> int | None:
+        return _oldest(engine, select(func.min(table.c[ts])).where(_finished(table, ts)))
+
+    def drop(engine: Engine, t: int) -> int:
+        return _drop(engine, delete(table).where(table.c[ts] < t, _finished(table, ts)))
+    return Tier(name, oldest, drop, DAY)
+
+
+LOGS = (
+    _log_tier("inventory changes", entity_event, "ts"),
+    _log_tier("collector runs", collector_run, "started"),
+    _log_tier("alert events", alert_event, "ts"),
+    _log_tier("audit entries", audit, "ts"),
+    _log_tier("finished notifications", outbox, "created"),
+)
+TABLE_OF.update({"inventory changes": "entity_event", "collector runs": "collector_run", "alert events": "alert_event",
+                 "audit entries": "audit", "finished notifications": "outbox"})
+
+
+def table_bytes(engine: Engine) -> dict[str, int] | None:
+    """Bytes each table takes with its indexes, or None where the database cannot say (a SQLite
+    built without its dbstat table). Read only when the database is over its bound."""
+    with engine.connect() as c:
+        if engine.dialect.name == "sqlite":
+            try:
+                rows = c.execute(text("SELECT s.tbl_name, SUM(d.pgsize) FROM dbstat AS d "
+                                      "JOIN sqlite_schema AS s ON s.name = d.name GROUP BY s.tbl_name")).all()
+            except Exception:  # noqa: BLE001 - no dbstat here: the history is then judged on the whole size
+                return None
+        else:
+            rows = c.execute(text("SELECT relname, pg_total_relation_size(relid) FROM pg_catalog.pg_statio_user_tables"
+                                  )).all()
+    return {str(name): int(size or 0) for name, size in rows}
+
+
+def _other_bytes(engine: Engine, used: int) -> int:
+    """What the database takes beyond the history (logs, inventory, state, alerts, people)."""
+    sizes = table_bytes(engine)
+    if sizes is None:
+        return 0
+    return max(0, used - sum(v for k, v in sizes.items() if k in HISTORY))
+
+
+def _trim_logs(engine: Engine, max_bytes: int, now: float, pg: bool, used: int) -> tuple[list[str], int]:
+    """The logs' oldest days, oldest first across them, until within the bound or at their newest day."""
+    said: list[str] = []
+    limit = int(now - KEEP_NEWEST_LOGS)
+    while used > max_bytes:
+        found = [(o, tier) for tier in LOGS if (o := tier.oldest(engine)) is not None and o < limit]
+        if not found:
+            break
+        oldest, tier = min(found, key=lambda x: x[0])
+        cut = min(oldest + tier.step, limit)
+        n = tier.drop_before(engine, cut)
+        said.append(f"{tier.name} before {time.strftime('%Y-%m-%d %H:%M', time.localtime(cut))} ({n} rows)")
+        if n == 0:
+            break
+        if pg:
+            _vacuum(engine, tier)
+            _set_meta(engine, PG_TRIMMED_AT, str(used_bytes(engine)))
+            break
+        used = used_bytes(engine)
+    return said, used
+
+
 def trim(engine: Engine, max_bytes: int, folded_up_to: int, now: float | None = None) -> list[str]:
     """Give up the oldest data until the database is within max_bytes; returns what went, in
     words. Raw samples go only up to ``folded_up_to`` (the 5-minute fold's watermark): what is
@@ -117,7 +201,15 @@ def trim(engine: Engine, max_bytes: int, folded_up_to: int, now: float | None = 
     used = used_bytes(engine)
     if pg and (used <= max_bytes or used <= int(_meta(engine, PG_TRIMMED_AT) or 0)):
         return said
-    for tier in TIERS:
+    said, used = _trim_logs(engine, max_bytes, now, pg, used)
+    unmet = None
+    if not (pg and said) and used > max_bytes:
+        other = _other_bytes(engine, used)
+        if other >= max_bytes:
+            # deleting every rollup would not fit: keep the history, say what takes the room
+            unmet = (f"the bound cannot be met without the newest day: {other // 10**6} MB are not history "
+                     f"(inventory changes, runs, events, alerts kept for their newest day); the history was kept")
+    for tier in TIERS if unmet is None and not (pg and said) else ():
         limit = min(keep_from, folded_up_to) if tier.name == "raw samples" else keep_from
         while used > max_bytes:
             oldest = tier.oldest(engine)
@@ -135,10 +227,15 @@ def trim(engine: Engine, max_bytes: int, folded_up_to: int, now: float | None = 
             used = used_bytes(engine)
         if said and (pg or used <= max_bytes):
             break
-    if said:
-        note = {"at": now, "max_bytes": max_bytes, "dropped": said[-1], "steps": len(said)}
+    if said or unmet:
+        note: dict[str, object] = {"at": now, "max_bytes": max_bytes, "dropped": said[-1] if said else "nothing",
+                                   "steps": len(said)}
+        if unmet:
+            note["unmet"] = unmet
+            log.warning("storage.max_size (%d bytes): %s", max_bytes, unmet)
         _set_meta(engine, "size_trimmed", json.dumps(note))
-        log.warning("storage.max_size (%d bytes) reached: gave up %s", max_bytes, "; ".join(said))
+        if said:
+            log.warning("storage.max_size (%d bytes) reached: gave up %s", max_bytes, "; ".join(said))
     return said
 
 
@@ -159,8 +256,9 @@ def _set_meta(engine: Engine, key: str, value: str) -> None:
 def _vacuum(engine: Engine, tier: Tier) -> None:
     """VACUUM (not FULL: it takes no lock that stops reads or ingest) the tier's tables."""
     table = TABLE_OF[tier.name]
+    tables = f"{table}, {chunks.BY_TABLE[table].chunk_table}" if table in chunks.BY_TABLE else table
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as c:
-        c.execute(text(f"VACUUM {table}, {chunks.BY_TABLE[table].chunk_table}"))
+        c.execute(text(f"VACUUM {tables}"))
 
 
 def last_trim(engine: Engine) -> dict[str, object] | None:
