@@ -30,7 +30,17 @@ from sqlalchemy import Engine, delete, func, select, text, update
 
 from app.storage import chunks
 from app.storage.base import DAY, RES_1H, RES_5M
-from app.storage.models import alert_event, audit, collector_run, entity_event, meta, outbox, rollup_1h, rollup_5m, sample
+from app.storage.models import (
+    alert_event,
+    audit,
+    collector_run,
+    entity_event,
+    meta,
+    outbox,
+    rollup_1h,
+    rollup_5m,
+    sample,
+)
 
 log = logging.getLogger("rackpulse.storage")
 UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
