@@ -320,6 +320,12 @@ class Scheduler:
                 self.snapshot.blocks[st.name] = render_families(result.samples, coll.metrics, self.snapshot.host)
             except ValueError as exc:  # an undeclared metric is a bug; keep the old block
                 log.error("%s: %s", st.name, exc)
+        elif not ok and st.name in self.snapshot.blocks:
+            # The source cannot be read: its values are absent from /metrics, not its last ones served
+            # as if fresh, and its own `_up` says 0 (the samples stay for the user rules, which hold).
+            up = f"rackpulse_{st.name}_up"
+            down = [Sample.of(up, 0)] if up in coll.metrics else []
+            self.snapshot.blocks[st.name] = render_families(down, coll.metrics, self.snapshot.host)
         self.snapshot.rebuild_metrics()
         if self.on_update:
             self.on_update()

@@ -115,15 +115,19 @@ def test_failures_are_logged_once_and_recovery_once(caplog: pytest.LogCaptureFix
     assert len(errors) == 1 and len(infos) == 1
 
 
-def test_metrics_come_from_the_snapshot_and_a_failed_run_keeps_the_last_samples() -> None:
+def test_metrics_come_from_the_snapshot_and_a_failed_runs_values_are_absent_not_stale() -> None:
     c = Fake("x", value=5)
     s = make(c)
     run(s.run_once("x"))
+    assert 'rackpulse_fake_value{host="h",collector="x"} 5' in s.snapshot.metrics.decode()
     c.behaviour = "raise"
     run(s.run_once("x"))
     text = s.snapshot.metrics.decode()
-    assert 'rackpulse_fake_value{host="h",collector="x"} 5' in text
+    assert "rackpulse_fake_value{" not in text  # a value that was not read is not served as if it were
     assert 'rackpulse_collector_up{host="h",collector="x"} 0' in text
+    c.behaviour = "ok"
+    run(s.run_once("x"))
+    assert 'rackpulse_fake_value{host="h",collector="x"} 5' in s.snapshot.metrics.decode()
 
 
 def test_collectors_run_concurrently_on_their_own_intervals() -> None:

@@ -29,6 +29,29 @@ def rule_sources() -> dict[str, str]:
     """Each plug-in rule and the collector whose findings raise it (its collector_down explains it)."""
     return {r.name: name for name, p in plugins().items() for r in p.rules}
 
+
+RULE_SOURCES = rule_sources()
+
+def held(down: Iterable[Any], previous: dict[tuple[str, str], AlertState], present: set[tuple[str, str]]
+         ) -> list[Condition]:
+    """The firing alerts of collectors that cannot read their source now, held as they were: a heat
+    pump that stops answering while its fault fires has not repaired itself. Each resolves only
+    once its source is read again and the condition is gone. (Only firing ones: a pending alert
+    was never confirmed, and the plug-in's own "unreachable" finding stands for itself.)"""
+    sources = RULE_SOURCES
+    out = []
+    for st in down:
+        since = st.last_success or st.last_run
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(since)) if since else "its start"
+        for key, old in previous.items():
+            if old.state != "firing" or key in present or sources.get(old.rule) != st.name:
+                continue
+            summary = old.summary.split(" (held: ")[0]
+            out.append(Condition(old.rule, old.subject, f"{summary} (held: source unreachable since {when})",
+                                 dict(old.labels), old.severity))
+    return out
+
+
 OPS = {">": operator.gt, "<": operator.lt, ">=": operator.ge, "<=": operator.le, "==": operator.eq,
        "!=": operator.ne}
 
@@ -63,11 +86,15 @@ class Conditions:
                 if f.rule is not None:
                     labels = {k: str(v) for k, v in f.labels.items() if v is not None}
                     out.append(Condition(f.rule, f.subject, f.text, {"host": host, **labels}, f.severity))
+        down = []
         for st in snap.statuses.values():
             if st.up is False or st.stale(now):
+                down.append(st)
                 out.append(Condition("collector_down", st.name, f"collector {st.name} "
                                      f"{'down: ' + (st.last_error or '') if st.up is False else 'stale'}",
                                      {"host": host, "collector": st.name}))
+        if down and previous:
+            out += held(down, previous, {(c.rule, c.subject) for c in out})
         out += self._user(snap, user_rules, previous or {})
         return out
 

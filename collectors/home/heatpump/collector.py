@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from collectors.base import Collector, CollectorError, CollectResult, Entity, MetricSpec, Runner, Sample
 from collectors.context import HostContext
+from collectors.counters import CounterGuard
 from collectors.home.heatpump.isg_map import (
     BLOCKS,
     CONTROLLERS,
@@ -34,6 +35,11 @@ log = logging.getLogger("collectors.heatpump")
 logging.getLogger("pymodbus").setLevel(logging.CRITICAL)
 ENERGY_USES = ("heating", "hot_water")
 JOULES_PER_KWH = 3_600_000
+# A counter rising faster than this is a bad read (collectors/counters.py): more than any domestic
+# heat pump with its booster makes or draws (a cascade of WPM units included), with 2 kWh of slack
+# for the whole kWh the ISG moves from the day register to the total at midnight. No total is ever
+# past 10 GWh (the MWh word's 0xFFFF is 65 GWh).
+MAX_KW, SLACK_KWH, CEILING_KWH = 100.0, 2.0, 10_000_000.0
 METRIC_OF = {"heat": "rackpulse_heatpump_heat_joules_total", "electricity": "rackpulse_heatpump_electricity_joules_total",
              "backup": "rackpulse_heatpump_backup_heat_joules_total"}
 
@@ -89,11 +95,15 @@ class HeatpumpCollector(Collector):
         self.shortened: dict[tuple[int, int], int] = {}
         self.requests = 0  # read requests sent by the last poll (for the bench)
         self._energy: dict[str, float] = {}
+        self.guard = CounterGuard(MAX_KW / 3600, SLACK_KWH, CEILING_KWH)
         self._connected_logged: bool | None = None
 
     def restore(self, state: State) -> None:
         if isinstance(state, HeatpumpState):
             self._energy.update({k: v for k, v in state.energy_counters.items() if v is not None})
+            if state.booked_at is not None:  # when they were read: without it, the next read is judged alone
+                for key, value in self._energy.items():
+                    self.guard.seed(key, value, state.booked_at)
             self.days, self.months = list(state.days), list(state.months)
             self.starts = [ts for ts in state.starts if ts is not None]
             self._starts_counter = state.compressor_starts_counter
@@ -235,10 +245,18 @@ class HeatpumpCollector(Collector):
                 # total excludes today; at midnight the ISG moves whole kWh from day to total.
                 key = f"{kind}_{use}"
                 before = self._energy.get(key)
-                running = max(before or 0.0, total_kwh + day)
-                self._energy[key] = running
-                if before is not None:
-                    rises[key] = running - before
+                problem = self.guard.check(key, total_kwh + day, self.clock())
+                if problem == "rebased":  # a counter that moved to a new base: nothing booked for the jump
+                    running = self._energy[key] = total_kwh + day
+                elif problem:
+                    result.warnings.append(f"ISG {self.host}: {problem}")
+                    log.warning("ISG %s: %s", self.host, problem)
+                    continue
+                else:
+                    running = max(before or 0.0, total_kwh + day)
+                    self._energy[key] = running
+                    if before is not None:
+                        rises[key] = running - before
                 if kind != "backup":
                     energy[kind][use] = day
                 s.append(Sample.of(METRIC_OF[kind], running * JOULES_PER_KWH, use=use))

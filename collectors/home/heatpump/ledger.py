@@ -122,9 +122,10 @@ def book(days: Sequence[HeatpumpDay], now: float, rises: dict[str, float], outsi
     today = local_date(now)
     out = list(days)
     late = {k: v for k, v in rises.items() if k.split("_", 1)[0] in TOTAL_ONLY}
+    rises = {k: v for k, v in rises.items() if k not in late}
+    late = {k: v for k, v in late.items() if v}  # a total that did not rise makes no day of its own
     if late:
         out = _add(out, (today - dt.timedelta(days=1)).isoformat(), late)
-        rises = {k: v for k, v in rises.items() if k not in late}
     add: dict[str, float] = dict(rises)
     if outside is not None:
         add["outside_sum"], add["outside_count"] = outside, 1

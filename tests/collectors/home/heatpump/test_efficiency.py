@@ -303,3 +303,59 @@ def test_an_lwz_that_ends_its_energy_block_sooner_is_still_read_for_its_energy()
         sim.stop()
     assert first.state.energy_counters["heat_heating"] == 3000 + 120 + 8 and first.warnings == []
     assert state.energy_counters["backup_heating"] == 40 and c.requests == 5  # the shorter read only, from then on
+
+
+def test_one_0xffff_read_is_skipped_and_never_poisons_the_day_book(isg: IsgSim) -> None:
+    """A single bad read (the kWh word of the heat total answering 0xFFFF) used to become 65 GWh
+    that max() kept for good: today's COP read millions and real heat was never booked after it."""
+    clock = Clock(at(6))
+    c = collector(isg, clock)
+    c.collect()
+    clock.t = at(9)
+    isg.set_input(3500, energy(heat=9, el=3))
+    c.collect()
+    clock.t = at(9.01)
+    bad = energy(heat=9, el=3)
+    bad[1] = 0xFFFF  # heat total, LOW word
+    isg.set_input(3500, bad)
+    result = c.collect()
+    assert any("bad read" in w for w in result.warnings)
+    assert not any(s.metric == "rackpulse_heatpump_heat_joules_total" and dict(s.labels)["use"] == "heating"
+                   for s in result.samples)  # not stored
+    clock.t = at(18)
+    isg.set_input(3500, energy(heat=30, el=10))
+    c.collect()
+    day = total("d", [book_of(c)[DAY.isoformat()]])
+    assert (day.heat_heating, day.electricity_heating, day.cop_heating) == (30, 10, 3.0)  # the real heat booked
+    assert c._energy["heat_heating"] == 6345 + 30
+
+
+def test_a_counter_that_really_moved_to_a_new_base_is_taken_after_three_reads_that_agree(isg: IsgSim) -> None:
+    clock = Clock(at(6))
+    c = collector(isg, clock)
+    c.collect()
+    for i in range(3):  # a replaced controller whose total starts elsewhere
+        clock.t = at(7 + i)
+        isg.set_input(3500, energy(heat=i, heat_total=90_000))
+        c.collect()
+    assert c._energy["heat_heating"] == 90_000 + 2
+    clock.t = at(12)
+    isg.set_input(3500, energy(heat=5, heat_total=90_000))
+    c.collect()
+    assert book_of(c)[DAY.isoformat()].heat_heating == 3  # the jump itself is booked nowhere
+
+
+def test_a_booster_total_that_did_not_rise_adds_no_empty_yesterday(isg: IsgSim) -> None:
+    clock = Clock(at(20))
+    c = collector(isg, clock)
+    c.collect()
+    clock.t = at(22)
+    isg.set_input(3500, energy(heat=4, el=1))
+    c.collect()
+    clock.t = at(1, DAY + dt.timedelta(days=1))
+    isg.set_input(3500, energy(heat=0, heat_total=6345 + 4, el=0, el_total=1555 + 1))
+    c.collect()
+    assert sorted(book_of(c)) == [DAY.isoformat(), (DAY + dt.timedelta(days=1)).isoformat()]
+    clock.t = at(2, DAY + dt.timedelta(days=2))  # two days on: still one record a day, no empty one between
+    c.collect()
+    assert len(c.days) == 3

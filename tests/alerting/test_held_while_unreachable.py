@@ -1,0 +1,76 @@
+"""A source that goes quiet has not repaired itself: while a collector cannot read its source, the
+alerts its findings raised stay firing, marked "held: source unreachable since ...", and resolve
+only once the source is read again and the condition is gone. Its values leave /metrics and its
+own `_up` says 0 meanwhile (they were served as if fresh)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from app.alerting.conditions import BUILTIN, Conditions
+from app.alerting.engine import AlertState, evaluate
+from app.scheduler import CollectorStatus, Scheduler, Snapshot
+from collectors import plugins
+from collectors.home.heatpump.collector import HeatpumpCollector
+from tests.alerting.test_findings import snapshot
+from tests.peers.isg import IsgSim, wpm3_registers
+
+
+def firing(rule: str, subject: str, now: float, summary: str = "it is broken") -> AlertState:
+    return AlertState(rule, subject, "firing", BUILTIN[rule].severity, summary, {"host": "demo-nas"}, since=now - 600,
+                      fired_at=now - 600, last_notified=now - 600)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, p in plugins().items() if p.rules))
+def test_no_plug_ins_firing_alert_resolves_while_its_collector_cannot_read_its_source(name: str) -> None:
+    now = time.time()
+    down = CollectorStatus(name, 60, 30, up=False, last_run=now, last_success=now - 300, last_error="timed out")
+    snap = snapshot(**{name: down})
+    previous = {(r.name, "subject-1"): firing(r.name, "subject-1", now) for r in plugins()[name].rules}
+    conds = Conditions().build(snap, previous=previous, now=now)
+    states, events = evaluate(conds, BUILTIN, previous, now)
+    assert [e for e in events if e.kind == "resolved"] == []
+    assert all(states[k].state == "firing" for k in previous)
+    held = [c for c in conds if c.subject == "subject-1"]
+    assert held and all("held: source unreachable since" in c.summary for c in held)
+
+
+def test_once_the_source_answers_again_and_all_is_well_the_held_alert_resolves() -> None:
+    now = time.time()
+    previous = {("heatpump_fault", "heatpump"): firing("heatpump_fault", "heatpump", now)}
+    conds = Conditions().build(snapshot(), previous=previous, now=now)  # the healthy heat pump, read
+    _, events = evaluate(conds, BUILTIN, previous, now)
+    assert [(e.kind, e.alert.rule) for e in events] == [("resolved", "heatpump_fault")]
+
+
+def test_a_heat_pump_fault_stays_firing_while_the_isg_is_silent_and_its_values_leave_metrics() -> None:
+    sim = IsgSim(wpm3_registers())
+    sim.start()
+    sim.set_input(2503, [1])  # fault status
+    sim.set_input(2506, [29])  # active error 29
+    coll = HeatpumpCollector("127.0.0.1", sim.port, timeout=1)
+    snap = Snapshot(host="nas")
+    sched = Scheduler({"heatpump": coll}, {"heatpump": (30.0, 5.0)}, snap)
+    try:
+        asyncio.run(sched.run_once("heatpump"))
+        t0 = time.time()
+        states, events = evaluate(Conditions().build(snap, now=t0), BUILTIN, {}, t0)
+        assert [(e.kind, e.alert.rule) for e in events] == [("firing", "heatpump_fault")]
+        assert b"rackpulse_heatpump_up{" in snap.metrics and b"rackpulse_heatpump_temperature_celsius" in snap.metrics
+        sim.stop()
+        asyncio.run(sched.run_once("heatpump"))
+        assert snap.statuses["heatpump"].up is False
+        for later in (t0 + 41, t0 + 700):  # past heatpump_unreachable's 600 s too
+            states, events = evaluate(Conditions().build(snap, previous=states, now=later), BUILTIN, states, later)
+            assert "resolved" not in [e.kind for e in events]
+            assert states[("heatpump_fault", "heatpump")].state == "firing"
+        assert "held: source unreachable" in states[("heatpump_fault", "heatpump")].summary
+        text = snap.metrics.decode()
+        assert 'rackpulse_heatpump_up{host="nas"} 0' in text
+        assert "rackpulse_heatpump_temperature_celsius" not in text  # absent, not stale
+    finally:
+        sim.stop()
+        coll.close()
