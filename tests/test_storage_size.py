@@ -181,3 +181,27 @@ def test_the_overview_says_when_max_size_cannot_be_met(tmp_path: Path) -> None:
                                    "unmet": "the bound cannot be met without the newest day: 64 MB are not history"}
     page = fetch(app, "/").text
     assert "cannot be met without the newest day" in page and "the oldest data was given up" not in page
+
+
+def test_raw_samples_the_5_minute_fold_has_not_taken_yet_are_never_trimmed(tmp_path: Path) -> None:
+    """The fold stopped two days ago (a server that was busy, or stopped folding): those two days
+    exist only as raw samples, so trimming them would lose them for good, not coarsen them. Under
+    a bound they cannot all fit in, the raw samples since the fold's mark all stay."""
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    upgrade(url)
+    store = Store(make_engine(url), "nas")
+    with store.engine.begin() as conn:
+        for ts in range(NOW - 4 * DAY, NOW, 120):
+            store.write_samples(conn, ts, [Sample.of("rackpulse_test_value", i, n=str(i)) for i in range(SERIES)])
+    store.make_rollups(now=NOW - 2 * DAY)
+    mark = store._watermark(RES_5M)
+    assert NOW - 2 * DAY - 600 <= mark <= NOW - 2 * DAY
+
+    def unfolded() -> int:
+        with store.engine.connect() as c:
+            return int(c.execute(select(func.count()).select_from(sample).where(sample.c.ts >= mark)).scalar_one())
+
+    before = unfolded()
+    said = trim(store.engine, int(used_bytes(store.engine) * 0.25), mark, now=NOW)
+    assert said and said[0].startswith("raw samples")  # something older did go
+    assert unfolded() == before  # and not one sample the fold had yet to take

@@ -360,3 +360,15 @@ def test_a_token_is_never_worth_more_than_its_owner_now(tmp_path: Path) -> None:
     with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as c:
         assert whoami(c, token) == "viewer"
         assert whoami(c, proxy) == "viewer"
+
+
+def test_with_no_admin_group_configured_a_proxy_user_without_groups_is_a_viewer(tmp_path: Path) -> None:
+    """No proxy_admin_group means nobody is an admin by the proxy's word: an empty groups header
+    (or none at all) must not match an empty group name."""
+    app = make_app(tmp_path, password=False, trusted_proxies=["10.0.0.0/24"], proxy_user_header="Remote-User")
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False, client=("10.0.0.9", 4000)) as c:
+        for groups in ({}, {"Remote-Groups": ""}, {"Remote-Groups": "family"}):
+            me = c.get("/api/v1/whoami", headers={"Remote-User": "mallory", **groups}).json()
+            assert (me["name"], me["role"], me["may_change"]) == ("mallory", "viewer", False), groups
+            assert c.post("/api/v1/users", headers={"Remote-User": "mallory", **groups},
+                          json={"name": "eve", "role": "admin", "password": "eve-password"}).status_code == 403

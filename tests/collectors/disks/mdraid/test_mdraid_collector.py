@@ -130,3 +130,37 @@ def test_a_truncated_mdstat_is_an_error_naming_the_file(tmp_path: Path) -> None:
     (tmp_path / "proc" / "mdstat").write_text("Personalities : [raid6]\nmd0 : active raid6 sda1[0] sdb1[1]")
     with pytest.raises(ParseError, match=r"proc/mdstat: md0: status line .* missing"):
         MdraidCollector(tmp_path, detail=False).collect()
+
+
+def test_a_raid6_rebuilding_two_disks_is_still_degraded_until_the_rebuild_ends(tmp_path: Path) -> None:
+    """A rebuild is not redundancy: md0 recovering at 19.6 % with 4 of 6 slots in sync has no
+    parity left, and /metrics and the rule must say degraded (the rebuild's own tile says it is
+    being dealt with)."""
+    from collectors.disks.mdraid.findings import array_findings
+
+    (tmp_path / "proc").mkdir()
+    shutil.copy(FIX / "mdstat" / "nagios-plugin-check_raid__mdstat__issue43__recovery", tmp_path / "proc" / "mdstat")
+    r = MdraidCollector(tmp_path, detail=False).collect()
+    (md0,) = r.state.arrays
+    assert md0.sync_action == "recovery" and md0.degraded
+    values = {(s.metric, dict(s.labels).get("array")): s.value for s in r.samples}
+    assert values[("rackpulse_md_array_degraded", "md0")] == 1
+    (f,) = array_findings(md0)
+    assert f.rule == "array_rebuilding" and "degraded (4/6)" in f.text
+
+
+def test_with_two_disks_out_of_sight_the_gap_is_named_by_the_one_that_failed(tmp_path: Path) -> None:
+    """Two members rackpulse knew are out of sight when sdh is pulled: sdh, which failed, and a
+    healthy member seen under another name before (a controller reset renames disks). One slot is
+    empty: it is the failed disk's, so its bay and serial are what the page and the alert name."""
+    c = demo_collector(tmp_path)
+    for t in (0, 80):
+        demo.write_tree(tmp_path, demo.story_state(t))
+        c.collect()
+    known = c._known["md0"]
+    healthy = next(k for k in known.values() if k.state == "active")
+    renamed = healthy.model_copy(update={"device": "sdz1", "disk": "sdz", "serial": "RENAMED1", "bay": "shelf 2, bay 1"})
+    c._known["md0"] = {"sdz1": renamed, **known}  # seen first: the order the memory happens to hold
+    demo.write_tree(tmp_path, demo.story_state(105))
+    missing = [m for m in c.collect().state.arrays[0].members if m.state == "missing"]
+    assert [(m.serial, m.bay) for m in missing] == [("ZA1049HK", "shelf 1, bay 7")]

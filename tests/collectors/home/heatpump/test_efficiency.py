@@ -359,3 +359,13 @@ def test_a_booster_total_that_did_not_rise_adds_no_empty_yesterday(isg: IsgSim) 
     clock.t = at(2, DAY + dt.timedelta(days=2))  # two days on: still one record a day, no empty one between
     c.collect()
     assert len(c.days) == 3
+
+
+def test_a_booster_heavy_days_heating_cop_counts_the_boosters_electricity_and_does_not_flatter() -> None:
+    """30 kWh of compressor heat from 10 kWh, and 12 kWh from the booster (12 kWh of electricity):
+    the bill sees 42 kWh of heat for 22 kWh, a COP of 1.91, not the 4.2 of heat over the compressor's
+    electricity alone. Hot water alike: 6 kWh + 2 kWh booster from 3 + 2."""
+    day = total("d", [HeatpumpDay(date="2026-01-14", heat_heating=30, electricity_heating=10, backup_heating=12,
+                                  heat_hot_water=6, electricity_hot_water=3, backup_hot_water=2)])
+    assert (day.cop_heating, day.cop_hot_water) == (round(42 / 22, 2), round(8 / 5, 2))
+    assert day.cop == round(50 / 27, 2)

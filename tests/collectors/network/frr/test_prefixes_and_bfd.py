@@ -175,3 +175,16 @@ def test_a_stopped_bfdd_raises_bfd_peer_down_and_the_bgp_peer_says_so(routers: F
     assert p.bfd == "down"
     words = " ".join(f.text for f in found if f.labels.get("peer") == "10.199.0.2")
     assert "BFD session is down" in words
+
+
+def test_a_session_that_flapped_between_two_polls_is_a_new_session_not_a_drop_of_prefixes() -> None:
+    """The session went down and came back between two polls (rackpulse never saw it down, but
+    connectionsEstablished rose): its fresh, still-filling table of 10 is not "prefixes dropped"
+    from the old session's 100; that the session was reset is bgp_peer_down's and the flaps' to say."""
+    w = PeakWatch(600)
+    assert w.peak("p", 0, True, 1, 100) == 100
+    peak = w.peak("p", 30, True, 2, 10)
+    assert peak == 10
+    fresh = peer(prefixes_received=10, prefixes_peak=peak)
+    assert [f.rule for f in findings(FrrState(peers=[fresh]), Judging(host="r"))] == []  # type: ignore[arg-type]
+    assert w.peak("p", 60, True, 2, 4) == 10  # within the new session, a real drop is still seen

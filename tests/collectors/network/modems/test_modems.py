@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from collectors.base import CommandNotFound, CommandResult, NoData, ParseError
-from collectors.findings import Judging
+from collectors.findings import BAD, Judging
 from collectors.network.modems.collector import ModemsCollector
 from collectors.network.modems.config import ModemsConfig
 from collectors.network.modems.findings import findings
@@ -185,3 +185,22 @@ def test_one_modem_answering_garbage_leaves_the_others_and_says_which(tmp_path: 
     r = collector(tmp_path, stand_in).collect()
     assert any(w.startswith("modem 1:") and "not a JSON object" in w for w in r.warnings)
     assert {m.interface for m in r.state.modems if not m.gone} == {"eoip1", "eoip3"}
+
+
+def test_a_dual_slot_modem_whose_active_slot_is_empty_says_no_sim_and_is_not_judged_on_signal(tmp_path: Path) -> None:
+    """ModemManager 1.16+ on a dual-SIM-slot modem keeps a SIM object path while the active slot is
+    empty and fails the modem with "sim-missing": that is no SIM, said as such (critical), not a weak
+    signal read off a modem that cannot register."""
+    doc = json.loads(read("mmcli_modem_no_sim.json"))
+    g = doc["modem"]["generic"]
+    g["sim"] = "/org/freedesktop/ModemManager1/SIM/0"
+    g["sim-slots"] = ["/org/freedesktop/ModemManager1/SIM/0", "--"]
+    weak = json.dumps({"modem": {"signal": {"refresh": {"rate": "10"},
+                                            "lte": {"rsrp": "-125.00", "rsrq": "-19.00", "rssi": "-101.00",
+                                                    "snr": "-5.00"}}}})
+    stand_in = StandIn({"2": (json.dumps(doc), weak)})
+    r = collector(tmp_path, stand_in).collect()
+    (m,) = [m for m in r.state.modems if m.interface == "eoip3"]
+    assert not m.has_sim and m.poor == []
+    said = [(f.rule, f.level, f.text) for f in findings(r.state, Judging(host="gw")) if f.labels["interface"] == "eoip3"]
+    assert said == [("modem_unregistered", BAD, "modem IMEI 861536030196001 (bond0/eoip3) has no SIM card (sim-missing)")]

@@ -80,3 +80,16 @@ def test_no_wg_is_source_absent_and_a_refusal_says_what_it_needs() -> None:
 def test_a_peer_key_in_the_config_must_look_like_one() -> None:
     with pytest.raises(ValueError):
         WireguardConfig.model_validate({"peers": [{"key": "not a key", "name": "phone"}]})
+
+
+def test_an_expected_peer_that_never_handshook_is_stale_not_fresh() -> None:
+    """The peer the user said must be up has never completed a handshake: that is the worst
+    staleness there is, not "fresh"."""
+    never = "TrMvSoP4jYQlY6RIzBgbssQqY3vxI2Pi+y71lOWWXX0="
+    r = run({"peers": [{"key": never, "name": "laptop", "expect": True}]}).collect()
+    peers = {p.name or p.key[:8]: p for p in r.state.peers}  # type: ignore[union-attr]
+    assert peers["laptop"].watched and peers["laptop"].handshake_age is None and peers["laptop"].stale
+    found = {f.subject: f.text for f in findings(r.state, Judging(now=NOW))}  # type: ignore[arg-type]
+    assert "last handshake never" in found["wg0/laptop"]
+    samples = {(s.metric, dict(s.labels)["peer"]): s.value for s in r.samples}
+    assert samples[("rackpulse_wireguard_peer_stale", "laptop")] == 1
