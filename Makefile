@@ -55,6 +55,7 @@ test: install-test
 	$(BIN)/mypy
 	$(VULTURE)
 	$(BIN)/python -m pytest
+	$(BIN)/python scripts/pinned_mutants.py
 
 bench: install-test
 	bash bench/run-all.sh

@@ -1,0 +1,83 @@
+"""The one-line changes a review found the suite let through (issue "Nine behaviours no test pins"),
+applied one at a time to a scratch copy of the repository, each judged by the tests that pin it.
+Prints each change as caught (a test turned red) or survived, and the count: every one must be
+caught. Quick (about a minute): unlike `make mutation` (mutmut over whole packages), it checks
+exactly these changes, so a later edit that weakens one of the tests shows here.
+
+    .venv/bin/python scripts/pinned_mutants.py
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# (file, the line as it is, the changed line, the test that must turn red)
+MUTANTS: list[tuple[str, str, str, str]] = [
+    ("app/web/guard.py", "admin = bool(web.proxy_admin_group) and web.proxy_admin_group in groups",
+     "admin = web.proxy_admin_group in groups",
+     "tests/security/test_people.py::test_with_no_admin_group_configured_a_proxy_user_without_groups_is_a_viewer"),
+    ("collectors/network/wireguard/collector.py", "stale = watched and (age is None or age > self.cfg.stale_after)",
+     "stale = watched and (age is not None and age > self.cfg.stale_after)",
+     "tests/collectors/network/wireguard/test_wireguard.py::test_an_expected_peer_that_never_handshook_is_stale_not_fresh"),
+    ("collectors/home/heatpump/ledger.py",
+     "return self._cop(self.heat_heating + self.backup_heating, self.electricity_heating + self.backup_heating)",
+     "return self._cop(self.heat_heating + self.backup_heating, self.electricity_heating)",
+     "tests/collectors/home/heatpump/test_efficiency.py::"
+     "test_a_booster_heavy_days_heating_cop_counts_the_boosters_electricity_and_does_not_flatter"),
+    ("collectors/network/frr/prefixes.py", "if last is None or last[0] != established:", "if last is None:",
+     "tests/collectors/network/frr/test_prefixes_and_bfd.py::"
+     "test_a_session_that_flapped_between_two_polls_is_a_new_session_not_a_drop_of_prefixes"),
+    ("collectors/network/modems/collector.py",
+     'has_sim=info.sim is not None and info.failed_reason != "sim-missing"', "has_sim=info.sim is not None",
+     "tests/collectors/network/modems/test_modems.py::"
+     "test_a_dual_slot_modem_whose_active_slot_is_empty_says_no_sim_and_is_not_judged_on_signal"),
+    ("app/storage/size.py", 'limit = min(keep_from, folded_up_to) if tier.name == "raw samples" else keep_from',
+     "limit = keep_from",
+     "tests/test_storage_size.py::test_raw_samples_the_5_minute_fold_has_not_taken_yet_are_never_trimmed"),
+    ("app/runtime.py", "a.states = a._load()", "pass",
+     "tests/test_leader_takeover.py::"
+     "test_the_new_leader_neither_fires_again_nor_forgets_to_resolve_what_the_old_one_told"),
+    ("collectors/disks/mdraid/mdstat.py", "return self.missing > 0\n", "return self.missing > 0 and self.sync is None\n",
+     "tests/collectors/disks/mdraid/test_mdraid_collector.py::"
+     "test_a_raid6_rebuilding_two_disks_is_still_degraded_until_the_rebuild_ends"),
+    ("collectors/disks/mdraid/collector.py", 'gone.sort(key=lambda k: k.state != "failed")',
+     'gone.sort(key=lambda k: k.state == "failed")',
+     "tests/collectors/disks/mdraid/test_mdraid_collector.py::"
+     "test_with_two_disks_out_of_sight_the_gap_is_named_by_the_one_that_failed"),
+]
+
+
+def main() -> int:
+    caught = 0
+    with tempfile.TemporaryDirectory(prefix="rackpulse-mutants-") as tmp:
+        copy = Path(tmp) / "repo"
+        shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(".venv", ".git", "node_modules", "__pycache__",
+                                                                  ".mypy_cache", ".ruff_cache", ".pytest_cache"))
+        for path, line, changed, test in MUTANTS:
+            target = copy / path
+            original = target.read_text()
+            if original.count(line) != 1:
+                print(f"MISSING  {path}: the line {line.strip()!r} is not there once (the code moved: update this list)")
+                continue
+            target.write_text(original.replace(line, changed))
+            try:
+                run = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", test],
+                                     cwd=copy, capture_output=True, text=True, timeout=600)
+            finally:
+                target.write_text(original)
+            red = run.returncode == 1
+            caught += red
+            print(f"{'caught ' if red else 'SURVIVED'} {path}: {changed.strip()}\n         by {test.split('::')[-1]}"
+                  + ("" if red or run.returncode == 0 else f" (pytest exit {run.returncode}: {run.stdout[-300:]})"))
+    print(f"{caught} of {len(MUTANTS)} one-line changes caught")
+    return 0 if caught == len(MUTANTS) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
