@@ -184,6 +184,10 @@ class Users:
         if not done.rowcount:
             raise UserError(f"no user {name!r}")
 
+    def end_sessions(self, name: str) -> None:
+        """Every session of theirs ends ("Log out everywhere"); their tokens stay."""
+        self._update(name)
+
     def set_password(self, name: str, password: str) -> None:
         """A new password; every session of theirs ends and their API tokens are revoked (a password
         is changed because it may be known to someone else, who may have made a token with it)."""

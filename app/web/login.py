@@ -79,11 +79,17 @@ async def login(s: SiteDep, request: Request, password: str = Form(...), user: s
 
 @router.post("/logout", dependencies=[Checked])
 def logout(s: SiteDep, request: Request, everywhere: str = Form("")) -> Response:
-    """Log this browser out; with ``everywhere``, every session of every browser."""
-    if everywhere:
-        s.sessions.logout_everywhere()
-    else:
-        s.sessions.logout(request.cookies.get(COOKIE))
+    """Log this browser out; with ``everywhere``, every session of the caller's, on every browser
+    (never anyone else's: a viewer's button must not sign the admin out)."""
+    cookie = request.cookies.get(COOKIE)
+    found = s.sessions.who(cookie)
+    s.sessions.logout(cookie)
+    if everywhere and found is not None:
+        name = found[1]
+        if name == "":  # the single password of older configs: its own sessions
+            s.sessions.logout_everywhere()
+        elif s.users.get(name) is not None:
+            s.users.end_sessions(name)
     resp = RedirectResponse("/login" if s.login_required() else "/", status_code=303)
     resp.delete_cookie(COOKIE)
     return resp

@@ -3,8 +3,9 @@
 Sessions are signed with a random secret kept in the database's ``meta`` table (created on
 first use), not derived from the password hash: a leaked hash does not let anyone mint a
 session. The key also mixes in the password hash, so changing the password still logs
-everybody out. "Log out everywhere" raises a generation number that every session carries;
-a single logout remembers that session's id until it would have expired anyway.
+everybody out. "Log out everywhere" ends the caller's sessions only: a user's by raising their
+epoch (app/users.py), the single password's admin's by raising a generation number its sessions
+carry (a user's session ignores it); a single logout remembers that session's id until it would have expired anyway.
 CSRF tokens are bound to the session (or, without a password, to a random browser cookie) and,
 being signed with the stored secret, stay valid across a restart.
 """
@@ -91,7 +92,9 @@ class Sessions:
             return None
         if not hmac.compare_digest(sig, self._sign(f"{sid}.{expires}.{generation}.{user_hex}.{epoch}")):
             return None
-        if int(expires) < (now or time.time()) or int(generation) != self._generation or sid in self._revoked:
+        if int(expires) < (now or time.time()) or sid in self._revoked:
+            return None
+        if not user_hex and int(generation) != self._generation:  # the generation is the legacy admin's
             return None
         try:
             user = bytes.fromhex(user_hex).decode()
@@ -116,6 +119,7 @@ class Sessions:
         self._put("sessions_revoked", revoked)
 
     def logout_everywhere(self) -> None:
+        """Every session of the single password's admin (users end theirs by their epoch)."""
         self.load()
         with self._lock:
             self._generation += 1

@@ -372,3 +372,17 @@ def test_with_no_admin_group_configured_a_proxy_user_without_groups_is_a_viewer(
             assert (me["name"], me["role"], me["may_change"]) == ("mallory", "viewer", False), groups
             assert c.post("/api/v1/users", headers={"Remote-User": "mallory", **groups},
                           json={"name": "eve", "role": "admin", "password": "eve-password"}).status_code == 403
+
+
+def test_a_viewers_log_out_everywhere_ends_their_sessions_only_never_the_admins(tmp_path: Path) -> None:
+    app = make_app(tmp_path, password=False)
+    people(app)
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as admin, \
+            TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as phone, \
+            TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as laptop:
+        assert log_in(admin, "alice", ALICE) == 303
+        assert log_in(phone, "bob", BOB) == 303 and log_in(laptop, "bob", BOB) == 303
+        assert laptop.post("/logout", data={"csrf": csrf_of(laptop), "everywhere": "1"}).status_code == 303
+        assert phone.get("/api/v1/whoami").status_code == 401  # bob's other session ended
+        assert admin.get("/api/v1/whoami").json()["name"] == "alice"  # alice's did not
+        assert log_in(phone, "bob", BOB) == 303  # and bob may sign in again
