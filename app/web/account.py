@@ -72,9 +72,13 @@ def totp_start(s: SiteDep, request: Request) -> HTMLResponse:
 @router.post("/account/totp/confirm", response_class=HTMLResponse, dependencies=[Checked])
 def totp_confirm(s: SiteDep, request: Request, code: str = Form(...)) -> Response:
     name = _user_only(s, request)
+    refused = _limited(s, request, name)
+    if refused is not None:
+        return refused
     codes = s.users.confirm_totp(name, code.strip())
     if codes is None:
         return _page(s, request, error="That code is not right: scan the code again or wait for the next one.")
+    s.throttle.succeeded(request.client.host if request.client else "?", name)
     audit.note(request, "two-factor on")
     # The session ends with the change (every session of theirs does): a new one, same browser.
     response = _page(s, request, recovery=codes)
@@ -82,11 +86,26 @@ def totp_confirm(s: SiteDep, request: Request, code: str = Form(...)) -> Respons
     return response
 
 
+def _limited(s: Site, request: Request, name: str) -> Response | None:
+    """Every check of a secret here counts against the address and the account before it is made
+    (app/web/sessions.py: Throttle), as at sign-in: a 429 past the limit, nothing checked."""
+    addr = request.client.host if request.client else "?"
+    wait = s.throttle.attempt(addr, name)
+    if wait:
+        return Response(f"Too many wrong passwords or codes from {addr}; try again in {wait} s.\n", status_code=429,
+                        headers={"Retry-After": str(wait)}, media_type="text/plain")
+    return None
+
+
 @router.post("/account/totp/off", response_class=HTMLResponse, dependencies=[Checked])
 def totp_off(s: SiteDep, request: Request, code: str = Form(...)) -> Response:
     name = _user_only(s, request)
+    refused = _limited(s, request, name)
+    if refused is not None:
+        return refused
     if not s.users.second_factor(name, code):
         return _page(s, request, error="Two-factor stays on: that code is wrong or was used already.")
+    s.throttle.succeeded(request.client.host if request.client else "?", name)
     s.users.disable_totp(name)
     audit.note(request, "two-factor off")
     response = _page(s, request, said="Two-factor is off.")
@@ -106,9 +125,12 @@ def _renew(s: Site, request: Request, response: Response, name: str) -> None:
 @router.post("/account/password", response_class=HTMLResponse, dependencies=[Checked])
 async def password(s: SiteDep, request: Request, current: str = Form(...), new: str = Form(...)) -> Response:
     name = _user_only(s, request)
+    refused = _limited(s, request, name)
+    if refused is not None:
+        return refused
     if await run_in_threadpool(s.users.verify, name, current) is None:
-        s.throttle.failed(request.client.host if request.client else "?")
         return _page(s, request, error="The current password is not right.")
+    s.throttle.succeeded(request.client.host if request.client else "?", name)
     try:
         await run_in_threadpool(s.users.set_password, name, new)
     except UserError as exc:

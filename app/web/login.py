@@ -53,7 +53,7 @@ async def login(s: SiteDep, request: Request, password: str = Form(...), user: s
                 code: str = Form(""), next: str = Form("/")) -> Response:  # noqa: A002
     addr = request.client.host if request.client else "?"
     user = user.strip()
-    wait = s.throttle.retry_after(addr)
+    wait = s.throttle.attempt(addr, user or "admin")  # counted before the check: concurrent guesses too
     if wait:
         return Response(f"Too many wrong passwords from {addr}; try again in {wait} s.\n", status_code=429,
                         headers={"Retry-After": str(wait)}, media_type="text/plain")
@@ -63,11 +63,10 @@ async def login(s: SiteDep, request: Request, password: str = Form(...), user: s
     if u is not None and u.two_factor and not await run_in_threadpool(s.users.second_factor, user, code):
         problem = "Two-factor code missing, wrong or already used"  # counted by the throttle like a password
     if problem or found is None:
-        s.throttle.failed(addr)
         log.warning("login: %s for %r from %s", (problem or "refused").lower(), user[:60] or "admin", addr)
         await run_in_threadpool(audit.record, s.engine, user[:60] or "admin", "login refused", problem, addr, 200)
         return s.render(request, "login.html", next=next, error=problem or "Wrong user or password", user=user)
-    s.throttle.succeeded(addr)
+    s.throttle.succeeded(addr, user or "admin")
     name, epoch = found
     token = await run_in_threadpool(s.sessions.make, None, name, epoch)
     await run_in_threadpool(audit.record, s.engine, name or "admin", "login", None, addr, 303)

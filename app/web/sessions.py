@@ -139,31 +139,63 @@ class Sessions:
 
 
 class Throttle:
-    """Wrong passwords per address: past ``limit`` within ``window`` seconds, wait."""
+    """Every check of a secret (a password at sign-in, the current password, a TOTP or recovery
+    code) goes through here, per address and per account: past ``limit`` attempts within
+    ``window`` seconds from one address, or twice that on one account from anywhere, wait. The
+    attempt is counted *before* the check (which awaits a slow scrypt): sixty guesses sent at once
+    are sixty attempts, not sixty checks that each still see an empty record. A success takes its
+    own attempt back and forgets the account's failures."""
 
     def __init__(self, limit: int = 10, window: float = 60.0) -> None:
         self.limit, self.window = limit, window
         self._failures: dict[str, deque[float]] = {}
         self._lock = threading.Lock()
 
-    def retry_after(self, addr: str, now: float | None = None) -> int:
-        """Seconds this address must wait before trying again (0: it may try now)."""
+    def _wait(self, key: str, limit: int, now: float) -> int:
+        q = self._failures.get(key)
+        while q and now - q[0] > self.window:
+            q.popleft()
+        if not q or len(q) < limit:
+            return 0
+        return max(1, int(self.window - (now - q[0])) + 1)
+
+    def retry_after(self, addr: str, now: float | None = None, account: str | None = None) -> int:
+        """Seconds this address (or account) must wait before trying again (0: it may try now)."""
         now = now or time.monotonic()
         with self._lock:
-            q = self._failures.get(addr)
-            while q and now - q[0] > self.window:
-                q.popleft()
-            if not q or len(q) < self.limit:
-                return 0
-            return max(1, int(self.window - (now - q[0])) + 1)
+            wait = self._wait(addr, self.limit, now)
+            if account:
+                wait = max(wait, self._wait("account:" + account, 2 * self.limit, now))
+            return wait
+
+    def attempt(self, addr: str, account: str | None = None, now: float | None = None) -> int:
+        """Before checking a secret: 0 and the attempt counted, or the seconds to wait (nothing checked)."""
+        now = now or time.monotonic()
+        with self._lock:
+            wait = self._wait(addr, self.limit, now)
+            if account:
+                wait = max(wait, self._wait("account:" + account, 2 * self.limit, now))
+            if wait:
+                return wait
+            self._add(addr, now)
+            if account:
+                self._add("account:" + account, now)
+            return 0
+
+    def _add(self, key: str, now: float) -> None:
+        if len(self._failures) > 10_000:  # many addresses: forget those with nothing recent
+            self._failures = {a: q for a, q in self._failures.items() if q and now - q[-1] <= self.window}
+        self._failures.setdefault(key, deque(maxlen=self.limit * 4)).append(now)
 
     def failed(self, addr: str, now: float | None = None) -> None:
-        now = now or time.monotonic()
+        """A failure counted after the fact (a check that did not go through attempt())."""
         with self._lock:
-            if len(self._failures) > 10_000:  # many addresses: forget those with nothing recent
-                self._failures = {a: q for a, q in self._failures.items() if q and now - q[-1] <= self.window}
-            self._failures.setdefault(addr, deque(maxlen=self.limit * 2)).append(now)
+            self._add(addr, now or time.monotonic())
 
-    def succeeded(self, addr: str) -> None:
+    def succeeded(self, addr: str, account: str | None = None) -> None:
         with self._lock:
-            self._failures.pop(addr, None)
+            q = self._failures.get(addr)
+            if q:
+                q.pop()  # this success's own attempt; the address's other failures stand
+            if account:
+                self._failures.pop("account:" + account, None)

@@ -386,3 +386,84 @@ def test_a_viewers_log_out_everywhere_ends_their_sessions_only_never_the_admins(
         assert phone.get("/api/v1/whoami").status_code == 401  # bob's other session ended
         assert admin.get("/api/v1/whoami").json()["name"] == "alice"  # alice's did not
         assert log_in(phone, "bob", BOB) == 303  # and bob may sign in again
+
+
+def _concurrently(app, requests: list[tuple[str, dict[str, str]]], addr: str = "10.0.0.7",  # type: ignore[no-untyped-def]
+                  cookie: str | None = None) -> list[int]:
+    """The requests sent at once from one address (httpx over ASGI: no socket, real concurrency)."""
+    import asyncio
+
+    import httpx
+
+    async def go() -> list[int]:
+        transport = httpx.ASGITransport(app=app, client=(addr, 5000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1",
+                                     cookies={"rackpulse_session": cookie} if cookie else None) as c:
+            async def one(path: str, data: dict[str, str]) -> int:
+                return (await c.post(path, data=data)).status_code
+            async with app.router.lifespan_context(app):
+                return await asyncio.gather(*(one(p, d) for p, d in requests))
+    return asyncio.run(go())
+
+
+def test_sixty_wrong_passwords_sent_at_once_from_one_address_are_not_all_checked(tmp_path: Path,
+                                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from app import users as users_module
+
+    checked = []
+    real = users_module.Users.verify
+
+    def counting(self, name: str, password: str):  # type: ignore[no-untyped-def]
+        checked.append(name)
+        return real(self, name, password)
+
+    monkeypatch.setattr(users_module.Users, "verify", counting)
+    app = make_app(tmp_path, password=False)
+    people(app)
+    codes = _concurrently(app, [("/login", {"user": "alice", "password": f"guess{i}", "next": "/"}) for i in range(60)])
+    assert codes.count(429) == 50 and codes.count(200) == 10  # the limit: 10 a minute from one address
+    assert len(checked) == 10  # and only those were checked at all
+
+
+def test_an_account_is_limited_from_any_number_of_addresses(tmp_path: Path) -> None:
+    app = make_app(tmp_path, password=False)
+    people(app)
+    codes = []
+    for i in range(30):  # a botnet: a new address per guess
+        with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False, client=(f"10.1.0.{i}", 4000)) as c:
+            codes.append(log_in(c, "alice", f"guess{i}"))
+    assert codes[:20] == [200] * 20 and set(codes[20:]) == {429}
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False, client=("10.2.0.1", 4000)) as c:
+        assert log_in(c, "bob", BOB) == 303  # another account is not held
+
+
+def test_wrong_current_passwords_and_two_factor_codes_on_the_account_page_are_limited_like_sign_in(
+        tmp_path: Path) -> None:
+    app = make_app(tmp_path, password=False)
+    users, _ = people(app)
+    secret = users.start_totp("bob")
+    users.confirm_totp("bob", pyotp.TOTP(secret).now())
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False, client=("10.0.0.8", 4000)) as c:
+        assert log_in(c, "bob", BOB, pyotp.TOTP(secret).at(time.time() + 30)) == 303  # the next step: not a replay
+        csrf = csrf_of(c)
+        got = [c.post("/account/password", data={"csrf": csrf, "current": f"nope{i}", "new": "whatever-new"}).status_code
+               for i in range(10)]
+        assert got == [200] * 10  # ten wrong ones checked (the sign-in's own attempt was taken back)
+        assert c.post("/account/totp/off", data={"csrf": csrf, "code": "000000"}).status_code == 429  # the 11th
+        assert c.post("/account/password", data={"csrf": csrf, "current": BOB, "new": "whatever-new"}).status_code == 429
+    assert users.get("bob").two_factor and users.verify("bob", BOB)  # nothing changed past the limit
+
+
+def test_two_factor_off_takes_no_flood_of_codes(tmp_path: Path) -> None:
+    app = make_app(tmp_path, password=False)
+    users, _ = people(app)
+    secret = users.start_totp("bob")
+    users.confirm_totp("bob", pyotp.TOTP(secret).now())
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False, client=("10.0.0.9", 4000)) as c:
+        assert log_in(c, "bob", BOB, pyotp.TOTP(secret).at(time.time() + 30)) == 303  # the next step: not a replay
+        csrf = csrf_of(c)
+        cookie = c.cookies.get("rackpulse_session")
+    codes = _concurrently(app, [("/account/totp/off", {"csrf": csrf, "code": f"{i:06d}"}) for i in range(200)],
+                          addr="10.0.0.9", cookie=cookie)
+    assert codes.count(429) >= 190
+    assert users.get("bob").two_factor
