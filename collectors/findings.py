@@ -178,13 +178,29 @@ class Monitor:
     public: bool = True  # listed on /status for a reader who is not signed in (a heartbeat only if it says so)
 
 
+_DIGITS = re.compile(r"([0-9]+)")
+
+
 def natural(text: str | None) -> tuple[Any, ...]:
     """A sort key that orders the numbers inside names as numbers, as a person counts bays:
-    "shelf 1, bay 9" before "shelf 1, bay 10". None sorts last."""
+    "shelf 1, bay 9" before "shelf 1, bay 10". None sorts last.
+
+    A run of digits is compared by its length without leading zeros, then as text: the order of
+    the numbers, with no int() (which Python refuses past 4,300 digits: a bay label of 5,000
+    digits from an agent took every page that sorts disks down). Only ASCII digits count as a
+    number: "²" or "٣" is text."""
     if text is None:
-        return ((1, ""),)
-    return tuple((0, int(part), "") if part.isdigit() else (0, -1, part.lower())
-                 for part in re.split(r"(\d+)", text) if part)
+        return ((1, "", ""),)
+    out = []
+    for part in _DIGITS.split(text):
+        if not part:
+            continue
+        if part[0] in "0123456789":
+            digits = part.lstrip("0") or "0"
+            out.append((0, len(digits), digits))
+        else:
+            out.append((0, -1, part.lower()))
+    return tuple(out)
 
 
 def first(texts: list[str], n: int = 3) -> str:
