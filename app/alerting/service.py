@@ -12,13 +12,14 @@ import datetime as dt
 import fnmatch
 import json
 import logging
+import re
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, TypedDict
 
-from sqlalchemy import Engine, and_, select, update
+from sqlalchemy import Engine, and_, func, select, update
 
 from app.alerting import queries
 from app.alerting.channels import Channel
@@ -218,13 +219,18 @@ class Alerting:
         for what, pattern in (("rule", rule), ("subject", subject)):
             if pattern is not None and len(pattern) > PATTERN_MAX:
                 raise ValueError(f"the {what} pattern is {len(pattern)} characters; at most {PATTERN_MAX}")
-        if matches_all(rule) and matches_all(subject):
+        if matches_all(rule, "rule") and matches_all(subject):
             if not everything:
                 raise ValueError("this silence matches every alert, critical ones included: confirm with \"all\" "
                                  "to silence everything")
             if hours > ALL_SILENCE_HOURS:
                 raise ValueError(f"a silence of every alert lasts at most {ALL_SILENCE_HOURS // 24} days")
         with self.engine.begin() as c:
+            live = c.execute(select(func.count()).select_from(silence).where(silence.c.host == self.host,
+                                                                             silence.c.until > now)).scalar_one()
+            if live >= SILENCES_MAX:
+                raise ValueError(f"{live} silences are in force on {self.host} already (at most {SILENCES_MAX}): "
+                                 "end some, or make one that covers them (a pattern such as \"md*\")")
             res = c.execute(silence.insert().values(host=self.host, rule=rule or None, subject=subject or None,
                                                     until=now + hours * 3600, reason=reason, created=now))
             inserted = res.inserted_primary_key
@@ -261,7 +267,7 @@ class Alerting:
                 rows = c.execute(select(silence.c.rule, silence.c.subject, silence.c.until).where(
                     silence.c.host == self.host, silence.c.until > now)).all()
             cached = self._all_silenced = (time.monotonic(),
-                                           [until for r, sub, until in rows if matches_all(r) and matches_all(sub)])
+                                           [until for r, sub, until in rows if matches_all(r, "rule") and matches_all(sub)])
         ends = [until for until in cached[1] if until > now]
         return max(ends) if ends else None
 
@@ -308,9 +314,25 @@ ALL_SILENCE_HOURS = 7 * 24
 SILENCES_SECONDS = 5.0
 
 
-def matches_all(pattern: str | None) -> bool:
-    """Whether a silence's pattern matches any value: none, empty, or only '*'."""
-    return not pattern or set(pattern) <= {"*"}
+SILENCES_MAX = 200  # in force at once on one host: more is a script gone wrong, and /alerts lists each
+# Values a pattern that "matches everything" must match: every rule's name, and subjects of every
+# shape (an array, a disk, an address, a BGP peer's path, a unit, digits only, one letter, non-ASCII).
+SUBJECT_PROBES = ("md0", "sda", "nvme0n1", "ZA1049HK", "10.0.0.2", "fe80::1", "default/ipv4Unicast/10.0.0.1",
+                  "nginx.service", "wg0/phone", "shelf 1, bay 7", "heatpump", "0", "Z", "-", "_", "Ü", "x" * 200)
+_WILDCARD = re.compile(r"(\*|\?|\[!?\]?[^\]]*\])+")
+
+
+def matches_all(pattern: str | None, kind: str = "subject") -> bool:
+    """Whether a silence's pattern matches every alert: none or empty; made of wildcards only
+    ("*", "?*", "[a-z]*": no literal character to narrow it); or matching every probe value
+    (every rule's name for a rule pattern). Such a silence must be confirmed as "all" and is
+    capped like one: "?*" silenced 22 of 22 alerts for 90 days without either."""
+    if not pattern:
+        return True
+    if _WILDCARD.fullmatch(pattern):
+        return True
+    probes = tuple(BUILTIN) if kind == "rule" else SUBJECT_PROBES
+    return all(matches(pattern, p) for p in probes)
 
 
 def matches(pattern: str | None, value: str) -> bool:

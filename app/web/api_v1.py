@@ -114,7 +114,7 @@ def silences(s: SiteDep, request: Request) -> list[dict[str, Any]]:
 def maintenance(s: SiteDep, request: Request) -> list[dict[str, Any]]:
     """One-off maintenance windows: silences of every alert of the host, in force."""
     return [x for x in _alerting(s, request).silences_in_force()
-            if matches_all(x.get("rule")) and matches_all(x.get("subject"))]
+            if matches_all(x.get("rule"), "rule") and matches_all(x.get("subject"))]
 
 
 @router.get("/audit", dependencies=[Admins])

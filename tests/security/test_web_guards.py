@@ -178,7 +178,8 @@ def test_a_silence_pattern_over_200_characters_is_refused_and_nothing_is_stored(
     assert [len(s[field]) for s in client.get("/api/alerts").json()["silences"]] == [200]
 
 
-@pytest.mark.parametrize("rule, subject", [("", ""), ("*", ""), ("", "*"), ("**", "*")])
+@pytest.mark.parametrize("rule, subject", [("", ""), ("*", ""), ("", "*"), ("**", "*"), ("?*", ""), ("[a-z]*", ""),
+                                           ("", "?*"), ("*_*", "[!x]*"), ("*", "*?")])
 def test_a_silence_of_everything_needs_all_is_capped_at_seven_days_and_the_overview_says_so(
         client: TestClient, rule: str, subject: str) -> None:
     csrf = _csrf(client)
@@ -266,3 +267,13 @@ def test_only_this_servers_status_page_is_public_and_agent_names_cannot_be_enume
         answers = {path: c.get(path) for path in ("/h/ceph1/status", "/h/no-such-host/status")}
         for path, r in answers.items():
             assert r.status_code == 303 and r.headers["location"].startswith("/login"), path
+
+
+def test_silences_in_force_are_capped_with_a_clear_refusal(client: TestClient) -> None:
+    csrf = _csrf(client)
+    a = client.app.state.get_alerting()  # type: ignore[attr-defined]
+    for i in range(200):
+        a.silence("bad", f"thing={i}", 1)
+    r = client.post("/alerts/silence", data={"rule": "bad", "subject": "thing=x", "duration": "1h", "csrf": csrf})
+    assert r.status_code == 400 and "200 silences are in force" in r.text
+    assert len(client.get("/api/alerts").json()["silences"]) == 200
