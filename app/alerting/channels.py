@@ -189,12 +189,24 @@ class DeliveryError(Exception):
     pass
 
 
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A webhook is POSTed where the config says and nowhere else: urllib's default handler followed
+    a redirect to 127.0.0.1's admin API or to ftp:// and /channels showed what came back. A 3xx is
+    a delivery error naming where it pointed (fix the URL in the config)."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
+        raise DeliveryError(f"HTTP {code}: redirected to {newurl[:200]!r}, not followed (put that URL in the channel)")
+
+
+_OPENER = urllib.request.build_opener(_NoRedirects)
+
+
 def send(channel: Channel, body: bytes, headers: dict[str, str]) -> int:
     """POST; the HTTP status when 2xx, else DeliveryError (with the status or the network error)."""
     req = urllib.request.Request(channel.url, data=body, method="POST",  # noqa: S310 - http(s) URL from config
                                  headers={"User-Agent": "rackpulse", **headers})
     try:
-        with urllib.request.urlopen(req, timeout=channel.timeout) as resp:  # noqa: S310
+        with _OPENER.open(req, timeout=channel.timeout) as resp:
             if not 200 <= resp.status < 300:
                 raise DeliveryError(f"HTTP {resp.status}")
             return int(resp.status)

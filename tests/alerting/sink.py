@@ -21,10 +21,15 @@ class Sink:
             def do_POST(self) -> None:  # noqa: N802
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 outer.attempts += 1
+                if outer.mode.startswith("redirect ") and self.path != "/followed":
+                    self.send_response(307)  # 307 keeps the method and body: what a follower would re-POST
+                    self.send_header("Location", outer.mode.split(" ", 1)[1])
+                    self.end_headers()
+                    return
                 if outer.mode == "hang":
                     outer.hanging.set()
                     outer.release.wait(30)
-                if outer.mode != "ok":
+                if outer.mode != "ok" and not outer.mode.startswith("redirect "):
                     self.send_response(503)
                     self.end_headers()
                     return

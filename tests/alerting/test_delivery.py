@@ -111,3 +111,13 @@ def test_a_channel_that_fails_is_not_tried_again_for_the_rest_of_its_round(tmp_p
     a.tick(bad("a", "b", "c"), now=t0)
     assert sink.attempts == 1
     assert [o["attempts"] for o in a.view()["outbox"]] == [0, 0, 1]  # newest first: only the oldest tried
+
+
+@pytest.mark.parametrize("where", ["/followed", "ftp://127.0.0.1/x", "http://127.0.0.2:9842/api/v1/users"])
+def test_a_webhook_that_redirects_is_a_delivery_error_and_is_never_followed(sink: Sink, where: str) -> None:
+    from app.alerting.channels import DeliveryError, send
+
+    sink.mode = f"redirect {sink.url + where if where.startswith('/') else where}"
+    with pytest.raises(DeliveryError, match="redirected to .* not followed"):
+        send(Channel("hook", f"{sink.url}/hook"), b"{}", {"Content-Type": "application/json"})
+    assert sink.attempts == 1 and sink.received == []  # the redirect's target was never asked
