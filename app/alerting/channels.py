@@ -194,7 +194,7 @@ class _NoRedirects(urllib.request.HTTPRedirectHandler):
     a redirect to 127.0.0.1's admin API or to ftp:// and /channels showed what came back. A 3xx is
     a delivery error naming where it pointed (fix the URL in the config)."""
 
-    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
         raise DeliveryError(f"HTTP {code}: redirected to {newurl[:200]!r}, not followed (put that URL in the channel)")
 
 
