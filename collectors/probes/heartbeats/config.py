@@ -15,16 +15,17 @@ from pydantic import BeforeValidator, Field, field_validator, model_validator
 from collectors.config import CollectorBase, Seconds, Strict, unique_names
 
 UNITS = {"s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-SPAN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|min|m|h|d|w)\s*$")
+SPAN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|min|m|h|d|w)?\s*$")
 
 
 def seconds_of(value: Any) -> Any:
-    """"24h", "90m", "2d", "30s" or a number of seconds; anything else is left for the model to refuse."""
+    """"24h", "90m", "2d", "30s" or a number of seconds, quoted ("60", as a TOML file often has it) or
+    not; anything else is left for the model to refuse."""
     if isinstance(value, str):
         m = SPAN.match(value)
         if not m:
             raise ValueError(f"{value!r}: a number of seconds or a span such as \"30m\", \"24h\", \"7d\"")
-        return float(m.group(1)) * UNITS[m.group(2)]
+        return float(m.group(1)) * UNITS[m.group(2) or "s"]
     return value
 
 

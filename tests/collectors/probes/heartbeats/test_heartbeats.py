@@ -43,6 +43,7 @@ def test_spans_read_as_people_write_them_and_a_bad_one_is_refused() -> None:
     assert (HB.every, HB.grace) == (DAY, GRACE)
     assert Heartbeat(name="x", every=90).every == 90  # type: ignore[arg-type]
     assert Heartbeat(name="x", every="30m").every == 1800  # type: ignore[arg-type]
+    assert Heartbeat(name="x", every="60", grace=" 30 ").every == 60  # type: ignore[arg-type]  # a quoted number: seconds
     with pytest.raises(ValueError, match="a span such as"):
         Heartbeat(name="x", every="daily")  # type: ignore[arg-type]
     cfg = HeartbeatsConfig.model_validate([{"name": "a", "every": "1d"}, {"name": "b", "every": "1w"}])
