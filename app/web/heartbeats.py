@@ -31,11 +31,12 @@ async def _body(request: Request) -> str:
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > READ_AT_MOST:
         raise HTTPException(413, f"a ping's body is at most {READ_AT_MOST} bytes (its last {MAX_BODY} are kept)")
-    data = bytearray()
+    data, read = bytearray(), 0
     async for chunk in request.stream():
-        data += chunk
-        if len(data) > READ_AT_MOST:
+        read += len(chunk)  # counted whatever the framing: a chunked body declares no length
+        if read > READ_AT_MOST:
             raise HTTPException(413, f"a ping's body is at most {READ_AT_MOST} bytes")
+        data += chunk
         del data[:-MAX_BODY]  # only the end is kept
     return bytes(data[-MAX_BODY:]).decode("utf-8", "replace")
 
