@@ -343,7 +343,7 @@ SAYS = {
     "array_member_failed": ("md0:ZA1021DK", "md0: member failed: shelf 1, bay 3, WDC WD80EFZZ-68BTXN0 serial ZA1021DK, "
                             "was sdd1", BAY3),
     "bgp_all_peers_down": ("demo-nas", "all 3 BGP sessions of demo-nas are down", H),
-    "bgp_peer_down": ("default/ipv4Unicast/10.0.250.1", "BGP peer 10.0.250.1 (edge-router 3G failover) down (Active), "
+    "bgp_peer_down": ("default/ipv4Unicast/10.0.250.1", "BGP peer 10.0.250.1 (edge-router 3G failover) ipv4Unicast down (Active), "
                       "last reset: Waiting for NHT", {**H, "peer": "10.0.250.1", "vrf": "default", "afi": "ipv4Unicast",
                                                  "peer_as": "65200"}),
     "bgp_prefixes_dropped": ("default/ipv4Unicast/10.0.250.1", "BGP peer 10.0.250.1 (edge-router 3G failover) "

@@ -140,6 +140,7 @@ class NeighborDetail:
     hostname: str | None
     afis: dict[str, AfiPrefixes] = field(default_factory=dict)
     bfd: str | None = None  # "up", "down" ... when BGP uses BFD for this peer (peerBfdInfo)
+    uses_bfd: bool = False  # `neighbor ... bfd` is configured (peerBfdInfo is there, with a status or not)
 
 
 NO_DETAIL = NeighborDetail(None, None, None)
@@ -171,7 +172,7 @@ def parse_bgp_neighbors(data: str | bytes) -> dict[tuple[str, str], NeighborDeta
                 status = _text(bfd.get("status")) if isinstance(bfd, dict) else None
                 out[(vrf_name, peer)] = NeighborDetail(_text(info.get("lastResetDueTo")), _text(info.get("nbrDesc")),
                                                        _text(info.get("hostname")), afi_prefixes(info),
-                                                       status.lower() if status else None)
+                                                       status.lower() if status else None, isinstance(bfd, dict))
     return out
 
 
@@ -274,7 +275,10 @@ class FrrCollector(Collector):
             limit = afi.limit if afi else None
             key = f"{p.vrf}/{p.afi}/{p.peer}"
             peak = self.peaks.peak(key, now, p.up, p.established, accepted)
-            session = (by_interface.get((p.vrf, p.peer)) if p.interface else None) or by_address.get((p.vrf, p.peer))
+            # A BFD session to the same address is this peer's only when BGP uses BFD for it
+            # (`neighbor ... bfd`): a static route's or OSPF's session to that router is not.
+            session = ((by_interface.get((p.vrf, p.peer)) if p.interface else None) or by_address.get((p.vrf, p.peer))
+                       if extra.uses_bfd else None)
             labels = {"vrf": p.vrf, "afi": p.afi, "peer": p.peer, "peer_as": p.remote_as}
             s = result.samples
             s.append(Sample.of("rackpulse_bgp_peer_up", 1 if p.up else 0, **labels))

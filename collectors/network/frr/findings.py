@@ -33,7 +33,9 @@ def findings(state: FrrState, judging: Judging) -> list[Finding]:
     for p in live:
         subject = f"{p.vrf}/{p.afi}/{p.peer}"
         if not p.up:
-            text = (f"BGP peer {p.peer} ({p.description or p.remote_as}) down ({p.state})"
+            # The address family named: a peer down in IPv4 and IPv6 unicast is two lines of one
+            # notification, and they must not read the same.
+            text = (f"BGP peer {p.peer} ({p.description or p.remote_as}) {p.afi} down ({p.state})"
                     + (f", last reset: {p.last_reset}" if p.last_reset else "")
                     + (f"; its BFD session is {p.bfd}" if p.bfd and p.bfd != "up" else ""))
             out.append(Finding(BAD if all_down else WARN, text, "bgp_peer_down", subject, labels(p)))

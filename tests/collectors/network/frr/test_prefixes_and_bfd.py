@@ -188,3 +188,39 @@ def test_a_session_that_flapped_between_two_polls_is_a_new_session_not_a_drop_of
     fresh = peer(prefixes_received=10, prefixes_peak=peak)
     assert [f.rule for f in findings(FrrState(peers=[fresh]), Judging(host="r"))] == []  # type: ignore[arg-type]
     assert w.peak("p", 60, True, 2, 4) == 10  # within the new session, a real drop is still seen
+
+
+def test_a_bfd_session_to_a_peers_address_is_not_its_own_when_bgp_does_not_use_bfd_for_it() -> None:
+    """bfdd has a session to 10.199.0.2 (for a static route, say) and it is down; BGP's neighbor
+    10.199.0.2 has no `neighbor ... bfd` (no peerBfdInfo): its BFD is not said to be down."""
+    summary = (DIR / "frr844__show_bgp_vrf_all_summary.json").read_bytes()
+    neighbors = json.loads((DIR / "frr844__show_bgp_vrf_all_neighbors.json").read_text())
+    del neighbors["default"]["10.199.0.2"]["peerBfdInfo"]
+    down = (DIR / "frr844__show_bfd_peers_down.json").read_bytes()
+
+    def runner(argv, timeout):  # type: ignore[no-untyped-def]
+        cmd = argv[-1]
+        if cmd == "show bfd peers json":
+            return CommandResult(tuple(argv), 0, down, b"")
+        if "bfd" in cmd:
+            return CommandResult(tuple(argv), 0, b"[]", b"")
+        if "prefix-counts" in cmd:
+            return CommandResult(tuple(argv), 0, (DIR / "frr844__prefix_counts.json").read_bytes(), b"")
+        if "neighbors" in cmd:
+            return CommandResult(tuple(argv), 0, json.dumps(neighbors).encode(), b"")
+        return CommandResult(tuple(argv), 0, summary, b"")
+
+    r = FrrCollector(["vtysh"], runner=runner).collect()
+    peer_of = {(p.afi, p.peer): p for p in r.state.peers}[("ipv4Unicast", "10.199.0.2")]
+    assert peer_of.bfd is None
+    assert r.state.bfd and r.state.bfd[0].status == "down"  # the session itself is still shown and judged
+    assert not any("10.199.0.2" in f.text and "its BFD session" in f.text
+                   for f in findings(r.state, Judging(host="r")))  # type: ignore[arg-type]
+
+
+def test_a_peer_down_in_two_address_families_is_said_in_two_different_lines() -> None:
+    v4 = peer(up=False, state="Active", afi="ipv4Unicast")
+    v6 = peer(up=False, state="Active", afi="ipv6Unicast")
+    texts = [f.text for f in findings(FrrState(peers=[v4, v6]), Judging(host="r")) if f.rule == "bgp_peer_down"]  # type: ignore[arg-type]
+    assert len(texts) == 2 and len(set(texts)) == 2
+    assert "ipv4Unicast down" in texts[0] and "ipv6Unicast down" in texts[1]
