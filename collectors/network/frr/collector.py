@@ -35,7 +35,7 @@ from collectors.network.frr.prefixes import (
     AfiPrefixes,
     PeakWatch,
     afi_prefixes,
-    parse_prefix_counts,
+    parse_prefix_walk,
     prefix_counts_command,
 )
 from collectors.network.frr.state import BfdPeer, FrrState, Peer
@@ -266,12 +266,15 @@ class FrrCollector(Collector):
         for p in peers:
             extra = details.get((p.vrf, p.peer)) or NO_DETAIL
             afi = extra.afis.get(p.afi)
-            adj_in = None
+            adj_in = walked = None
             if afi is not None and afi.soft_in and p.up and queries > 0:
                 queries -= 1
-                adj_in = self._adj_in(p, result)
+                adj_in, walked = self._adj_in(p, result)
             accepted = p.prefixes_received
-            filtered = adj_in - accepted if adj_in is not None and accepted is not None else None
+            # filtered from one reading (Adj-in and its own accepted count); an older FRR without the
+            # latter: against the summary's count
+            base = walked if walked is not None else accepted
+            filtered = max(adj_in - base, 0) if adj_in is not None and base is not None else None
             limit = afi.limit if afi else None
             key = f"{p.vrf}/{p.afi}/{p.peer}"
             peak = self.peaks.peak(key, now, p.up, p.established, accepted)
@@ -315,16 +318,17 @@ class FrrCollector(Collector):
     def _ask(self, command: str) -> str:
         return check_vtysh(self._run(command), command)
 
-    def _adj_in(self, p: BgpPeer, result: CollectResult) -> int | None:
-        """The prefixes received before the inbound policy, for a peer whose router keeps them."""
+    def _adj_in(self, p: BgpPeer, result: CollectResult) -> tuple[int | None, int | None]:
+        """(the prefixes received before the inbound policy, those accepted) of one reading, for a
+        peer whose router keeps them."""
         command = prefix_counts_command(p.vrf, p.afi, p.peer)
         if command is None:
-            return None
+            return None, None
         try:
-            return parse_prefix_counts(check_vtysh(self._run(command), command))
+            return parse_prefix_walk(check_vtysh(self._run(command), command))
         except CollectorError as exc:
             result.warnings.append(f"{p.vrf}/{p.afi}/{p.peer}: prefixes before the inbound policy unavailable: {exc}")
-            return None
+            return None, None
 
     def _bfd(self, result: CollectResult) -> list[BfdSession]:
         """BFD sessions, when bfdd runs: without it there are none, which is not a failure."""

@@ -57,6 +57,14 @@ def prefix_counts_command(vrf: str, afi: str, peer: str) -> str | None:
 
 def parse_prefix_counts(text: str | bytes) -> int:
     """The Adj-in count of `... neighbors P prefix-counts json`."""
+    return parse_prefix_walk(text)[0]
+
+
+def parse_prefix_walk(text: str | bytes) -> tuple[int, int | None]:
+    """(Adj-in, accepted) of `... neighbors P prefix-counts json`, both of one reading: the
+    accepted count is its "pfxCounter" (None from an FRR that leaves it out). "Filtered" is their
+    difference; taken against the summary's accepted count, read by another call moments apart,
+    it spiked while routes changed."""
     try:
         doc = finite.loads(text)
     except ValueError as exc:
@@ -65,7 +73,7 @@ def parse_prefix_counts(text: str | bytes) -> int:
     adj_in = walk.get("Adj-in") if isinstance(walk, dict) else None
     if _int(adj_in) is None:
         raise ParseError(f"prefix-counts JSON has no ribTableWalkCounters.Adj-in: {str(doc)[:120]!r}")
-    return int(adj_in)  # type: ignore[arg-type]  # checked just above
+    return int(adj_in), _int(doc.get("pfxCounter"))  # type: ignore[arg-type]  # checked just above
 
 
 class PeakWatch:

@@ -224,3 +224,25 @@ def test_a_peer_down_in_two_address_families_is_said_in_two_different_lines() ->
     texts = [f.text for f in findings(FrrState(peers=[v4, v6]), Judging(host="r")) if f.rule == "bgp_peer_down"]  # type: ignore[arg-type]
     assert len(texts) == 2 and len(set(texts)) == 2
     assert "ipv4Unicast down" in texts[0] and "ipv6Unicast down" in texts[1]
+
+
+def test_filtered_comes_from_one_reading_so_routes_arriving_between_two_calls_are_not_filtered() -> None:
+    """Seven routes arrived between the summary (2 accepted) and the prefix-count walk (9 in,
+    9 accepted): none was filtered. Against the summary's older count it read 7 filtered."""
+    summary = (DIR / "frr844__show_bgp_vrf_all_summary.json").read_bytes()
+    walk = json.loads((DIR / "frr844__prefix_counts.json").read_text())
+    walk["pfxCounter"], walk["ribTableWalkCounters"]["Adj-in"] = 9, 9
+
+    def runner(argv, timeout):  # type: ignore[no-untyped-def]
+        cmd = argv[-1]
+        if "bfd" in cmd:
+            return CommandResult(tuple(argv), 1, b"", b"bfdd is not running\n")
+        if "prefix-counts" in cmd:
+            return CommandResult(tuple(argv), 0, json.dumps(walk).encode(), b"")
+        if "neighbors" in cmd:
+            return CommandResult(tuple(argv), 0, (DIR / "frr844__show_bgp_vrf_all_neighbors.json").read_bytes(), b"")
+        return CommandResult(tuple(argv), 0, summary, b"")
+
+    r = FrrCollector(["vtysh"], runner=runner).collect()
+    v4 = {(p.afi, p.peer): p for p in r.state.peers}[("ipv4Unicast", "10.199.0.2")]
+    assert (v4.prefixes_received, v4.prefixes_adj_in, v4.prefixes_filtered) == (2, 9, 0)
