@@ -138,7 +138,7 @@ def evpn_view(ask: Callable[[str], str], memory: VtepMemory, result: CollectResu
     vnis = {} if listed.lstrip().startswith("%") else parse_evpn_vni(listed)
     if not vnis:
         lost, gone = memory.lost({}, now)
-        return [_gone(v) for v in gone]
+        return [_gone(v, result) for v in gone]
     try:
         vnis = parse_evpn_vni(listed, ask("show evpn vni detail json"))
     except (CollectorError, ParseError) as exc:
@@ -166,9 +166,14 @@ def evpn_view(ask: Callable[[str], str], memory: VtepMemory, result: CollectResu
         out.append(EvpnVni(vni=number, type=v.type, vxlan_interface=v.vxlan_interface, tenant_vrf=v.tenant_vrf,
                            local_vtep=v.local_vtep, svi=v.svi, macs=v.macs, arp_nd=v.arp_nd,
                            remote_vteps=v.remote_vteps, lost_vteps=lost[number], up=ok, state=v.state))
-    return out + [_gone(v) for v in gone]
+    return out + [_gone(v, result) for v in gone]
 
 
-def _gone(v: Vni) -> EvpnVni:
+def _gone(v: Vni, result: CollectResult) -> EvpnVni:
+    """A VNI deleted within the memory window: still in /metrics, as down (its series vanishing
+    would leave Prometheus and rackpulse's own rules with nothing to say it is gone)."""
+    labels = {"vni": str(v.vni), "type": v.type, "interface": v.vxlan_interface}
+    result.samples.append(Sample.of("rackpulse_evpn_vni_up", 0, **labels))
+    result.samples.append(Sample.of("rackpulse_evpn_vni_remote_vteps", 0, **labels))
     return EvpnVni(vni=v.vni, type=v.type, vxlan_interface=v.vxlan_interface, tenant_vrf=v.tenant_vrf,
                    local_vtep=v.local_vtep, svi=v.svi, up=False, gone=True)

@@ -131,3 +131,28 @@ def test_real_vnis_lose_the_stopped_routers_vtep_and_a_downed_vxlan_device(route
     assert down.subject == "100" and "vni100 down" in down.text
     up = {dict(s.labels)["vni"]: s.value for s in r.samples if s.metric == "rackpulse_evpn_vni_up"}
     assert up == {"100": 0, "200": 1}
+
+
+def test_a_deleted_vni_stays_in_metrics_as_down_for_the_memory_window_then_leaves() -> None:
+    """`no vni 200`: its series must say 0, not vanish (a dashboard and a Prometheus rule would see
+    nothing wrong), until the memory window forgets it."""
+    from collectors.base import CollectResult
+    from collectors.network.frr.evpn import evpn_view
+
+    listed = json.loads((DIR / "frr844__show_evpn_vni.json").read_text())
+    detail = (DIR / "frr844__show_evpn_vni_detail.json").read_text()
+    answers = {"show evpn vni json": json.dumps(listed), "show evpn vni detail json": detail,
+               "show interface json": json.dumps({"vni100": {"administrativeStatus": "up", "operationalStatus": "up"},
+                                                  "vni200": {"administrativeStatus": "up", "operationalStatus": "up"}})}
+    memory = VtepMemory(keep=3600)
+
+    def up_of(now: float) -> dict[str, float]:
+        result = CollectResult()
+        evpn_view(answers.__getitem__, memory, result, now)
+        return {dict(s.labels)["vni"]: s.value for s in result.samples if s.metric == "rackpulse_evpn_vni_up"}
+
+    assert up_of(0) == {"100": 1, "200": 1}
+    del listed["200"]
+    answers["show evpn vni json"] = json.dumps(listed)
+    assert up_of(60) == {"100": 1, "200": 0}
+    assert up_of(60 + 3601) == {"100": 1}  # forgotten with the memory
