@@ -16,6 +16,7 @@ from collectors.host.containers.config import ContainersConfig
 from collectors.host.containers.engine import (
     PROJECT,
     SERVICE,
+    Inspect,
     Stats,
     Summary,
     cpu_ratio,
@@ -69,7 +70,8 @@ class ContainersCollector(Collector):
                                                                  "state": v.state, "health": v.health}))
         seen = {v.id for v in views}
         self._stats = {k: s for k, s in self._stats.items() if k in seen}
-        result.state = ContainersState(containers=views, engine=version, restart_count=self.cfg.restart_count)
+        result.state = ContainersState(containers=views, engine=version, restart_count=self.cfg.restart_count,
+                                       stopped_on_request=self.cfg.stopped_on_request)
         return result
 
     def _one(self, engine: EngineClient, c: Summary) -> ContainerView | None:
@@ -91,9 +93,21 @@ class ContainersCollector(Collector):
             id=c.id[:12], name=c.name, image=c.image, project=c.labels.get(PROJECT), service=c.labels.get(SERVICE),
             state=info.state or c.state, health=info.health, health_log=info.health_log,
             failing_streak=info.failing_streak, exit_code=info.exit_code, oom_killed=info.oom_killed,
-            restart_count=info.restart_count, restart_policy=info.restart_policy, started_at=info.started_at,
+            restart_count=info.restart_count, restart_policy=info.restart_policy, error=info.error,
+            stopped_on_request=stopped_on_request(info), started_at=info.started_at,
             finished_at=info.finished_at, cpu_ratio=cpu, memory_bytes=mem, memory_limit_bytes=limit,
             public=any(fnmatch.fnmatch(c.name, p) for p in self.cfg.public))
+
+def stopped_on_request(info: Inspect) -> bool:
+    """Whether it exited because someone stopped it. Podman 5 says so (StoppedByUser); Docker and
+    Podman 4 do not, but an engine restarts a container of policy always or unless-stopped that
+    exits by itself (it is "restarting", not "exited"), unless it was stopped on request, its
+    restart failed (State.Error says why) or the kernel killed it for memory (OOMKilled)."""
+    if info.stopped_by_user is not None:
+        return info.stopped_by_user
+    return (info.state == "exited" and info.restart_policy in ("always", "unless-stopped") and not info.error
+            and not info.oom_killed)
+
 
 def samples(v: ContainerView) -> list[Sample]:
     labels = {"container": v.name, "project": v.project or ""}

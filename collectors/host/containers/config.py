@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -22,5 +22,10 @@ class ContainersConfig(CollectorBase):
     ignore: list[str] = []
     # Containers whose name and uptime a public /status shows, by name ("media-jellyfin-*").
     public: list[str] = []
+    # A container with restart policy always or unless-stopped that someone stopped (`docker stop`,
+    # `podman stop`: the engine then leaves it stopped) is container_exited at this level, or not
+    # at all with "ignore". One that exited on its own, or that the engine failed to restart, is
+    # always critical.
+    stopped_on_request: Literal["warning", "critical", "ignore"] = "warning"
     # How many containers are asked at once.
     parallel: Annotated[int, Field(ge=1, le=32)] = 4

@@ -39,6 +39,8 @@ class Inspect:
     restart_policy: str | None
     started_at: float | None
     finished_at: float | None
+    error: str | None = None  # State.Error: why the engine could not (re)start it
+    stopped_by_user: bool | None = None  # State.StoppedByUser (Podman 5); None where the engine does not say
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +100,8 @@ def parse_inspect(data: str | bytes) -> Inspect:
         restart_policy=str(policy) if isinstance(policy, str) and policy else None,
         started_at=_time(st.get("StartedAt")),
         finished_at=_time(st.get("FinishedAt")),
+        error=" ".join(st["Error"].split())[:300] if isinstance(st.get("Error"), str) and st["Error"].strip() else None,
+        stopped_by_user=st["StoppedByUser"] if isinstance(st.get("StoppedByUser"), bool) else None,
     )
 
 

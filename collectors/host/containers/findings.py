@@ -18,7 +18,7 @@ def who(c: ContainerView) -> str:
     return f"container {c.name}{where}"
 
 
-def container_findings(c: ContainerView, restart_limit: int) -> list[Finding]:
+def container_findings(c: ContainerView, restart_limit: int, on_request: str = "warning") -> list[Finding]:
     labels = {"container": c.name, "project": c.project, "image": c.image}
     out = []
     if c.health == "unhealthy":
@@ -29,8 +29,16 @@ def container_findings(c: ContainerView, restart_limit: int) -> list[Finding]:
         out.append(Finding(WARN, f"{who(c)} restarted {c.restarts_10m} times in 10 minutes "
                                  f"({c.restart_count} in all)", "container_restarting", c.name, labels))
     if c.state == "exited" and c.exit_code and c.restart_policy in SHOULD_RUN:
-        out.append(Finding(BAD, f"{who(c)} exited with code {c.exit_code} (restart policy {c.restart_policy}: "
-                                f"it should be running)", "container_exited", c.name, labels))
+        if c.stopped_on_request:
+            if on_request != "ignore":
+                out.append(Finding(BAD if on_request == "critical" else WARN,
+                                   f"{who(c)} was stopped (exit code {c.exit_code}; restart policy {c.restart_policy}: "
+                                   "the engine leaves a container stopped on request stopped)", "container_exited",
+                                   c.name, labels, severity=on_request))
+        else:
+            why = f": {c.error}" if c.error else ""
+            out.append(Finding(BAD, f"{who(c)} exited with code {c.exit_code} (restart policy {c.restart_policy}: "
+                                    f"it should be running){why}", "container_exited", c.name, labels))
     if c.oom_killed:
         limit = f" at its {c.memory_limit_bytes / 2**20:.0f} MiB limit" if c.memory_limit_bytes else ""
         out.append(Finding(WARN, f"{who(c)} was killed for lack of memory (OOM){limit}", "container_oom", c.name,
@@ -40,7 +48,8 @@ def container_findings(c: ContainerView, restart_limit: int) -> list[Finding]:
 
 def findings(state: ContainersState, judging: Judging) -> list[Finding]:
     limit = state.restart_count or 3
-    return [f for c in state.containers for f in container_findings(c, limit)]
+    on_request = state.stopped_on_request or "warning"
+    return [f for c in state.containers for f in container_findings(c, limit, on_request)]
 
 
 def all_clear(state: ContainersState, judging: Judging) -> str | None:

@@ -20,6 +20,8 @@ class ContainerView(Record):
     restart_count: int | None = None
     restarts_10m: int | None = None  # how many times it restarted in the last 10 minutes
     restart_policy: str | None = None  # no, always, unless-stopped, on-failure
+    error: str | None = None  # why the engine could not (re)start it
+    stopped_on_request: bool = False  # exited because someone stopped it (docker/podman stop)
     started_at: float | None = None  # epoch
     finished_at: float | None = None
     cpu_ratio: float | None = None  # of one CPU: 1.0 is a whole core
@@ -32,3 +34,4 @@ class ContainersState(State):
     containers: list[ContainerView] = []
     engine: str | None = None  # "Docker 27.3.1", "Podman 5.2.2"
     restart_count: int | None = None  # the restarts in 10 minutes that make container_restarting
+    stopped_on_request: str | None = None  # config: what a stop on request is (warning, critical, ignore)

@@ -4,6 +4,7 @@ firing on the container it should; and a hung or absent engine."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -125,3 +126,18 @@ def test_a_hung_engine_fails_the_run_within_its_command_timeout(tmp_path: Path) 
     finally:
         server.stop()
     assert time.monotonic() - started < cfg.timeout  # within the run's own budget, not the engine's 30 s
+
+
+def test_a_container_the_engine_failed_to_restart_or_that_podman_says_was_not_stopped_stays_critical() -> None:
+    """Stopped on request is a warning; an exit the engine could not repair is not: State.Error set
+    (Docker could not restart it), or Podman 5's StoppedByUser false."""
+    from collectors.host.containers.collector import stopped_on_request
+
+    doc = json.loads((RECORDED / "inspect-c0ffee001122.json").read_text())
+    doc["State"]["OOMKilled"] = False
+    assert stopped_on_request(parse_inspect(json.dumps(doc)))  # exited, unless-stopped, no error: someone stopped it
+    failed = {**doc, "State": {**doc["State"], "Error": "driver failed programming external connectivity"}}
+    assert not stopped_on_request(parse_inspect(json.dumps(failed)))
+    podman5 = {**doc, "State": {**doc["State"], "StoppedByUser": False}}
+    assert not stopped_on_request(parse_inspect(json.dumps(podman5)))
+    assert stopped_on_request(parse_inspect(json.dumps({**doc, "State": {**doc["State"], "StoppedByUser": True}})))

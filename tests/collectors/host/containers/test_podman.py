@@ -46,6 +46,11 @@ class Podman:
         self.podman("create", "--name", name, *[a for label in labels for a in ("--label", label)],
                     "localhost/tiny:1", "/bin/sleep", "600")
 
+    def run(self, name: str, *options: str) -> None:
+        """A running container: with runc, the limits this machine allows (crun cannot start one here)."""
+        self.podman("--runtime", "runc", "run", "-d", "--name", name, "--ulimit", "nofile=1024:1024",
+                    "--ulimit", "nproc=1024:1024", *options, "localhost/tiny:1", "/bin/sleep", "600")
+
     def stop(self) -> None:
         subprocess.run([*self.base, "rm", "--all", "--force"], capture_output=True)
         self.service.terminate()
@@ -82,3 +87,19 @@ def test_a_removed_container_leaves_the_next_run(podman: Podman) -> None:
     assert [x.name for x in c.collect().state.containers] == ["gone-soon"]  # type: ignore[union-attr]
     podman.podman("rm", "gone-soon")
     assert c.collect().state.containers == []  # type: ignore[union-attr]
+
+
+def test_a_restart_always_container_stopped_on_request_is_a_warning_not_a_critical_exit(podman: Podman) -> None:
+    """`podman stop` of a container with restart policy always: the engine leaves it stopped, as asked.
+    That is worth a look (a warning, or nothing with stopped_on_request = "ignore"), not the
+    critical "exited, it should be running" of a crash."""
+    podman.run("media-web-1", "--restart=always")
+    podman.podman("--runtime", "runc", "stop", "-t", "1", "media-web-1")
+    r = ContainersCollector(ContainersConfig(socket=str(podman.socket))).collect()
+    (c,) = r.state.containers  # type: ignore[union-attr]
+    assert (c.state, c.restart_policy, c.stopped_on_request) == ("exited", "always", True) and c.exit_code
+    (f,) = findings(r.state, Judging())  # type: ignore[arg-type]
+    assert (f.rule, f.level, f.severity) == ("container_exited", "warning", "warning")
+    assert "was stopped" in f.text
+    quiet = ContainersCollector(ContainersConfig(socket=str(podman.socket), stopped_on_request="ignore")).collect()
+    assert findings(quiet.state, Judging()) == []  # type: ignore[arg-type]
