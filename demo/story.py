@@ -315,6 +315,10 @@ def attach_simulations(collectors: dict[str, Any], root: Path) -> None:
 
     if "snmp" in collectors:
         collectors["snmp"].walker = make_walker(root)
+    if "host" in collectors:  # /srv and /boot of the story's sizes, not this machine's disk
+        from collectors.host.basics.demo import demo_statvfs
+
+        collectors["host"].statvfs = demo_statvfs
     if "heartbeats" in collectors:  # the cron jobs' pings, from the scene (no job runs here)
         from collectors.probes.heartbeats.demo import ScenePings
 

@@ -9,6 +9,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
+
 from app.alerting.service import from_config
 from app.config import load_config
 from app.judge import thresholds
@@ -85,3 +87,24 @@ def test_three_loops_of_the_demo_fire_what_the_story_intends_and_nothing_else(tm
         assert set.intersection(*polls[loop]) == set(), (loop, sorted(set.intersection(*polls[loop])))
     assert [n for n, st in snap.statuses.items() if st.up is False] == []
     assert not [f.text for found in (snap.findings_of(n) for n in colls) for f in found if "not understood" in f.text]
+
+
+def test_the_demos_filesystems_are_the_storys_sizes_not_this_machines_disk(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo's /srv and /boot were statvfs of the machine's own root: a build machine whose disk
+    filled up made the demo fire filesystem_full. Here the machine's disk is 99.9 % full."""
+    import os
+
+    from collectors.host.basics.demo import FILESYSTEMS
+
+    full = os.statvfs_result((4096, 4096, 10**6, 1000, 1000, 10**6, 10, 10, 0, 255))
+    monkeypatch.setattr(os, "statvfs", lambda path: full)
+    cfg = load_config(None, demo.demo_config(tmp_path, f"sqlite:///{tmp_path / 'db.sqlite'}", 1, 1))
+    colls = build_collectors(cfg, replay_in_process)
+    demo.attach_simulations(colls, tmp_path)
+    demo.write_tree(tmp_path, demo.story_state(0))
+    r = colls["host"].collect()
+    size = {dict(s.labels)["mountpoint"]: s.value for s in r.samples if s.metric == "rackpulse_filesystem_size_bytes"}
+    assert size == {"/srv": FILESYSTEMS["srv"][0] // 4096 * 4096, "/boot": FILESYSTEMS["boot"][0]}
+    snap = Snapshot(host=cfg.host, states={"host": r.state})
+    assert not [f for f in snap.findings_of("host") if f.rule == "filesystem_full"]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 from collectors.base import host_path
@@ -66,3 +67,17 @@ def write_scene(root: Path, t: float) -> None:
         lines.append(f"   8 {16 * i:7d} {dev} {sectors // 8} 0 {sectors} {io_ms} {sectors // 16} 0 {sectors // 2} "
                      f"{io_ms} 0 {io_ms} {io_ms} 0 0 0 0")
     _atomic(host_path(root, "/proc/diskstats"), "\n".join(lines) + "\n")
+
+
+# The demo's filesystems, sized by the story (a 12-disk RAID6 of 8 TB disks, 58 % full; a 1 GiB
+# /boot), not by the disk of the machine the demo runs on: that one filling up made the demo fire
+# filesystem_full.
+FILESYSTEMS = {"srv": (80 * 10**12, 0.58), "boot": (GIB, 0.31)}
+
+
+def demo_statvfs(path: Path, timeout: float) -> os.statvfs_result:
+    """The host collector's statvfs for the demo tree: each mount its story size, whatever the host has."""
+    size, used = FILESYSTEMS.get(path.name, (GIB, 0.5))
+    block = 4096
+    blocks, free = size // block, int(size * (1 - used)) // block
+    return os.statvfs_result((block, block, blocks, free, free, 10**7, 6 * 10**6, 6 * 10**6, 0, 255))
