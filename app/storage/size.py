@@ -26,16 +26,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sqlalchemy import Engine, delete, func, select, text, update
+from sqlalchemy import Engine, delete, func, select, text
 
 from app.storage import chunks
 from app.storage.base import DAY, RES_1H, RES_5M
+from app.storage.meta import get_meta, set_meta
 from app.storage.models import (
     alert_event,
     audit,
     collector_run,
     entity_event,
-    meta,
     outbox,
     rollup_1h,
     rollup_5m,
@@ -193,7 +193,7 @@ def _trim_logs(engine: Engine, max_bytes: int, now: float, pg: bool, used: int) 
             break
         if pg:
             _vacuum(engine, tier)
-            _set_meta(engine, PG_TRIMMED_AT, str(used_bytes(engine)))
+            set_meta(engine, PG_TRIMMED_AT, str(used_bytes(engine)))
             break
         used = used_bytes(engine)
     return said, used
@@ -209,7 +209,7 @@ def trim(engine: Engine, max_bytes: int, folded_up_to: int, now: float | None = 
     said: list[str] = []
     pg = engine.dialect.name == "postgresql"
     used = used_bytes(engine)
-    if pg and (used <= max_bytes or used <= int(_meta(engine, PG_TRIMMED_AT) or 0)):
+    if pg and (used <= max_bytes or used <= int(get_meta(engine, PG_TRIMMED_AT) or 0)):
         return said
     said, used = _trim_logs(engine, max_bytes, now, pg, used)
     unmet = None
@@ -232,7 +232,7 @@ def trim(engine: Engine, max_bytes: int, folded_up_to: int, now: float | None = 
                 break
             if pg:  # the space goes back to PostgreSQL for new rows; the files keep their size
                 _vacuum(engine, tier)
-                _set_meta(engine, PG_TRIMMED_AT, str(used_bytes(engine)))
+                set_meta(engine, PG_TRIMMED_AT, str(used_bytes(engine)))
                 break
             used = used_bytes(engine)
         if said and (pg or used <= max_bytes):
@@ -243,24 +243,13 @@ def trim(engine: Engine, max_bytes: int, folded_up_to: int, now: float | None = 
         if unmet:
             note["unmet"] = unmet
             log.warning("storage.max_size (%d bytes): %s", max_bytes, unmet)
-        _set_meta(engine, "size_trimmed", json.dumps(note))
+        set_meta(engine, "size_trimmed", json.dumps(note))
         if said:
             log.warning("storage.max_size (%d bytes) reached: gave up %s", max_bytes, "; ".join(said))
     return said
 
 
 PG_TRIMMED_AT = "size_trimmed_pg_bytes"  # PostgreSQL: the database's size after its last trim
-
-
-def _meta(engine: Engine, key: str) -> str | None:
-    with engine.connect() as c:
-        return c.execute(select(meta.c.value).where(meta.c.key == key)).scalar()
-
-
-def _set_meta(engine: Engine, key: str, value: str) -> None:
-    with engine.begin() as c:
-        if c.execute(update(meta).where(meta.c.key == key).values(value=value)).rowcount == 0:
-            c.execute(meta.insert().values(key=key, value=value))
 
 
 def _vacuum(engine: Engine, tier: Tier) -> None:
@@ -272,5 +261,5 @@ def _vacuum(engine: Engine, tier: Tier) -> None:
 
 
 def last_trim(engine: Engine) -> dict[str, object] | None:
-    v = _meta(engine, "size_trimmed")
+    v = get_meta(engine, "size_trimmed")
     return json.loads(v) if v else None

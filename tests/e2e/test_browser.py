@@ -184,3 +184,20 @@ def test_the_overviews_tiles_start_above_the_fold_through_the_whole_story(browse
     assert max(s["callouts"] for s in seen) == 3 and any(s["more"] for s in seen)  # the worst moment was seen
     rank = {"failing": 0, "warning": 1}
     assert all(s["levels"] == sorted(s["levels"], key=rank.get) for s in seen)  # critical first, always
+
+
+def test_a_long_address_in_an_events_cell_wraps_on_a_390px_phone(page: Page) -> None:
+    """An event about "BGP peer default/ipv4Unicast/fd00:…" or a ZFS device's by-id path is one word
+    with no space to break at: the stacked cell must wrap it, not widen /events past the phone."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto("/events")
+    long = "default/ipv4Unicast/fd00:0199:0000:0000:0000:0000:0000:0002/wwn-0x5000c500a1b2c3d4-part1"
+    page.evaluate("""long => {
+        const row = document.querySelector('main table tbody tr');
+        const copy = row.cloneNode(true);
+        copy.querySelectorAll('td').forEach(td => { td.textContent = 'BGP peer ' + long; });
+        row.parentNode.appendChild(copy);
+    }""", long)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    page.screenshot(path=str(ARTIFACTS / "phone-events-long-cell.png"), full_page=True)
+    assert width <= 390, f"/events is {width}px wide on a 390px phone"
