@@ -8,7 +8,7 @@ import gc
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fastapi.concurrency import run_in_threadpool
 from sqlalchemy.exc import SQLAlchemyError
@@ -20,6 +20,7 @@ from app.judge import thresholds
 from app.leader import Leadership
 from app.scheduler import Scheduler, Snapshot
 from app.storage.db import make_engine, upgrade
+from app.storage.meta import get_meta, set_meta
 from app.storage.monitors import as_entries, list_monitors
 from app.storage.store import Store
 from collectors import build_collectors, host_context
@@ -33,6 +34,7 @@ if TYPE_CHECKING:  # built on first use (their imports are heavy, and alerting's
     from app.export.remote_write import RemoteWrite
 
 log = logging.getLogger("rackpulse.runtime")
+LEADER_HOST = "alerts_leader_host"  # meta: the host name of the server that leads the alerts
 
 
 class Runtime:
@@ -115,28 +117,46 @@ class Runtime:
                 a.set_channels(self._channels)
 
     def alert_tick(self) -> None:
-        """This host first (it knows which agents are silent), then each agent host, whose alerts
-        a silent agent explains; all only queue, and this host's courier delivers for all."""
+        """This host's alerts, on every server (what only it sees: its collectors, its heartbeats),
+        unless the leader has the same host name; then, on the leader only, each agent host's, with
+        its agent_silent, clock skew and cardinality kept among them (keyed by the agent, whichever
+        server evaluates). All only queue; the leader's courier delivers for all."""
         now = time.time()
         local = self.get_alerting()
-        if local is None or not self.lead():
+        if local is None:
+            return
+        leading = self.lead()
+        if leading or self._own_host_is_mine():
+            local.tick(self.snap, now, deliver=False)
+        if not leading:
             return
         if self.leadership.shared:  # another server may have taken an agent's latest batch
             self.agents.catch_up()
-        local.tick(self.snap, now, extra=agent_conditions(self.agents, self.cfg, now), deliver=False)
-        for host, hsnap in list(self.agents.snapshots.items()):
+        about: dict[str, list[Any]] = {}
+        for c in agent_conditions(self.agents, self.cfg, now):
+            about.setdefault(c.subject, []).append(c)
+        for host in sorted({*self.agents.snapshots, *about}):
             alerting = self.alerting_for(host)
             if alerting is None:
                 return
-            silent = local.states.get(("agent_silent", host))
-            why = f"agent_silent {host}" if silent is not None and silent.state == "firing" else None
+            hsnap = self.agents.snapshots.get(host) or Snapshot(host=host)
             try:  # one agent host's odd state must not stop alerts for the others
-                alerting.tick(hsnap, now, deliver=False, explained_by=why)
+                alerting.tick(hsnap, now, extra=about.get(host, ()), deliver=False)
             except Exception:  # noqa: BLE001
                 if host not in self._failed_hosts:
                     log.exception("alerts for agent host %s failed", host)
                     self._failed_hosts.add(host)
         local.courier.wake()  # delivery runs in the courier's threads: a hanging endpoint never delays this
+
+    def _own_host_is_mine(self) -> bool:
+        """A standby evaluates its own host itself, unless the leader has the same host name (two
+        servers of one identity): nobody else sees its collectors and the pings it takes."""
+        if not self.leadership.shared:
+            return False
+        try:
+            return get_meta(self.engine, LEADER_HOST) != self.cfg.host
+        except SQLAlchemyError:
+            return False
 
     def maintain(self) -> None:
         """Fold, prune by age, then (storage.max_size) by size."""
@@ -172,6 +192,10 @@ class Runtime:
         if leading and not self.leading:
             if self.leadership.shared:
                 log.info("alerts: this server evaluates and notifies now (it holds the lead in the database)")
+                try:
+                    set_meta(self.engine, LEADER_HOST, self.cfg.host)
+                except SQLAlchemyError as exc:
+                    log.warning("could not note the leader's host name: %s", exc)
             for a in [self._alerting.get("a"), *self.host_alerting.values()]:
                 if a is not None:
                     with a.lock:
@@ -226,6 +250,11 @@ class Runtime:
         scheduler.start()
         # the fold and pruning: the leader's (or, alerts off, each server's own after the lead check)
         scheduler.add_task(self.maintain, cfg.storage.maintenance_interval, "maintenance")
+        if self.leadership.shared and "heartbeats" in scheduler.collectors:
+            # a job may ping any of the servers: the pings of this host's heartbeats that another
+            # one took are in the database, read at the heartbeats collector's own interval
+            every = scheduler.snapshot.statuses["heartbeats"].interval
+            scheduler.add_task(self.load_pings, every, "pings")
         alerting = self.get_alerting()
         if alerting is not None:
             alerting.courier.may_send = lambda: self.leading  # a standby's courier sends nothing

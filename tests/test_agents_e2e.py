@@ -166,7 +166,7 @@ def test_a_revoked_agent_is_refused_and_keeps_its_runs_while_the_other_goes_on(t
         assert "revoked" in log.read_text()
         # an agent that stops reporting is an alert on the server (silent_after = 5 s here)
         stop(procs["good"])
-        fired = wait_for(lambda: [a for a in get_json(base + "/api/alerts")["active"]
+        fired = wait_for(lambda: [a for h in ("good", "bad") for a in get_json(f"{base}/h/{h}/api/alerts")["active"]
                                   if a["rule"] == "agent_silent" and a["state"] == "firing"], timeout=30,
                          what="agent_silent")
         assert [a["subject"] for a in fired] == ["good"]  # a revoked agent is not "silent"

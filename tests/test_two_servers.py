@@ -107,3 +107,60 @@ def test_the_two_server_compose_example_and_its_configs_are_valid() -> None:
     hosts = {load_config(folder / f"rackpulse-{x}.toml").host for x in "ab"}
     urls = {load_config(folder / f"rackpulse-{x}.toml").storage.url for x in "ab"}
     assert hosts == {"rackpulse-a", "rackpulse-b"} and len(urls) == 1  # one database, two names
+
+
+def _events(sink: Sink, host: str, rule: str) -> list[str]:
+    out = []
+    for path, _, body in list(sink.received):
+        doc = json.loads(body)
+        # by the alert's host, or its subject (where a server once stored an agent's alert under its own name)
+        if path == "/hook" and host in (doc.get("host"), doc.get("subject")) and doc.get("rule") == rule:
+            out.append(doc["state"])
+    return out
+
+
+def test_one_agent_outage_is_one_firing_and_one_resolved_across_three_fail_overs(tmp_path: Path, pg_url: str) -> None:
+    """agent_silent is kept with the agent's alerts, keyed by the agent: whichever server leads
+    carries on the same alert. Before, each leader stored its own (under its host name), and a
+    fail-over sent a second firing, then two resolutions."""
+    silent_after = 3.0
+    sink = Sink()
+    ports = {"a": free_port(), "b": free_port()}
+    configs = {}
+    for k, p in ports.items():
+        path = server(tmp_path, f"server-{k}", pg_url, p, sink)
+        path.write_text(path.read_text().replace("silent_after = 600", f"silent_after = {silent_after}"))
+        configs[k] = path
+    assert f"silent_after = {silent_after}" in configs["a"].read_text()
+    token = issue_token(configs["a"], "nas1")
+    (tmp_path / "token").write_text(token + "\n")
+    log = tmp_path / "processes.log"
+    procs = {k: rackpulse("serve", "--config", str(c), log=log) for k, c in configs.items()}
+    acfg = agent(tmp_path, ",".join(f"http://127.0.0.1:{p}" for p in ports.values()))
+    agent_proc = rackpulse("agent", "--config", str(acfg), "--token-file", str(tmp_path / "token"), log=log)
+    try:
+        wait_for(lambda: sorted(filter(None, (role(p) for p in ports.values()))) == ["leader", "standby"],
+                 60, "one leader and one standby")
+        wait_for(lambda: _events(sink, "nas1", "array_degraded") == ["firing"], 60, "the agent's own alert")
+        stop(agent_proc)
+        wait_for(lambda: _events(sink, "nas1", "agent_silent") == ["firing"], 30 + silent_after, "agent_silent")
+        for _ in range(3):  # three fail-overs while the agent stays silent
+            leader = next(k for k, p in ports.items() if role(p) == "leader")
+            other = "b" if leader == "a" else "a"
+            stop(procs[leader], signal.SIGKILL)
+            wait_for(lambda: role(ports[other]) == "leader", 30, "the standby taking the lead")  # noqa: B023
+            seen = get_json(f"http://127.0.0.1:{ports[other]}/api/alerts")["evaluations"]
+            wait_for(lambda: get_json(f"http://127.0.0.1:{ports[other]}/api/alerts")["evaluations"]  # noqa: B023
+                     >= seen + 4, 30 + 4 * ALERTS_INTERVAL, "a few evaluations by the new leader")
+            procs[leader] = rackpulse("serve", "--config", str(configs[leader]), log=log)
+            wait_for(lambda: role(ports[leader]) == "standby", 60, "the old leader back as standby")  # noqa: B023
+        assert _events(sink, "nas1", "agent_silent") == ["firing"]
+        agent_proc = rackpulse("agent", "--config", str(acfg), "--token-file", str(tmp_path / "token"), log=log)
+        wait_for(lambda: "resolved" in _events(sink, "nas1", "agent_silent"), 60, "the resolved notification")
+        time.sleep(4 * ALERTS_INTERVAL)  # a second one would have been sent by now
+        assert _events(sink, "nas1", "agent_silent") == ["firing", "resolved"]
+    finally:
+        stop(agent_proc)
+        for p in procs.values():
+            stop(p)
+        sink.server.shutdown()

@@ -98,10 +98,14 @@ def explained(states: Mapping[Key, AlertState], keys: Iterable[Key], deps: Seque
     collector explains it); ``explained_by`` explains every key of this host (a silent agent)."""
     firing = [st.key for st in states.values() if st.state == "firing"]
     down = {subject for rule, subject in firing if rule == "collector_down"}
+    silent = next((subject for rule, subject in firing if rule == "agent_silent"), None)
+    if explained_by is None and silent is not None:  # the agent's own silence, kept with its host's alerts
+        explained_by = f"agent_silent {silent}"
     out: dict[Key, str] = {}
     for key in keys:
         if explained_by:
-            out[key] = explained_by
+            if key[0] != "agent_silent":  # the parent never explains itself
+                out[key] = explained_by
             continue
         source = rule_source.get(key[0])
         if source is not None and source in down:

@@ -66,6 +66,9 @@ class Alerting:
         self.trials: dict[str, tuple[float, bool, str]] = {}  # channel -> its last test: when, ok, answer
         self.courier = Courier(engine, channels, base_url, group_wait)
         self.states: dict[tuple[str, str], AlertState] = self._load()
+        # Several servers on one PostgreSQL: an acknowledgement may have been taken by another one
+        # (a standby's page): the database says, and each evaluation reads it.
+        self.shared = engine.dialect.name == "postgresql"
         self._all_silenced: tuple[float, list[float]] | None = None  # silenced_all_until's last reading
         self.evaluations = 0  # since start-up; shown by /api/alerts
         # The scheduler thread evaluates while web requests acknowledge: without one lock over
@@ -102,6 +105,8 @@ class Alerting:
         outside this host that explains all of it (its agent is silent)."""
         now = now or time.time()
         with self.lock:
+            if self.shared:
+                self._take_acks()
             conds = self.conditions.build(snap, self.user_rules, self.states, now) + list(extra)
             keys = set(self.states) | {(c.rule, c.subject) for c in conds}
             muted = self.muted(now, keys)
@@ -119,6 +124,18 @@ class Alerting:
         if deliver:
             self.deliver(now)
         return recorded
+
+    def _take_acks(self) -> None:
+        """The acknowledgements another server stored for alerts firing here (one small query)."""
+        firing = {k for k, st in self.states.items() if st.state == "firing" and st.acked_at is None}
+        if not firing:
+            return
+        with self.engine.connect() as c:
+            rows = c.execute(select(alert.c.rule, alert.c.subject, alert.c.acked_at).where(
+                alert.c.host == self.host, alert.c.state == "firing", alert.c.acked_at.is_not(None))).all()
+        taken = {(r, s): at for r, s, at in rows if (r, s) in firing}
+        if taken:
+            self.states = {**self.states, **{k: replace(self.states[k], acked_at=at) for k, at in taken.items()}}
 
     def _store(self, states: dict[tuple[str, str], AlertState], events: list[Any], now: float) -> list[dict[str, Any]]:
         recorded = []
@@ -197,6 +214,10 @@ class Alerting:
         now = now or time.time()
         with self.lock:
             st = self.states.get((rule, subject))
+            if (st is None or st.state != "firing") and self.shared:
+                # a standby does not evaluate this host: what fires is what the leader stored
+                self.states = self._load()
+                st = self.states.get((rule, subject))
             if st is None or st.state != "firing":
                 return False
             with self.engine.begin() as c:

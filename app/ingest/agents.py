@@ -494,12 +494,14 @@ def agent_conditions(agents: Agents, cfg: Any, now: float) -> list[Condition]:
     out = []
     for host, (when, why) in list(agents.over_limit.items()):
         out.append(Condition("agent_cardinality", host, f"agent {host}: batches refused since "
-                             f"{_when(when)}: {why}", {"host": cfg.host, "agent": host}))
+                             f"{_when(when)}: {why}", {"host": host, "agent": host, "server": cfg.host}))
     for row in list_agents(agents.engine):
         if row["revoked_at"] is not None:
             continue
         host, last = row["host"], row["last_contact"] or row["created"]
-        labels = {"host": cfg.host, "agent": host}
+        # Kept with the agent's own alerts (keyed by the agent, whichever server evaluates: one
+        # outage is one alert across fail-overs), saying which server noticed.
+        labels = {"host": host, "agent": host, "server": cfg.host}
         if now - last > cfg.agents.silent_after:
             what = "has not reported" if row["last_contact"] else "has never reported since its token was issued"
             out.append(Condition("agent_silent", host, f"agent {host} {what} for {_ago(now - last)} "

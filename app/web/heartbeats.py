@@ -53,6 +53,10 @@ async def _ping(s: SiteDep, request: Request, token: str, kind: str) -> PlainTex
     host, name = found
     ping = Ping(KINDS[kind], time.time(), await _body(request) if kind == "fail" else "")
     await run_in_threadpool(heartbeats.record, s.engine, host, name, ping)
+    if host != s.cfg.host:
+        # another server's heartbeat (servers sharing one PostgreSQL): stored, and that server
+        # reads it from the database at its collector's next run
+        return PlainTextResponse("OK\n")
     s.runtime.pings.record(name, ping)
     if s.scheduler is not None and "heartbeats" in s.scheduler.collectors:
         await s.scheduler.run_once("heartbeats")  # the page and the alert know at once
