@@ -337,3 +337,33 @@ def test_the_highest_value_of_a_span_is_the_same_as_the_highest_point_its_chart_
     assert store.highest(sid, T0 + 3 * DAY, T0 + 3 * DAY + 30) is None  # nothing there
     for lo, hi in ((36 * 3600 + 300, 36 * 3600 + 900), (35 * 3600 + 1500, 37 * 3600 + 600)):  # parts of hours
         assert store.highest(sid, T0 + lo, T0 + hi) == max(p.vmax for p in store.history(sid, T0 + lo, T0 + hi))
+
+
+@pytest.mark.peers  # the real PostgreSQL server
+def test_two_servers_migrating_a_new_postgresql_database_at_once_both_succeed(pg_url: str) -> None:
+    """Two servers started together on a new database: the second waits for the first's migration
+    (an advisory lock) instead of failing on "alembic_version already exists"."""
+    import threading
+
+    from sqlalchemy import text
+
+    from app.storage.db import make_engine, upgrade
+
+    errors: list[BaseException] = []
+
+    def migrate() -> None:
+        try:
+            upgrade(pg_url)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=migrate) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert errors == []
+    engine = make_engine(pg_url)
+    with engine.connect() as c:
+        assert c.execute(text("SELECT count(*) FROM alembic_version")).scalar_one() == 1
+    engine.dispose()

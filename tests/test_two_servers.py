@@ -164,3 +164,84 @@ def test_one_agent_outage_is_one_firing_and_one_resolved_across_three_fail_overs
         for p in procs.values():
             stop(p)
         sink.server.shutdown()
+
+
+HB_INTERVAL, HB_EVERY, HB_GRACE = 0.5, 2.0, 1.0  # the heartbeats collector's interval; the job's period and grace
+
+
+def hb_server(tmp: Path, name: str, db_url: str, port: int, sink: Sink) -> Path:
+    path = server(tmp, name, db_url, port, sink)
+    cfg = {"host": name, "web": {"port": port}, "storage": {"url": db_url},
+           "collectors": {**{n: {"enabled": False} for n in plugins() if n != "heartbeats"},
+                          "heartbeats": {"interval": HB_INTERVAL, "checks": [
+                              {"name": "nightly", "every": HB_EVERY, "grace": HB_GRACE}]}},
+           "alerts": {"interval": ALERTS_INTERVAL, "group_wait": 0, "base_url": f"http://127.0.0.1:{port}",
+                      "channels": [{"name": "sink", "url": f"{sink.url}/hook", "format": "rackpulse", "timeout": 5}]}}
+    path.write_text(to_toml(cfg))
+    return path
+
+
+def test_heartbeats_reach_their_server_through_either_and_a_standbys_own_heartbeat_fires(tmp_path: Path,
+                                                                                         pg_url: str) -> None:
+    """A job pings whichever server its URL's name resolves to. A ping that reaches the other server
+    is its heartbeat's all the same; a standby's own heartbeat going overdue fires (from the
+    standby: nobody else sees its heartbeats); a kill of the leader changes none of it."""
+    import urllib.error
+    import urllib.request
+
+    from tests.cli import run_cli
+
+    def hit(url: str) -> int:
+        try:
+            with urllib.request.urlopen(url, timeout=10) as r:  # noqa: S310 - loopback
+                return int(r.status)
+        except urllib.error.HTTPError as exc:
+            return int(exc.code)
+
+    sink = Sink()
+    ports = {"a": free_port(), "b": free_port()}
+    configs = {k: hb_server(tmp_path, f"server-{k}", pg_url, p, sink) for k, p in ports.items()}
+    log = tmp_path / "processes.log"
+    procs = {k: rackpulse("serve", "--config", str(c), log=log) for k, c in configs.items()}
+    try:
+        wait_for(lambda: sorted(filter(None, (role(p) for p in ports.values()))) == ["leader", "standby"],
+                 60, "one leader and one standby")
+        token = {}
+        for k, c in configs.items():
+            issued = run_cli("heartbeats", "url", "nightly", "--config", str(c))
+            assert issued.returncode == 0, issued.stderr
+            token[k] = issued.stdout.strip().rsplit("/", 1)[1]
+        leader = next(k for k, p in ports.items() if role(p) == "leader")
+        standby = "b" if leader == "a" else "a"
+
+        def ping(whose: str, through: str) -> None:
+            assert hit(f"http://127.0.0.1:{ports[through]}/ping/{token[whose]}") == 200
+
+        # each job pings through the other server, in time, for longer than every + grace
+        end = time.monotonic() + 3 * (HB_EVERY + HB_GRACE)
+        while time.monotonic() < end:
+            ping(leader, through=standby)
+            ping(standby, through=leader)
+            time.sleep(HB_EVERY / 2)  # in time, and well under the ping rate limit (60 a minute)
+        assert _events(sink, f"server-{leader}", "heartbeat_missed") == []
+        assert _events(sink, f"server-{standby}", "heartbeat_missed") == []
+        # the standby's job stops: its heartbeat_missed fires, from the standby
+        end = time.monotonic() + HB_EVERY + HB_GRACE + 30 * ALERTS_INTERVAL + 30
+        while time.monotonic() < end and not _events(sink, f"server-{standby}", "heartbeat_missed"):
+            ping(leader, through=standby)
+            time.sleep(HB_EVERY / 2)
+        assert _events(sink, f"server-{standby}", "heartbeat_missed") == ["firing"]
+        stop(procs[leader], signal.SIGKILL)  # mid-heartbeat: the leader dies
+        wait_for(lambda: role(ports[standby]) == "leader", 30, "the standby taking the lead")
+        time.sleep(4 * ALERTS_INTERVAL)
+        assert _events(sink, f"server-{standby}", "heartbeat_missed") == ["firing"]  # not told twice
+        ping(standby, through=standby)
+        wait_for(lambda: "resolved" in _events(sink, f"server-{standby}", "heartbeat_missed"),
+                 30 + 4 * HB_INTERVAL, "heartbeat_missed resolved")
+        time.sleep(4 * ALERTS_INTERVAL)
+        assert _events(sink, f"server-{standby}", "heartbeat_missed") == ["firing", "resolved"]
+        assert _events(sink, f"server-{leader}", "heartbeat_missed") == []
+    finally:
+        for p in procs.values():
+            stop(p)
+        sink.server.shutdown()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 
 from app.files import private_file
@@ -45,7 +45,30 @@ def alembic_config(url: str):
     return cfg
 
 
+MIGRATE_LOCK = 0x7270_6D69_6772  # "rpmigr": a PostgreSQL advisory lock every rackpulse migration takes
+
+
 def upgrade(url: str, revision: str = "head") -> None:
+    """Migrate the database to `revision`. On PostgreSQL under an advisory lock: two servers started
+    together on a new database both migrated it, and the second failed on "alembic_version already
+    exists"; now the second waits, then finds nothing left to do."""
     from alembic import command
 
-    command.upgrade(alembic_config(url), revision)
+    cfg = alembic_config(url)
+    if make_url(url).get_backend_name() != "postgresql":
+        command.upgrade(cfg, revision)
+        return
+    engine = make_engine(url)
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": MIGRATE_LOCK})
+            conn.commit()
+            try:
+                cfg.attributes["connection"] = conn  # migrations/env.py runs on it
+                command.upgrade(cfg, revision)
+                conn.commit()
+            finally:
+                conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": MIGRATE_LOCK})
+                conn.commit()
+    finally:
+        engine.dispose()
