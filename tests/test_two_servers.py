@@ -149,9 +149,10 @@ def test_one_agent_outage_is_one_firing_and_one_resolved_across_three_fail_overs
             other = "b" if leader == "a" else "a"
             stop(procs[leader], signal.SIGKILL)
             wait_for(lambda: role(ports[other]) == "leader", 30, "the standby taking the lead")  # noqa: B023
-            seen = get_json(f"http://127.0.0.1:{ports[other]}/api/alerts")["evaluations"]
-            wait_for(lambda: get_json(f"http://127.0.0.1:{ports[other]}/api/alerts")["evaluations"]  # noqa: B023
-                     >= seen + 4, 30 + 4 * ALERTS_INTERVAL, "a few evaluations by the new leader")
+            api = f"http://127.0.0.1:{ports[other]}/api/alerts"
+            due = get_json(api)["evaluations"] + 4
+            wait_for(lambda a=api, d=due: get_json(a)["evaluations"] >= d, 30 + 4 * ALERTS_INTERVAL,
+                     "a few evaluations by the new leader")
             procs[leader] = rackpulse("serve", "--config", str(configs[leader]), log=log)
             wait_for(lambda: role(ports[leader]) == "standby", 60, "the old leader back as standby")  # noqa: B023
         assert _events(sink, "nas1", "agent_silent") == ["firing"]
