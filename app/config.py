@@ -164,6 +164,10 @@ class AgentsConfig(_Strict):
     # JSON. Past them a batch is refused (422) and agent_cardinality fires, like the series limit.
     max_collectors_per_host: Annotated[int, Field(ge=1)] = 64
     max_entities_per_host: Annotated[int, Field(ge=1)] = 50_000
+    # Changes to known inventory (a disk's bay, a peer's state) an agent host may make an hour: past
+    # it a batch is refused and agent_cardinality fires (one batch of 100,000 changes grew the
+    # database by 20 MB, and storage.max_size then had nothing but history to give up).
+    max_entity_changes_per_hour: Annotated[int, Field(ge=1)] = 10_000
     max_state_bytes: Annotated[int, Field(ge=1024)] = 2 * 1024 * 1024
     # Agent hosts with a live token: `agents issue` refuses one more (each host costs the server
     # its snapshot, series and pages; revoke one first).

@@ -51,7 +51,8 @@ class Runtime:
         self.snap.judge.configure(thresholds(cfg))
         a = cfg.agents
         self.agents = Agents(self.engine, cfg.host, a.max_series_per_host, a.max_collectors_per_host,
-                             a.max_entities_per_host, a.max_state_bytes, thresholds(cfg))
+                             a.max_entities_per_host, a.max_state_bytes, thresholds(cfg),
+                             max_entity_changes=a.max_entity_changes_per_hour)
         if scheduler is None and collect:
             colls = build_collectors(cfg, runner, host_context(cfg, self.saved_bays, self.saved_entries, self.pings,
                                                                self.snap.states))

@@ -154,12 +154,15 @@ class Agents:
 
     def __init__(self, engine: Engine, local_host: str, max_series: int | None = None, max_collectors: int = 64,
                  max_entities: int = 50_000, max_state_bytes: int = 2 * 1024 * 1024,
-                 thresholds: Thresholds | None = None) -> None:
+                 thresholds: Thresholds | None = None, max_entity_changes: int = 10_000) -> None:
         self.engine = engine
         self.thresholds = thresholds or Thresholds()  # each agent host's Judge judges with the server's
         # What one agent host may hold besides its series (agents.max_*_per_host, max_state_bytes):
         # 10,000 collector names and 400,000 entities once grew the server by 330 MB.
         self.max_collectors, self.max_entities, self.max_state_bytes = max_collectors, max_entities, max_state_bytes
+        # inventory changes an hour per host: a token bucket each, full at start
+        self.max_entity_changes = max_entity_changes
+        self._change_budget: dict[str, tuple[float, float]] = {}  # host -> (changes left, at)
         self.local_host = local_host
         self.snapshots: dict[str, Snapshot] = {}
         self._stores: dict[str, Store] = {}
@@ -291,6 +294,7 @@ class Agents:
                         raise SeriesLimit(f"host {host} would have {total} inventory entities, beyond its limit of "
                                           f"{self.max_entities} (agents.max_entities_per_host)")
                     applied: list[RunRecord | RollupRecord] = []
+                    store.entity_changes = 0
                     late = Late(store.watermarks(conn)[0])  # a spooled backlog is refolded once per batch
                     built: dict[int, list[Sample]] = {}  # seq -> its samples, built once for store and snapshot
                     for r in fresh:
@@ -305,6 +309,7 @@ class Agents:
                             stored += store.write_rollup_points(conn, r.res, [(m, _labels(lab), pts)
                                                                               for m, lab, pts in r.series])
                         applied.append(r)
+                    self._spend_changes(host, store.entity_changes, now)  # refused: all of it rolls back
                     store.refold(conn, late)
                     statuses = json.loads(row.statuses or "{}")
                     for r in applied:
@@ -382,6 +387,20 @@ class Agents:
         if len(new_sets) > 1000:  # a dict keeps its grown table after pops: a fresh one is sized to fit
             self._label_sets = dict(self._label_sets)
         new_sets.clear()
+
+    def _spend_changes(self, host: str, changes: int, now: float) -> None:
+        """Take a batch's inventory changes from the host's hourly budget, or refuse the batch."""
+        if not changes:
+            return
+        per_hour = float(self.max_entity_changes)
+        left, at = self._change_budget.get(host, (per_hour, now))
+        left = min(per_hour, left + (now - at) * per_hour / 3600)
+        if changes > left:
+            self._change_budget[host] = (left, now)
+            raise SeriesLimit(f"host {host} sent {changes} inventory changes, beyond its limit of "
+                              f"{self.max_entity_changes} an hour ({int(left)} left now; "
+                              "agents.max_entity_changes_per_hour)")
+        self._change_budget[host] = (left - changes, now)
 
     def _check_host_limits(self, host: str, batch: Batch) -> None:
         """Collector names and state sizes, before anything is stored (SeriesLimit: 422)."""

@@ -136,6 +136,9 @@ class Inventory(StoreBase):
                                "field": "present", "old": "present", "new": "gone"})
         # One statement for "still here" instead of one per unchanged entity.
         conn.execute(_STILL_HERE, {"b_host": self.host, "b_collector": collector, "b_now": now})
+        # what changed of things known already (an agent's ingest bounds it per hour; a new thing
+        # appearing is bounded by the number of entities instead)
+        self.entity_changes = getattr(self, "entity_changes", 0) + sum(1 for e in events if e["new"] != "appeared")
         if events:
             conn.execute(entity_event.insert(), events)
 

@@ -355,3 +355,27 @@ def test_a_refused_batch_of_invented_series_leaves_nothing_of_itself_in_the_serv
     # pydantic-core's cache of parsed strings (at most 16,384 of them, about 1 MB) may keep some
     assert kept < 2_000_000, f"{kept} bytes kept"
     assert not [k for k in app.state.agents._label_sets if k and k[0][0] == "id"]
+
+
+def test_a_flood_of_inventory_changes_is_refused_past_its_hourly_bound_and_stores_none_of_it(sqlite_url: str) -> None:
+    """An agent rewriting the attributes of its things batch after batch grew entity_event by
+    100,000 rows (~20 MB) a batch. Past agents.max_entity_changes_per_hour a batch is refused
+    (422, agent_cardinality), and none of its changes is stored."""
+    from app.storage.models import entity_event
+
+    def moved(seq: int, n: int, where: str) -> dict[str, Any]:
+        return batch([run_record(seq, NOW - 30 + seq, entities=[["disk", f"D{i}", {"bay": f"{where} {i}"}]
+                                                                for i in range(n)])])
+
+    for client, engine, token, app, _ in serving(sqlite_url, max_entity_changes_per_hour=1000):
+        assert post(client, token, body(moved(2, 600, "shelf 1, bay"))).status_code == 200  # new things: no budget
+        assert post(client, token, body(moved(3, 600, "shelf 2, bay"))).status_code == 200  # 600 changes of 1000
+        with engine.connect() as c:
+            before = c.execute(select(func.count()).select_from(entity_event)).scalar_one()
+        r = post(client, token, body(moved(4, 600, "shelf 3, bay")))  # 600 more: past the hour's 1000
+        assert r.status_code == 422 and "inventory changes" in r.text
+        with engine.connect() as c:
+            assert c.execute(select(func.count()).select_from(entity_event)).scalar_one() == before
+        assert "ceph1" in app.state.runtime.agents.over_limit
+        conds = agent_conditions(app.state.runtime.agents, app.state.runtime.cfg, NOW)
+        assert [c.rule for c in conds if c.subject == "ceph1"] == ["agent_cardinality"]
