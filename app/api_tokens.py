@@ -90,12 +90,19 @@ class Tokens:
             raise UserError(f"scope {scope!r}: read, write or admin")
         now = now or time.time()
         token = PREFIX + secrets.token_urlsafe(32)
+        taken = UserError(f"you have a token named {name!r} already (revoke and remove it first)" if owner else
+                          f"a token named {name!r} exists already (revoke and remove it first)")
         try:
             with self.engine.begin() as c:
+                # Names are per person (another's names are none of their business); the command
+                # line's tokens have no owner, and SQL's unique (owner, name) lets NULLs repeat.
+                if owner is None and c.execute(select(api_token.c.id).where(
+                        api_token.c.owner.is_(None), api_token.c.name == name)).first() is not None:
+                    raise taken
                 c.execute(api_token.insert().values(name=name, owner=owner, scope=scope, token_hash=token_hash(token),
                                                     created=now, expires=now + expires_in if expires_in else None))
         except IntegrityError:
-            raise UserError(f"a token named {name!r} exists already (revoke and remove it first)") from None
+            raise taken from None
         return token
 
     def list(self, owner: str | None = None) -> list[Token]:
@@ -105,16 +112,22 @@ class Tokens:
         with self.engine.connect() as c:
             return [_row(r) for r in c.execute(q)]
 
-    def revoke(self, name: str, owner: str | None = None, now: float | None = None) -> bool:
+    def revoke(self, name: str, owner: str | None = None, now: float | None = None, owned: bool = False) -> bool:
+        """Revoke the live token of this name: `owner`'s; with owned=True, owner None is the
+        command line's (else any owner's)."""
         q = update(api_token).where(api_token.c.name == name, api_token.c.revoked.is_(None))
         if owner is not None:
             q = q.where(api_token.c.owner == owner)
+        elif owned:
+            q = q.where(api_token.c.owner.is_(None))
         with self.engine.begin() as c:
             return bool(c.execute(q.values(revoked=now or time.time())).rowcount)
 
-    def remove(self, name: str) -> bool:
+    def remove(self, name: str, owner: str | None = None) -> bool:
+        """Remove the token of this name of `owner` (None: the command line's)."""
+        mine = api_token.c.owner.is_(None) if owner is None else api_token.c.owner == owner
         with self.engine.begin() as c:
-            return bool(c.execute(delete(api_token).where(api_token.c.name == name)).rowcount)
+            return bool(c.execute(delete(api_token).where(api_token.c.name == name, mine)).rowcount)
 
     def check(self, token: str, address: str | None = None, now: float | None = None) -> Token | None:
         """The token's record when it is known, not revoked and not expired; its last use noted."""

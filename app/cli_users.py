@@ -103,7 +103,7 @@ def _tokens(args: argparse.Namespace, engine: Engine) -> int:
     tokens = Tokens(engine)
     if args.action == "list":
         for t in tokens.list():
-            print(f"{t.name}\t{t.scope}\t{t.state()}\tlast used {_when(t.last_used)}"
+            print(f"{t.name}\t{t.owner or '(command line)'}\t{t.scope}\t{t.state()}\tlast used {_when(t.last_used)}"
                   f"{' from ' + t.last_address if t.last_address else ''}\texpires {_when(t.expires)}")
         return 0
     if not args.name:
@@ -116,7 +116,16 @@ def _tokens(args: argparse.Namespace, engine: Engine) -> int:
         print(f"token {args.name} ({args.scope}; shown once, only its hash is stored):\n{token}")
         print("use: curl -H 'Authorization: Bearer <token>' http://HOST:9842/api/v1/alerts", file=sys.stderr)
         return 0
-    done = tokens.revoke(args.name) if args.action == "revoke" else tokens.remove(args.name)
+    owners = {t.owner for t in tokens.list() if t.name == args.name}
+    owner = args.owner if args.owner is not None else (next(iter(owners)) if len(owners) == 1 else None)
+    if args.owner is None and len(owners) > 1:
+        named = ", ".join(sorted(o or "(command line)" for o in owners))
+        print(f"rackpulse: several people have a token named {args.name!r} ({named}): say whose with --owner USER "
+              "(--owner '' for the command line's)", file=sys.stderr)
+        return 2
+    owner = owner or None  # "" is the command line's
+    done = (tokens.revoke(args.name, owner=owner, owned=True) if args.action == "revoke"
+            else tokens.remove(args.name, owner=owner))
     if not done:
         print(f"rackpulse: no {'live ' if args.action == 'revoke' else ''}token {args.name!r}", file=sys.stderr)
         return 1
@@ -141,3 +150,5 @@ def add_tokens_arguments(sp: argparse.ArgumentParser) -> None:
                     help="read (default): GET only; write: also acknowledge, silence, maintenance, bay labels, "
                          "disk notes; admin: also people, tokens, agents' tokens and the audit log")
     sp.add_argument("--expires", help="create: a lifetime such as 90d, 12h, 2w (default: never)")
+    sp.add_argument("--owner", help="revoke, remove: whose token, when several people have one of that name "
+                                    "('' for the command line's)")

@@ -166,9 +166,9 @@ def test_users_and_tokens_are_managed_from_the_command_line_and_audited(tmp_path
     made = cli("tokens", "create", "ansible", "--scope", "write", "--expires", "90d", "--config", str(cfg))
     token = made.stdout.strip().splitlines()[-1]
     assert token.startswith("rpt_") and token not in (tmp_path / "s.db").read_bytes().decode(errors="replace")
-    assert "ansible\twrite\tactive" in cli("tokens", "list", "--config", str(cfg)).stdout
+    assert "ansible\t(command line)\twrite\tactive" in cli("tokens", "list", "--config", str(cfg)).stdout
     assert cli("tokens", "revoke", "ansible", "--config", str(cfg)).returncode == 0
-    assert "ansible\twrite\trevoked" in cli("tokens", "list", "--config", str(cfg)).stdout
+    assert "ansible\t(command line)\twrite\trevoked" in cli("tokens", "list", "--config", str(cfg)).stdout
     assert cli("tokens", "create", "x", "--expires", "soon", "--config", str(cfg)).returncode == 2
     actions = [e["action"] for e in entries(engine)]
     engine.dispose()

@@ -191,7 +191,7 @@ def test_migrations_upgrade_an_empty_database_and_match_the_models(db_url: str) 
         context = MigrationContext.configure(conn, opts={"include_name": outside_the_models})
         diff = compare_metadata(context, metadata)
         assert diff == []
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0011"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0012"
         tables = set(inspect(conn).get_table_names())
         assert ({"sample_chunk", "rollup_5m_chunk", "rollup_1h_chunk"} <= tables) == (engine.dialect.name == "postgresql")
     engine.dispose()

@@ -305,7 +305,7 @@ api_token = Table(
     Column("last_used", Float),
     Column("last_address", String(64)),
     Column("revoked", Float),
-    UniqueConstraint("name", name="uq_api_token_name"),
+    UniqueConstraint("owner", "name", name="uq_api_token_owner_name"),  # names are per person (0012)
     UniqueConstraint("token_hash", name="uq_api_token_hash"),
 )
 

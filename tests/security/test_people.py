@@ -467,3 +467,35 @@ def test_two_factor_off_takes_no_flood_of_codes(tmp_path: Path) -> None:
                           addr="10.0.0.9", cookie=cookie)
     assert codes.count(429) >= 190
     assert users.get("bob").two_factor
+
+
+def test_token_names_are_per_person_and_never_tell_of_another_persons_tokens(tmp_path: Path) -> None:
+    app = make_app(tmp_path, password=False)
+    _, tokens = people(app)
+    tokens.create("rw", "write", owner="alice")
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False) as c:
+        assert log_in(c, "bob", BOB) == 303
+        page = c.post("/account/tokens", data={"csrf": csrf_of(c), "name": "rw", "scope": "read"}).text
+        assert "exists already" not in page and "alice" not in page and "rpt_" in page  # bob's own "rw"
+        again = c.post("/account/tokens", data={"csrf": csrf_of(c), "name": "rw", "scope": "read"}).text
+        assert "you have a token named &#39;rw&#39; already" in again or "you have a token named 'rw' already" in again
+    assert sorted((t.owner, t.name) for t in tokens.list()) == [("alice", "rw"), ("bob", "rw")]
+    tokens.create("ci", "read")
+    with pytest.raises(Exception, match="exists already"):
+        tokens.create("ci", "read")  # the command line's names stay unique among themselves
+
+
+def test_the_command_line_asks_whose_token_when_several_people_have_one_of_that_name(tmp_path: Path) -> None:
+    from tests.cli import run_cli
+
+    app = make_app(tmp_path, password=False)
+    _, tokens = people(app)
+    tokens.create("rw", "write", owner="alice")
+    tokens.create("rw", "read", owner="bob")
+    config = tmp_path / "rackpulse.toml"
+    config.write_text(f"host = \"nas\"\n[storage]\nurl = \"sqlite:///{tmp_path / 'r.db'}\"\n")
+    r = run_cli("tokens", "revoke", "rw", "--config", str(config))
+    assert r.returncode == 2 and "alice, bob" in r.stderr and "--owner" in r.stderr
+    r = run_cli("tokens", "revoke", "rw", "--owner", "bob", "--config", str(config))
+    assert r.returncode == 0, r.stderr
+    assert {t.owner: t.state() for t in tokens.list()} == {"alice": "active", "bob": "revoked"}
