@@ -131,10 +131,27 @@ def readme(p: CollectorPlugin) -> str:
     return "\n".join(out)
 
 
+def routes_app() -> Any:
+    """The web app as every server has it, for its table of routes (nothing is started or stored)."""
+    from app.config import load_config
+    from app.scheduler import Snapshot
+    from app.web.app import create_app
+
+    cfg = load_config(None, {"host": "docs", "storage": {"url": "sqlite://"}})
+    return create_app(cfg, collect=False, snapshot=Snapshot(host="docs"), migrate=False)
+
+
+def permissions_md() -> str:
+    from app.web.permissions import permissions_md as of
+
+    return of(routes_app())
+
+
 def write_all() -> list[Path]:
-    written = [ROOT / "docs/metrics.md", ROOT / "rackpulse.example.toml"]
+    written = [ROOT / "docs/metrics.md", ROOT / "rackpulse.example.toml", ROOT / "docs/permissions.md"]
     written[0].write_text(metrics_md())
     written[1].write_text(example_toml())
+    written[2].write_text(permissions_md())
     for p in plugins().values():
         path = package_of(p) / "README.md"
         path.write_text(readme(p))

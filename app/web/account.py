@@ -13,7 +13,7 @@ from markupsafe import Markup
 from app import audit
 from app.api_tokens import parse_duration
 from app.users import Principal, UserError
-from app.web.site import Checked, Site, SiteDep, principal
+from app.web.site import Admins, Checked, Site, SiteDep, principal
 
 router = APIRouter()
 ISSUER = "rackpulse"
@@ -170,8 +170,6 @@ def token_revoke(s: SiteDep, request: Request, name: str) -> HTMLResponse:
     return _page(s, request, said=f"Token {name} revoked.")
 
 
-@router.get("/audit", response_class=HTMLResponse, name="audit")
+@router.get("/audit", response_class=HTMLResponse, name="audit", dependencies=[Admins])
 def audit_page(s: SiteDep, request: Request, actor: str = "") -> HTMLResponse:
-    if _me(request).role != "admin":
-        raise HTTPException(403, "the audit log is for admins")
     return s.render(request, "audit.html", rows=audit.entries(s.engine, 500, actor), actor=actor)

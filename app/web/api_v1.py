@@ -20,7 +20,7 @@ from app.alerting.service import matches_all
 from app.users import UserError
 from app.web import api
 from app.web.alert_pages import DURATIONS
-from app.web.site import Site, SiteDep, csrf_ok, principal
+from app.web.site import Admins, Site, SiteDep, csrf_ok, principal
 
 router = APIRouter(prefix="/api/v1", tags=["v1"])
 
@@ -32,14 +32,7 @@ def api_checked(s: SiteDep, request: Request) -> None:
         raise HTTPException(403, "a change from a browser session needs its CSRF token in X-CSRF-Token")
 
 
-def admin_only(request: Request) -> None:
-    who = principal(request)
-    if who is None or who.role != "admin":
-        raise HTTPException(403, "for admins only")
-
-
 Changes = Depends(api_checked)
-Admins = Depends(admin_only)
 
 
 def _alerting(s: Site, request: Request) -> Any:

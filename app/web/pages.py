@@ -17,7 +17,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app import bay_labels, disk_notes, events, views, words
 from app.alerting.engine import AlertState
 from app.ingest.agents import revoke
-from app.web.site import RANGES, Checked, SiteDep
+from app.web.site import RANGES, Admins, Checked, SiteDep
 from collectors import plugins
 from collectors.findings import natural
 from collectors.plugin import DOMAINS, CollectorPlugin, Detail
@@ -152,7 +152,7 @@ def hosts_page(s: SiteDep, request: Request) -> HTMLResponse:
     return s.render(request, "hosts.html", hosts=s.hosts(), csrf=s.csrf_token(request))
 
 
-@router.post("/hosts/{host}/revoke", dependencies=[Checked])
+@router.post("/hosts/{host}/revoke", dependencies=[Admins, Checked])
 def hosts_revoke(s: SiteDep, host: str) -> Response:
     if not revoke(s.engine, host):
         raise HTTPException(404, f"no live token for {host!r}")
