@@ -58,7 +58,7 @@ def table(app: Any) -> list[tuple[str, str, str]]:
     """(method, path, needs) of every route, sorted by path."""
     rows = []
     for r in flat(app.routes):
-        for m in sorted(r.methods):
+        for m in sorted(r.methods or ()):
             rows.append((m, r.path, needs(m, r.path, r)))
     return sorted(set(rows), key=lambda x: (x[1], x[0]))
 
