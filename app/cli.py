@@ -138,6 +138,14 @@ def check_serve(cfg: Config) -> None:
     for f in (cfg.web.tls_cert_file, cfg.web.tls_key_file):
         if f and not Path(f).is_file():
             problems.append(f"{name}: {f}: no such file")
+    try:
+        from app.storage.db import newer_schema
+
+        newer = newer_schema(cfg.storage.url)
+    except Exception:  # noqa: BLE001 - a database not reachable now is the server's to retry, not a config error
+        newer = None
+    if newer:
+        problems.append(f"{name}: storage.url: {newer}")
     if problems:
         raise ConfigError("\n".join(problems))
 
@@ -444,9 +452,11 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("alembic").setLevel(logging.WARNING)
     # httpx logs every request at INFO: the containers collector's GETs would fill the log.
     logging.getLogger("httpx").setLevel(logging.WARNING)
+    from app.storage.db import SchemaNewer
+
     try:
         return int(args.fn(args))
-    except ConfigError as exc:
+    except (ConfigError, SchemaNewer) as exc:
         print(f"rackpulse: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -36,6 +36,10 @@ def make_engine(url: str) -> Engine:
     return create_engine(url, pool_pre_ping=True)
 
 
+class SchemaNewer(RuntimeError):
+    """The database was written by a later rackpulse: nothing here may migrate or read it."""
+
+
 def alembic_config(url: str):
     from alembic.config import Config as AlembicConfig
 
@@ -43,6 +47,27 @@ def alembic_config(url: str):
     cfg.set_main_option("script_location", str(ROOT / "migrations"))
     cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     return cfg
+
+
+def newer_schema(url: str) -> str | None:
+    """Why this database cannot be used by this code, when its schema is newer (written by a later
+    rackpulse: a downgrade, or a server of another version on the same database); else None."""
+    from alembic.script import ScriptDirectory
+    from sqlalchemy import inspect
+
+    engine = make_engine(url)
+    try:
+        with engine.connect() as conn:
+            if "alembic_version" not in inspect(conn).get_table_names():
+                return None
+            found = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    finally:
+        engine.dispose()
+    script = ScriptDirectory.from_config(alembic_config(url))
+    if found is None or found in {r.revision for r in script.walk_revisions()}:
+        return None
+    return (f"the database's schema is {found}, newer than this rackpulse's ({script.get_current_head()}): "
+            "it was written by a later version; run that version, or restore a backup made by this one")
 
 
 MIGRATE_LOCK = 0x7270_6D69_6772  # "rpmigr": a PostgreSQL advisory lock every rackpulse migration takes
@@ -54,6 +79,9 @@ def upgrade(url: str, revision: str = "head") -> None:
     exists"; now the second waits, then finds nothing left to do."""
     from alembic import command
 
+    newer = newer_schema(url)
+    if newer is not None:
+        raise SchemaNewer(newer)
     cfg = alembic_config(url)
     if make_url(url).get_backend_name() != "postgresql":
         command.upgrade(cfg, revision)
