@@ -286,6 +286,18 @@ def cmd_agents(args: argparse.Namespace) -> int:
         engine.dispose()
 
 
+def cmd_backup(args: argparse.Namespace) -> int:
+    from app.storage.backup import cmd_backup as run
+
+    return run(args, _load(args).storage.url)
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    from app.storage.backup import cmd_restore as run
+
+    return run(args, _load(args).storage.url)
+
+
 def cmd_db(args: argparse.Namespace) -> int:
     if args.action == "upgrade":
         return cmd_db_upgrade(args)
@@ -416,6 +428,10 @@ def build_parser() -> argparse.ArgumentParser:
     db.add_argument("--from", dest="source", help="copy: source URL (default: storage.url of the config)")
     db.add_argument("--to", help="copy: destination URL, e.g. postgresql://rackpulse@localhost/rackpulse")
     db.set_defaults(fn=cmd_db)
+    bk = add("backup", cmd_backup, "the whole database into one file (SQLite's online backup; PostgreSQL: pg_dump)")
+    bk.add_argument("file", help="a new file to write")
+    rs = add("restore", cmd_restore, "a backup into the configured database, which must be empty; then migrate it")
+    rs.add_argument("file", help="a file written by `rackpulse backup`")
     ag = add("agent", cmd_agent, "run the collectors and push to a server (and/or serve this host's /metrics)")
     ag.add_argument("--server", help="server URL, e.g. https://rackpulse.lan:9842 (default: agent.server)")
     ag.add_argument("--token-file", help="file holding this agent's token (default: agent.token_file)")
