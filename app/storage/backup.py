@@ -38,9 +38,14 @@ def _sqlite_path(url: str) -> Path | None:
     return Path(u.database).expanduser()
 
 
-def _libpq(url: str) -> str:
-    """The SQLAlchemy URL as pg_dump and pg_restore take it (postgresql://, no driver)."""
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+def _libpq(url: str) -> tuple[str, dict[str, str]]:
+    """The SQLAlchemy URL as pg_dump and pg_restore take it (postgresql://, no driver), and their
+    environment: a password goes in PGPASSWORD, never on a command line that `ps` shows."""
+    u = make_url(url)
+    env = dict(os.environ)
+    if u.password:
+        env["PGPASSWORD"] = str(u.password)
+    return u.set(drivername="postgresql", password=None).render_as_string(hide_password=False), env
 
 
 def _tool(name: str) -> str:
@@ -69,8 +74,9 @@ def backup(url: str, target: Path) -> None:
             dst.close()
         return
     target.touch(mode=0o600)
-    run = subprocess.run([_tool("pg_dump"), "--format=custom", "--no-owner", f"--file={target}", _libpq(url)],
-                         capture_output=True, text=True)
+    where, env = _libpq(url)
+    run = subprocess.run([_tool("pg_dump"), "--format=custom", "--no-owner", f"--file={target}", where],  # noqa: S603 - the client's own tool, an argv list
+                         capture_output=True, text=True, env=env)
     if run.returncode != 0:
         target.unlink(missing_ok=True)
         raise BackupError(f"pg_dump failed: {run.stderr.strip()[-400:]}")
@@ -110,8 +116,9 @@ def restore(url: str, source: Path) -> None:
         if _has_tables(url):
             raise BackupError("the PostgreSQL database holds tables already: a restore goes into an empty one "
                               "(createdb a new one, or drop this one's tables first)")
-        run = subprocess.run([_tool("pg_restore"), "--no-owner", "--exit-on-error", f"--dbname={_libpq(url)}",
-                              str(source)], capture_output=True, text=True)
+        where, env = _libpq(url)
+        run = subprocess.run([_tool("pg_restore"), "--no-owner", "--exit-on-error", f"--dbname={where}",  # noqa: S603
+                              str(source)], capture_output=True, text=True, env=env)
         if run.returncode != 0:
             raise BackupError(f"pg_restore failed: {run.stderr.strip()[-400:]}")
     upgrade(url)
