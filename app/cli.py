@@ -468,11 +468,9 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("alembic").setLevel(logging.WARNING)
     # httpx logs every request at INFO: the containers collector's GETs would fill the log.
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    from app.storage.db import SchemaNewer
-
     try:
         return int(args.fn(args))
-    except (ConfigError, SchemaNewer) as exc:
+    except ConfigError as exc:  # app.storage.db.SchemaNewer too
         print(f"rackpulse: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
