@@ -192,12 +192,17 @@ def test_a_long_address_in_an_events_cell_wraps_on_a_390px_phone(page: Page) -> 
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto("/events")
     long = "default/ipv4Unicast/fd00:0199:0000:0000:0000:0000:0000:0002/wwn-0x5000c500a1b2c3d4-part1"
-    page.evaluate("""long => {
+    cells = page.evaluate("""long => {
         const row = document.querySelector('main table tbody tr');
         const copy = row.cloneNode(true);
+        copy.id = 'long-row';
         copy.querySelectorAll('td').forEach(td => { td.textContent = 'BGP peer ' + long; });
         row.parentNode.appendChild(copy);
+        // each cell's text must fit its box (not run out of it, clipped or not) and end inside the phone
+        return [...copy.querySelectorAll('td')].map(td => [td.scrollWidth, td.clientWidth,
+                                                          Math.round(td.getBoundingClientRect().right)]);
     }""", long)
     width = page.evaluate("document.documentElement.scrollWidth")
     page.screenshot(path=str(ARTIFACTS / "phone-events-long-cell.png"), full_page=True)
     assert width <= 390, f"/events is {width}px wide on a 390px phone"
+    assert cells and all(scroll <= client + 1 and right <= 390 for scroll, client, right in cells), cells
