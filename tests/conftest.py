@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from collections.abc import Iterator
@@ -51,6 +52,13 @@ def sqlite_url(tmp_path: Path) -> str:
 @pytest.fixture
 def pg_url() -> Iterator[str]:
     """A fresh PostgreSQL database per test, dropped afterwards."""
+    with pg_database() as url:
+        yield url
+
+
+@contextlib.contextmanager
+def pg_database() -> Iterator[str]:
+    """A new PostgreSQL database while the block runs (a test that needs a second one)."""
     name = f"rackpulse_t_{uuid.uuid4().hex[:10]}"
     admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
     with admin.connect() as c:

@@ -5,7 +5,6 @@ real PostgreSQL (pg_dump and pg_restore); a restore never writes over a database
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -102,9 +101,9 @@ def test_a_sqlite_backup_taken_while_it_is_written_restores_every_row(tmp_path: 
 @pytest.mark.peers  # the real PostgreSQL server and its client tools
 def test_a_postgresql_backup_restores_into_an_empty_database_with_its_chunks_and_views(pg_url: str,
                                                                                    tmp_path: Path) -> None:
-    from sqlalchemy import create_engine, text
+    from sqlalchemy import text
 
-    from tests.conftest import PG_ADMIN_URL
+    from tests.conftest import pg_database
 
     populated(pg_url)
     before = counts(pg_url)
@@ -119,19 +118,10 @@ def test_a_postgresql_backup_restores_into_an_empty_database_with_its_chunks_and
     assert points(pg_url) > 1000
     r = run_cli("backup", str(tmp_path / "pg.backup"), "--config", config(tmp_path, "pg", pg_url))
     assert r.returncode == 0, r.stderr
-    name = f"rackpulse_restore_{int(time.time() * 1000) % 10**9}"
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as c:
-        c.execute(text(f'CREATE DATABASE "{name}"'))
-    target = PG_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
-    try:
+    with pg_database() as target:
         r = run_cli("restore", str(tmp_path / "pg.backup"), "--config", config(tmp_path, "target", target))
         assert r.returncode == 0, r.stderr
         assert counts(target) == before
         assert points(target) == points(pg_url)  # the chunk tables and their views came along
         again = run_cli("restore", str(tmp_path / "pg.backup"), "--config", config(tmp_path, "target", target))
         assert again.returncode == 1 and "holds tables already" in again.stderr
-    finally:
-        with admin.connect() as c:
-            c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()

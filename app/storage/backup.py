@@ -16,6 +16,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from sqlalchemy import inspect
@@ -125,20 +126,20 @@ def restore(url: str, source: Path) -> None:
 
 
 def cmd_backup(args: argparse.Namespace, url: str) -> int:
-    try:
-        backup(url, Path(args.file))
-    except BackupError as exc:
-        print(f"rackpulse backup: {exc}", file=sys.stderr)
-        return 1
-    print(f"backup written to {args.file} ({os.path.getsize(args.file)} bytes)")
-    return 0
+    return _said("backup", lambda: backup(url, Path(args.file)),
+                 lambda: f"backup written to {args.file} ({os.path.getsize(args.file)} bytes)")
 
 
 def cmd_restore(args: argparse.Namespace, url: str) -> int:
+    return _said("restore", lambda: restore(url, Path(args.file)),
+                 lambda: f"restored {args.file} into the configured database (migrated to this version's schema)")
+
+
+def _said(what: str, do: Callable[[], None], done: Callable[[], str]) -> int:
     try:
-        restore(url, Path(args.file))
+        do()
     except BackupError as exc:
-        print(f"rackpulse restore: {exc}", file=sys.stderr)
+        print(f"rackpulse {what}: {exc}", file=sys.stderr)
         return 1
-    print(f"restored {args.file} into the configured database (migrated to this version's schema)")
+    print(done())
     return 0

@@ -3,6 +3,7 @@ in a URL), proxy login from a trusted and an untrusted address, and the audit lo
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from pathlib import Path
@@ -437,14 +438,21 @@ def test_an_account_is_limited_from_any_number_of_addresses(tmp_path: Path) -> N
         assert log_in(c, "bob", BOB) == 303  # another account is not held
 
 
-def test_wrong_current_passwords_and_two_factor_codes_on_the_account_page_are_limited_like_sign_in(
-        tmp_path: Path) -> None:
+@contextlib.contextmanager
+def bob_with_two_factor(tmp_path: Path, addr: str):  # type: ignore[no-untyped-def]
+    """An app whose viewer bob has two-factor on, and a client from `addr` signed in as him."""
     app = make_app(tmp_path, password=False)
     users, _ = people(app)
     secret = users.start_totp("bob")
     users.confirm_totp("bob", pyotp.TOTP(secret).now())
-    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False, client=("10.0.0.8", 4000)) as c:
+    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False, client=(addr, 4000)) as c:
         assert log_in(c, "bob", BOB, pyotp.TOTP(secret).at(time.time() + 30)) == 303  # the next step: not a replay
+        yield app, users, c
+
+
+def test_wrong_current_passwords_and_two_factor_codes_on_the_account_page_are_limited_like_sign_in(
+        tmp_path: Path) -> None:
+    with bob_with_two_factor(tmp_path, "10.0.0.8") as (app, users, c):
         csrf = csrf_of(c)
         got = [c.post("/account/password", data={"csrf": csrf, "current": f"nope{i}", "new": "whatever-new"}).status_code
                for i in range(10)]
@@ -455,12 +463,7 @@ def test_wrong_current_passwords_and_two_factor_codes_on_the_account_page_are_li
 
 
 def test_two_factor_off_takes_no_flood_of_codes(tmp_path: Path) -> None:
-    app = make_app(tmp_path, password=False)
-    users, _ = people(app)
-    secret = users.start_totp("bob")
-    users.confirm_totp("bob", pyotp.TOTP(secret).now())
-    with TestClient(app, base_url="http://127.0.0.1", follow_redirects=False, client=("10.0.0.9", 4000)) as c:
-        assert log_in(c, "bob", BOB, pyotp.TOTP(secret).at(time.time() + 30)) == 303  # the next step: not a replay
+    with bob_with_two_factor(tmp_path, "10.0.0.9") as (app, users, c):
         csrf = csrf_of(c)
         cookie = c.cookies.get("rackpulse_session")
     codes = _concurrently(app, [("/account/totp/off", {"csrf": csrf, "code": f"{i:06d}"}) for i in range(200)],

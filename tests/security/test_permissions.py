@@ -11,26 +11,14 @@ from typing import Any
 
 import pyotp
 import pytest
-from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 from app.web.guard import OWN, OWN_TOKENS, PUBLIC, SAFE
-from app.web.permissions import table
+from app.web.permissions import flat, table
 from tests.security.test_web_guards import make_app
 
 ADMIN, VIEWER = "alice-password", "bob-password"
 ADMIN_ONLY = ("/audit", "/api/v1/audit", "/api/v1/users", "/api/v1/tokens")
-
-
-def flat(found: list[Any]) -> list[APIRoute]:
-    """The app's routes, through the routers it includes (FastAPI keeps each as a wrapper)."""
-    out: list[APIRoute] = []
-    for r in found:
-        if isinstance(r, APIRoute):
-            out.append(r)
-        elif hasattr(r, "original_router"):
-            out += flat(r.original_router.routes)
-    return out
 
 
 def fill(path: str) -> str:
