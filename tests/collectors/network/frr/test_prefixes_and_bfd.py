@@ -134,11 +134,19 @@ def v4(result):  # type: ignore[no-untyped-def]
 
 def test_real_prefix_counts_match_the_summary_and_the_routes_filtered_by_policy(routers: FrrPair) -> None:
     c = FrrCollector(routers.vtysh("A"))
-    r = collect_until(c, lambda r: v4(r) and v4(r).up and v4(r).prefixes_received == 2
-                      and v4(r).prefixes_adj_in and v4(r).bfd == "up", "two prefixes accepted, BFD up")
-    summary = json.loads(routers.vty("show bgp ipv4 unicast summary json"))["peers"]["10.199.0.2"]
+    collect_until(c, lambda r: v4(r) and v4(r).up and v4(r).prefixes_received == 2
+                  and v4(r).prefixes_adj_in and v4(r).bfd == "up", "two prefixes accepted, BFD up")
+    # Router A may still be announcing its own routes as the session settles: the collector's
+    # reading and the summary read here are two moments, so wait until they agree.
+    summary: dict[str, int] = {}
+
+    def agree(r) -> bool:  # type: ignore[no-untyped-def]
+        summary.update(json.loads(routers.vty("show bgp ipv4 unicast summary json"))["peers"]["10.199.0.2"])
+        return (v4(r).prefixes_received, v4(r).prefixes_sent) == (summary["pfxRcd"], summary["pfxSnt"])
+
+    r = collect_until(c, agree, "the collector's counts and the summary's to agree")
     p = v4(r)
-    assert p.prefixes_received == summary["pfxRcd"] and p.prefixes_sent == summary["pfxSnt"]
+    assert p.prefixes_received == summary["pfxRcd"] == 2 and p.prefixes_sent == summary["pfxSnt"]
     counts = json.loads(routers.vty("show bgp ipv4 unicast neighbors 10.199.0.2 prefix-counts json"))
     assert p.prefixes_adj_in == counts["ribTableWalkCounters"]["Adj-in"]
     assert p.prefixes_filtered == p.prefixes_adj_in - 2 and p.prefix_limit == 2
