@@ -470,7 +470,14 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
         return int(args.fn(args))
-    except ConfigError as exc:  # app.storage.db.SchemaNewer too
+    except ConfigError as exc:
+        print(f"rackpulse: {exc}", file=sys.stderr)
+        return 2
+    except RuntimeError as exc:
+        from app.storage.db import SchemaNewer  # imported only here: an agent never loads SQLAlchemy
+
+        if not isinstance(exc, SchemaNewer):
+            raise
         print(f"rackpulse: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

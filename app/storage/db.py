@@ -7,7 +7,6 @@ from pathlib import Path
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 
-from app.config import ConfigError
 from app.files import private_file
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,9 +36,9 @@ def make_engine(url: str) -> Engine:
     return create_engine(url, pool_pre_ping=True)
 
 
-class SchemaNewer(ConfigError):
-    """The database was written by a later rackpulse: nothing here may migrate or read it (a
-    ConfigError: the command line says it in one line)."""
+class SchemaNewer(RuntimeError):
+    """The database was written by a later rackpulse: nothing here may migrate or read it (the
+    command line says it in one line)."""
 
 
 def alembic_config(url: str):

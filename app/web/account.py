@@ -13,7 +13,8 @@ from markupsafe import Markup
 from app import audit
 from app.api_tokens import parse_duration
 from app.users import Principal, UserError
-from app.web.site import Admins, Checked, Site, SiteDep, principal
+from app.web.permissions import Admins
+from app.web.site import Checked, Site, SiteDep, principal
 
 router = APIRouter()
 ISSUER = "rackpulse"

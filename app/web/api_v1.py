@@ -20,7 +20,8 @@ from app.alerting.service import matches_all
 from app.users import UserError
 from app.web import api
 from app.web.alert_pages import DURATIONS
-from app.web.site import Admins, Site, SiteDep, csrf_ok, principal
+from app.web.permissions import Admins
+from app.web.site import Site, SiteDep, csrf_ok, principal
 
 router = APIRouter(prefix="/api/v1", tags=["v1"])
 

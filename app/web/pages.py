@@ -17,7 +17,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app import bay_labels, disk_notes, events, views, words
 from app.alerting.engine import AlertState
 from app.ingest.agents import revoke
-from app.web.site import RANGES, Admins, Checked, SiteDep
+from app.web.permissions import Admins
+from app.web.site import RANGES, Checked, SiteDep
 from collectors import plugins
 from collectors.findings import natural
 from collectors.plugin import DOMAINS, CollectorPlugin, Detail

@@ -6,10 +6,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from fastapi import Depends, HTTPException, Request
 from fastapi.routing import APIRoute
 
 from app.web.guard import OWN, OWN_TOKENS, PUBLIC, SAFE, _starts
-from app.web.site import admin_only
+from app.web.site import principal
+
+
+def admin_only(request: Request) -> None:
+    """People, tokens, agents' tokens and the audit log: an admin's (a person, or an admin token)."""
+    who = principal(request)
+    if who is None or who.role != "admin":
+        raise HTTPException(403, "for admins only")
+
+
+Admins = Depends(admin_only)  # a route's `dependencies=[Admins]`: the table below reads it
 
 # The kinds of caller, least first. A read token reads like a viewer; a write token changes what a
 # write may change; an admin token is an admin. A page is never opened with a Bearer token.

@@ -390,15 +390,7 @@ def csrf_ok(s: Site, request: Request, token: str | None) -> bool:
     return (who is not None and who.via == "token") or s.sessions.csrf_ok(s.csrf_identity(request), token)
 
 
-def admin_only(request: Request) -> None:
-    """People, tokens, agents' tokens and the audit log: an admin's (a person, or an admin token)."""
-    who = principal(request)
-    if who is None or who.role != "admin":
-        raise HTTPException(403, "for admins only")
-
-
 # What a route declares: `s: SiteDep` for the shared site (typed: FastAPI's Annotated dependency),
-# `dependencies=[Checked]` on a form that changes something, `dependencies=[Admins]` on what only
-# an admin may see or do (docs/permissions.md lists every route by who may call it).
+# `dependencies=[Checked]` on a form that changes something, `dependencies=[Admins]`
+# (app/web/permissions.py) on what only an admin may see or do.
 Checked = Depends(csrf_checked)
-Admins = Depends(admin_only)
