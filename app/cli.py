@@ -356,6 +356,10 @@ INIT_SECONDS = 60.0
 
 def cmd_init(args: argparse.Namespace) -> int:
     """A starter config from what this host has; never over an existing file without --force."""
+    if args.sudoers:
+        from app.install.commands import cmd_init_sudoers
+
+        return cmd_init_sudoers(args)
     from app.starter.discover import Found, discover
     from app.starter.toml import render
 
@@ -363,6 +367,7 @@ def cmd_init(args: argparse.Namespace) -> int:
     if not root.is_dir():
         print(f"rackpulse init: --host-root {root} is not a folder", file=sys.stderr)
         return 2
+    args.output = args.output or "rackpulse.toml"
     out = Path(args.output)
     if args.output != "-" and out.exists() and not args.force:
         print(f"rackpulse init: {out} exists; --force replaces it (or --output another file)", file=sys.stderr)
@@ -442,12 +447,17 @@ def build_parser() -> argparse.ArgumentParser:
     ags.add_argument("host", nargs="?", help="the agent's host name (issue, revoke)")
     ini = sub.add_parser("init", help="write a starter config from what this host has (disks, bays, arrays, "
                                       "bonds, tunnels, sensors, UPS)")
-    ini.add_argument("--output", default="rackpulse.toml", help="file to write, - for standard output "
-                                                                "(default ./rackpulse.toml)")
+    ini.add_argument("--output", help="file to write, - for standard output (default ./rackpulse.toml; "
+                                      "with --sudoers /etc/sudoers.d/rackpulse)")
     ini.add_argument("--force", action="store_true", help="replace the file if it exists")
     ini.add_argument("--host-root", default="/", help="read /proc, /sys, /dev and /etc under this folder "
                                                       "(a fixture tree, a mounted host)")
+    from app.install.commands import add_doctor_arguments, add_sudoers_arguments, cmd_doctor
+
+    add_sudoers_arguments(ini)
     ini.set_defaults(fn=cmd_init)
+    add_doctor_arguments(add("doctor", cmd_doctor, "as the service's user: what each collector can read, and the "
+                                                   "line that grants what it cannot"))
     from app.cli_users import add_tokens_arguments, add_users_arguments, cmd_tokens, cmd_users
 
     add_users_arguments(add("users", cmd_users, "people who log in: add, passwd, role, remove, list"))

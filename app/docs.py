@@ -109,6 +109,15 @@ def state_md(p: CollectorPlugin) -> list[str]:
     return [*out, ""]
 
 
+def privileges_md(p: CollectorPlugin) -> list[str]:
+    """What `rackpulse init --sudoers` allows it (or the group it joins), entry by entry."""
+    out = ["Its commands that need more than an ordinary user, as `rackpulse init --sudoers` grants them "
+           "(the service's user `rackpulse`, the command where `which` finds it):", ""]
+    for v in p.privileges:
+        out += [f"- `{v.option}`: {v.why}.", "", "  ```", f"  {v.grant('rackpulse', '/usr/sbin/' + v.option)}", "  ```"]
+    return [*out, ""]
+
+
 def readme(p: CollectorPlugin) -> str:
     """A plug-in's README.md: what it reads, what it needs, its config, metrics, state and rules."""
     pkg = importlib.import_module(p.collector.__module__.rsplit(".", 1)[0])
@@ -116,6 +125,8 @@ def readme(p: CollectorPlugin) -> str:
     out = [f"# {p.name}", "", about, "", "Written by `make docs` from the plug-in's code and example.toml.", ""]
     if getattr(pkg, "PERMISSIONS", ""):
         out += ["## Permissions", "", pkg.PERMISSIONS, ""]
+    if p.privileges:
+        out += privileges_md(p)
     fragment = package_of(p) / "example.toml"
     if fragment.is_file():
         out += ["## Config", "", "```toml", fragment.read_text().rstrip("\n"), "```", ""]

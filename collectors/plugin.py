@@ -22,6 +22,7 @@ from collectors.base import Collector, Runner
 from collectors.config import CollectorBase
 from collectors.context import HostContext
 from collectors.findings import WARN, BayDevice, ChartSpec, Finding, Judging, Monitor, RuleSpec, S, Tile
+from collectors.privilege import Privilege
 from collectors.starter import HostTree
 from collectors.state import Record, State, StateError, load
 
@@ -108,6 +109,9 @@ class CollectorPlugin(Generic[S]):
     starter: Callable[[HostTree], list[str]] | None = None
     # Its place within its domain (tiles, page sections): lower first, then by name.
     rank: int = 0
+    # The commands it runs that need root or a group (collectors/privilege.py): the sudoers
+    # drop-in, its README and `rackpulse doctor` are made from these.
+    privileges: tuple[Privilege, ...] = ()
 
     # -- called by the app: one plug-in's bad state costs its own tile or section, never the page ----
 

@@ -4,7 +4,8 @@
 # NUT upsd with the dummy-ups driver, Prometheus (promtool) and Alertmanager,
 # docker-compose to validate the compose file (no engine runs), Chromium for the browser tests,
 # fping, iperf3 and nftables for the probes (real loss inside a test's own network namespace),
-# Podman (its Docker-compatible API service) and busybox-static for a tiny image to create containers from.
+# Podman (its Docker-compatible API service) and busybox-static for a tiny image to create containers from,
+# sudo (the privilege split's drop-in, checked with visudo).
 # Installed from Debian's packages; nothing is started as a service.
 set -euo pipefail
 missing=()
@@ -30,6 +31,10 @@ command -v runc >/dev/null || missing+=(runc)
 [ -x /bin/busybox ] || missing+=(busybox-static)
 # the README's API scripts are run as written (tests/test_api_scripts.py)
 command -v curl >/dev/null || missing+=(curl)
+# the privilege split: serve as an unprivileged user runs stand-ins through sudo (tests/install/)
+command -v sudo >/dev/null && command -v visudo >/dev/null || missing+=(sudo)
+# the shipped units' exposure figure (tests/install/test_units.py): systemd-analyze, offline
+command -v systemd-analyze >/dev/null || missing+=(systemd)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
   echo "install-test-peers: need root to install ${missing[*]}" >&2

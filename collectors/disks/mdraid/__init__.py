@@ -8,14 +8,18 @@ from collectors.disks.mdraid.config import MdraidConfig
 from collectors.disks.mdraid.starter import starter
 from collectors.disks.mdraid.state import MdraidState
 from collectors.plugin import CollectorPlugin, Section
+from collectors.privilege import Privilege
 
 SECTION: Section[MdraidState] = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view, summary="summary.html")
 # What it needs on the host (its README says it: `make docs`).
+PRIVILEGES = (Privilege("mdadm", "`mdadm --detail` per array (UUID, events, each slot's state) opens the md "
+                                 "device, which only root may", args=(r"--detail /dev/md[_a-z0-9]+",),
+                         needed=lambda c: c.detail),)
 PERMISSIONS = "Reads /proc/mdstat and /sys: no privileges; `mdadm --detail` needs root (or `sudo -n mdadm` in its argv)."
 
 PLUGIN = CollectorPlugin("mdraid", MdraidCollector, build, MdraidConfig, MdraidState, domain="disks",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, bays=findings.bay_devices, api={"arrays": lambda s: s.arrays},
-                         nouns={"md_array": "array", "md_member": "array member"}, starter=starter,
+                         nouns={"md_array": "array", "md_member": "array member"}, starter=starter, privileges=PRIVILEGES,
                          words={"sync_action": findings.SYNC_WORDS},
                          field_names={"level": "RAID level", "uuid": "UUID", "sync_action": "sync", "array_state": "array state"})

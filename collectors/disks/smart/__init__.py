@@ -8,15 +8,25 @@ from collectors.disks.smart.config import SmartConfig
 from collectors.disks.smart.starter import starter
 from collectors.disks.smart.state import SmartState
 from collectors.plugin import CollectorPlugin, Detail, Section
+from collectors.privilege import DEVICE, Privilege
 
 SECTION: Section[SmartState] = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
 # Each disk's page, /disks/<serial>: its facts, its counters against failure statistics, its history.
 DETAIL = Detail("disks", "disk", "disk.html", findings.find_disk, findings.disk_page)
 # What it needs on the host (its README says it: `make docs`).
+TYPE = r"( -d [a-z0-9_+,]+)?"
+PRIVILEGES = (
+    Privilege("smartctl", "finds the disks (`--scan`) and reads each one's SMART data: ATA/SCSI pass-through "
+              "needs CAP_SYS_RAWIO, NVMe admin commands CAP_SYS_ADMIN, opening the device root",
+              args=("--scan --json", f"--json --all( --nocheck=(never|sleep|standby|idle))?{TYPE} {DEVICE}")),
+    Privilege("smartctl", "starts a self-test (`-t short|long`): the schedule of [collectors.smart.selftest], "
+              "`rackpulse smart-test` or a disk page's button; delete this entry to allow none",
+              args=(f"-t (short|long)( --nocheck=standby)?{TYPE} {DEVICE}",)),
+)
 PERMISSIONS = "smartctl needs root, or CAP_SYS_RAWIO and read access to the disk devices (`sudo -n smartctl` in its argv)."
 
 PLUGIN = CollectorPlugin("smart", SmartCollector, build, SmartConfig, SmartState, domain="disks",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
                          section=SECTION, detail=DETAIL, bays=findings.bay_devices,
                          api={"disks": findings.disks}, nouns={"disk": "disk", "bay": "bay"},
-                         moved={"temperature_warning": "alerts.disk_hot_celsius"}, starter=starter)
+                         moved={"temperature_warning": "alerts.disk_hot_celsius"}, starter=starter, privileges=PRIVILEGES)

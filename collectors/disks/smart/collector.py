@@ -42,6 +42,7 @@ from collectors.disks.smart.smartctl import (
     judge_health,
     parse_smartctl_json,
     parse_smartctl_scan,
+    what_it_said,
 )
 from collectors.disks.smart.state import BayStay, Disk, SmartState
 from collectors.disks.smart.wear import wear, written_bytes
@@ -181,7 +182,7 @@ class SmartCollector(Collector):
     def _scan(self) -> list[tuple[str, str | None]]:
         res = self.runner([*self.smartctl, "--scan", "--json"], self.command_timeout)
         if res.returncode & 0b11:
-            raise CollectorError(f"smartctl --scan failed: exit {res.returncode}: {res.stderr[:200]!r}")
+            raise CollectorError(f"smartctl --scan failed (exit {res.returncode}): {what_it_said(res.stdout, res.stderr)}")
         return [(name, t) for name, t in parse_smartctl_scan(res.stdout)]
 
     def _query_all(self, devices: Sequence[tuple[str, str | None]]) -> list[SmartDisk | CollectorError]:

@@ -6,6 +6,7 @@ and the exit status bitmask in smartctl(8), section RETURN VALUES.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -337,3 +338,14 @@ def _num(v: Any) -> float | None:
 
 def _int(v: Any) -> int | None:
     return int(v) if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def what_it_said(stdout: bytes, stderr: bytes) -> str:
+    """Why a run failed, in smartctl's words: its JSON messages (where --json puts even "Permission
+    denied"), else the start of its standard error."""
+    try:
+        meta = json.loads(stdout).get("smartctl", {})
+        words = [str(m.get("string", "")) for m in meta.get("messages", []) if isinstance(m, dict)]
+    except (ValueError, AttributeError, TypeError):
+        words = []
+    return "; ".join(w for w in words if w)[:300] or stderr.decode("utf-8", "replace").strip()[:200] or "no message"

@@ -8,9 +8,12 @@ from collectors.network.frr.config import FrrConfig
 from collectors.network.frr.starter import starter
 from collectors.network.frr.state import FrrState
 from collectors.plugin import CollectorPlugin, Section
+from collectors.privilege import Privilege
 
 SECTION: Section[FrrState] = Section("network", "Network", Path(__file__).parent, findings.view)
 # What it needs on the host (its README says it: `make docs`).
+PRIVILEGES = (Privilege("vtysh", "vtysh talks to FRR's daemons over their sockets in /run/frr, open to the "
+                                 "frrvty group", group="frrvty"),)
 PERMISSIONS = "`vtysh` needs membership of the frrvty group (or root)."
 
 PLUGIN = CollectorPlugin("frr", FrrCollector, build, FrrConfig, FrrState, domain="network",
@@ -18,4 +21,4 @@ PLUGIN = CollectorPlugin("frr", FrrCollector, build, FrrConfig, FrrState, domain
                          section=SECTION, api={"bgp_peers": lambda s: s.peers, "bfd_peers": lambda s: s.bfd, "evpn_vnis": lambda s: s.evpn},
                          nouns={"bgp_peer": "BGP peer", "bfd_peer": "BFD session", "evpn_vni": "EVPN VNI"}, starter=starter,
                          words={"state": findings.STATE_WORDS},
-                         field_names={"state": "session", "remote_as": "peer AS"})
+                         field_names={"state": "session", "remote_as": "peer AS"}, privileges=PRIVILEGES)

@@ -4,6 +4,7 @@ EID:slot with serial and bay, BBU/CacheVault."""
 from pathlib import Path
 
 from collectors.plugin import CollectorPlugin, Section
+from collectors.privilege import Privilege
 from collectors.storage.megaraid import findings
 from collectors.storage.megaraid.collector import MegaraidCollector, build
 from collectors.storage.megaraid.config import MegaraidConfig
@@ -13,6 +14,8 @@ from collectors.storage.megaraid.state import MegaraidState
 
 SECTION: Section[MegaraidState] = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
 # What it needs on the host (its README says it: `make docs`).
+PRIVILEGES = (Privilege("storcli", "storcli/perccli open the controller's ioctl node, which only root may; "
+                                 "rackpulse runs only its `show` commands", args=("/call(/eall/sall)? show (all|rebuild) J",)),)
 PERMISSIONS = "storcli64/perccli64 need root."
 
 PLUGIN = CollectorPlugin("megaraid", MegaraidCollector, build, MegaraidConfig, MegaraidState, domain="storage",
@@ -20,4 +23,4 @@ PLUGIN = CollectorPlugin("megaraid", MegaraidCollector, build, MegaraidConfig, M
                          section=SECTION, bays=findings.bay_devices, scene=write_scene,
                          nouns={"megaraid_vd": "RAID virtual drive", "megaraid_pd": "RAID drive"}, starter=starter,
                          words={"state": findings.STATE_WORDS, "dg": {"-": "none"}},
-                         field_names={"dg": "drive group", "raid": "RAID level"})
+                         field_names={"dg": "drive group", "raid": "RAID level"}, privileges=PRIVILEGES)

@@ -155,6 +155,9 @@ def test_real_bgp_sessions_go_established_down_and_established_again(routers: Fr
 
 def test_an_admin_shutdown_peer_is_shown_as_intended(routers: FrrPair) -> None:
     c = FrrCollector(routers.vtysh("A"))
+    # Alone (one test of this module, or its first on a worker) bgpd may not yet hold the peer
+    # from its config: a shutdown sent then is lost. Wait until it shows the peer.
+    wait_for(c, lambda p: ("ipv4Unicast", "10.199.0.3") in p)
     routers.vty("configure terminal", "router bgp 65001", "neighbor 10.199.0.3 shutdown message maintenance", "end")
     try:
         peers = wait_for(c, lambda p: p[("ipv4Unicast", "10.199.0.3")].admin_down)

@@ -1,0 +1,1 @@
+"""Installing rackpulse on a real machine: the sudoers drop-in, the doctor."""

@@ -1,0 +1,69 @@
+"""What a collector runs that an ordinary user may not: each plug-in declares it, so that
+`rackpulse init --sudoers` can allow exactly those commands and nothing more, its README can
+say it, and `rackpulse doctor` can name the line that grants what is missing.
+
+rackpulse's web server never runs as root (deploy/systemd/rackpulse.service): a command that
+needs root is run through `sudo -n` (its argv in the config: `["sudo", "-n", "/usr/sbin/smartctl"]`)
+with a drop-in that allows only the argument lists declared here. sudo 1.9.10 and later reads an
+argument list that starts with ^ and ends with $ as an extended regular expression; the patterns
+below are anchored, and a device path never holds "..".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+# A device under /dev: letters, digits and _ : + , = -, a "." or "/" only between them (so no "..").
+DEVICE = r"/dev/([A-Za-z0-9_:+,=-]+[./]?)+"
+# A mount point as the btrfs collector passes it: an absolute path without white space.
+MOUNT = r"/[^ ]*"
+
+
+def _always(section: Any) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Privilege:
+    """One command of a collector that needs more than an ordinary user has.
+
+    `option` names the section's argv option that runs it ("smartctl"). `args`: regular
+    expressions, each matching whole argument lists the collector passes (without the command
+    itself): the sudoers entry allows exactly these. `group`: instead of root, membership of this
+    group is enough (vtysh: frrvty). `needed`: whether the section's config uses it at all
+    (self-tests are off by default)."""
+
+    option: str
+    why: str
+    args: tuple[str, ...] = ()
+    group: str = ""
+    needed: Callable[[Any], bool] = _always
+
+    def grant(self, user: str, executable: str) -> str:
+        """The one line that grants it to `user`: a sudoers entry, or the group to join."""
+        if self.group:
+            return f"usermod -aG {self.group} {user}   # and SupplementaryGroups={self.group} in the unit"
+        allowed = ", ".join(f"{executable} {sudoers_escape(a)}" for a in self.args)
+        return f"{user} ALL=(root) NOPASSWD: {allowed}"
+
+
+def sudoers_escape(pattern: str) -> str:
+    """A regular expression as a sudoers argument: anchored, and its one character sudoers still
+    reads as its own within a regular expression, "#", escaped (sudoers(5), "Regular expressions")."""
+    return "^" + pattern.replace("#", "\\#") + "$"
+
+
+def without_sudo(argv: Sequence[str]) -> list[str]:
+    """The command an argv runs, past a leading `sudo` and its options (`sudo -n smartctl`)."""
+    rest = list(argv)
+    if rest and rest[0].rsplit("/", 1)[-1] == "sudo":
+        rest = rest[1:]
+        while rest and rest[0].startswith("-"):
+            rest = rest[1:]
+    return rest
+
+
+def uses_sudo(argv: Sequence[str]) -> bool:
+    return bool(argv) and argv[0].rsplit("/", 1)[-1] == "sudo"
