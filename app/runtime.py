@@ -41,7 +41,7 @@ class Runtime:
     def __init__(self, cfg: Config, *, collect: bool = True, runner: Runner = run_command,
                  snapshot: Snapshot | None = None, scheduler: Scheduler | None = None, migrate: bool = True) -> None:
         """``collect=False``: no scheduler (pages from a given snapshot: tests, parts of the demo)."""
-        self.cfg, self.migrate = cfg, migrate
+        self.cfg, self.migrate, self.runner = cfg, migrate, runner
         self.saved_bays = bay_labels.host_bays(cfg)  # with the labels saved from disk pages; every collector holds it
         self.saved_entries = SavedEntries()  # monitors made in the browser, read from the database at start()
         self.pings = PingBook()  # what jobs said at /ping/<token>, read from the database at start()
@@ -250,7 +250,7 @@ class Runtime:
             return
         scheduler.start()
         # the fold and pruning: the leader's (or, alerts off, each server's own after the lead check)
-        scheduler.add_task(self.maintain, cfg.storage.maintenance_interval, "maintenance")
+        scheduler.add_task(self.maintain, lambda: self.cfg.storage.maintenance_interval, "maintenance")
         if self.leadership.shared and "heartbeats" in scheduler.collectors:
             # a job may ping any of the servers: the pings of this host's heartbeats that another
             # one took are in the database, read at the heartbeats collector's own interval
@@ -260,7 +260,7 @@ class Runtime:
         if alerting is not None:
             alerting.courier.may_send = lambda: self.leading  # a standby's courier sends nothing
             alerting.courier.start()
-            scheduler.add_task(self.alert_tick, cfg.alerts.interval, "alerts")
+            scheduler.add_task(self.alert_tick, lambda: self.cfg.alerts.interval, "alerts")  # a reload may change it
         self._start_exports(scheduler)
 
     def _start_exports(self, scheduler: Scheduler) -> None:

@@ -204,6 +204,16 @@ def in_daemon_thread(fn: Callable[[], Any], name: str) -> asyncio.Future[Any]:
     return fut
 
 
+def _close(coll: Collector) -> None:
+    """A collector a reload dropped: its connection (the ISG's Modbus client) closed."""
+    close = getattr(coll, "close", None)
+    if callable(close):
+        try:
+            close()
+        except Exception:  # noqa: BLE001 - a close that fails costs nothing but its socket
+            log.debug("closing %s failed", type(coll).__name__, exc_info=True)
+
+
 class Scheduler:
     def __init__(
         self,
@@ -223,6 +233,7 @@ class Scheduler:
         self.judging = judging
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
+        self._running = False  # start() was called: a collector added by a reload starts its loop
         self._inflight: dict[str, asyncio.Future[CollectResult]] = {}
         for name in self.collectors:
             interval, timeout = settings[name]
@@ -342,14 +353,51 @@ class Scheduler:
             await asyncio.sleep(max(st.interval - (time.monotonic() - t0), 0.05))
 
     def start(self, jitter: bool = True) -> None:
+        self._running = True
         for name, st in self.snapshot.statuses.items():
             delay = random.uniform(0, min(st.interval, 5.0)) if jitter else 0.0  # noqa: S311
             self._tasks.append(asyncio.create_task(self._loop(name, delay), name=f"collector-{name}"))
 
-    def add_task(self, coro_factory: Callable[[], Any], interval: float, name: str) -> None:
+    def reconfigure(self, built: Mapping[str, Collector], settings: Mapping[str, tuple[float, float]],
+                    changed: set[str]) -> None:
+        """A reloaded config, while running: a collector no longer enabled stops and its state
+        leaves the pages; a new one starts; one whose section `changed` is replaced by its new
+        build, seeded with the state the old one left (its memory); every one takes its new
+        interval and timeout from its next run. Unchanged collectors keep their objects."""
+        tasks = {t.get_name(): t for t in self._tasks}
+        for name in [n for n in self.collectors if n not in built]:
+            if (task := tasks.get(f"collector-{name}")) is not None:
+                task.cancel()
+                self._tasks.remove(task)
+            _close(self.collectors.pop(name))
+            for held in (self.snapshot.statuses, self.snapshot.states, self.snapshot.blocks, self.snapshot.samples):
+                held.pop(name, None)
+        for name, coll in built.items():
+            interval, timeout = settings[name]
+            st = self.snapshot.statuses.get(name)
+            if st is not None:
+                st.interval, st.timeout = interval, timeout
+                if name not in changed:
+                    continue
+            if (old := self.collectors.get(name)) is not None and old is not coll:
+                _close(old)
+            self.collectors[name] = coll
+            if (state := self.snapshot.states.get(name)) is not None:
+                coll.restore(state)
+            if st is None:
+                self.snapshot.statuses[name] = CollectorStatus(name, interval, timeout)
+                if self._running:
+                    self._tasks.append(asyncio.create_task(self._loop(name, 0.0), name=f"collector-{name}"))
+        self.snapshot.rebuild_metrics()
+
+    def add_task(self, coro_factory: Callable[[], Any], interval: float | Callable[[], float], name: str) -> None:
+        """`coro_factory` every `interval` seconds (a callable: read again before each wait, so a
+        reloaded config's interval applies from the next one)."""
+        every = interval if callable(interval) else (lambda: interval)
+
         async def loop() -> None:
             while not self._stopping:
-                await asyncio.sleep(interval)
+                await asyncio.sleep(every())
                 try:
                     await in_daemon_thread(coro_factory, name)
                 except Exception:  # noqa: BLE001

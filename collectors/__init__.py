@@ -35,16 +35,20 @@ def host_context(cfg: Any, saved: Iterable[BayRule] | BayRules = (), entries: Sa
                        states if states is not None else {})
 
 
-def build_collectors(cfg: Any, runner: Runner = run_command, host: HostContext | None = None
-                     ) -> dict[str, Collector]:
+def build_collectors(cfg: Any, runner: Runner = run_command, host: HostContext | None = None,
+                     keep: Mapping[str, Collector] | None = None) -> dict[str, Collector]:
     """Every enabled collector, by name, in the order of the config's sections. Each gets its own
-    section, the host (`host_context`) and the runner: `build(section, host, runner)`."""
+    section, the host (`host_context`) and the runner: `build(section, host, runner)`; one
+    named in `keep` (a reload: its section did not change) is that object, not built again."""
     host = host or host_context(cfg)
     out = {}
     for name in type(cfg.collectors).model_fields:
         section = getattr(cfg.collectors, name)
         plugin = plugins().get(name)
         if plugin is None or not section.enabled:
+            continue
+        if keep and name in keep:
+            out[name] = keep[name]
             continue
         run = runner
         if runner is run_command:  # the real runner: with this collector's output cap

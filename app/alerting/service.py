@@ -177,6 +177,19 @@ class Alerting:
         """Send what is due on every channel, each in order, here and now (tests, `tick`)."""
         return sum(self.courier.deliver_channel(name, now) for name in self.courier.channels)
 
+    def reconfigure(self, settings: dict[str, Any]) -> None:
+        """A reloaded config's rules, windows, dependencies, base URL and group wait (settings_of),
+        keeping every alert's state: what fires, since when, acknowledged, notified."""
+        with self.lock:
+            self.rules = dict(settings["rules"])
+            self.user_rules = list(settings["user_rules"])
+            for ur in self.user_rules:
+                self.rules[ur.rule.name] = ur.rule
+            self.windows = list(settings["windows"])
+            self.dependencies = list(settings["dependencies"])
+            self.base_url = self.courier.base_url = settings["base_url"]
+            self.courier.group_wait = settings["group_wait"]
+
     def set_channels(self, channels: Sequence[Channel]) -> None:
         """The config file's channels and the browser's, after one was added, changed or removed."""
         with self.lock:
@@ -375,6 +388,12 @@ def channels_of(cfg: Any) -> list[Channel]:
 def from_config(cfg: Any, engine: Engine, host: str | None = None) -> Alerting:
     """Build the alerting from the validated config: built-in rules with overrides, user rules,
     channels and maintenance windows. Unknown rule names in overrides are config errors."""
+    return Alerting(engine, host or cfg.host, channels=channels_of(cfg), conditions=Conditions(), **settings_of(cfg))
+
+
+def settings_of(cfg: Any) -> dict[str, Any]:
+    """What the config sets of an Alerting, but its channels: rules, user rules, windows,
+    dependencies, base URL, group wait (a reload gives these to the running one)."""
     from dataclasses import replace
 
     from app.alert_config import dependencies_of
@@ -393,7 +412,6 @@ def from_config(cfg: Any, engine: Engine, host: str | None = None) -> Alerting:
                               reminder_hours=base.reminder_hours if o.reminder_hours is None else o.reminder_hours)
     user = [MetricRule(Rule(u.name, u.severity, u.for_seconds, u.reminder_hours), u.metric, u.op, u.threshold,
                        u.clear_threshold, tuple(sorted(u.labels.items())), u.message) for u in a.user_rules]
-    channels = channels_of(cfg)
     windows = [parse_window(w.days, w.start, w.hours, w.first_of_month, w.rules) for w in a.maintenance]
-    return Alerting(engine, host or cfg.host, rules, user, channels, windows, a.base_url, Conditions(),
-                    dependencies_of(a), a.group_wait)
+    return {"rules": rules, "user_rules": user, "windows": windows, "base_url": a.base_url,
+            "dependencies": dependencies_of(a), "group_wait": a.group_wait}

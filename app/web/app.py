@@ -3,9 +3,11 @@ stops), the routers by page family, and the guards in front of it all."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ipaddress
 import logging
+import signal
 from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import quote, unquote
@@ -14,6 +16,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from app.config import Config
+from app.reload import reload as config_reload
 from app.runtime import Runtime
 from app.web import (
     account,
@@ -42,11 +45,26 @@ def create_app(cfg: Config, *, runtime: Runtime | None = None, **runtime_options
     rt = runtime or Runtime(cfg, **runtime_options)
     s = Site(cfg, rt)
 
+    def applied(new: Config) -> None:
+        s.cfg = app.state.config = new
+
+    reloading = asyncio.Lock()
+
+    async def reload() -> None:
+        async with reloading:  # two SIGHUPs in a row: one after the other
+            await config_reload(rt, applied)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await rt.start(s.sessions.load)
         app.state.mqtt, app.state.remote_writes = rt.mqtt, rt.remote_writes
+        app.state.reload = reload
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread (tests)
+            loop.add_signal_handler(signal.SIGHUP, lambda: loop.create_task(reload()))
         yield
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.remove_signal_handler(signal.SIGHUP)
         await rt.stop()
 
     app = FastAPI(title="rackpulse", lifespan=lifespan, docs_url=None, redoc_url=None)  # docs: app/web/api.py
