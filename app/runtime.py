@@ -68,6 +68,8 @@ class Runtime:
         self.leadership = Leadership(self.engine)
         self.leading = False
         self.size_note: dict[str, object] | None = None  # what storage.max_size gave up last (the overview)
+        # A line every page shows while it is set: the demo's "history loading" while it seeds.
+        self.notice: str | None = None
 
     # -- alerting ---------------------------------------------------------------------------
 

@@ -8,8 +8,10 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from app.cli import Command, at_forced_exit, serve_config
 from app.config import load_config
@@ -62,6 +64,7 @@ def _run(args: argparse.Namespace, root: Path) -> int:
     from demo.history import first_round, seed_everything
     from demo.power import start_upsd
 
+    t0 = time.monotonic()
     port = free_port(args.port)
     if port != args.port:
         print(f"rackpulse demo: port {args.port} is taken, using {port} (choose one with --port, or PORT= for make demo)",
@@ -78,15 +81,9 @@ def _run(args: argparse.Namespace, root: Path) -> int:
     fake_docker = start_engine(root)  # the containers' fake Docker engine, on a socket in root
     cfg = load_config(None, demo.demo_config(root, db_url, args.port, args.interval, upsd.port, isg.port))
     upgrade(db_url)
-    engine = make_engine(db_url)
-    store = Store(engine, cfg.host)
-    # One collection first: every series it stores gets a past (two days of 5-minute rollups, a
-    # month of hourly ones), so every chart the demo shows opens on a full day.
-    started = int(first_round(cfg, root, store, speed=args.speed))
-    demo.seed_history(store, now=started)
-    n = seed_everything(store, now=started)
-    engine.dispose()
     driver.start()
+    print(f"rackpulse demo: starting (fixture host in {root}, a second host, {AGENT_HOST}, pushes through a real "
+          "agent: /hosts)", flush=True)
 
     agent = start_demo_agent(root, db_url, args.port, args.interval)
     at_forced_exit.insert(0, agent.kill)
@@ -95,17 +92,35 @@ def _run(args: argparse.Namespace, root: Path) -> int:
     # an hour `collector openvpn down: status file is 2874s old` fired on a host said to be fine.
     calm = demo.Driver(root / AGENT_HOST, speed=0.0)
     calm.start()
-    print(f"rackpulse demo: http://127.0.0.1:{args.port}/  (fixture host in {root}, {n} series with history; "
-          f"a second host, {AGENT_HOST}, pushes through a real agent: /hosts)")
 
-    def simulated_switch(app) -> None:
+    def seed(runtime: Any) -> None:
+        """Every series' past (two days of 5-minute rollups, a month of hourly ones), in the
+        background while the demo serves: the pages say so until it is there."""
+        engine = make_engine(db_url)
+        try:
+            store = Store(engine, cfg.host)
+            started = int(first_round(cfg, root, store, speed=args.speed, advance=False))
+            demo.seed_history(store, now=started)
+            n = seed_everything(store, now=started)
+        except Exception as exc:  # noqa: BLE001 - the live demo goes on without its past
+            print(f"rackpulse demo: history not seeded ({type(exc).__name__}: {exc}); live data only", flush=True)
+        else:
+            print(f"rackpulse demo: history ready, {n} series ({time.monotonic() - t0:.0f} s after start)", flush=True)
+        finally:
+            engine.dispose()
+            runtime.notice = None
+
+    def setup(app: Any) -> None:
         if app.state.scheduler is not None:
             demo.attach_simulations(app.state.scheduler.collectors, root)
+        app.state.runtime.notice = ("History loading: the charts' past (two days, a month) is being written; "
+                                    "live values are here already.")
+        threading.Thread(target=seed, args=(app.state.runtime,), name="demo-history", daemon=True).start()
+        threading.Thread(target=announce, args=(f"http://127.0.0.1:{args.port}/", t0, args.speed),
+                         name="demo-announce", daemon=True).start()
 
-    print("The RAID6 md0 degrades (bay 7 fails) and rebuilds every "
-          f"{demo.CYCLE / args.speed:.0f}s. Ctrl-C stops it.", flush=True)
     try:
-        return serve_config(cfg, simulated_switch)
+        return serve_config(cfg, setup)
     finally:
         # Everything that writes into root stops before root is removed.
         agent.terminate()
@@ -119,6 +134,25 @@ def _run(args: argparse.Namespace, root: Path) -> int:
         upsd.stop()
         isg.stop()
         fake_docker.stop()
+
+
+def announce(url: str, t0: float, speed: float, every: float = 0.1) -> None:
+    """The URL, printed once it answers (printed before, it was refused for minutes on a busy
+    machine while the server still started)."""
+    import urllib.request
+
+    from demo import story as demo
+
+    while True:
+        try:
+            with urllib.request.urlopen(url + "healthz", timeout=5) as r:  # noqa: S310 - loopback
+                if r.status == 200:
+                    break
+        except OSError:
+            time.sleep(every)
+    print(f"rackpulse demo: {url}  (answering {time.monotonic() - t0:.1f} s after start)", flush=True)
+    print("The RAID6 md0 degrades (bay 7 fails) and rebuilds every "
+          f"{demo.CYCLE / speed:.0f}s. Ctrl-C stops it.", flush=True)
 
 
 COMMAND = Command("demo", "a populated dashboard with no hardware", add_arguments, run)

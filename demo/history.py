@@ -28,11 +28,12 @@ DAYS_5M = 2  # 5-minute rollups: the 24 h charts, and a day before
 DAYS_1H = 30  # hourly: the 7 d and 30 d charts
 
 
-def first_round(cfg: Any, root: Path, store: Any, gap: float = 1.0, speed: float = 1.0) -> float:
+def first_round(cfg: Any, root: Path, store: Any, gap: float = 1.0, speed: float = 1.0, advance: bool = True) -> float:
     """Two collections of every collector into the store, `gap` seconds apart, as `serve` will
     do them: the series whose past is then seeded, and each counter's rate (a rate, a CPU's busy
     share, needs two readings). The story moves on by the time that passed at `speed`, so the
-    rates seeded are the ones the live story goes on with. Returns when it started."""
+    rates seeded are the ones the live story goes on with (`advance`: it writes the story's next
+    moment itself; not while the story's driver runs and writes it). Returns when it started."""
     import asyncio
 
     from app.bay_labels import host_bays
@@ -46,7 +47,8 @@ def first_round(cfg: Any, root: Path, store: Any, gap: float = 1.0, speed: float
     sched = Scheduler(colls, cfg.schedules(colls), Snapshot(host=cfg.host), store)
     asyncio.run(sched.run_all_once())
     time.sleep(gap)  # the collectors' own clocks (a rate per second) see the gap too
-    write_tree(root, story_state((time.time() - started) * speed))
+    if advance:
+        write_tree(root, story_state((time.time() - started) * speed))
     asyncio.run(sched.run_all_once())
     return started
 

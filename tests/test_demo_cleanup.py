@@ -69,7 +69,7 @@ def test_a_demo_on_a_taken_port_takes_the_next_free_one_and_says_so(tmp_path: Pa
             import urllib.request
 
             up = False
-            while not up and time.time() < deadline:  # it says where before it listens
+            while not up and time.time() < deadline:  # it says where once it answers: this is a first try
                 try:
                     up = urllib.request.urlopen(url + "healthz", timeout=5).status == 200  # noqa: S310 - loopback
                 except OSError:

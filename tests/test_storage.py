@@ -140,6 +140,21 @@ def test_the_inventory_diff_survives_a_restart(store: Store) -> None:
         ("degraded", "false", "true")
 
 
+def test_a_thing_another_writer_stored_since_the_cache_was_read_does_not_lose_the_run(store: Store) -> None:
+    # The demo seeding its past while serving, a second server of the same host: each Store
+    # read the inventory once; an insert of what the other had stored since failed every run.
+    modem = Entity("modem", "356938035643801", {"name": "3G link 1"})
+    store.write_run("modems", T0, 0.1, True, None, CollectResult())  # its cache read: no modem yet
+    other = Store(store.engine, "nas")
+    other.write_run("modems", T0 + 1, 0.1, True, None, CollectResult(entities=[modem]))
+    for ts in (T0 + 30, T0 + 60):
+        store.write_run("modems", ts, 0.1, True, None, CollectResult(entities=[modem], samples=[
+            Sample.of("rackpulse_modem_signal_quality_ratio", 0.5, imei="356938035643801")]))
+    assert [e["key"] for e in store.entities("modem")] == ["356938035643801"]
+    with store.engine.connect() as c:
+        assert c.execute(select(func.count()).select_from(sample)).scalar() == 2
+
+
 def test_values_are_stored_exactly_and_integers_and_booleans_as_numbers(store: Store) -> None:
     # PostgreSQL gets the values as an array literal the Store writes itself: every float must
     # come back bit for bit, and a collector's int or bool must not reach it as "True".

@@ -110,10 +110,15 @@ class Inventory(StoreBase):
             old = known.get(k)
             base = {"host": self.host, "kind": e.kind, "key": e.key, "ts": now}
             if old is None:
-                conn.execute(entity.insert().values(
+                # An upsert: another writer of this host (the demo seeding its past, a second server
+                # on the same database) may have stored it since this cache was read. A plain
+                # insert then failed every run after, and each run's samples were lost with it.
+                conn.execute(self._insert(entity).values(
                     host=self.host, collector=collector, kind=e.kind, key=e.key, attrs=json.dumps(attrs),
                     first_seen=now, last_seen=now, present=True,
-                ))
+                ).on_conflict_do_update(index_elements=["host", "kind", "key"],
+                                        set_={"collector": collector, "attrs": json.dumps(attrs), "last_seen": now,
+                                              "present": True}))
                 events.append({**base, "field": "present", "old": None, "new": "appeared"})
             else:
                 changed = {f for f in set(attrs) | set(old["attrs"]) if attrs.get(f) != old["attrs"].get(f)}

@@ -356,8 +356,11 @@ class Site:
                # the live update asks for the page as it is shown (?range=7d, ?view=heat), not its default
                "live": request.url.path + (f"?{request.url.query}" if request.url.query else ""),
                "base": request.scope.get("rackpulse_base", ""), "csrf": self.csrf_token(request), **ctx}
+        ctx.setdefault("notice_line", self.runtime.notice)
         if request.headers.get("HX-Request") and "content" in tmpl.blocks:
-            body = "".join(tmpl.blocks["content"](tmpl.new_context(ctx)))
+            # the live update replaces <main>'s content: the notice line goes with it, and away
+            notice = self.env.get_template("notice.html").render(ctx)
+            body = notice + "".join(tmpl.blocks["content"](tmpl.new_context(ctx)))
         else:
             body = tmpl.render(ctx)
         return HTMLResponse(body, headers={"Vary": "HX-Request"})
