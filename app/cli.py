@@ -209,7 +209,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_agent(args: argparse.Namespace) -> int:
     from app.agent.push import run_agent
+    from app.config import enabled_sections
+    from collectors import load_only
 
+    load_only(enabled_sections(resolve_config_path(args.config)))  # no other plug-in is imported
     cfg = _load(args)
     if args.token_file:
         cfg = cfg.model_copy(update={"agent": cfg.agent.model_copy(update={"token_file": Path(args.token_file)})})

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    ConfigDict,
     Field,
     SecretStr,
     ValidationError,
@@ -313,11 +314,40 @@ def resolve_config_path(arg: str | None) -> Path | None:
     return local if local.exists() else None
 
 
-def config_model() -> type[Config]:
-    """Config, with a [collectors.<name>] section for every installed collector plug-in."""
-    from collectors import plugins
+class DisabledSection(_Strict):
+    """The section of a plug-in this process did not load (an agent loads only what its config
+    enables): it may only say it is off, and is not read further."""
 
-    return _model_for(tuple((name, p.config) for name, p in plugins().items()))
+    model_config = ConfigDict(extra="allow")
+    enabled: Literal[False] = False
+
+
+def config_model() -> type[Config]:
+    """Config, with a [collectors.<name>] section for every installed collector plug-in (one not
+    loaded here: a DisabledSection)."""
+    from collectors import plugins
+    from collectors.plugin import installed
+
+    loaded = plugins()
+    off = tuple((name, DisabledSection) for name in installed() if name not in loaded)
+    return _model_for(tuple((name, p.config) for name, p in loaded.items()) + off)
+
+
+def enabled_sections(path: Path | None) -> list[str]:
+    """The installed plug-ins the file at `path` does not turn off (`enabled = false`): on by
+    default, as every section is. Read before the config is validated, to load only these."""
+    from collectors.plugin import installed
+
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            data = tomllib.loads(path.read_text())
+        except (OSError, tomllib.TOMLDecodeError):
+            data = {}  # load_config says what is wrong with it
+    found = data.get("collectors")
+    sections: dict[str, Any] = found if isinstance(found, dict) else {}
+    return [n for n in installed()
+            if not (isinstance(sections.get(n), dict) and sections[n].get("enabled") is False)]
 
 
 @functools.cache

@@ -104,9 +104,7 @@ class Snapshot:
     states: dict[str, State] = field(default_factory=dict)  # each plug-in's, of its own type
     blocks: dict[str, Families] = field(default_factory=dict)  # collector -> its part of /metrics
     samples: dict[str, list[Sample]] = field(default_factory=dict)  # the last samples, for user alert rules
-    parts: list[Families] = field(default_factory=list)  # what `metrics` was merged from
-    metrics: bytes = b""
-    version: int = 0
+    version: int = 0  # one more after each collection: what pages and /metrics were made of
     judge: Judge = field(default=None)  # type: ignore[assignment]  # made for the host in __post_init__
     # What pages work out from the states and findings alone, kept with what it came from
     # (app/views.py: `same_inputs`): a page asked for every few seconds reads it again only
@@ -115,6 +113,9 @@ class Snapshot:
     # `metrics` gzipped, and the version it was made of: made when a scrape asks for it, not after
     # every collection (an agent serves its /metrics plain and never asks).
     _gzipped: tuple[int, bytes] = field(default=(-1, b""), compare=False, repr=False)
+    # `parts` and `metrics`, made when read (a scrape, a page) for the version they were made of:
+    # an agent nobody scrapes merged its whole exposition after every collection for nothing.
+    _built: tuple[int, list[Families], bytes] = field(default=(-1, [], b""), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.judge is None:
@@ -138,8 +139,27 @@ class Snapshot:
         return collector in self.states or collector in self.statuses
 
     def rebuild_metrics(self) -> None:
+        """A collection changed something: `parts` and `metrics` are made again when next read."""
+        self.version += 1
+
+    @property
+    def parts(self) -> list[Families]:
+        """Each collector's block of /metrics, then the collectors' own (up, duration ...)."""
+        return self._build()[1]
+
+    @property
+    def metrics(self) -> bytes:
+        """The exposition: `parts` merged."""
+        return self._build()[2]
+
+    def _build(self) -> tuple[int, list[Families], bytes]:
+        built = self._built
+        if built[0] == self.version:
+            return built
+        version = self.version  # before reading: a collection in between is built again next time
         self_samples = []
-        for st in self.statuses.values():
+        # copies, made at once: another thread (the agent's /metrics) may read while a run records
+        for st in list(self.statuses.values()):
             if st.up is None:
                 continue
             self_samples.append(Sample.of("rackpulse_collector_up", 1 if st.up else 0, collector=st.name))
@@ -148,11 +168,11 @@ class Snapshot:
             if st.last_success is not None:
                 self_samples.append(Sample.of("rackpulse_collector_last_success_timestamp_seconds",
                                               round(st.last_success, 3), collector=st.name))
-        parts = [self.blocks[k] for k in sorted(self.blocks)]
+        blocks = dict(self.blocks)
+        parts = [blocks[k] for k in sorted(blocks)]
         parts.append(render_families(self_samples, SELF_METRICS, self.host))
-        self.parts = parts
-        self.metrics = merge(parts)
-        self.version += 1
+        self._built = (version, parts, merge(parts))
+        return self._built
 
 
 def sane_result(result: CollectResult) -> CollectResult:

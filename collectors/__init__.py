@@ -15,10 +15,21 @@ from collectors.context import BayRules, HostContext, PingBook, SavedEntries
 from collectors.disks.location import BayRule, bay_rules
 from collectors.plugin import CollectorPlugin, discover
 
+_only: frozenset[str] | None = None
+
+
+def load_only(names: Iterable[str]) -> None:
+    """From now on this process knows only these plug-ins: an agent imports the plug-ins its
+    config enables and no other (each costs its host memory: typed states, configs)."""
+    global _only
+    _only = frozenset(names)
+    plugins.cache_clear()
+    all_metric_specs.cache_clear()
+
 
 @functools.cache
 def plugins() -> dict[str, CollectorPlugin]:
-    return discover()
+    return discover(_only)
 
 
 def host_context(cfg: Any, saved: Iterable[BayRule] | BayRules = (), entries: SavedEntries | None = None,

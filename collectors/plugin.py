@@ -12,7 +12,7 @@ its own tile, section or bays, never the page or the other plug-ins."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -193,11 +193,19 @@ def _order(plugin: CollectorPlugin[Any]) -> tuple[int, int, str]:
     return rank, plugin.rank, plugin.name
 
 
-def discover() -> dict[str, CollectorPlugin[Any]]:
-    """Every installed plug-in by name, in domain order. One that fails to load is logged and
-    left out: a broken third-party package must not stop the built-in collectors."""
+def installed() -> list[str]:
+    """The names of every installed plug-in, without loading any."""
+    return [ep.name for ep in entry_points(group=GROUP)]
+
+
+def discover(only: Collection[str] | None = None) -> dict[str, CollectorPlugin[Any]]:
+    """Every installed plug-in by name (or those named in `only`: the others are not even
+    imported), in domain order. One that fails to load is logged and left out: a broken
+    third-party package must not stop the built-in collectors."""
     found: dict[str, CollectorPlugin[Any]] = {}
     for ep in entry_points(group=GROUP):
+        if only is not None and ep.name not in only:
+            continue
         try:
             plugin: Any = ep.load()
         except Exception as exc:  # noqa: BLE001
