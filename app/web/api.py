@@ -184,10 +184,11 @@ async def favicon() -> RedirectResponse:
 
 @router.get("/healthz")
 async def healthz(request: Request) -> dict[str, str]:
-    """Up, and (several servers on one PostgreSQL) whether this one evaluates alerts now."""
+    """Up, and (several servers on one PostgreSQL) whether this one evaluates alerts now; while
+    it is set, the notice every page shows (the demo's "History loading")."""
     rt = request.app.state.runtime
     role = "off" if not rt.cfg.alerts.enabled else "leader" if rt.leading else "standby"
-    return {"status": "ok", "alerts": role}
+    return {"status": "ok", "alerts": role, **({"notice": rt.notice} if rt.notice else {})}
 
 
 @router.get("/api/docs", include_in_schema=False)

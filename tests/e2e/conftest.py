@@ -3,6 +3,7 @@ driven by Playwright, and a logged-in page. Screenshots go to test-artifacts/ fo
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -24,6 +25,7 @@ SPEED = 4  # the demo's story speed: a loop in demo.story.CYCLE / SPEED seconds
 # Every 2 s, not 1: the demo's collectors start their tool stand-ins (a Python each, one per disk for
 # smartctl) on every round, for the server and its agent; at 1 s that alone kept two cores busy and
 # the browser tests then timed out on a CI machine.
+SEEDED = 300.0  # start-up, then two days of 5-minute rollups and a month of hourly ones (test_demo_starts.py)
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
                  "--disable-background-networking", "--disable-component-update"]
 
@@ -38,13 +40,17 @@ def server() -> Iterator[str]:
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    # It answers at once and seeds its past meanwhile ("notice" in /healthz until then): the
+    # charts are checked to open on their whole range, so the tests start once it is there.
+    deadline = time.monotonic() + SEEDED
     while time.monotonic() < deadline:
         try:
-            urllib.request.urlopen(base + "/healthz", timeout=2)  # noqa: S310 - loopback
-            break
+            with urllib.request.urlopen(base + "/healthz", timeout=2) as r:  # noqa: S310 - loopback
+                if "notice" not in json.load(r):
+                    break
         except OSError:
-            time.sleep(0.2)
+            pass
+        time.sleep(0.2)
     try:
         yield base
     finally:
