@@ -145,7 +145,7 @@ def readme(p: CollectorPlugin) -> str:
 def routes_app() -> Any:
     """The web app as every server has it, for its table of routes (nothing is started or stored)."""
     from app.config import load_config
-    from app.scheduler import Snapshot
+    from app.snapshot import Snapshot
     from app.web.app import create_app
 
     cfg = load_config(None, {"host": "docs", "storage": {"url": "sqlite://"}})

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.config import Config, ConfigError, load_config
 from app.judge import thresholds
+from app.serve_checks import check_serve
 
 if TYPE_CHECKING:
     from app.runtime import Runtime
@@ -56,8 +57,6 @@ def one_line(exc: Exception) -> str:
 
 def read(path: Any) -> Config | None:
     """The file, validated as `serve` validates it; None (and one line said) when it cannot be."""
-    from app.cli import check_serve
-
     try:
         cfg = load_config(path)
         check_serve(cfg)

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 from fastapi.concurrency import run_in_threadpool
 from sqlalchemy.exc import SQLAlchemyError
 
-from app import bay_labels, version
+from app import version
 from app.config import Config
+from app.disks import bay_labels
 from app.ingest.agents import Agents, agent_conditions
 from app.judge import thresholds
 from app.leader import Leadership
@@ -164,7 +165,7 @@ class Runtime:
     def maintain(self) -> None:
         """Fold, prune by age, then (storage.max_size) by size."""
         from app.alerting.queries import forget_delivered
-        from app.audit import forget_old
+        from app.people.audit import forget_old
         from app.storage.base import RES_5M
         from app.storage.size import parse_size, trim
 

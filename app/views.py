@@ -12,7 +12,7 @@ from typing import Any, TypeVar, cast
 from urllib.parse import urlencode
 
 from app.alerting.engine import AlertState
-from app.scheduler import SELF_METRICS, CollectorStatus, Snapshot
+from app.snapshot import SELF_METRICS, CollectorStatus, Snapshot
 from app.words import duration
 from collectors import all_metric_specs, plugins
 from collectors.findings import (

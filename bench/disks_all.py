@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from fastapi.testclient import TestClient  # noqa: E402
 
 from app.config import load_config  # noqa: E402
-from app.scheduler import Snapshot  # noqa: E402
+from app.snapshot import Snapshot  # noqa: E402
 from app.storage.db import upgrade  # noqa: E402
 from app.web.app import create_app  # noqa: E402
 from collectors.disks.smart.collector import SmartCollector  # noqa: E402

@@ -16,7 +16,7 @@ import uvicorn  # noqa: E402
 
 from app.config import load_config  # noqa: E402
 from app.exposition import render_families  # noqa: E402
-from app.scheduler import CollectorStatus, Snapshot  # noqa: E402
+from app.snapshot import CollectorStatus, Snapshot  # noqa: E402
 from app.web.app import create_app  # noqa: E402
 from collectors.base import Sample  # noqa: E402
 from collectors.disks.smart.collector import SmartCollector  # noqa: E402

@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from app.scheduler import SELF_METRICS
+from app.snapshot import SELF_METRICS
 from app.storage.base import RES_1H, RES_5M
 from app.storage.models import sample, series
 from collectors import all_metric_specs
@@ -36,7 +36,7 @@ def first_round(cfg: Any, root: Path, store: Any, gap: float = 1.0, speed: float
     moment itself; not while the story's driver runs and writes it). Returns when it started."""
     import asyncio
 
-    from app.bay_labels import host_bays
+    from app.disks.bay_labels import host_bays
     from app.scheduler import Scheduler, Snapshot
     from collectors import build_collectors, host_context
     from demo.story import attach_simulations, story_state, write_tree

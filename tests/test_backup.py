@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import MetaData, func, select
 
+from app.people.users import Users
 from app.storage.db import make_engine, upgrade
 from app.storage.store import Store
-from app.users import Users
 from collectors.base import Sample
 from demo.agent import to_toml
 from tests.cli import run_cli

@@ -145,8 +145,8 @@ def test_agents_issue_refuses_a_host_beyond_max_hosts_until_one_is_revoked(tmp_p
 
 
 def test_users_and_tokens_are_managed_from_the_command_line_and_audited(tmp_path: Path) -> None:
-    from app.audit import entries
-    from app.users import Users
+    from app.people.audit import entries
+    from app.people.users import Users
 
     cfg = tmp_path / "server.toml"
     url = f"sqlite:///{tmp_path / 's.db'}"

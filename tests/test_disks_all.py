@@ -8,7 +8,7 @@ import io
 import re
 from pathlib import Path
 
-from app.disks_table import DiskRow, as_csv, table
+from app.disks.disks_table import DiskRow, as_csv, table
 from tests.test_web import demo_app, fetch
 
 

@@ -79,7 +79,7 @@ async def forever(self, grace=1.0):
     await asyncio.sleep(3600)
 
 Scheduler.stop = forever
-cli.STOP_WATCHDOG = 1.0
+cli.serve.STOP_WATCHDOG = 1.0
 cli.at_forced_exit.append(lambda: Path({str(marker)!r}).write_text("yes"))
 cfg = load_config(None, {{"host": "nas", "web": {{"port": {port}}}, "storage": {{"url": "sqlite:///{tmp_path}/r.db"}},
                           "collectors": {{"host": {{"interval": 1}}}}}})

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.alerting.engine import AlertState, Condition, Rule
-from app.scheduler import Snapshot
+from app.snapshot import Snapshot
 from collectors import plugins
 
 

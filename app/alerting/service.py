@@ -28,7 +28,7 @@ from app.alerting.delivery import Courier, try_channel
 from app.alerting.dependencies import Dependency, explained
 from app.alerting.engine import AlertState, Condition, Rule, Window, evaluate
 from app.alerting.policy import first_due
-from app.scheduler import Snapshot
+from app.snapshot import Snapshot
 from app.storage.models import alert, alert_event, outbox, silence
 
 log = logging.getLogger("rackpulse.alerts")

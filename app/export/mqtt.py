@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import paho.mqtt.client as paho
 
 from app.export.homeassistant import Entity, entities, slug
-from app.scheduler import Snapshot
+from app.snapshot import Snapshot
 from app.views import storage_bays
 
 log = logging.getLogger("rackpulse.export.mqtt")

@@ -26,7 +26,7 @@ from app.batch import Batch, BatchError, RollupRecord, RunRecord
 from app.credentials import make_token, token_hash
 from app.exposition import Families, render_families
 from app.judge import Judge, Thresholds
-from app.scheduler import CollectorStatus, Snapshot, read_states
+from app.snapshot import CollectorStatus, Snapshot, read_states
 from app.storage.models import agent, collector_run, ingest_digest
 from app.storage.store import Late, SeriesLimit, Store
 from collectors import metric_specs, plugins

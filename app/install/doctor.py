@@ -81,7 +81,7 @@ def grants_for(refusal: Refusal, wanted: Sequence[Needed], user: str) -> list[st
 
 def run(cfg: Config, user: str, out: TextIO = sys.stdout) -> int:
     """Print the report; 0 when every enabled collector read everything it tried."""
-    from app.bay_labels import host_bays
+    from app.disks.bay_labels import host_bays
     from app.scheduler import Scheduler, Snapshot
     from collectors import build_collectors, host_context
 

@@ -270,7 +270,7 @@ heartbeat = Table(
 )
 
 
-# People (app/users.py): a name, a role (admin | viewer), the scrypt hash of their password, and
+# People (app/people/users.py): a name, a role (admin | viewer), the scrypt hash of their password, and
 # two-factor: the TOTP secret (it must be readable to check a code), the last time step a code
 # was accepted at (a code is refused when used again), recovery codes as sha256 hashes. `epoch`
 # rises when the password, the role or two-factor changes: every session made before ends.
@@ -290,7 +290,7 @@ web_user = Table(
     UniqueConstraint("name", name="uq_web_user_name"),
 )
 
-# API tokens for scripts (app/api_tokens.py): stored as sha256 only; read or write scope; an
+# API tokens for scripts (app/people/api_tokens.py): stored as sha256 only; read or write scope; an
 # optional expiry; revoked ones stay listed (with when) until removed.
 api_token = Table(
     "api_token",
@@ -309,7 +309,7 @@ api_token = Table(
     UniqueConstraint("token_hash", name="uq_api_token_hash"),
 )
 
-# Who changed what, when and from where (app/audit.py): every acknowledgement, silence, label,
+# Who changed what, when and from where (app/people/audit.py): every acknowledgement, silence, label,
 # note, user and token change, login and failed login.
 audit = Table(
     "audit",

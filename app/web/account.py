@@ -10,9 +10,9 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, Response
 from markupsafe import Markup
 
-from app import audit
-from app.api_tokens import parse_duration
-from app.users import Principal, UserError
+from app.people import audit
+from app.people.api_tokens import parse_duration
+from app.people.users import Principal, UserError
 from app.web.permissions import Admins
 from app.web.site import Checked, Site, SiteDep, principal
 

@@ -15,9 +15,11 @@ from fastapi import APIRouter, Body, Depends, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
-from app import audit, disk_notes, views
+from app import views
 from app.alerting.service import matches_all
-from app.users import UserError
+from app.disks import disk_notes
+from app.people import audit
+from app.people.users import UserError
 from app.web import api
 from app.web.alert_pages import DURATIONS
 from app.web.permissions import Admins
@@ -235,7 +237,7 @@ class BayLabel(BaseModel):
 def put_bay(s: SiteDep, request: Request, serial: str, body: BayLabel) -> dict[str, str]:
     """Label the bay this disk sits in (by its port, slot, serial or WWN: a replacement in the
     same port gets the same label). This server's disks; an agent's on its own server."""
-    from app import bay_labels
+    from app.disks import bay_labels
     from app.web.pages import _thing
     from collectors import plugins
 

@@ -10,9 +10,9 @@ from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 
-from app import disk_notes
-from app.disks_table import SORTS, DiskRow, as_csv, rows_of, table
-from app.replacement import plan
+from app.disks import disk_notes
+from app.disks.disks_table import SORTS, DiskRow, as_csv, rows_of, table
+from app.disks.replacement import plan
 from app.web.site import Checked, SiteDep
 from collectors import plugins
 from collectors.base import CollectorError

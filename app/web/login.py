@@ -12,7 +12,8 @@ from fastapi import APIRouter, Form, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app import audit, credentials
+from app import credentials
+from app.people import audit
 from app.web.sessions import COOKIE, SESSION_SECONDS
 from app.web.site import Checked, Site, SiteDep
 

@@ -14,8 +14,9 @@ from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app import bay_labels, disk_notes, events, views, words
+from app import events, views, words
 from app.alerting.engine import AlertState
+from app.disks import bay_labels, disk_notes
 from app.ingest.agents import revoke
 from app.web.permissions import Admins
 from app.web.site import RANGES, Checked, SiteDep

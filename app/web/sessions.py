@@ -4,7 +4,7 @@ Sessions are signed with a random secret kept in the database's ``meta`` table (
 first use), not derived from the password hash: a leaked hash does not let anyone mint a
 session. The key also mixes in the password hash, so changing the password still logs
 everybody out. "Log out everywhere" ends the caller's sessions only: a user's by raising their
-epoch (app/users.py), the single password's admin's by raising a generation number its sessions
+epoch (app/people/users.py), the single password's admin's by raising a generation number its sessions
 carry (a user's session ignores it); a single logout remembers that session's id until it would have expired anyway.
 CSRF tokens are bound to the session (or, without a password, to a random browser cookie) and,
 being signed with the stored secret, stay valid across a restart.

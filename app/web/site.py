@@ -22,13 +22,13 @@ from jinja2.runtime import Context
 from markupsafe import Markup
 
 from app import views, words
-from app.api_tokens import Tokens
 from app.config import Config
+from app.people.api_tokens import Tokens
+from app.people.users import Principal, Users
 from app.runtime import Runtime
-from app.scheduler import Snapshot
+from app.snapshot import Snapshot
 from app.storage.store import Store
-from app.users import Principal, Users
-from app.web.guard import Proxies
+from app.web.proxies import Proxies
 from app.web.sessions import COOKIE, CSRF_COOKIE, Sessions, Throttle
 from app.web.stacked import LabelledTables
 from collectors import plugins

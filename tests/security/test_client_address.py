@@ -53,7 +53,7 @@ def test_a_local_process_forging_x_forwarded_for_is_not_signed_in_by_a_real_serv
 
 
 def test_the_client_is_the_right_most_hop_no_trusted_proxy_added() -> None:
-    from app.web.guard import Proxies
+    from app.web.proxies import Proxies
 
     p = Proxies(["10.0.0.0/24", "127.0.0.2/32"], "Remote-User")
     assert p.client("127.0.0.1", "127.0.0.2") == "127.0.0.1"  # an untrusted peer's header is not read

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from app import bay_labels
+from app.disks import bay_labels
 from app.files import atomic_write
 
 ROOT = Path(__file__).resolve().parents[2]

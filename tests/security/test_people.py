@@ -12,8 +12,8 @@ import pyotp
 import pytest
 from fastapi.testclient import TestClient
 
-from app.api_tokens import Tokens
-from app.users import Users
+from app.people.api_tokens import Tokens
+from app.people.users import Users
 from tests.security.test_web_guards import PASSWORD, make_app
 
 ALICE, BOB = "alice-password", "bob-password"
@@ -175,7 +175,7 @@ def test_a_recovery_code_that_happens_to_be_all_digits_is_still_taken_as_typed_f
     dash it was taken for a (wrong) TOTP code, which once failed the test above at random."""
     import json
 
-    from app.users import code_hash
+    from app.people.users import code_hash
 
     app = make_app(tmp_path)
     users, _ = people(app)
@@ -267,7 +267,7 @@ def test_a_bay_label_and_a_disks_notes_are_set_through_the_api(tmp_path: Path) -
     assert notes.json() == {"rma": "RMA-42"}
     assert "RMA-42" in page.text
     # the label is the host's bay rule from now on (the disk's state says it from the next collection)
-    from app import bay_labels
+    from app.disks import bay_labels
 
     saved = bay_labels.load(bay_labels.labels_file(app.state.config))
     assert [r["label"] for r in saved] == ["left shelf, bay 0"]
@@ -287,7 +287,7 @@ def test_an_api_change_from_a_browser_session_needs_its_csrf_token_in_a_header(t
 
 
 def test_the_audit_log_forgets_what_is_older_than_it_keeps(tmp_path: Path) -> None:
-    from app import audit
+    from app.people import audit
 
     app = make_app(tmp_path)
     engine = app.state.site.engine
@@ -409,7 +409,7 @@ def _concurrently(app, requests: list[tuple[str, dict[str, str]]], addr: str = "
 
 def test_sixty_wrong_passwords_sent_at_once_from_one_address_are_not_all_checked(tmp_path: Path,
                                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    from app import users as users_module
+    from app.people import users as users_module
 
     checked = []
     real = users_module.Users.verify

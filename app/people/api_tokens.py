@@ -23,12 +23,12 @@ from sqlalchemy import Engine, delete, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app.credentials import token_hash
+from app.people.users import UserError, check_name
 from app.storage.models import api_token
-from app.users import UserError, check_name
 
 PREFIX = "rpt_"
 SCOPES = ("read", "write", "admin")
-# the Principal role a scope gives (app/users.py: Principal.may_change)
+# the Principal role a scope gives (app/people/users.py: Principal.may_change)
 SCOPE_ROLES = {"read": "viewer", "write": "operator", "admin": "admin"}
 RANK = {"viewer": 0, "operator": 1, "admin": 2}
 LAST_USE_WRITES = 60.0  # last use is written at most once a minute per token: a busy script costs no writes

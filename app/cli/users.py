@@ -40,7 +40,7 @@ def _when(ts: float | None) -> str:
 
 def _with_database(args: argparse.Namespace, act: Callable[[Engine], int]) -> int:
     """The config's database (migrated), `act` on it; a refusal said in one line, exit 2."""
-    from app.users import UserError
+    from app.people.users import UserError
 
     engine = _engine(args)
     try:
@@ -61,8 +61,8 @@ def cmd_tokens(args: argparse.Namespace) -> int:
 
 
 def _users(args: argparse.Namespace, engine: Engine) -> int:
-    from app import audit
-    from app.users import Users
+    from app.people import audit
+    from app.people.users import Users
 
     users = Users(engine)
     if args.action == "list":
@@ -97,8 +97,8 @@ def _users(args: argparse.Namespace, engine: Engine) -> int:
 
 
 def _tokens(args: argparse.Namespace, engine: Engine) -> int:
-    from app import audit
-    from app.api_tokens import Tokens, parse_duration
+    from app.people import audit
+    from app.people.api_tokens import Tokens, parse_duration
 
     tokens = Tokens(engine)
     if args.action == "list":

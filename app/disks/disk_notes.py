@@ -10,7 +10,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from app.bay_labels import labels_file
+from app.disks.bay_labels import labels_file
 from app.files import atomic_write, locked
 
 FIELDS = ("purchased", "warranty_end", "rma", "note")

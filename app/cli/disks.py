@@ -11,7 +11,7 @@ from app.config import load_config, resolve_config_path
 def cmd_smart_test(args: argparse.Namespace) -> int:
     """Ask every disk once (as the collector does), then start the test on the one with this serial
     unless its array is busy, it sleeps or it is already testing. Nothing else is ever sent."""
-    from app.bay_labels import host_bays
+    from app.disks.bay_labels import host_bays
     from collectors import build_collectors, host_context
     from collectors.base import CollectorError
     from collectors.disks.smart.collector import SmartCollector
