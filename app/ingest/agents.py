@@ -17,14 +17,23 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, bindparam, func, select, update
+from sqlalchemy import Engine, bindparam, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from app.alerting.engine import Condition
 from app.batch import Batch, BatchError, RollupRecord, RunRecord
-from app.credentials import make_token, token_hash
 from app.exposition import Families, render_families
+from app.ingest.conditions import agent_conditions
+from app.ingest.tokens import (
+    AuthError,
+    Caller,
+    TooManyHosts,
+    authenticate,
+    bearer_hash,
+    issue,
+    list_agents,
+    revoke,
+)
 from app.judge import Judge, Thresholds
 from app.snapshot import CollectorStatus, Snapshot, read_states
 from app.storage.models import agent, collector_run, ingest_digest
@@ -34,10 +43,9 @@ from collectors.base import CollectResult, Entity, MetricSpec, Sample
 from collectors.state import State, StateError
 
 log = logging.getLogger("rackpulse.agents")
-
-
-class AuthError(BatchError):
-    pass
+# kept here for the callers that have always found them here
+__all__ = ["Agents", "AuthError", "Caller", "SERVER_METRICS", "TooManyHosts", "agent_conditions", "authenticate",
+           "bearer_hash", "issue", "list_agents", "revoke", "typed_states"]
 
 
 # What the server's own /metrics says about each agent (label ``agent``; ``host`` is the server).
@@ -52,73 +60,6 @@ SERVER_METRICS = {
 
 
 ROWS_SECONDS = 5.0
-
-
-# -- tokens (CLI and web) -------------------------------------------------------------------
-
-class TooManyHosts(Exception):
-    pass
-
-
-def issue(engine: Engine, host: str, now: float | None = None, max_hosts: int | None = None) -> str:
-    """A new token for ``host``; an existing host's old token stops working. Only the hash is kept.
-    A new host beyond ``max_hosts`` live ones raises TooManyHosts."""
-    now = now or time.time()
-    token = "rpa_" + make_token()[0]  # the prefix tells agent tokens from API tokens in a config
-    hashed = token_hash(token)
-    with engine.begin() as c:
-        known = c.execute(select(agent.c.id).where(agent.c.host == host)).first()
-        if max_hosts is not None and not known:
-            live = c.execute(select(func.count()).select_from(agent).where(agent.c.revoked_at.is_(None))).scalar()
-            if (live or 0) >= max_hosts:
-                raise TooManyHosts(f"{live} agent hosts have a live token, agents.max_hosts = {max_hosts}: "
-                                   "revoke one (`rackpulse agents revoke HOST`) or raise the limit")
-        if known:
-            c.execute(update(agent).where(agent.c.host == host).values(token_hash=hashed, revoked_at=None))
-        else:
-            c.execute(agent.insert().values(host=host, token_hash=hashed, created=now, last_seq=0, batches=0,
-                                            samples=0))
-    return token
-
-
-def revoke(engine: Engine, host: str, now: float | None = None) -> bool:
-    with engine.begin() as c:
-        res = c.execute(update(agent).where(agent.c.host == host, agent.c.revoked_at.is_(None))
-                        .values(revoked_at=now or time.time()))
-    return bool(res.rowcount)
-
-
-def list_agents(engine: Engine) -> list[dict[str, Any]]:
-    with engine.connect() as c:
-        rows = c.execute(select(agent).order_by(agent.c.host)).all()
-    return [{k: v for k, v in r._mapping.items() if k != "token_hash"} for r in rows]
-
-
-@dataclass(frozen=True)
-class Caller:
-    """Who sent a request: the agent row its token hash matched."""
-
-    agent_id: int
-    host: str
-    token_hash: str
-
-
-def bearer_hash(header: str | None) -> str:
-    """The stored form of an ``Authorization: Bearer`` header's token, or AuthError 401."""
-    if not header or not header.startswith("Bearer "):
-        raise AuthError(401, "missing 'Authorization: Bearer <token>' (make one with `rackpulse agents issue HOST`)")
-    return token_hash(header[7:].strip())
-
-
-def authenticate(engine: Engine, hashed: str) -> Caller:
-    """The agent whose token has this hash, or AuthError 401."""
-    with engine.connect() as c:
-        row = c.execute(select(agent.c.id, agent.c.host, agent.c.revoked_at).where(agent.c.token_hash == hashed)).first()
-    if row is None:
-        raise AuthError(401, "unknown agent token")
-    if row.revoked_at is not None:
-        raise AuthError(401, f"the token of host {row.host!r} was revoked")
-    return Caller(int(row.id), str(row.host), hashed)
 
 
 # -- ingest ---------------------------------------------------------------------------------
@@ -506,40 +447,6 @@ def typed_states(batch: Batch) -> tuple[dict[int, State], dict[int, str]]:
         except StateError as exc:
             odd[r.seq] = str(exc)
     return typed, odd
-
-
-def agent_conditions(agents: Agents, cfg: Any, now: float) -> list[Condition]:
-    """agent_silent and agent_clock_skew for every agent whose token is live."""
-    out = []
-    for host, (when, why) in list(agents.over_limit.items()):
-        out.append(Condition("agent_cardinality", host, f"agent {host}: batches refused since "
-                             f"{_when(when)}: {why}", {"host": host, "agent": host, "server": cfg.host}))
-    for row in list_agents(agents.engine):
-        if row["revoked_at"] is not None:
-            continue
-        host, last = row["host"], row["last_contact"] or row["created"]
-        # Kept with the agent's own alerts (keyed by the agent, whichever server evaluates: one
-        # outage is one alert across fail-overs), saying which server noticed.
-        labels = {"host": host, "agent": host, "server": cfg.host}
-        if now - last > cfg.agents.silent_after:
-            what = "has not reported" if row["last_contact"] else "has never reported since its token was issued"
-            out.append(Condition("agent_silent", host, f"agent {host} {what} for {_ago(now - last)} "
-                                                       f"(last batch {_when(row['last_contact'])})", labels))
-        skew = row["clock_skew"]
-        if skew is not None and abs(skew) > cfg.agents.clock_skew_warning and now - last < cfg.agents.silent_after:
-            side = "behind" if skew > 0 else "ahead of"
-            out.append(Condition("agent_clock_skew", host, f"clock of {host} is {abs(skew):.0f}s {side} the "
-                                                           "server's: check its NTP", labels))
-    return out
-
-
-def _ago(seconds: float) -> str:
-    s = int(seconds)
-    return f"{s // 3600}h {s % 3600 // 60}m" if s >= 3600 else f"{s // 60}m {s % 60}s"
-
-
-def _when(ts: float | None) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts)) if ts else "never"
 
 
 def _labels(d: dict[str, str]) -> tuple[tuple[str, str], ...]:
