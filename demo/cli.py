@@ -103,12 +103,13 @@ def _run(args: argparse.Namespace, root: Path) -> int:
             demo.seed_history(store, now=started)
             n = seed_everything(store, now=started)
         except Exception as exc:  # noqa: BLE001 - the live demo goes on without its past
+            runtime.notice = None
             print(f"rackpulse demo: history not seeded ({type(exc).__name__}: {exc}); live data only", flush=True)
         else:
+            runtime.notice = None  # before it is said: whoever reads the line finds the pages without it
             print(f"rackpulse demo: history ready, {n} series ({time.monotonic() - t0:.0f} s after start)", flush=True)
         finally:
             engine.dispose()
-            runtime.notice = None
 
     def setup(app: Any) -> None:
         if app.state.scheduler is not None:
