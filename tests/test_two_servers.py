@@ -142,8 +142,13 @@ def test_one_agent_outage_is_one_firing_and_one_resolved_across_three_fail_overs
         wait_for(lambda: sorted(filter(None, (role(p) for p in ports.values()))) == ["leader", "standby"],
                  60, "one leader and one standby")
         wait_for(lambda: _events(sink, "nas1", "array_degraded") == ["firing"], 60, "the agent's own alert")
+        # A server slower to start than silent_after after the token was issued has already said
+        # "never reported" once and taken it back: that start is not the outage counted below.
+        silent = lambda: _events(sink, "nas1", "agent_silent")  # noqa: E731
+        wait_for(lambda: not silent() or silent()[-1] == "resolved", 30, "the start's own agent_silent settled")
+        start = len(silent())
         stop(agent_proc)
-        wait_for(lambda: _events(sink, "nas1", "agent_silent") == ["firing"], 30 + silent_after, "agent_silent")
+        wait_for(lambda: silent()[start:] == ["firing"], 30 + silent_after, "agent_silent")
         for _ in range(3):  # three fail-overs while the agent stays silent
             leader = next(k for k, p in ports.items() if role(p) == "leader")
             other = "b" if leader == "a" else "a"
@@ -155,11 +160,11 @@ def test_one_agent_outage_is_one_firing_and_one_resolved_across_three_fail_overs
                      "a few evaluations by the new leader")
             procs[leader] = rackpulse("serve", "--config", str(configs[leader]), log=log)
             wait_for(lambda: role(ports[leader]) == "standby", 60, "the old leader back as standby")  # noqa: B023
-        assert _events(sink, "nas1", "agent_silent") == ["firing"]
+        assert silent()[start:] == ["firing"]
         agent_proc = rackpulse("agent", "--config", str(acfg), "--token-file", str(tmp_path / "token"), log=log)
-        wait_for(lambda: "resolved" in _events(sink, "nas1", "agent_silent"), 60, "the resolved notification")
+        wait_for(lambda: "resolved" in silent()[start:], 60, "the resolved notification")
         time.sleep(4 * ALERTS_INTERVAL)  # a second one would have been sent by now
-        assert _events(sink, "nas1", "agent_silent") == ["firing", "resolved"]
+        assert silent()[start:] == ["firing", "resolved"]
     finally:
         stop(agent_proc)
         for p in procs.values():

@@ -32,7 +32,7 @@ def test_concurrent_bay_label_saves_keep_every_label_and_valid_json(tmp_path: Pa
 
 def test_concurrent_saves_from_two_processes_keep_every_label(tmp_path: Path) -> None:
     path = tmp_path / "bay-labels.json"
-    script = ("import sys\nfrom pathlib import Path\nfrom types import SimpleNamespace\nfrom app import bay_labels\n"
+    script = ("import sys\nfrom pathlib import Path\nfrom types import SimpleNamespace\nfrom app.disks import bay_labels\n"
               "for i in range(25):\n"
               "    bay_labels.save(Path(sys.argv[1]), SimpleNamespace(serial=f'{sys.argv[2]}{i}'), f'bay {sys.argv[2]}{i}')\n")
     procs = [subprocess.Popen([sys.executable, "-c", script, str(path), who], cwd=ROOT) for who in ("A", "B")]
