@@ -24,14 +24,10 @@ from pydantic import (
     field_validator,
 )
 
-from app.alert_config import AlertsConfig
-from collectors.config import Seconds, Strict
+from app.alerting.config import AlertsConfig
+from collectors.config import ConfigError, Seconds, Strict
 
 DEFAULT_CONFIG_NAME = "rackpulse.toml"
-
-
-class ConfigError(Exception):
-    pass
 
 
 _Strict = Strict  # every section refuses unknown keys

@@ -19,6 +19,7 @@ from app.judge import thresholds
 from app.serve_checks import check_serve
 
 if TYPE_CHECKING:
+    from app.alerting.service import Settings
     from app.runtime import Runtime
 
 log = logging.getLogger("rackpulse.reload")
@@ -73,9 +74,9 @@ def apply(rt: Runtime, new: Config) -> list[str]:
     old = rt.cfg
     restart = restart_needed(old, new)
     cfg = live_part(old, new)
-    settings: dict[str, Any] | None = None
+    settings: Settings | None = None
     if rt.built_alerting() is not None or rt.host_alerting:
-        from app.alerting.service import settings_of
+        from app.alerting.setup import settings_of
 
         try:
             settings = settings_of(cfg)  # an unknown rule name is refused before anything changes

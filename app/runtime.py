@@ -16,7 +16,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from app import version
 from app.config import Config
 from app.disks import bay_labels
-from app.ingest.agents import Agents, agent_conditions
+from app.ingest.agents import Agents
+from app.ingest.conditions import agent_conditions
 from app.judge import thresholds
 from app.leader import Leadership
 from app.scheduler import Scheduler, Snapshot
@@ -77,7 +78,7 @@ class Runtime:
     def get_alerting(self) -> Alerting | None:
         """Built on first use: its tables exist only after the migrations ran."""
         if "a" not in self._alerting:
-            from app.alerting.service import from_config
+            from app.alerting.setup import from_config
 
             a = self._alerting["a"] = from_config(self.cfg, self.engine) if self.cfg.alerts.enabled else None
             if a is not None and self._channels is not None:
@@ -98,7 +99,7 @@ class Runtime:
         if host == self.cfg.host or self.get_alerting() is None:
             return self.get_alerting()
         if host not in self.host_alerting:
-            from app.alerting.service import from_config
+            from app.alerting.setup import from_config
 
             a = self.host_alerting[host] = from_config(self.cfg, self.engine, host=host)
             if self._channels is not None:
@@ -108,7 +109,7 @@ class Runtime:
     def load_channels(self) -> None:
         """The config file's channels and the ones made in the browser, into every host's alerting."""
         from app.alerting.saved_channels import saved_channels
-        from app.alerting.service import channels_of
+        from app.alerting.setup import channels_of
 
         try:
             saved = saved_channels(self.engine, self.cfg.host, self.cfg.alerts.timezone)

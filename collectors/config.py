@@ -8,6 +8,10 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 
+class ConfigError(Exception):
+    """A config file that cannot be used: the message says where and why."""
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -17,6 +17,7 @@ from app.alerting.conditions import BUILTIN
 from app.batch import FORMAT, BatchError, decode_body, parse_batch
 from app.config import load_config
 from app.ingest import agents
+from app.ingest.conditions import agent_conditions
 from app.scheduler import Snapshot
 from app.storage.chunks import readable
 from app.storage.db import make_engine, upgrade
@@ -387,7 +388,7 @@ def test_a_silent_agent_and_a_skewed_clock_are_conditions_for_alerts(db_url: str
     with engine.begin() as c:
         c.execute(update(agent).where(agent.c.host == "skewed").values(last_contact=NOW - 5, clock_skew=-95.0))
     reg = agents.Agents(engine, "server")
-    got = {(c.rule, c.subject): c.summary for c in agents.agent_conditions(reg, cfg, NOW)}
+    got = {(c.rule, c.subject): c.summary for c in agent_conditions(reg, cfg, NOW)}
     assert set(got) == {("agent_silent", "quiet"), ("agent_clock_skew", "skewed")}
     assert "has never reported since its token was issued for 10m 0s" in got[("agent_silent", "quiet")]
     assert got[("agent_clock_skew", "skewed")].startswith("clock of skewed is 95s ahead of the server's")

@@ -176,8 +176,8 @@ def test_an_endpoint_down_for_an_hour_loses_nothing_and_gets_no_duplicates(tmp_p
     got = [(m["kind"], m["subject"]) for m in receiver.json()]
     assert got[2:] == [("resolved", "thing=a"), ("resolved", "thing=b")]
     assert len({m["event_id"] for m in receiver.json()}) == 4
-    box = b.view()["outbox"]
-    assert all(o["delivered_at"] for o in box) and max(o["attempts"] for o in box) >= 2
+    box = b.view().outbox
+    assert all(o.delivered_at for o in box) and max(o.attempts for o in box) >= 2
 
 
 def test_a_restart_never_resends_what_was_sent(tmp_path: Path, receiver: Sink) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app.alerting.service import from_config
+from app.alerting.setup import from_config
 from app.config import load_config
 from app.judge import thresholds
 from app.scheduler import Scheduler, Snapshot

@@ -21,7 +21,7 @@ SECTION = "alerts.channels"
 
 def saved_configs(engine: Engine, host: str) -> list[tuple[SavedMonitor, Any]]:
     """Each saved channel with its checked ChannelConfig (None when this version cannot read it)."""
-    from app.alert_config import ChannelConfig
+    from app.alerting.config import ChannelConfig
 
     out: list[tuple[SavedMonitor, Any]] = []
     for m in list_monitors(engine, host, SECTION):

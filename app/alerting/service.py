@@ -28,22 +28,30 @@ from app.alerting.delivery import Courier, try_channel
 from app.alerting.dependencies import Dependency, explained
 from app.alerting.engine import AlertState, Condition, Rule, Window, evaluate
 from app.alerting.policy import first_due
+from app.alerting.records import (
+    ActiveAlert,
+    AlertsView,
+    ChannelHealth,
+    HistoryEntry,
+    OutboxEntry,
+    Recorded,
+    Silence,
+)
 from app.snapshot import Snapshot
 from app.storage.models import alert, alert_event, outbox, silence
 
 log = logging.getLogger("rackpulse.alerts")
 
 
-class ChannelHealth(TypedDict):
-    """How a channel is doing, as the alerts page and /api/alerts show it (never its URL)."""
+class Settings(TypedDict):
+    """What the config sets of an Alerting, but its channels (app/alerting/setup.py: settings_of)."""
 
-    name: str
-    kind: str  # its format, or an Apprise URL's scheme
-    last_success: float | None
-    last_error: str | None
-    waiting: int
-    gave_up: int
-    trial: tuple[float, bool, str] | None  # its last test: when, delivered, what the service said
+    rules: dict[str, Rule]
+    user_rules: list[MetricRule]
+    windows: list[Window]
+    base_url: str
+    dependencies: list[Dependency]
+    group_wait: float
 
 
 class Alerting:
@@ -99,7 +107,7 @@ class Alerting:
         return out
 
     def tick(self, snap: Snapshot, now: float | None = None, extra: Sequence[Condition] = (),
-             deliver: bool = True, explained_by: str | None = None) -> list[dict[str, Any]]:
+             deliver: bool = True, explained_by: str | None = None) -> list[Recorded]:
         """One evaluation: returns the events it recorded (and queued for delivery).
         ``extra``: conditions from elsewhere (agents that went silent); ``explained_by``: a parent
         outside this host that explains all of it (its agent is silent)."""
@@ -137,8 +145,8 @@ class Alerting:
         if taken:
             self.states = {**self.states, **{k: replace(self.states[k], acked_at=at) for k, at in taken.items()}}
 
-    def _store(self, states: dict[tuple[str, str], AlertState], events: list[Any], now: float) -> list[dict[str, Any]]:
-        recorded = []
+    def _store(self, states: dict[tuple[str, str], AlertState], events: list[Any], now: float) -> list[Recorded]:
+        recorded: list[Recorded] = []
         with self.engine.begin() as c:
             for key, st in states.items():
                 values = {"state": st.state, "severity": st.severity, "summary": st.summary,
@@ -177,7 +185,7 @@ class Alerting:
         """Send what is due on every channel, each in order, here and now (tests, `tick`)."""
         return sum(self.courier.deliver_channel(name, now) for name in self.courier.channels)
 
-    def reconfigure(self, settings: dict[str, Any]) -> None:
+    def reconfigure(self, settings: Settings) -> None:
         """A reloaded config's rules, windows, dependencies, base URL and group wait (settings_of),
         keeping every alert's state: what fires, since when, acknowledged, notified."""
         with self.lock:
@@ -305,19 +313,20 @@ class Alerting:
         ends = [until for until in cached[1] if until > now]
         return max(ends) if ends else None
 
-    def view(self, now: float | None = None, rule: str = "", severity: str = "") -> dict[str, Any]:
+    def view(self, now: float | None = None, rule: str = "", severity: str = "") -> AlertsView:
         """What the alerts page shows; the history narrowed to a rule and a severity when asked."""
         now = now or time.time()
         with self.engine.connect() as c:
             history = c.execute(queries.HISTORY[(bool(rule), bool(severity))],
                                 {"host": self.host, "rule": rule, "severity": severity}).all()
             box = c.execute(queries.OUTBOX_NEWEST).all()
-        return {"evaluations": self.evaluations, "active": self.active(now),
-                "history": [dict(r._mapping) for r in history], "outbox": [dict(r._mapping) for r in box],
-                "silences": self.silences_in_force(now), "rules": sorted(self.rules),
-                "channels": self.channel_health()}
+        return AlertsView(evaluations=self.evaluations, active=self.active(now),
+                          history=[HistoryEntry(**r._mapping) for r in history],
+                          outbox=[OutboxEntry(**r._mapping) for r in box],
+                          silences=self.silences_in_force(now), rules=sorted(self.rules),
+                          channels=self.channel_health())
 
-    def active(self, now: float | None = None) -> list[dict[str, Any]]:
+    def active(self, now: float | None = None) -> list[ActiveAlert]:
         """The alerts pending and firing, firing and critical first, each with its mute, what it
         fired with, what suppresses it and its ack note: from memory, and the notes read only
         when one is acknowledged (the API's /alerts read the whole page's history: 2.5 ms)."""
@@ -330,15 +339,15 @@ class Alerting:
             with self.engine.connect() as c:
                 notes = {(r, sub): n for r, sub, n in c.execute(queries.ACK_NOTES, {"host": self.host})}
         fired = self._fired_with({s.key for s in active if s.state == "firing"})
-        return [{**s.__dict__, "muted": s.key in muted, "fired_with": fired.get(s.key),
-                 "suppressed_by": self.suppressed.get(s.key),
-                 "ack_note": notes.get(s.key) if s.acked_at else None} for s in active]
+        return [ActiveAlert(**{**s.__dict__, "labels": dict(s.labels)}, muted=s.key in muted,
+                            fired_with=fired.get(s.key), suppressed_by=self.suppressed.get(s.key),
+                            ack_note=notes.get(s.key) if s.acked_at else None) for s in active]
 
-    def silences_in_force(self, now: float | None = None) -> list[dict[str, Any]]:
+    def silences_in_force(self, now: float | None = None) -> list[Silence]:
         now = now or time.time()
         with self.engine.connect() as c:
             rows = c.execute(queries.SILENCES_IN_FORCE, {"host": self.host, "now": now}).all()
-        return [dict(r._mapping) for r in rows]
+        return [Silence(**r._mapping) for r in rows]
 
 
 # A silence's patterns are short (a rule name, "md*", a subject); fnmatch on a megabyte pattern
@@ -376,42 +385,3 @@ def matches(pattern: str | None, value: str) -> bool:
     if any(ch in pattern for ch in "*?["):
         return fnmatch.fnmatchcase(value, pattern)
     return pattern == value
-
-
-def channels_of(cfg: Any) -> list[Channel]:
-    """The config file's channels."""
-    from app.alerting.saved_channels import channel_of
-
-    return [channel_of(c, cfg.alerts.timezone) for c in cfg.alerts.channels]
-
-
-def from_config(cfg: Any, engine: Engine, host: str | None = None) -> Alerting:
-    """Build the alerting from the validated config: built-in rules with overrides, user rules,
-    channels and maintenance windows. Unknown rule names in overrides are config errors."""
-    return Alerting(engine, host or cfg.host, channels=channels_of(cfg), conditions=Conditions(), **settings_of(cfg))
-
-
-def settings_of(cfg: Any) -> dict[str, Any]:
-    """What the config sets of an Alerting, but its channels: rules, user rules, windows,
-    dependencies, base URL, group wait (a reload gives these to the running one)."""
-    from dataclasses import replace
-
-    from app.alert_config import dependencies_of
-    from app.alerting.engine import parse_window
-    from app.config import ConfigError
-
-    a = cfg.alerts
-    rules = dict(BUILTIN)
-    for name, o in a.rules.items():
-        if name not in rules:
-            raise ConfigError(f"{cfg.source or 'config'}: alerts.rules.{name}: no such built-in rule "
-                              f"(known: {', '.join(sorted(rules))})")
-        base = rules[name]
-        rules[name] = replace(base, enabled=o.enabled, severity=o.severity or base.severity,
-                              for_seconds=base.for_seconds if o.for_seconds is None else o.for_seconds,
-                              reminder_hours=base.reminder_hours if o.reminder_hours is None else o.reminder_hours)
-    user = [MetricRule(Rule(u.name, u.severity, u.for_seconds, u.reminder_hours), u.metric, u.op, u.threshold,
-                       u.clear_threshold, tuple(sorted(u.labels.items())), u.message) for u in a.user_rules]
-    windows = [parse_window(w.days, w.start, w.hours, w.first_of_month, w.rules) for w in a.maintenance]
-    return {"rules": rules, "user_rules": user, "windows": windows, "base_url": a.base_url,
-            "dependencies": dependencies_of(a), "group_wait": a.group_wait}

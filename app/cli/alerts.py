@@ -16,7 +16,7 @@ def _load(args: argparse.Namespace) -> Config:
 def cmd_notify_test(args: argparse.Namespace) -> int:
     """Send a test notification on one channel and say what the service answered."""
     from app.alerting.delivery import try_channel
-    from app.alerting.service import channels_of
+    from app.alerting.setup import channels_of
 
     cfg = _load(args)
     channels = {c.name: c for c in channels_of(cfg)}

@@ -9,22 +9,29 @@ is recognised when it comes again and stored only once.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
 
-from sqlalchemy import Engine, bindparam, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy import Connection, Engine, Row, bindparam, update
 
 from app.batch import Batch, BatchError, RollupRecord, RunRecord
 from app.exposition import Families, render_families
-from app.ingest.conditions import agent_conditions
+from app.ingest.records import (
+    SERVER_METRICS,
+    dump_statuses,
+    first_time,
+    labels_of,
+    load_statuses,
+    server_samples,
+    status_after,
+    stored_runs,
+    typed_states,
+)
 from app.ingest.tokens import (
+    AgentRow,
     AuthError,
     Caller,
     TooManyHosts,
@@ -36,27 +43,16 @@ from app.ingest.tokens import (
 )
 from app.judge import Judge, Thresholds
 from app.snapshot import CollectorStatus, Snapshot, read_states
-from app.storage.models import agent, collector_run, ingest_digest
+from app.storage.models import agent
 from app.storage.store import Late, SeriesLimit, Store
-from collectors import metric_specs, plugins
+from collectors import metric_specs
 from collectors.base import CollectResult, Entity, MetricSpec, Sample
-from collectors.state import State, StateError
+from collectors.state import State
 
 log = logging.getLogger("rackpulse.agents")
 # kept here for the callers that have always found them here
-__all__ = ["Agents", "AuthError", "Caller", "SERVER_METRICS", "TooManyHosts", "agent_conditions", "authenticate",
+__all__ = ["Agents", "AuthError", "Caller", "SERVER_METRICS", "TooManyHosts", "authenticate",
            "bearer_hash", "issue", "list_agents", "revoke", "typed_states"]
-
-
-# What the server's own /metrics says about each agent (label ``agent``; ``host`` is the server).
-SERVER_METRICS = {
-    "rackpulse_agent_last_contact_timestamp_seconds": MetricSpec("Unix time of the agent's last accepted batch."),
-    "rackpulse_agent_clock_skew_seconds": MetricSpec("Server clock minus the agent's at its last batch."),
-    "rackpulse_agent_batches_total": MetricSpec("Batches accepted from the agent.", "counter"),
-    "rackpulse_agent_samples_total": MetricSpec("Samples accepted from the agent.", "counter"),
-    "rackpulse_agent_token_revoked": MetricSpec("1 if the agent's token is revoked.", states=("live", "revoked")),
-    "rackpulse_agent_info": MetricSpec("1, with the agent's version.", store=False),
-}
 
 
 ROWS_SECONDS = 5.0
@@ -90,6 +86,17 @@ class Accepted:
         return self.__dict__.copy()
 
 
+@dataclass
+class Taken:
+    """What one batch stored, for the host's live view."""
+
+    applied: list[RunRecord | RollupRecord]  # the records new to the server
+    statuses: dict[str, CollectorStatus]  # every collector's, after them
+    built: dict[int, list[Sample]]  # seq -> its samples, built once for store and snapshot
+    stored: int  # samples
+    new_seq: int
+
+
 class Agents:
     """Everything the server holds about agent hosts, in memory and in SQL."""
 
@@ -112,7 +119,7 @@ class Agents:
         self._lock = threading.Lock()
         self.generation = 0  # rises with every batch taken in: /metrics is merged again only then
         self._applied: dict[str, tuple[str | None, int]] = {}  # host -> (instance, seq) of its last batch here
-        self._rows: tuple[int, float, list[dict[str, Any]]] | None = None  # rows(): (generation, when, rows)
+        self._rows: tuple[int, float, list[AgentRow]] | None = None  # rows(): (generation, when, rows)
         self._bad_state: set[str] = set()
         self.max_series = max_series
         self.over_limit: dict[str, tuple[float, str]] = {}  # host -> (when, why) its last batch was refused
@@ -132,7 +139,7 @@ class Agents:
         with self._lock:
             self.generation += 1
 
-    def rows(self, max_age: float = ROWS_SECONDS) -> list[dict[str, Any]]:
+    def rows(self, max_age: float = ROWS_SECONDS) -> list[AgentRow]:
         """The agents table, as list_agents reads it, kept until a batch changes it (or, for what
         another process changes, max_age seconds): the overview and /hosts read it on every view."""
         cached = self.cached_rows(max_age)
@@ -143,7 +150,7 @@ class Agents:
         self._rows = (generation, now, fresh)
         return fresh
 
-    def cached_rows(self, max_age: float = ROWS_SECONDS) -> list[dict[str, Any]] | None:
+    def cached_rows(self, max_age: float = ROWS_SECONDS) -> list[AgentRow] | None:
         """rows() while they are current, without touching the database; None when they are not
         (a page in the event loop then reads them in a thread)."""
         cached = self._rows
@@ -156,11 +163,10 @@ class Agents:
         for row in list_agents(self.engine):
             self._restore_host(row)
 
-    def _restore_host(self, row: dict[str, Any]) -> None:
+    def _restore_host(self, row: AgentRow) -> None:
         snap = self._snapshot(row["host"])
         snap.states.update(read_states(self.store(row["host"]).load_states(), f"agent {row['host']}"))
-        for name, st in json.loads(row["statuses"] or "{}").items():
-            snap.statuses[name] = CollectorStatus(**st)
+        snap.statuses.update(load_statuses(row["statuses"]))
         self._applied[row["host"]] = (row["instance"], row["last_seq"])
 
     def catch_up(self) -> list[str]:
@@ -201,9 +207,11 @@ class Agents:
             self._callers[who.token_hash] = who
 
     def accept(self, who: Caller, batch: Batch, remote: str = "", now: float | None = None) -> Accepted:
-        """Store a validated batch exactly once. Raises BatchError/AuthError; stores nothing then."""
+        """Store a validated batch exactly once. Raises BatchError/AuthError; stores nothing then.
+        Checked (its host, the host's limits, the token again), stored in one transaction with
+        the agent's new high-water mark, then judged into the host's live view."""
         now = now or time.time()
-        agent_id, host = who.agent_id, who.host
+        host = who.host
         if batch.host != host:
             raise AuthError(403, f"this token belongs to host {host!r}, but the batch says it is from {batch.host!r}")
         store = self.store(host)
@@ -216,50 +224,12 @@ class Agents:
             try:
                 self._check_host_limits(host, batch)
                 with self.engine.begin() as conn:
-                    row = conn.execute(_CLAIM, {"b_id": agent_id, "b_hash": who.token_hash, "b_now": now}).first()
-                    if row is None:
-                        raise AuthError(401, "unknown agent token")  # replaced by `agents issue` since
-                    if row.revoked_at is not None:
-                        raise AuthError(401, f"the token of host {host!r} was revoked")
-                    last_seq = row.last_seq if row.instance == batch.instance else 0
-                    fresh = [r for r in batch.records if r.seq > last_seq]
-                    new_seq = fresh[-1].seq if fresh else last_seq
-                    # Sequence numbers are per outbox instance: under another instance id, runs that
-                    # are stored already (a replay, or a copied outbox) are recognised by their time.
-                    stored_runs = (self._stored_runs(conn, host, fresh)
-                                   if row.instance is not None and row.instance != batch.instance else set())
-                    stored = 0
-                    total = store.entities_with(conn, ((k, key) for r in fresh if isinstance(r, RunRecord)
-                                                       for k, key, _ in r.entities))
-                    if total > self.max_entities:
-                        raise SeriesLimit(f"host {host} would have {total} inventory entities, beyond its limit of "
-                                          f"{self.max_entities} (agents.max_entities_per_host)")
-                    applied: list[RunRecord | RollupRecord] = []
-                    store.entity_changes = 0
-                    late = Late(store.watermarks(conn)[0])  # a spooled backlog is refolded once per batch
-                    built: dict[int, list[Sample]] = {}  # seq -> its samples, built once for store and snapshot
-                    for r in fresh:
-                        if isinstance(r, RunRecord):
-                            if (r.collector, r.started) in stored_runs:
-                                continue
-                            stored += self._write_run(conn, store, r, built, late, typed.get(r.seq), r.seq in odd,
-                                                      new_sets)
-                        else:
-                            if not self._first_time(conn, agent_id, r, now):
-                                continue
-                            stored += store.write_rollup_points(conn, r.res, [(m, _labels(lab), pts)
-                                                                              for m, lab, pts in r.series])
-                        applied.append(r)
-                    self._spend_changes(host, store.entity_changes, now)  # refused: all of it rolls back
-                    store.refold(conn, late)
-                    statuses = json.loads(row.statuses or "{}")
-                    for r in applied:
-                        if isinstance(r, RunRecord):
-                            statuses[r.collector] = _status(statuses.get(r.collector), r)
-                    conn.execute(_DONE, {"b_id": agent_id, "b_instance": batch.instance, "b_seq": new_seq,
+                    row = self._claim(conn, who, now)
+                    taken = self._store_batch(conn, store, who.agent_id, row, batch, (typed, odd), new_sets, now)
+                    conn.execute(_DONE, {"b_id": who.agent_id, "b_instance": batch.instance, "b_seq": taken.new_seq,
                                          "b_version": batch.agent_version, "b_skew": round(now - batch.sent_at, 3),
-                                         "b_remote": remote[:255], "b_stored": stored,
-                                         "b_statuses": json.dumps(statuses)})
+                                         "b_remote": remote[:255], "b_stored": taken.stored,
+                                         "b_statuses": dump_statuses(taken.statuses)})
             except AuthError:
                 self._callers.pop(who.token_hash, None)  # the next request is refused before its body
                 raise
@@ -275,28 +245,55 @@ class Agents:
                 self._forget_label_sets(new_sets)
                 raise
         self.over_limit.pop(host, None)
-        self._update_snapshot(host, applied, statuses, built, typed, odd)
-        self._applied[host] = (batch.instance, new_seq)
-        return Accepted(len(applied), len(batch.records) - len(applied), stored, new_seq)
+        self._update_snapshot(host, taken, typed, odd)
+        self._applied[host] = (batch.instance, taken.new_seq)
+        return Accepted(len(taken.applied), len(batch.records) - len(taken.applied), taken.stored, taken.new_seq)
 
-    def _stored_runs(self, conn, host: str, records: list[RunRecord | RollupRecord]
-                     ) -> set[tuple[str, float]]:
-        runs = [r for r in records if isinstance(r, RunRecord)]
-        if not runs:
-            return set()
-        rows = conn.execute(select(collector_run.c.collector, collector_run.c.started).where(
-            collector_run.c.host == host, collector_run.c.started >= min(r.started for r in runs),
-            collector_run.c.started <= max(r.started for r in runs)))
-        return {(c, float(s)) for c, s in rows}
+    def _claim(self, conn: Connection, who: Caller, now: float) -> Row:
+        """The agent's row, locked for this batch, if its token still stands (AuthError if not)."""
+        row = conn.execute(_CLAIM, {"b_id": who.agent_id, "b_hash": who.token_hash, "b_now": now}).first()
+        if row is None:
+            raise AuthError(401, "unknown agent token")  # replaced by `agents issue` since
+        if row.revoked_at is not None:
+            raise AuthError(401, f"the token of host {who.host!r} was revoked")
+        return row
 
-    def _first_time(self, conn, agent_id: int, r: RollupRecord, now: float) -> bool:
-        """Whether this rollup record is new from this agent (its content digest was never stored)."""
-        digest = hashlib.sha256(json.dumps([r.res, r.series], separators=(",", ":")).encode()).hexdigest()
-        ins = (sqlite_insert if self.engine.dialect.name == "sqlite" else pg_insert)(ingest_digest)
-        # RETURNING, not rowcount: psycopg reports no row count for a skipped ON CONFLICT insert.
-        res = conn.execute(ins.values(agent_id=agent_id, digest=digest, ts=now).on_conflict_do_nothing()
-                           .returning(ingest_digest.c.digest))
-        return res.first() is not None
+    def _store_batch(self, conn: Connection, store: Store, agent_id: int, row: Row, batch: Batch,
+                     read: tuple[dict[int, State], dict[int, str]], new_sets: list[tuple[tuple[str, str], ...]],
+                     now: float) -> Taken:
+        """The records not stored before, each once; the collectors' statuses after them."""
+        typed, odd = read
+        host = store.host
+        last_seq = row.last_seq if row.instance == batch.instance else 0
+        fresh = [r for r in batch.records if r.seq > last_seq]
+        new_seq = fresh[-1].seq if fresh else last_seq
+        # Sequence numbers are per outbox instance: under another instance id, runs that
+        # are stored already (a replay, or a copied outbox) are recognised by their time.
+        replayed = (stored_runs(conn, host, fresh)
+                    if row.instance is not None and row.instance != batch.instance else set())
+        total = store.entities_with(conn, ((k, key) for r in fresh if isinstance(r, RunRecord) for k, key, _ in r.entities))
+        if total > self.max_entities:
+            raise SeriesLimit(f"host {host} would have {total} inventory entities, beyond its limit of "
+                              f"{self.max_entities} (agents.max_entities_per_host)")
+        taken = Taken([], load_statuses(row.statuses), {}, 0, new_seq)
+        store.entity_changes = 0
+        late = Late(store.watermarks(conn)[0])  # a spooled backlog is refolded once per batch
+        for r in fresh:
+            if isinstance(r, RunRecord):
+                if (r.collector, r.started) in replayed:
+                    continue
+                taken.stored += self._write_run(conn, store, r, taken.built, late, typed.get(r.seq), r.seq in odd,
+                                                new_sets)
+                taken.statuses[r.collector] = status_after(taken.statuses.get(r.collector), r)
+            else:
+                if not first_time(conn, agent_id, r, now):
+                    continue
+                taken.stored += store.write_rollup_points(conn, r.res, [(m, labels_of(lab), pts)
+                                                                        for m, lab, pts in r.series])
+            taken.applied.append(r)
+        self._spend_changes(host, store.entity_changes, now)  # refused: all of it rolls back
+        store.refold(conn, late)
+        return taken
 
     def _write_run(self, conn, store: Store, r: RunRecord, built: dict[int, list[Sample]], late: Late,
                    state: State | None, odd: bool, new_sets: list[tuple[tuple[str, str], ...]]) -> int:
@@ -369,8 +366,10 @@ class Agents:
             snap = self.snapshots.get(host)
             return snap.states.get(collector) if snap else None
 
-    def _update_snapshot(self, host: str, fresh: list[RunRecord | RollupRecord], statuses: dict[str, Any],
-                         built: dict[int, list[Sample]], typed: dict[int, State], odd: dict[int, str]) -> None:
+    def _update_snapshot(self, host: str, taken: Taken, typed: dict[int, State], odd: dict[int, str]) -> None:
+        """The host's live view after a batch: its states, samples and statuses, judged once here
+        (the pages and alerts of this host read the findings)."""
+        fresh, built = taken.applied, taken.built
         with self._lock:
             snap = self._snapshot(host)
             for r in fresh:
@@ -380,8 +379,7 @@ class Agents:
                     elif r.seq not in odd and r.ok and r.no_data:  # its source went away there
                         snap.states.pop(r.collector, None)
                     snap.samples[r.collector] = built[r.seq]
-            for name, st in statuses.items():
-                snap.statuses[name] = CollectorStatus(**st)
+            snap.statuses.update(taken.statuses)
             for name in {r.collector for r in fresh if isinstance(r, RunRecord)}:
                 snap.findings_of(name)  # judged once, on ingest: the pages and alerts of this host read these
             for r in fresh:
@@ -403,17 +401,7 @@ class Agents:
     def metrics_groups(self) -> list[list[Families]]:
         """Every agent host's samples in the exposition format, re-rendered only when they changed,
         one group per host; first what the server knows of each agent (with the server's host)."""
-        own = []
-        for a in list_agents(self.engine):
-            lab = {"agent": a["host"]}
-            own.append(Sample.of("rackpulse_agent_token_revoked", 1 if a["revoked_at"] else 0, **lab))
-            own.append(Sample.of("rackpulse_agent_batches_total", a["batches"], **lab))
-            own.append(Sample.of("rackpulse_agent_samples_total", a["samples"], **lab))
-            own.append(Sample.of("rackpulse_agent_info", 1, version=a["version"] or "", **lab))
-            if a["last_contact"]:
-                own.append(Sample.of("rackpulse_agent_last_contact_timestamp_seconds", round(a["last_contact"], 3),
-                                     **lab))
-                own.append(Sample.of("rackpulse_agent_clock_skew_seconds", a["clock_skew"] or 0.0, **lab))
+        own = server_samples(list_agents(self.engine))
         out = [[render_families(own, SERVER_METRICS, self.local_host)] if own else []]  # first: the server's
         with self._lock:
             for host, snap in sorted(self.snapshots.items()):
@@ -431,35 +419,3 @@ class Agents:
                     group.append(cached[1])
                 out.append(group)
         return out
-
-
-def typed_states(batch: Batch) -> tuple[dict[int, State], dict[int, str]]:
-    """The batch's states as their plug-ins' types, by record, and why those that cannot be read
-    could not. An empty state is none (the source is absent there); a plug-in this server does not
-    have is left out: nothing here would read its state."""
-    typed: dict[int, State] = {}
-    odd: dict[int, str] = {}
-    for r in batch.records:
-        if not isinstance(r, RunRecord) or not r.state or (plugin := plugins().get(r.collector)) is None:
-            continue
-        try:
-            typed[r.seq] = plugin.load(r.state)
-        except StateError as exc:
-            odd[r.seq] = str(exc)
-    return typed, odd
-
-
-def _labels(d: dict[str, str]) -> tuple[tuple[str, str], ...]:
-    return tuple(sorted(d.items()))
-
-
-def _status(old: dict[str, Any] | None, r: RunRecord) -> dict[str, Any]:
-    st = dict(old or {"name": r.collector, "interval": r.interval, "timeout": r.interval})
-    st.update(interval=r.interval, up=r.ok, no_data=r.no_data, last_run=r.started, duration=r.duration,
-              warnings=list(r.warnings), runs=int(st.get("runs", 0)) + 1)
-    if r.ok:
-        st["last_success"] = r.started
-        st["last_error"] = None if not r.no_data else r.error
-    else:
-        st["last_error"] = r.error
-    return st

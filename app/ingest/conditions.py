@@ -4,16 +4,22 @@ agent_cardinality (batches refused over the host's limits)."""
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
+
+from sqlalchemy import Engine
 
 from app.alerting.engine import Condition
 from app.ingest.tokens import list_agents
 
-if TYPE_CHECKING:
-    from app.ingest.agents import Agents
+
+class AgentsSeen(Protocol):
+    """What these conditions read of the server's Agents (app/ingest/agents.py)."""
+
+    engine: Engine
+    over_limit: dict[str, tuple[float, str]]  # host -> (when, why) its last batch was refused
 
 
-def agent_conditions(agents: Agents, cfg: Any, now: float) -> list[Condition]:
+def agent_conditions(agents: AgentsSeen, cfg: Any, now: float) -> list[Condition]:
     """agent_silent and agent_clock_skew for every agent whose token is live."""
     out = []
     for host, (when, why) in list(agents.over_limit.items()):

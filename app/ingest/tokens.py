@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from sqlalchemy import Engine, func, select, update
 
@@ -50,10 +50,30 @@ def revoke(engine: Engine, host: str, now: float | None = None) -> bool:
     return bool(res.rowcount)
 
 
-def list_agents(engine: Engine) -> list[dict[str, Any]]:
+class AgentRow(TypedDict):
+    """An agent as the server keeps it (its token's hash left out)."""
+
+    id: int
+    host: str
+    created: float
+    revoked_at: float | None
+    instance: str | None  # the agent's outbox; last_seq counts within it
+    last_seq: int
+    version: str | None
+    last_contact: float | None
+    clock_skew: float | None
+    remote: str | None
+    batches: int
+    samples: int
+    statuses: str | None  # JSON: each collector's last run as the agent reported it
+
+
+def list_agents(engine: Engine) -> list[AgentRow]:
     with engine.connect() as c:
         rows = c.execute(select(agent).order_by(agent.c.host)).all()
-    return [{k: v for k, v in r._mapping.items() if k != "token_hash"} for r in rows]
+    return [AgentRow(id=r.id, host=r.host, created=r.created, revoked_at=r.revoked_at, instance=r.instance,
+                     last_seq=r.last_seq, version=r.version, last_contact=r.last_contact, clock_skew=r.clock_skew,
+                     remote=r.remote, batches=r.batches, samples=r.samples, statuses=r.statuses) for r in rows]
 
 
 @dataclass(frozen=True)

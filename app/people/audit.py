@@ -5,14 +5,28 @@ change a request made; a route may add words to it (`note(request, "...")`)."""
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from fastapi import Request
 from sqlalchemy import Engine, delete, select
 
+# pydantic reads a TypedDict's fields from typing_extensions' before Python 3.12 (/api/v1/audit)
+from typing_extensions import TypedDict
+
 from app.storage.models import audit
 
 KEEP_DAYS = 400.0
+
+
+class AuditEntry(TypedDict):
+    """One row of the audit log, as the audit page and /api/v1/audit show it."""
+
+    id: int
+    ts: float
+    actor: str  # "alice", "token:ansible", "proxy:bob"
+    action: str  # "POST /alerts/ack", "login", "login refused"
+    detail: str | None
+    address: str | None
+    status: int | None
 
 
 def record(engine: Engine, actor: str, action: str, detail: str | None = None, address: str | None = None,
@@ -27,12 +41,13 @@ def note(request: Request, detail: str) -> None:
     request.state.audit_detail = detail
 
 
-def entries(engine: Engine, limit: int = 200, actor: str = "") -> list[dict[str, Any]]:
+def entries(engine: Engine, limit: int = 200, actor: str = "") -> list[AuditEntry]:
     q = select(audit).order_by(audit.c.id.desc()).limit(limit)
     if actor:
         q = q.where(audit.c.actor == actor)
     with engine.connect() as c:
-        return [dict(r._mapping) for r in c.execute(q)]
+        return [AuditEntry(id=r.id, ts=r.ts, actor=r.actor, action=r.action, detail=r.detail, address=r.address,
+                           status=r.status) for r in c.execute(q)]
 
 
 def forget_old(engine: Engine, now: float | None = None) -> int:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from app.alerting.records import AlertsView
 from app.web.site import Checked, SiteDep
 
 router = APIRouter()
@@ -85,7 +84,7 @@ def alerts_try_channel(s: SiteDep, request: Request, name: str) -> Response:
 
 
 @router.get("/api/alerts")
-def api_alerts(s: SiteDep, request: Request) -> dict[str, Any]:
+def api_alerts(s: SiteDep, request: Request) -> AlertsView:
     snap, _ = s.view(request)
     a = s.alerting_for(snap.host)
-    return a.view() if a else {"active": [], "history": [], "outbox": [], "silences": []}
+    return a.view() if a else AlertsView()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -15,6 +14,7 @@ from app.exposition import CONTENT_TYPE
 from app.storage.base import RES_1H, RES_5M, Point
 from app.storage.inventory import StoredEntity, StoredEvent
 from app.storage.samples import resolution
+from app.web.api_models import HostOut, Series
 from app.web.site import RANGES, SiteDep
 from collectors import plugins
 from collectors.state import StateError
@@ -132,7 +132,7 @@ def per_second(pts: list[Point]) -> list[Point]:
 @router.get("/api/series")
 def api_series(s: SiteDep, request: Request, metric: str, range: str = "24h",  # noqa: A002
                label: list[str] = Query(default=[]),  # noqa: B008
-               scale: float = 1.0, rate: bool = False) -> dict[str, Any]:
+               scale: float = 1.0, rate: bool = False) -> Series:
     """History of one series; ``scale`` multiplies every value (joules -> kWh for a chart);
     ``rate`` turns a counter into its rate per second (bytes sent -> bytes per second)."""
     _, store = s.view(request)
@@ -151,14 +151,14 @@ def api_series(s: SiteDep, request: Request, metric: str, range: str = "24h",  #
     # its bucket; raw samples come at the collector's interval, seen as the usual distance.
     gaps = sorted(b - a for a, b in zip(ts, ts[1:], strict=False))
     step = res or (gaps[len(gaps) // 2] if gaps else 60)
-    return {"metric": metric, "labels": labels, "range": range, "start": start, "end": end, "step": step,
-            "resolution": {0: "raw", RES_5M: "5m", RES_1H: "1h"}[res], "ts": ts,
-            "min": [_scaled(p.vmin, scale) for p in pts], "avg": [_scaled(p.vavg, scale) for p in pts],
-            "max": [_scaled(p.vmax, scale) for p in pts]}
+    return Series(metric=metric, labels=labels, range=range, start=start, end=end, step=step,
+                  resolution={0: "raw", RES_5M: "5m", RES_1H: "1h"}[res], ts=ts,
+                  min=[_scaled(p.vmin, scale) for p in pts], avg=[_scaled(p.vavg, scale) for p in pts],
+                  max=[_scaled(p.vmax, scale) for p in pts])
 
 
 @router.get("/api/hosts")
-def api_hosts(s: SiteDep) -> list[dict[str, object]]:
+def api_hosts(s: SiteDep) -> list[HostOut]:
     """This host and every agent: version, last contact, clock skew, worst state."""
     return [h.as_json() for h in s.hosts()]
 

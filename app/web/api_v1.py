@@ -9,23 +9,49 @@ send). Errors always have one shape: {"error": {"status": 404, "message": "..."}
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
 from app import views
-from app.alerting.service import matches_all
+from app.alerting.records import ActiveAlert, Silence
+from app.alerting.service import Alerting, matches_all
 from app.disks import disk_notes
 from app.people import audit
 from app.people.users import UserError
+from app.storage.inventory import StoredEvent
 from app.web import api
 from app.web.alert_pages import DURATIONS
+from app.web.api_models import (
+    Acked,
+    BayLabelSaved,
+    DiskNotes,
+    ErrorBody,
+    Expired,
+    HostOut,
+    Removed,
+    Revoked,
+    Series,
+    SilenceMade,
+    Tile,
+    TokenOut,
+    UserMade,
+    UserOut,
+    WhoAmI,
+)
 from app.web.permissions import Admins
 from app.web.site import Site, SiteDep, csrf_ok, principal
 
-router = APIRouter(prefix="/api/v1", tags=["v1"])
+# Every error has one shape (app/web/app.py: install_api_errors); /openapi.json says so on every route.
+ERRORS: dict[int | str, dict[str, object]] = {
+    code: {"model": ErrorBody, "description": why} for code, why in (
+        (400, "the request cannot be done as asked"), (401, "no session, token or proxy user"),
+        (403, "not allowed for this role or scope, or a browser's change without its CSRF token"),
+        (404, "no such thing on this host"), (422, "a parameter or the body is not understood"),
+        (429, "too many requests: wait the Retry-After seconds"))}
+router = APIRouter(prefix="/api/v1", tags=["v1"], responses=ERRORS)
 
 
 def api_checked(s: SiteDep, request: Request) -> None:
@@ -38,7 +64,7 @@ def api_checked(s: SiteDep, request: Request) -> None:
 Changes = Depends(api_checked)
 
 
-def _alerting(s: Site, request: Request) -> Any:
+def _alerting(s: Site, request: Request) -> Alerting:
     snap, _ = s.view(request)
     a = s.alerting_for(snap.host)
     if a is None:
@@ -49,15 +75,15 @@ def _alerting(s: Site, request: Request) -> Any:
 # -- reading ------------------------------------------------------------------------------------
 
 @router.get("/whoami")
-def whoami(request: Request) -> dict[str, Any]:
+def whoami(request: Request) -> WhoAmI:
     """Who this request is, by what, and whether it may change things."""
     who = principal(request)
     assert who is not None
-    return {"name": who.name, "role": who.role, "via": who.via, "may_change": who.may_change}
+    return WhoAmI(name=who.name, role=who.role, via=who.via, may_change=who.may_change)
 
 
 @router.get("/hosts")
-def hosts(s: SiteDep) -> list[dict[str, object]]:
+def hosts(s: SiteDep) -> list[HostOut]:
     """This host and every agent: version, last contact, clock skew, worst state."""
     return [h.as_json() for h in s.hosts()]
 
@@ -69,67 +95,68 @@ async def state(s: SiteDep, request: Request) -> dict[str, object]:
 
 
 @router.get("/findings")
-def findings(s: SiteDep, request: Request) -> list[dict[str, Any]]:
+def findings(s: SiteDep, request: Request) -> list[Tile]:
     """The overview's tiles: each domain's level and, when it is not all clear, why (the same
     judgement the alerts use)."""
     snap, _ = s.view(request)
     ov = views.overview(snap)
-    return [{"title": t.title, "level": t.level, "reason": t.reason, "href": t.href} for t in ov.tiles] + [
-        {"title": f"collector {c.name}", "level": c.level, "reason": c.reason, "href": "/collectors"}
+    return [Tile(title=t.title, level=t.level, reason=t.reason, href=t.href) for t in ov.tiles] + [
+        Tile(title=f"collector {c.name}", level=c.level, reason=c.reason, href="/collectors")
         for c in ov.collectors if c.level != views.OK]
 
 
 @router.get("/series")
 def series(s: SiteDep, request: Request, metric: str, range: str = "24h",  # noqa: A002
            label: Annotated[list[str] | None, api.Query()] = None, scale: float = 1.0,
-           rate: bool = False) -> dict[str, Any]:
+           rate: bool = False) -> Series:
     """One series over a range (1h, 6h, 24h, 7d, 30d, 1y) at the resolution that fits it."""
     return api.api_series(s, request, metric, range, label or [], scale, rate)
 
 
 @router.get("/events")
 def events(s: SiteDep, request: Request, kind: str | None = None, key: str | None = None,
-           limit: int = 200) -> list[Any]:
+           limit: int = 200) -> list[StoredEvent]:
     """Inventory changes (a disk pulled, a peer gone), newest first."""
     return list(api.api_events(s, request, kind, key, limit))
 
 
 @router.get("/alerts")
-def alerts(s: SiteDep, request: Request, firing: bool = True) -> list[dict[str, Any]]:
+def alerts(s: SiteDep, request: Request, firing: bool = True) -> list[ActiveAlert]:
     """The alerts in force (firing=false: pending and firing), each with its ack and silence."""
     active = _alerting(s, request).active()
-    return [a for a in active if a.get("state") == "firing"] if firing else active
+    return [a for a in active if a.state == "firing"] if firing else active
 
 
 @router.get("/silences")
-def silences(s: SiteDep, request: Request) -> list[dict[str, Any]]:
+def silences(s: SiteDep, request: Request) -> list[Silence]:
+    """Silences in force on this host (maintenance windows among them)."""
     return _alerting(s, request).silences_in_force()
 
 
 @router.get("/maintenance")
-def maintenance(s: SiteDep, request: Request) -> list[dict[str, Any]]:
+def maintenance(s: SiteDep, request: Request) -> list[Silence]:
     """One-off maintenance windows: silences of every alert of the host, in force."""
     return [x for x in _alerting(s, request).silences_in_force()
-            if matches_all(x.get("rule"), "rule") and matches_all(x.get("subject"))]
+            if matches_all(x.rule, "rule") and matches_all(x.subject)]
 
 
 @router.get("/audit", dependencies=[Admins])
-def audit_log(s: SiteDep, limit: int = 200, actor: str = "") -> list[dict[str, Any]]:
+def audit_log(s: SiteDep, limit: int = 200, actor: str = "") -> list[audit.AuditEntry]:
     """Who changed what, when, from where (admins only)."""
     return audit.entries(s.engine, min(max(limit, 1), 5000), actor)
 
 
 @router.get("/users", dependencies=[Admins])
-def users(s: SiteDep) -> list[dict[str, Any]]:
+def users(s: SiteDep) -> list[UserOut]:
     """The people who log in (admins only): name, role, two-factor; never a hash."""
-    return [{"name": u.name, "role": u.role, "two_factor": u.two_factor, "created": u.created} for u in s.users.all()]
+    return [UserOut(name=u.name, role=u.role, two_factor=u.two_factor, created=u.created) for u in s.users.all()]
 
 
 @router.get("/tokens", dependencies=[Admins])
-def tokens(s: SiteDep) -> list[dict[str, Any]]:
+def tokens(s: SiteDep) -> list[TokenOut]:
     """API tokens (admins only): name, scope, state, last use; never the token."""
-    return [{"name": t.name, "owner": t.owner, "scope": t.scope, "state": t.state(), "created": t.created,
-             "expires": t.expires, "last_used": t.last_used, "last_address": t.last_address}
+    return [TokenOut(name=t.name, owner=t.owner, scope=t.scope, state=t.state(), created=t.created,
+                     expires=t.expires, last_used=t.last_used, last_address=t.last_address)
             for t in s.tokens.list()]
 
 
@@ -142,12 +169,12 @@ class Ack(BaseModel):
 
 
 @router.post("/alerts/ack", dependencies=[Changes])
-def ack(s: SiteDep, request: Request, body: Ack) -> dict[str, Any]:
+def ack(s: SiteDep, request: Request, body: Ack) -> Acked:
     """Acknowledge a firing alert, with a note: no more reminders until it resolves."""
     if not _alerting(s, request).ack(body.rule, body.subject, note=body.note.strip()):
         raise HTTPException(404, f"no firing alert {body.rule} on {body.subject!r}")
     audit.note(request, f"ack {body.rule} {body.subject}: {body.note.strip()}")
-    return {"acked": True, "rule": body.rule, "subject": body.subject}
+    return Acked(acked=True, rule=body.rule, subject=body.subject)
 
 
 class NewSilence(BaseModel):
@@ -168,7 +195,7 @@ def _hours(body: NewSilence) -> float:
 
 
 @router.post("/silences", status_code=201, dependencies=[Changes])
-def silence(s: SiteDep, request: Request, body: NewSilence) -> dict[str, Any]:
+def silence(s: SiteDep, request: Request, body: NewSilence) -> SilenceMade:
     """Hold back this host's notifications that match, for a while."""
     hours = _hours(body)
     try:
@@ -177,15 +204,15 @@ def silence(s: SiteDep, request: Request, body: NewSilence) -> dict[str, Any]:
     except ValueError as exc:
         raise HTTPException(400, str(exc)) from None
     audit.note(request, f"silence {body.rule or '*'} {body.subject or '*'} for {hours:g} h: {body.reason}")
-    return {"id": sid, "until": time.time() + hours * 3600}
+    return SilenceMade(id=sid, until=time.time() + hours * 3600)
 
 
 @router.delete("/silences/{silence_id}", dependencies=[Changes])
-def expire(s: SiteDep, request: Request, silence_id: int) -> dict[str, Any]:
+def expire(s: SiteDep, request: Request, silence_id: int) -> Expired:
     """End a silence (or a maintenance window) now."""
     if not _alerting(s, request).expire(silence_id):
         raise HTTPException(404, f"no silence {silence_id} in force on this host")
-    return {"expired": silence_id}
+    return Expired(expired=silence_id)
 
 
 class NewWindow(BaseModel):
@@ -194,7 +221,7 @@ class NewWindow(BaseModel):
 
 
 @router.post("/maintenance", status_code=201, dependencies=[Changes])
-def maintenance_window(s: SiteDep, request: Request, body: NewWindow) -> dict[str, Any]:
+def maintenance_window(s: SiteDep, request: Request, body: NewWindow) -> SilenceMade:
     """A one-off maintenance window from now: every alert of the host is held back (they keep
     their state and are told after, if still firing). End it early with DELETE /silences/{id}."""
     try:
@@ -203,19 +230,20 @@ def maintenance_window(s: SiteDep, request: Request, body: NewWindow) -> dict[st
     except ValueError as exc:
         raise HTTPException(400, str(exc)) from None
     audit.note(request, f"maintenance for {body.hours:g} h: {body.reason}")
-    return {"id": sid, "until": time.time() + body.hours * 3600}
+    return SilenceMade(id=sid, until=time.time() + body.hours * 3600)
 
 
 @router.delete("/maintenance/{silence_id}", dependencies=[Changes])
-def end_window(s: SiteDep, request: Request, silence_id: int) -> dict[str, Any]:
+def end_window(s: SiteDep, request: Request, silence_id: int) -> Expired:
+    """End a maintenance window now."""
     return expire(s, request, silence_id)
 
 
-@router.put("/disks/{serial}/notes", dependencies=[Changes])
+@router.put("/disks/{serial}/notes", dependencies=[Changes], response_model_exclude_none=True)
 async def put_notes(s: SiteDep, request: Request, serial: str,
                     body: Annotated[dict[str, str], Body(examples=[{"purchased": "2024-03-01",
-                                                                    "warranty_until": "2029-03-01"}])]
-                    ) -> dict[str, str]:
+                                                                    "warranty_end": "2029-03-01"}])]
+                    ) -> DiskNotes:
     """A disk's notes: purchase date, warranty end, RMA number, free text (the fields of the
     disk page; an empty body clears them). This server's disks; an agent's on its own server."""
     if request.scope.get("rackpulse_host") not in (None, s.cfg.host):
@@ -226,15 +254,15 @@ async def put_notes(s: SiteDep, request: Request, serial: str,
     except ValueError as exc:
         raise HTTPException(400, str(exc)) from None
     audit.note(request, f"notes of {serial}")
-    return saved
+    return DiskNotes(**saved)
 
 
 class BayLabel(BaseModel):
     label: str = Field(max_length=100, examples=["shelf 1, bay 7"])
 
 
-@router.put("/disks/{serial}/bay", dependencies=[Changes])
-def put_bay(s: SiteDep, request: Request, serial: str, body: BayLabel) -> dict[str, str]:
+@router.put("/disks/{serial}/bay", dependencies=[Changes], response_model_exclude_none=True)
+def put_bay(s: SiteDep, request: Request, serial: str, body: BayLabel) -> BayLabelSaved:
     """Label the bay this disk sits in (by its port, slot, serial or WWN: a replacement in the
     same port gets the same label). This server's disks; an agent's on its own server."""
     from app.disks import bay_labels
@@ -252,7 +280,7 @@ def put_bay(s: SiteDep, request: Request, serial: str, body: BayLabel) -> dict[s
     except ValueError as exc:
         raise HTTPException(400, str(exc)) from None
     audit.note(request, f"bay of {serial}: {body.label}")
-    return saved
+    return BayLabelSaved(**saved)
 
 
 class NewUser(BaseModel):
@@ -262,14 +290,14 @@ class NewUser(BaseModel):
 
 
 @router.post("/users", status_code=201, dependencies=[Admins, Changes])
-def add_user(s: SiteDep, request: Request, body: NewUser) -> dict[str, str]:
+def add_user(s: SiteDep, request: Request, body: NewUser) -> UserMade:
     """Add a person (admins only)."""
     try:
         s.users.add(body.name, body.role, body.password)
     except UserError as exc:
         raise HTTPException(400, str(exc)) from None
     audit.note(request, f"user {body.name} ({body.role})")
-    return {"name": body.name, "role": body.role}
+    return UserMade(name=body.name, role=body.role)
 
 
 class Role(BaseModel):
@@ -277,18 +305,18 @@ class Role(BaseModel):
 
 
 @router.put("/users/{name}/role", dependencies=[Admins, Changes])
-def set_role(s: SiteDep, request: Request, name: str, body: Role) -> dict[str, str]:
+def set_role(s: SiteDep, request: Request, name: str, body: Role) -> UserMade:
     """Change a person's role; their sessions end (admins only; never the last admin)."""
     try:
         s.users.set_role(name, body.role)
     except UserError as exc:
         raise HTTPException(404 if "no user" in str(exc) else 400, str(exc)) from None
     audit.note(request, f"user {name} is {body.role}")
-    return {"name": name, "role": body.role}
+    return UserMade(name=name, role=body.role)
 
 
 @router.delete("/users/{name}", dependencies=[Admins, Changes])
-def remove_user(s: SiteDep, request: Request, name: str) -> dict[str, str]:
+def remove_user(s: SiteDep, request: Request, name: str) -> Removed:
     """Remove a person; their sessions end (admins only; never the last admin)."""
     u = s.users.get(name)
     if u is None:
@@ -297,11 +325,11 @@ def remove_user(s: SiteDep, request: Request, name: str) -> dict[str, str]:
         raise HTTPException(400, f"{name} is the last admin: make another admin first")
     s.users.remove(name)
     audit.note(request, f"user {name} removed")
-    return {"removed": name}
+    return Removed(removed=name)
 
 
 @router.delete("/agents/{host}/token", dependencies=[Admins, Changes])
-def revoke_agent(s: SiteDep, request: Request, host: str) -> dict[str, str]:
+def revoke_agent(s: SiteDep, request: Request, host: str) -> Revoked:
     """Revoke an agent's token: its batches are refused from now on (re-issue on the server
     with `rackpulse agents issue HOST`)."""
     from app.ingest.agents import revoke
@@ -310,4 +338,4 @@ def revoke_agent(s: SiteDep, request: Request, host: str) -> dict[str, str]:
         raise HTTPException(404, f"no live token for agent {host!r}")
     s.agents.changed()
     audit.note(request, f"agent {host} revoked")
-    return {"revoked": host}
+    return Revoked(revoked=host)

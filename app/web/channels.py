@@ -57,7 +57,7 @@ def channels_page(s: SiteDep, request: Request, edit: int | None = None) -> HTML
 def entry_of(form: dict[str, str], keep_url: str | None) -> dict[str, Any]:
     """The posted form as a [[alerts.channels]] entry, checked by ChannelConfig (ValueError in
     words that name the field, never the URL)."""
-    from app.alert_config import ChannelConfig
+    from app.alerting.config import ChannelConfig
 
     url = (form.get("url") or "").strip() or keep_url
     entry: dict[str, object] = {"name": (form.get("name") or "").strip(), "format": form.get("format") or "apprise",

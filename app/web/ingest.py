@@ -19,6 +19,7 @@ from starlette.requests import ClientDisconnect
 
 from app.batch import BatchError, check_items, decode_body, parse_batch
 from app.ingest.agents import authenticate, bearer_hash
+from app.web.api_models import IngestAccepted, IngestRefused
 from app.web.site import Site, SiteDep
 
 log = logging.getLogger("rackpulse.web")
@@ -89,7 +90,15 @@ async def _take(request: Request, s: Site, who: Any, limit: int, marks: list[flo
     return result
 
 
-@router.post("/api/v1/ingest")
+REFUSALS: dict[int | str, dict[str, object]] = {
+    code: {"model": IngestRefused, "description": why} for code, why in (
+        (400, "the batch is not understood, or the agent hung up"),
+        (401, "no token, an unknown one or a revoked one"), (403, "the token is another host's"),
+        (413, "larger than agents.max_batch_bytes"), (415, "a Content-Encoding other than gzip"),
+        (422, "over the host's limits of series or collectors"), (503, "busy, or storage down: retry"))}
+
+
+@router.post("/api/v1/ingest", response_model=IngestAccepted, responses=REFUSALS)
 async def ingest(s: SiteDep, request: Request) -> JSONResponse:
     limit = s.cfg.agents.max_batch_bytes
     agents = s.agents

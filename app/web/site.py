@@ -23,11 +23,13 @@ from markupsafe import Markup
 
 from app import views, words
 from app.config import Config
+from app.ingest.tokens import AgentRow
 from app.people.api_tokens import Tokens
 from app.people.users import Principal, Users
 from app.runtime import Runtime
 from app.snapshot import Snapshot
 from app.storage.store import Store
+from app.web.api_models import HostOut, Tile
 from app.web.proxies import Proxies
 from app.web.sessions import COOKIE, CSRF_COOKIE, Sessions, Throttle
 from app.web.stacked import LabelledTables
@@ -208,11 +210,11 @@ class HostCard:
     wrong: list[views.TileView]  # what its card says is wrong
     remote: str | None = None
 
-    def as_json(self) -> dict[str, object]:
-        return {"host": self.host, "agent": self.agent, "href": self.href, "status": self.status,
-                "level": self.level, "version": self.version, "last_contact": self.last_contact,
-                "clock_skew": self.clock_skew, "batches": self.batches, "samples": self.samples,
-                "remote": self.remote, "wrong": [t.__dict__ for t in self.wrong]}
+    def as_json(self) -> HostOut:
+        return HostOut(host=self.host, agent=self.agent, href=self.href, status=self.status, level=self.level,
+                       version=self.version, last_contact=self.last_contact, clock_skew=self.clock_skew,
+                       batches=self.batches, samples=self.samples, remote=self.remote,
+                       wrong=[Tile(title=t.title, href=t.href, level=t.level, reason=t.reason) for t in self.wrong])
 
 
 class Site:
@@ -280,7 +282,7 @@ class Site:
             raise HTTPException(404, f"no host {host!r} (hosts: see /hosts)")
         return self.agents.snapshots[host], self.agents.store(host)
 
-    async def agent_rows(self) -> list[dict[str, Any]]:
+    async def agent_rows(self) -> list[AgentRow]:
         """The agents table for a page served in the event loop: from memory while current, else
         read in a thread (a slow or unreachable database must not hold every other request)."""
         from fastapi.concurrency import run_in_threadpool
@@ -288,7 +290,7 @@ class Site:
         rows = self.agents.cached_rows()
         return rows if rows is not None else await run_in_threadpool(self.agents.rows)
 
-    def hosts(self, own: views.Overview | None = None, rows: list[dict[str, Any]] | None = None) -> list[HostCard]:
+    def hosts(self, own: views.Overview | None = None, rows: list[AgentRow] | None = None) -> list[HostCard]:
         """This host and every agent: status, level, version, last contact, clock skew, tiles.
         `own`: this host's overview when the caller has worked it out (the overview page has);
         `rows`: the agents table when the caller has read it (`agent_rows`)."""

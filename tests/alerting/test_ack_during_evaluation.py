@@ -54,4 +54,4 @@ def test_an_ack_sent_during_an_evaluation_is_not_undone_by_it(tmp_path: Path) ->
     assert a.states[key].acked_at == t0 + 11
     reloaded = Alerting(make_engine(url), "nas", {}, [RULE])
     assert reloaded.states[key].acked_at == t0 + 11
-    assert [s["acked_at"] for s in reloaded.view(now=t0 + 12)["active"]] == [t0 + 11]
+    assert [s.acked_at for s in reloaded.view(now=t0 + 12).active] == [t0 + 11]

@@ -16,7 +16,8 @@ import pytest
 from app import views
 from app.alerting.conditions import BUILTIN, Conditions
 from app.config import load_config
-from app.ingest.agents import Agents, agent_conditions
+from app.ingest.agents import Agents
+from app.ingest.conditions import agent_conditions
 from app.judge import Judge, Thresholds
 from app.scheduler import CollectorStatus, Snapshot
 from app.storage.db import make_engine, upgrade

@@ -73,7 +73,7 @@ def test_a_notification_given_up_on_does_not_block_the_ones_after_it(tmp_path: P
     sink.mode = "ok"
     a.tick(bad("a", "b"), now=t0 + 7201)
     assert [(m["kind"], m["subject"]) for m in sink.json()] == [("firing", "thing=b")]
-    assert [o["gave_up_at"] is not None for o in a.view()["outbox"]] == [False, True]
+    assert [o.gave_up_at is not None for o in a.view().outbox] == [False, True]
 
 
 def test_a_hanging_channel_delays_neither_evaluation_nor_another_channel(tmp_path: Path) -> None:
@@ -110,7 +110,7 @@ def test_a_channel_that_fails_is_not_tried_again_for_the_rest_of_its_round(tmp_p
     sink.mode = "fail"
     a.tick(bad("a", "b", "c"), now=t0)
     assert sink.attempts == 1
-    assert [o["attempts"] for o in a.view()["outbox"]] == [0, 0, 1]  # newest first: only the oldest tried
+    assert [o.attempts for o in a.view().outbox] == [0, 0, 1]  # newest first: only the oldest tried
 
 
 @pytest.mark.parametrize("where", ["/followed", "ftp://127.0.0.1/x", "http://127.0.0.2:9842/api/v1/users"])

@@ -104,9 +104,9 @@ def test_the_gateway_and_what_is_behind_it_failing_together_is_one_notification_
     t0 = 1_790_000_000.0
     a.tick(snap(down=("gateway", "nas"), vpn=("site-b",)), now=t0, deliver=False)
     assert queued(a) == [("firing", "probe_down", "thing=gateway")]  # one, though three fire
-    page = {x["subject"]: x for x in a.view(now=t0)["active"]}
-    assert page["thing=nas"]["state"] == "firing" and page["thing=nas"]["suppressed_by"] == "probe_down thing=gateway"
-    assert page["thing=site-b"]["suppressed_by"] == "probe_down thing=gateway"
+    page = {x.subject: x for x in a.view(now=t0).active}
+    assert page["thing=nas"].state == "firing" and page["thing=nas"].suppressed_by == "probe_down thing=gateway"
+    assert page["thing=site-b"].suppressed_by == "probe_down thing=gateway"
     a.tick(snap(down=("gateway", "nas"), vpn=("site-b",)), now=t0 + 60, deliver=False)
     assert len(queued(a)) == 1  # still held while the parent fires
     # The gateway is back, nas still down: it is told now, once; site-b healed meanwhile: nothing.
@@ -115,7 +115,7 @@ def test_the_gateway_and_what_is_behind_it_failing_together_is_one_notification_
     first, *then = queued(a)
     assert first == ("firing", "probe_down", "thing=gateway")  # in one tick: the parent's end and nas told
     assert sorted(then) == [("firing", "probe_down", "thing=nas"), ("resolved", "probe_down", "thing=gateway")]
-    assert a.view(now=t0 + 180)["active"][0]["suppressed_by"] is None
+    assert a.view(now=t0 + 180).active[0].suppressed_by is None
 
 
 def test_a_collector_down_holds_back_the_alerts_of_its_last_state(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.alerting.channels import Channel
-from app.alerting.service import from_config
+from app.alerting.setup import from_config
 from app.config import load_config
 from app.judge import Judge, thresholds
 from app.scheduler import Snapshot

@@ -44,6 +44,8 @@ def server() -> Iterator[str]:
     # charts are checked to open on their whole range, so the tests start once it is there.
     deadline = time.monotonic() + SEEDED
     while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"rackpulse demo exited with {proc.returncode} before it served (run it by hand to see why)")
         try:
             with urllib.request.urlopen(base + "/healthz", timeout=2) as r:  # noqa: S310 - loopback
                 if "notice" not in json.load(r):

@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 
 from app.config import load_config
 from app.ingest import agents
-from app.ingest.agents import agent_conditions
+from app.ingest.conditions import agent_conditions
 from app.scheduler import Snapshot
 from app.storage.db import make_engine, upgrade
 from app.storage.models import collector_run, entity, rollup_5m, sample, series

@@ -237,7 +237,7 @@ class _Upsd:
 @pytest.mark.parametrize("runtime", ["inf", "nan", "-inf", "1e999"])
 def test_a_ups_saying_its_runtime_is_infinite_while_low_still_fires_ups_low_battery(tmp_path: Path,
                                                                                    runtime: str) -> None:
-    from app.alerting.service import from_config
+    from app.alerting.setup import from_config
     from app.config import load_config
     from app.storage.db import make_engine, upgrade
     from app.web.app import create_app
