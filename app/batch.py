@@ -76,6 +76,7 @@ def _finite_json(value: Any) -> Any:
     return value
 
 
+# Any: an agent's JSON before it is validated
 FiniteJson = Annotated[dict[str, Any], AfterValidator(_finite_json)]
 
 
@@ -169,6 +170,7 @@ def check_items(raw: bytes, max_items: int) -> None:
                               f"{max_items} in one batch (agents.max_batch_items): send smaller batches")
 
 
+# Any: an agent's JSON before it is validated
 def parse_batch(obj: bytes | dict[str, Any], now: float | None = None) -> Batch:
     """A validated Batch from JSON text (or its parsed form), or BatchError(400) naming the first problems.
 

@@ -25,9 +25,12 @@ from pydantic import (
 )
 
 from app.alerting.config import AlertsConfig
+from app.export.config import ExportConfig, MqttExportConfig, RemoteWriteConfig
 from collectors.config import ConfigError, Seconds, Strict
 
 DEFAULT_CONFIG_NAME = "rackpulse.toml"
+# the export sections' models, where they have always been found
+__all__ = ["Config", "ConfigError", "ExportConfig", "MqttExportConfig", "RemoteWriteConfig", "load_config"]
 
 
 _Strict = Strict  # every section refuses unknown keys
@@ -197,50 +200,6 @@ class AgentConfig(_Strict):
         return os.environ.get("RACKPULSE_AGENT_TOKEN") or None
 
 
-class MqttExportConfig(_Strict):
-    """[export.mqtt]: Home Assistant's MQTT discovery."""
-
-    url: Annotated[str, Field(pattern=r"^mqtts?://[^\s/]+(:\d+)?/?$")]  # mqtt://broker.lan:1883, mqtts:// for TLS
-    username: str | None = None
-    password_file: Path | None = None
-    discovery_prefix: str = "homeassistant"
-    topic_prefix: str = "rackpulse"
-    client_id: str | None = None  # default: one the broker picks
-    interval: Seconds = 30.0  # how often states are looked at (only changes are sent)
-
-    def password_value(self) -> str | None:
-        return self.password_file.read_text().strip() or None if self.password_file else None
-
-
-class RemoteWriteConfig(_Strict):
-    """[[export.remote_write]]: Prometheus remote write 1.0 to Mimir, VictoriaMetrics, Thanos ..."""
-
-    url: Annotated[str, Field(pattern=r"^https?://\S+$")]
-    # Header values often carry a token (X-Scope-OrgID is fine to show, Authorization is not).
-    headers: dict[str, SecretStr] = {}
-    basic_auth: dict[str, SecretStr] = {}  # {username = "...", password = "..."} or password_file
-    interval: Seconds = 30.0
-    timeout: Seconds = 30.0
-    batch_samples: Annotated[int, Field(ge=100, le=1_000_000)] = 10_000
-    # How far back a first start (or a long outage) catches up; older samples are skipped.
-    max_backlog_hours: Annotated[float, Field(gt=0)] = 24.0
-
-    def auth(self) -> tuple[str, str] | None:
-        if not self.basic_auth:
-            return None
-        user = self.basic_auth.get("username")
-        pw = self.basic_auth.get("password")
-        pw_file = self.basic_auth.get("password_file")
-        password = pw.get_secret_value() if pw else Path(pw_file.get_secret_value()).read_text().strip() if pw_file \
-            else ""
-        return (user.get_secret_value() if user else "", password)
-
-
-class ExportConfig(_Strict):
-    mqtt: MqttExportConfig | None = None
-    remote_write: list[RemoteWriteConfig] = []
-
-
 class Config(_Strict):
     host: str = Field(default_factory=socket.gethostname)
     host_root: Path = Path("/")
@@ -334,6 +293,7 @@ def enabled_sections(path: Path | None) -> list[str]:
     default, as every section is. Read before the config is validated, to load only these."""
     from collectors.plugin import installed
 
+    # Any: TOML as read, before Config validates it
     data: dict[str, Any] = {}
     if path is not None:
         try:
@@ -348,11 +308,13 @@ def enabled_sections(path: Path | None) -> list[str]:
 
 @functools.cache
 def _model_for(sections_in: tuple[tuple[str, type[Strict]], ...]) -> type[Config]:
+    # Any: pydantic's create_model takes each field as a (type, default) pair of any types
     fields: dict[str, Any] = {name: (model, model()) for name, model in sections_in}
     sections = create_model("CollectorsConfig", __base__=CollectorsConfig, **fields)
     return create_model("Config", __base__=Config, collectors=(sections, sections()))
 
 
+# Any: TOML as read, before Config validates it
 def load_config(path: Path | None, overrides: dict[str, Any] | None = None) -> Config:
     data: dict[str, Any] = {}
     name = str(path) if path else "<defaults>"
@@ -411,6 +373,7 @@ def _is_secret(loc: tuple[Any, ...]) -> bool:
     return any(isinstance(p, str) and p in SECRET_KEYS for p in loc)
 
 
+# Any: TOML as read, before Config validates it
 def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     out = dict(a)
     for k, v in b.items():

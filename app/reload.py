@@ -38,7 +38,7 @@ def restart_needed(old: Config, new: Config) -> list[str]:
 
 def live_part(old: Config, new: Config) -> Config:
     """`new`, but with the running values of what only a restart applies."""
-    kept: dict[str, Any] = {k: getattr(old, k) for k in RESTART}
+    kept: dict[str, object] = {k: getattr(old, k) for k in RESTART}
     kept["alerts"] = new.alerts.model_copy(update={"enabled": old.alerts.enabled})
     return new.model_copy(update=kept)
 

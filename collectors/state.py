@@ -49,6 +49,7 @@ class StateError(ValueError):
     """A state that cannot be read as the plug-in's type; the message says why, in a line."""
 
 
+# Any: a state as JSON, as it is stored and sent by agents
 def dump(state: State) -> dict[str, Any]:
     """The state as JSON-able data, with the version of its shape."""
     return {**state.model_dump(mode="json"), VERSION_KEY: type(state).version}

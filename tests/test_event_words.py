@@ -162,7 +162,7 @@ def test_a_field_that_keeps_toggling_reads_as_one_line_saying_how_often() -> Non
     (9 * 3600, "9 h ago"), (86400 + 5, "1 day ago"), (5 * 86400, "5 days ago"),
 ])
 def test_how_long_ago_reads_as_a_person_says_it_never_in_bare_seconds(seconds: int, words: str) -> None:
-    from app.web.site import ago
+    from app.web.templating import ago
 
     assert ago(1_000_000.0, now=1_000_000.0 + seconds) == words
     assert ago(None) == "never"
@@ -172,7 +172,7 @@ def test_how_long_ago_reads_as_a_person_says_it_never_in_bare_seconds(seconds: i
     (42, "42 s"), (292, "4 min 52 s"), (1200, "20 min"), (3 * 3600 + 300, "3 h 5 min"), (2 * 86400 + 4 * 3600, "2 d 4 h"),
 ])
 def test_a_duration_reads_in_units_with_the_small_one_only_where_it_says_something(seconds: int, words: str) -> None:
-    from app.web.site import human_duration
+    from app.web.templating import human_duration
 
     assert human_duration(seconds) == words
 

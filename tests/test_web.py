@@ -513,7 +513,7 @@ def test_an_unlabelled_disk_gets_a_hint_and_a_label_saved_from_its_page_beside_t
 
 
 def test_an_enclosure_places_each_numbered_bay_in_its_row_and_column() -> None:
-    from app.views import Enclosure
+    from app.disks.bays import Enclosure
 
     rows = Enclosure("shelf 1", rows=3, columns=4)
     assert [rows.place(f"bay {n}") for n in (0, 3, 4, 11)] == [(1, 1), (1, 4), (2, 1), (3, 4)]

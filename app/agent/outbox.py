@@ -158,6 +158,7 @@ class Outbox:
         return {"records": n, "bytes": size, "rejected": rej, "dropped_points": self.dropped_points,
                 "oldest_seq": first, "newest_seq": last}
 
+    # Any: a record as the batch format's JSON (the server validates it: app/batch.py)
     def states(self) -> dict[str, dict[str, Any]]:
         """Each collector's last state: after a restart the agent still knows which bay a pulled disk was in."""
         with self.lock:
@@ -229,6 +230,7 @@ class Outbox:
         self.db.execute("COMMIT")
         return True
 
+    # Any: a record as the batch format's JSON (the server validates it: app/batch.py)
     def _inventory_changes(self, records: list[tuple[int, dict[str, Any]]]) -> set[int]:
         """The runs whose inventory differs from the run of that collector before them.
 
@@ -244,6 +246,7 @@ class Outbox:
             self._last_inventory[rec["collector"]] = digest
         return out
 
+# Any: a record as the batch format's JSON (the server validates it: app/batch.py)
 def fold(records: Iterable[dict[str, Any]], res: int, unstored: dict[str, frozenset[str]] | None = None
          ) -> dict[str, Any]:
     """Runs (or finer rollups) to one rollup record at ``res`` seconds: min, mean, max and count per bucket."""

@@ -124,6 +124,7 @@ class Sender:
                 self._conn = http.client.HTTPConnection(self.netloc, timeout=self.timeout)
         return self._conn
 
+    # Any: the server's JSON answer, read for the keys this agent knows
     def post(self, records: list[Pending]) -> dict[str, Any]:
         """Send to the current server; one that cannot be reached (or says 503) hands over to
         the next, each tried once before the batch waits for the backoff."""
@@ -140,6 +141,7 @@ class Sender:
                 log.warning("server %s: %s; trying %s", failed, exc, self.netloc)
         raise SendError(None, f"no server answered ({', '.join(t[1] for t in self.targets)})")
 
+    # Any: the server's JSON answer, read for the keys this agent knows
     def _post(self, records: list[Pending]) -> dict[str, Any]:
         head = json.dumps({"format": FORMAT, "host": self.host, "agent_version": self.version,
                            "instance": self.outbox.instance, "sent_at": time.time()}, separators=(",", ":"))

@@ -7,20 +7,29 @@ May import: the rest of app/alerting and collectors.config (the config's models 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Protocol
 
 from sqlalchemy import Engine
 
 from app.alerting.channels import Channel
 from app.alerting.conditions import BUILTIN, Conditions, MetricRule
-from app.alerting.config import dependencies_of
+from app.alerting.config import AlertsConfig, dependencies_of
 from app.alerting.engine import Rule, parse_window
 from app.alerting.saved_channels import channel_of
 from app.alerting.service import Alerting, Settings
 from collectors.config import ConfigError
 
-if TYPE_CHECKING:
-    from app.config import Config
+
+class Config(Protocol):
+    """What these read of the whole config (app/config.py: Config, which imports this room)."""
+
+    @property
+    def host(self) -> str: ...
+    @property
+    def source(self) -> Path | None: ...
+    @property
+    def alerts(self) -> AlertsConfig: ...
 
 
 def channels_of(cfg: Config) -> list[Channel]:

@@ -79,7 +79,7 @@ KINDS: dict[str, Kind] = {
 class Entity:
     component: str
     object_id: str  # unique within the host: heatpump_temperature_outside
-    config: dict[str, Any]  # the discovery payload, without the topics (the publisher adds them)
+    config: dict[str, object]  # the discovery payload, without the topics (the publisher adds them)
     state: str
 
 
@@ -103,7 +103,7 @@ def entities(host: str, samples: Iterable[Sample], bays: dict[str, str] | None =
             continue
         object_id = slug(s.metric.removeprefix("rackpulse_") + "_" + "_".join(
             v for k, v in sorted(labels.items()) if k not in ("host", "bay_or_serial")))
-        config: dict[str, Any] = {"name": name, "unique_id": f"rackpulse_{slug(host)}_{object_id}",
+        config: dict[str, object] = {"name": name, "unique_id": f"rackpulse_{slug(host)}_{object_id}",
                                   "object_id": f"{slug(host)}_{object_id}"}
         for key, value in (("device_class", kind.device_class), ("state_class", kind.state_class),
                            ("unit_of_measurement", kind.unit), ("icon", kind.icon)):

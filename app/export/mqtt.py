@@ -15,9 +15,9 @@ from urllib.parse import urlsplit
 
 import paho.mqtt.client as paho
 
+from app.disks.bays import storage_bays
 from app.export.homeassistant import Entity, entities, slug
 from app.snapshot import Snapshot
-from app.views import storage_bays
 
 log = logging.getLogger("rackpulse.export.mqtt")
 

@@ -13,14 +13,17 @@ import json
 import logging
 import threading
 import time
-from dataclasses import dataclass
 
-from sqlalchemy import Connection, Engine, Row, bindparam, update
+from sqlalchemy import Connection, Engine, Row
 
-from app.batch import Batch, BatchError, RollupRecord, RunRecord
+from app.batch import Batch, BatchError, RunRecord
 from app.exposition import Families, render_families
 from app.ingest.records import (
+    CLAIM,
+    DONE,
     SERVER_METRICS,
+    Accepted,
+    Taken,
     dump_statuses,
     first_time,
     labels_of,
@@ -42,8 +45,7 @@ from app.ingest.tokens import (
     revoke,
 )
 from app.judge import Judge, Thresholds
-from app.snapshot import CollectorStatus, Snapshot, read_states
-from app.storage.models import agent
+from app.snapshot import Snapshot, read_states
 from app.storage.store import Late, SeriesLimit, Store
 from collectors import metric_specs
 from collectors.base import CollectResult, Entity, MetricSpec, Sample
@@ -56,45 +58,6 @@ __all__ = ["Agents", "AuthError", "Caller", "SERVER_METRICS", "TooManyHosts", "a
 
 
 ROWS_SECONDS = 5.0
-
-
-# -- ingest ---------------------------------------------------------------------------------
-
-# Built once: ingest runs these for every batch, and a statement built per call costs more
-# Python time (construction, cache key) than PostgreSQL takes to run it.
-# The UPDATE first: it takes the agent's row lock (PostgreSQL) or the write lock (SQLite), so two
-# copies of one batch arriving together are serialised here; RETURNING reads the row in the same trip.
-# It also checks the token again: the one the request was let in with may have been revoked or
-# replaced since (callers are remembered, see Agents.caller).
-_CLAIM = (update(agent).where(agent.c.id == bindparam("b_id"), agent.c.token_hash == bindparam("b_hash"))
-          .values(last_contact=bindparam("b_now"))
-          .returning(agent.c.instance, agent.c.last_seq, agent.c.revoked_at, agent.c.statuses))
-_DONE = update(agent).where(agent.c.id == bindparam("b_id")).values(
-    instance=bindparam("b_instance"), last_seq=bindparam("b_seq"), version=bindparam("b_version"),
-    clock_skew=bindparam("b_skew"), remote=bindparam("b_remote"), batches=agent.c.batches + 1,
-    samples=agent.c.samples + bindparam("b_stored"), statuses=bindparam("b_statuses"))
-
-
-@dataclass
-class Accepted:
-    records: int
-    duplicates: int
-    samples: int
-    last_seq: int
-
-    def as_dict(self) -> dict[str, int]:
-        return self.__dict__.copy()
-
-
-@dataclass
-class Taken:
-    """What one batch stored, for the host's live view."""
-
-    applied: list[RunRecord | RollupRecord]  # the records new to the server
-    statuses: dict[str, CollectorStatus]  # every collector's, after them
-    built: dict[int, list[Sample]]  # seq -> its samples, built once for store and snapshot
-    stored: int  # samples
-    new_seq: int
 
 
 class Agents:
@@ -226,7 +189,7 @@ class Agents:
                 with self.engine.begin() as conn:
                     row = self._claim(conn, who, now)
                     taken = self._store_batch(conn, store, who.agent_id, row, batch, (typed, odd), new_sets, now)
-                    conn.execute(_DONE, {"b_id": who.agent_id, "b_instance": batch.instance, "b_seq": taken.new_seq,
+                    conn.execute(DONE, {"b_id": who.agent_id, "b_instance": batch.instance, "b_seq": taken.new_seq,
                                          "b_version": batch.agent_version, "b_skew": round(now - batch.sent_at, 3),
                                          "b_remote": remote[:255], "b_stored": taken.stored,
                                          "b_statuses": dump_statuses(taken.statuses)})
@@ -251,7 +214,7 @@ class Agents:
 
     def _claim(self, conn: Connection, who: Caller, now: float) -> Row:
         """The agent's row, locked for this batch, if its token still stands (AuthError if not)."""
-        row = conn.execute(_CLAIM, {"b_id": who.agent_id, "b_hash": who.token_hash, "b_now": now}).first()
+        row = conn.execute(CLAIM, {"b_id": who.agent_id, "b_hash": who.token_hash, "b_now": now}).first()
         if row is None:
             raise AuthError(401, "unknown agent token")  # replaced by `agents issue` since
         if row.revoked_at is not None:

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, bindparam, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from app.batch import Batch, RollupRecord, RunRecord
 from app.ingest.tokens import AgentRow
 from app.snapshot import CollectorStatus
-from app.storage.models import collector_run, ingest_digest
+from app.storage.models import agent, collector_run, ingest_digest
 from collectors import plugins
 from collectors.base import MetricSpec, Sample
 from collectors.state import State, StateError
@@ -29,6 +29,44 @@ SERVER_METRICS = {
     "rackpulse_agent_token_revoked": MetricSpec("1 if the agent's token is revoked.", states=("live", "revoked")),
     "rackpulse_agent_info": MetricSpec("1, with the agent's version.", store=False),
 }
+
+
+# Built once: ingest runs these for every batch, and a statement built per call costs more
+# Python time (construction, cache key) than PostgreSQL takes to run it.
+# The UPDATE first: it takes the agent's row lock (PostgreSQL) or the write lock (SQLite), so two
+# copies of one batch arriving together are serialised here; RETURNING reads the row in the same trip.
+# It also checks the token again: the one the request was let in with may have been revoked or
+# replaced since (callers are remembered, see Agents.caller).
+CLAIM = (update(agent).where(agent.c.id == bindparam("b_id"), agent.c.token_hash == bindparam("b_hash"))
+          .values(last_contact=bindparam("b_now"))
+          .returning(agent.c.instance, agent.c.last_seq, agent.c.revoked_at, agent.c.statuses))
+DONE = update(agent).where(agent.c.id == bindparam("b_id")).values(
+    instance=bindparam("b_instance"), last_seq=bindparam("b_seq"), version=bindparam("b_version"),
+    clock_skew=bindparam("b_skew"), remote=bindparam("b_remote"), batches=agent.c.batches + 1,
+    samples=agent.c.samples + bindparam("b_stored"), statuses=bindparam("b_statuses"))
+
+
+@dataclass
+class Accepted:
+    records: int
+    duplicates: int
+    samples: int
+    last_seq: int
+
+    def as_dict(self) -> dict[str, int]:
+        return self.__dict__.copy()
+
+
+@dataclass
+class Taken:
+    """What one batch stored, for the host's live view."""
+
+    applied: list[RunRecord | RollupRecord]  # the records new to the server
+    statuses: dict[str, CollectorStatus]  # every collector's, after them
+    built: dict[int, list[Sample]]  # seq -> its samples, built once for store and snapshot
+    stored: int  # samples
+    new_seq: int
+
 
 
 def server_samples(rows: list[AgentRow]) -> list[Sample]:

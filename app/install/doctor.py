@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from app.config import Config, load_config
 from app.install.sudoers import Needed, needed
@@ -27,7 +27,7 @@ REFUSED = re.compile(r"permission denied|operation not permitted|a password is r
                      r"requires root|are you root|not permitted|access denied|eacces", re.IGNORECASE)
 JSON_STRING = re.compile(r'"string":\s*"((?:[^"\\]|\\.)*)"')
 # Off for the doctor's round: the only collector settings that send a device something other than a read.
-NO_WRITES: dict[str, Any] = {"collectors": {"smart": {"selftest": {"enabled": False}}, "modems": {"signal_setup": 0}}}
+NO_WRITES: dict[str, object] = {"collectors": {"smart": {"selftest": {"enabled": False}}, "modems": {"signal_setup": 0}}}
 
 
 @dataclass

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypedDict
 
 from sqlalchemy import Engine, bindparam, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -34,7 +34,7 @@ def labels_key(labels: Labels) -> str:
     return json.dumps([list(p) for p in labels], separators=(",", ":"))
 
 
-# Statements every collector run executes, built once (see _CLAIM in app/ingest/agents.py for why).
+# Statements every collector run executes, built once (see CLAIM in app/ingest/records.py for why).
 _RUN_INSERT = collector_run.insert()
 _STILL_HERE = update(entity).where(entity.c.host == bindparam("b_host"), entity.c.collector == bindparam("b_collector"),
                                    entity.c.present.is_(True)).values(last_seen=bindparam("b_now"))
@@ -80,6 +80,14 @@ def _text(v: Any) -> str | None:
     return v if isinstance(v, str) else json.dumps(v, default=str)
 
 
+class KnownEntity(TypedDict):
+    """An entity of this host as the store last wrote it (its cache, against which a run is diffed)."""
+
+    collector: str
+    attrs: dict[str, object]
+    present: bool
+
+
 class StoreBase:
     """The state the Store's parts share (one instance per host and engine)."""
 
@@ -110,8 +118,8 @@ class StoreBase:
                             "unnest(%s::integer[], %s::bigint[], %s::float8[]) ON CONFLICT DO NOTHING")
         self._unnest_one_ts_sql = ("INSERT INTO sample (series_id, ts, value) SELECT s, %s::bigint, v FROM "
                                    "unnest(%s::integer[], %s::float8[]) AS t(s, v) ON CONFLICT DO NOTHING")
-        self._entities: dict[tuple[str, str], dict[str, Any]] | None = None
-        # Statements every run executes, built once (see _CLAIM in app/ingest/agents.py for why).
+        self._entities: dict[tuple[str, str], KnownEntity] | None = None
+        # Statements every run executes, built once (see CLAIM in app/ingest/records.py for why).
         upsert = self._insert(collector_state)
         self._state_upsert = upsert.on_conflict_do_update(
             index_elements=["host", "collector"], set_={"updated": upsert.excluded.updated, "state": upsert.excluded.state})

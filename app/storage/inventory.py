@@ -13,6 +13,7 @@ from typing_extensions import TypedDict
 
 from app.storage.base import (
     _STILL_HERE,
+    KnownEntity,
     StoreBase,
     _text,
 )
@@ -83,14 +84,14 @@ class Inventory(StoreBase):
 
     # -- inventory ----------------------------------------------------------------------
 
-    def _load_entities(self, conn) -> dict[tuple[str, str], dict[str, Any]]:
+    def _load_entities(self, conn) -> dict[tuple[str, str], KnownEntity]:
         if self._entities is None:
             self._entities = {}
             for kind, key, coll, attrs, present in conn.execute(
                 select(entity.c.kind, entity.c.key, entity.c.collector, entity.c.attrs, entity.c.present)
                 .where(entity.c.host == self.host)
             ):
-                self._entities[(kind, key)] = {"collector": coll, "attrs": json.loads(attrs), "present": present}
+                self._entities[(kind, key)] = KnownEntity(collector=coll, attrs=json.loads(attrs), present=present)
         return self._entities
 
     def entities_with(self, conn, keys: Iterable[tuple[str, str]]) -> int:
@@ -101,7 +102,7 @@ class Inventory(StoreBase):
     def _sync_entities(self, conn, collector: str, now: float, ents: Sequence[Entity]) -> None:
         """Diff the run's entities against the stored ones; every change becomes an event row."""
         known = self._load_entities(conn)
-        events: list[dict[str, Any]] = []
+        events: list[dict[str, object]] = []  # entity_event rows
         seen = set()
         for e in ents:
             k = (e.kind, e.key)
@@ -130,7 +131,7 @@ class Inventory(StoreBase):
                     conn.execute(update(entity).where(
                         entity.c.host == self.host, entity.c.kind == e.kind, entity.c.key == e.key
                     ).values(attrs=json.dumps(attrs), last_seen=now, present=True))
-            known[k] = {"collector": collector, "attrs": attrs, "present": True}
+            known[k] = KnownEntity(collector=collector, attrs=attrs, present=True)
         for k, v in known.items():
             if v["collector"] == collector and v["present"] and k not in seen:
                 v["present"] = False
@@ -170,7 +171,7 @@ class Inventory(StoreBase):
         q = _EVENTS_OF.get(len(things))
         if q is None:
             q = _EVENTS_OF[len(things)] = _events_of(len(things))
-        params: dict[str, Any] = {"h": self.host, "limit": limit}
+        params: dict[str, object] = {"h": self.host, "limit": limit}
         for i, (kind, key) in enumerate(things):
             params[f"k{i}"], params[f"key{i}"] = kind, key
         with self.engine.connect() as conn:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from sqlalchemy import bindparam, delete, func, select
 
@@ -30,7 +29,7 @@ from app.storage.models import (
 )
 from collectors.base import Labels
 
-# Built once: pages read the watermarks on every chart (see _CLAIM in app/ingest/agents.py for why).
+# Built once: pages read the watermarks on every chart (see CLAIM in app/ingest/records.py for why).
 _META_VALUE = select(meta.c.value).where(meta.c.key == bindparam("k"))
 
 
@@ -43,7 +42,7 @@ class Rollups(StoreBase):
         v = conn.execute(_META_VALUE, {"k": f"rollup_{res}"}).scalar()
         return int(v) if v else 0
 
-    def import_rollups(self, rows: Mapping[int, Sequence[dict[str, Any]]], folded_up_to: Mapping[int, int]) -> None:
+    def import_rollups(self, rows: Mapping[int, Sequence[dict[str, object]]], folded_up_to: Mapping[int, int]) -> None:
         """Rollup rows made elsewhere (the demo's past month and year), per resolution, kept
         as they are where a bucket already exists; then each resolution counts as folded up to
         the time given, so reads take those rows and the fold does not redo them."""

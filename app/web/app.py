@@ -14,6 +14,7 @@ from urllib.parse import quote, unquote
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
+from starlette.types import Receive, Scope, Send
 
 from app.config import Config
 from app.reload import reload as config_reload
@@ -33,7 +34,8 @@ from app.web import (
     pages,
     status,
 )
-from app.web.site import ROOT, Site
+from app.web.site import Site
+from app.web.templating import ROOT
 
 log = logging.getLogger("rackpulse.web")
 
@@ -147,7 +149,7 @@ class HostPrefix:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.app, name)
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             host = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), None)
             if not self.hosts.allows(host):

@@ -54,7 +54,7 @@ def channels_page(s: SiteDep, request: Request, edit: int | None = None) -> HTML
     return s.render(request, "channels.html", **_page(s, request, edit))
 
 
-def entry_of(form: dict[str, str], keep_url: str | None) -> dict[str, Any]:
+def entry_of(form: dict[str, str], keep_url: str | None) -> dict[str, object]:
     """The posted form as a [[alerts.channels]] entry, checked by ChannelConfig (ValueError in
     words that name the field, never the URL)."""
     from app.alerting.config import ChannelConfig
@@ -86,12 +86,12 @@ async def _save(s: Any, request: Request, channel_id: int | None, keep_url: str 
     if entry["name"] in {c.name for c in s.cfg.alerts.channels}:
         raise HTTPException(400, f"the config file has a channel named {entry['name']!r}: choose another name")
     try:
-        await run_in_threadpool(save_monitor, s.engine, s.cfg.host, SECTION, entry["format"], entry, channel_id)
+        await run_in_threadpool(save_monitor, s.engine, s.cfg.host, SECTION, str(entry["format"]), entry, channel_id)
     except MonitorError as exc:
         raise HTTPException(400, str(exc).replace("monitor", "channel")) from None
     await run_in_threadpool(s.runtime.load_channels)
     base = request.scope.get("rackpulse_base", "")
-    return RedirectResponse(f"{base}/channels?saved={quote(entry['name'])}", status_code=303)
+    return RedirectResponse(f"{base}/channels?saved={quote(str(entry['name']))}", status_code=303)
 
 
 def _found(s: Any, channel_id: int) -> tuple[Any, Any]:

@@ -45,7 +45,7 @@ def release_free_memory() -> None:
 _trim: Any = None
 
 
-async def _take(request: Request, s: Site, who: Any, limit: int, marks: list[float]) -> dict[str, Any]:
+async def _take(request: Request, s: Site, who: Any, limit: int, marks: list[float]) -> dict[str, int]:
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
@@ -54,14 +54,14 @@ async def _take(request: Request, s: Site, who: Any, limit: int, marks: list[flo
     remote = request.client.host if request.client else ""
     marks.append(time.perf_counter())
 
-    def parse_and_store(raw: bytes) -> dict[str, Any]:
+    def parse_and_store(raw: bytes) -> dict[str, int]:
         check_items(raw, s.cfg.agents.max_batch_items)
         batch = parse_batch(raw)
         del raw
         marks.append(time.perf_counter())
         return s.agents.accept(who, batch, remote).as_dict()
 
-    def work() -> dict[str, Any]:
+    def work() -> dict[str, int]:
         marks.append(time.perf_counter())
         raw = decode_body(bytes(body), request.headers.get("content-encoding"), limit)
         body.clear()  # the compressed copy is not needed past here

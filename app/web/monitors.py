@@ -44,7 +44,7 @@ class Field:
     step: str = "any"
 
 
-def form_fields(model: type[BaseModel], values: dict[str, Any] | None = None) -> list[Field]:
+def form_fields(model: type[BaseModel], values: dict[str, object] | None = None) -> list[Field]:
     values = values or {}
     out = []
     for name, info in model.model_fields.items():
@@ -60,10 +60,10 @@ def form_fields(model: type[BaseModel], values: dict[str, Any] | None = None) ->
     return out
 
 
-def parse_form(model: type[BaseModel], form: dict[str, str]) -> dict[str, Any]:
+def parse_form(model: type[BaseModel], form: dict[str, str]) -> dict[str, object]:
     """The posted form as the model's entry: an empty field is its default, a checkbox absent is
     false; ValidationError (which names the field) when the model refuses it."""
-    raw: dict[str, Any] = {}
+    raw: dict[str, object] = {}
     for name, info in model.model_fields.items():
         if info.annotation is bool:
             raw[name] = form.get(name) in ("on", "true", "1")
@@ -79,7 +79,7 @@ def errors_in_words(exc: ValidationError) -> str:
     return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'form'}: {e['msg']}" for e in exc.errors())
 
 
-def _config_probes(s: Any) -> list[tuple[str, dict[str, Any]]]:
+def _config_probes(s: Any) -> list[tuple[str, dict[str, object]]]:
     """The config file's probes and heartbeats: (kind, entry)."""
     out = []
     cfg = getattr(s.cfg.collectors, SECTION, None)
@@ -146,9 +146,9 @@ async def _save(s: Any, request: Request, kind: str, monitor_id: int | None) -> 
     await run_in_threadpool(_reload, s)
     await _collect_now(s, SECTIONS[kind])
     if kind == "heartbeat" and monitor_id is None:
-        return await _new_url(s, request, spec["name"])  # shown once, in this answer: never in a URL or a log
+        return await _new_url(s, request, str(spec["name"]))  # shown once, in this answer: never in a URL or a log
     base = request.scope.get("rackpulse_base", "")
-    return RedirectResponse(f"{base}/monitors?saved={quote(spec['name'])}", status_code=303)
+    return RedirectResponse(f"{base}/monitors?saved={quote(str(spec['name']))}", status_code=303)
 
 
 async def _new_url(s: Any, request: Request, name: str) -> HTMLResponse:

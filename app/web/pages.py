@@ -17,6 +17,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app import events, views, words
 from app.alerting.engine import AlertState
 from app.disks import bay_labels, disk_notes
+from app.disks import bays as disk_bays
 from app.ingest.agents import revoke
 from app.web.permissions import Admins
 from app.web.site import RANGES, Checked, SiteDep
@@ -52,26 +53,27 @@ async def overview(s: SiteDep, request: Request) -> HTMLResponse:
             firing += [(x, f"/h/{quote(host, safe='')}/alerts") for x in ha.states.values() if x.state == "firing"]
         rows = await s.agent_rows()
         hosts = [h for h in s.hosts(own=ov, rows=rows) if h.agent]  # this host's card is not drawn: its overview once
-    unlabelled = views.unlabelled(snap) if snap.host == s.cfg.host else []
+    unlabelled = disk_bays.unlabelled(snap) if snap.host == s.cfg.host else []
     return s.render(request, "overview.html", ov=ov, summaries=views.summaries(snap),
                     callouts=views.callouts(firing, snap.host), unlabelled=unlabelled, silenced_until=a.silenced_all_until() if a else None,
                     hosts=hosts, trimmed=_recent_trim(s.runtime.size_note))
 
 
-def _recent_trim(note: dict[str, Any] | None) -> dict[str, Any] | None:
+def _recent_trim(note: dict[str, object] | None) -> dict[str, object] | None:
     """What storage.max_size gave up, when it did so within the last week (kept in memory)."""
-    return note if note and time.time() - float(note.get("at") or 0) < 7 * 86400 else None
+    at = note.get("at") if note else None
+    return note if isinstance(at, int | float) and time.time() - at < 7 * 86400 else None
 
 
 @router.get("/disks", response_class=HTMLResponse, name="disks")
 async def disks_page(s: SiteDep, request: Request) -> HTMLResponse:
     snap, _ = s.view(request)
-    pulls = views.storage_pulls(snap)  # every plug-in's devices to pull (md members, ZFS, RAID ...)
-    bays = [b.label for b in s.cfg.disks.bays] if snap.host == s.cfg.host else views.bays_seen(snap)
-    chassis = [views.Enclosure(**e.model_dump()) for e in s.cfg.disks.enclosures] if snap.host == s.cfg.host else []
+    pulls = disk_bays.storage_pulls(snap)  # every plug-in's devices to pull (md members, ZFS, RAID ...)
+    bays = [b.label for b in s.cfg.disks.bays] if snap.host == s.cfg.host else disk_bays.bays_seen(snap)
+    chassis = [disk_bays.Enclosure(**e.model_dump()) for e in s.cfg.disks.enclosures] if snap.host == s.cfg.host else []
     # The heat view: each bay by its disk's temperature (a hot bay is a cooling problem).
     heat = request.query_params.get("view") == "heat"
-    return s.render(request, "disks.html", pulls=pulls, shelves=views.bay_map(snap, bays, chassis),
+    return s.render(request, "disks.html", pulls=pulls, shelves=disk_bays.bay_map(snap, bays, chassis),
                     sections=views.sections(snap, "disks"), heat=heat, hot=s.cfg.disk_hot_celsius())
 
 
@@ -194,7 +196,7 @@ def detail_page(name: str, detail: Detail[Any]) -> Any:
         if thing is None and stored is None:
             # A disk this plug-in does not see (behind a RAID controller, or on another Ceph node)
             # but another plug-in places in a bay: that one's entity page.
-            other = next((e for e in views.storage_bays(snap, placed=False) if e.serial == key and e.entity), None)
+            other = next((e for e in disk_bays.storage_bays(snap, placed=False) if e.serial == key and e.entity), None)
             if other is None or other.entity is None:
                 raise HTTPException(404, f"no {detail.kind} {key!r}")
             kind, ekey = other.entity
@@ -238,7 +240,7 @@ def _max_30d(store: Any, key: str) -> float | None:
     return store.highest(sid, now - 30 * 86400, now + 1)
 
 
-def _disk_notes(cfg: Any, key: str) -> dict[str, Any]:
+def _disk_notes(cfg: Any, key: str) -> dict[str, object]:
     """A disk's notes (purchase, warranty, RMA) for its page; a damaged file shows none, and says so."""
     try:
         notes = disk_notes.load(disk_notes.notes_file(cfg)).get(key, {})

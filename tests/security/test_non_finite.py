@@ -30,7 +30,7 @@ from app import views
 from app.alerting.conditions import Conditions
 from app.scheduler import CollectorStatus, Scheduler, Snapshot, sane_result
 from app.views import SectionView
-from app.web.site import render_section, templates
+from app.web.templating import render_section, templates
 from collectors import finite, plugins
 from collectors.base import CollectResult, Entity, Sample
 from collectors.findings import Judging

@@ -128,11 +128,13 @@ def latest_finished(tests: SelfTests) -> SelfTestRun | None:
     return next((r for r in tests.log if r.passed is not None), None)
 
 
+# Any: a tool's JSON output, read key by key (each value checked where it is used)
 def _obj(doc: Mapping[str, Any], key: str) -> dict[str, Any]:
     value = doc.get(key)
     return value if isinstance(value, dict) else {}
 
 
+# Any: a tool's JSON output, read key by key (each value checked where it is used)
 def _list(v: Any) -> list[dict[str, Any]]:
     return [r for r in v if isinstance(r, dict)] if isinstance(v, list) else []
 

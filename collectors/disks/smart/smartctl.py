@@ -161,6 +161,7 @@ def parse_smartctl_json(data: str | bytes, returncode: int | None = None) -> Sma
     )
 
 
+# Any: a tool's JSON output, read key by key (each value checked where it is used)
 def smart_table(doc: dict[str, Any], vendor: str = "") -> SmartTable:
     """The whole SMART report in rows for a person: "ata" (id, name, normalized value, worst,
     threshold, raw and its decoded value, when it failed, pre-failure or not), "nvme" (the health log, name and
@@ -199,6 +200,7 @@ def smart_table(doc: dict[str, Any], vendor: str = "") -> SmartTable:
     return SmartTable(ata=ata, nvme=nvme, scsi=scsi)
 
 
+# Any: a tool's JSON output, read key by key (each value checked where it is used)
 def _obj(doc: Mapping[str, Any], key: str) -> dict[str, Any]:
     """doc[key] if it is a JSON object, else {} (a truncated or odd document must not crash us)."""
     value = doc.get(key)

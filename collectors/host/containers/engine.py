@@ -151,6 +151,7 @@ def parse_version(data: str | bytes) -> str | None:
     return f"{name} {doc.get('Version')}" if doc.get("Version") else name
 
 
+# Any: a tool's JSON output, read key by key (each value checked where it is used)
 def _obj(d: dict[str, Any], key: str) -> dict[str, Any]:
     v = d.get(key)
     return v if isinstance(v, dict) else {}

@@ -101,6 +101,7 @@ def parse_bgp_summary(data: str | bytes) -> list[BgpPeer]:
     return peers
 
 
+# Any: a tool's JSON output, read key by key (each value checked where it is used)
 def _afi_peers(vrf: str, afi: str, body: dict[str, Any]) -> list[BgpPeer]:
     raw = body.get("peers", {})
     if not isinstance(raw, dict):

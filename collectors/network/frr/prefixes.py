@@ -37,6 +37,7 @@ def _int(v: Any) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
+# Any: a tool's JSON output, read key by key (each value checked where it is used)
 def afi_prefixes(info: dict[str, Any]) -> dict[str, AfiPrefixes]:
     """A neighbor's "addressFamilyInfo" object -> {afi key: its prefix figures}."""
     afis = info.get("addressFamilyInfo")

@@ -150,7 +150,7 @@ class ModemsCollector(Collector):
             out.append(f"signal quality {m.quality} %")
         return out
 
-    def _slave(self, interface: str | None, bonds: dict[str, tuple[str, bool, int]]) -> dict[str, Any]:
+    def _slave(self, interface: str | None, bonds: dict[str, tuple[str, bool, int]]) -> dict[str, object]:
         bond = bonds.get(interface or "")
         return {"bond": bond[0], "slave_up": bond[1], "slave_flaps": bond[2]} if bond else {}
 

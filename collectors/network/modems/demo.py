@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from collectors.scenes import write_answer
 
@@ -20,7 +19,7 @@ def imei(i: int) -> str:
     return IMEI.format(i)
 
 
-def _modem(i: int, number: int, rscp: float, lte: bool) -> dict[str, Any]:
+def _modem(i: int, number: int, rscp: float, lte: bool) -> dict[str, object]:
     quality = max(0, min(100, round((rscp + 115) * 3.2)))
     return {"modem": {"dbus-path": f"{MM}{number}", "generic": {
         "device": f"/sys/devices/pci0000:00/0000:00:14.0/usb1/1-{i}", "equipment-identifier": imei(i),
@@ -34,7 +33,7 @@ def _modem(i: int, number: int, rscp: float, lte: bool) -> dict[str, Any]:
                  "registration-state": "home"}}}
 
 
-def _signal(rscp: float, lte: bool) -> dict[str, Any]:
+def _signal(rscp: float, lte: bool) -> dict[str, object]:
     if lte:
         return {"modem": {"signal": {"refresh": {"rate": "10"}, "lte": {
             "rssi": f"{rscp + 20:.2f}", "rsrp": f"{rscp - 10:.2f}", "rsrq": "-9.00", "snr": "11.40"}}}}

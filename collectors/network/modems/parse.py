@@ -67,6 +67,7 @@ class ModemInfo:
         return min(families, key=order.index) if families else None
 
 
+# Any: a tool's JSON output, read key by key (each value checked where it is used)
 def _load(text: str | bytes, what: str) -> dict[str, Any]:
     doc = tool_json(text, what, "{")
     if doc is None:
@@ -111,6 +112,7 @@ def parse_modem(text: str | bytes) -> ModemInfo:
     m = doc.get("modem")
     if not isinstance(m, dict) or not isinstance(m.get("generic"), dict):
         raise ParseError(f"mmcli -m -J: no modem.generic object: {str(doc)[:120]!r}")
+    # Any: a tool's JSON output, read key by key (each value checked where it is used)
     g: dict[str, Any] = m["generic"]
     g3: dict[str, Any] = m["3gpp"] if isinstance(m.get("3gpp"), dict) else {}
     quality: dict[str, Any] = g["signal-quality"] if isinstance(g.get("signal-quality"), dict) else {}

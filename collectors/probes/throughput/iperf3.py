@@ -32,6 +32,7 @@ def _num(v: Any) -> float | None:
     return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
 
 
+# Any: a tool's JSON output, read key by key (each value checked where it is used)
 def _obj(doc: dict[str, Any], key: str) -> dict[str, Any]:
     value = doc.get(key)
     return value if isinstance(value, dict) else {}

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from collectors.scenes import write_answer
 
@@ -17,10 +16,10 @@ def _args(*words: str) -> list[str]:
     return ["--connect-timeout", "10", *words, "-f", "json"]
 
 
-def status(t: float) -> dict[str, Any]:
+def status(t: float) -> dict[str, object]:
     down = 160 <= t < 200
     recovering = 200 <= t < 230
-    checks: dict[str, Any] = {}
+    checks: dict[str, object] = {}
     pgs = [{"state_name": "active+clean", "count": PGS}]
     degraded = None
     if down:
@@ -39,7 +38,7 @@ def status(t: float) -> dict[str, Any]:
         pgs = [{"state_name": "active+clean", "count": PGS - left},
                {"state_name": "active+recovering+degraded", "count": left}]
         degraded = left * 95 / 98304
-    pgmap: dict[str, Any] = {"pgs_by_state": pgs, "num_pgs": PGS, "num_pools": 3, "bytes_used": 9_412_634_165_248,
+    pgmap: dict[str, object] = {"pgs_by_state": pgs, "num_pgs": PGS, "num_pools": 3, "bytes_used": 9_412_634_165_248,
                              "bytes_avail": 38_566_011_994_112, "bytes_total": 47_978_646_159_360}
     if degraded:
         pgmap.update(degraded_ratio=degraded, recovering_bytes_per_sec=0 if down else 187_432_960)
@@ -50,9 +49,9 @@ def status(t: float) -> dict[str, Any]:
             "pgmap": pgmap}
 
 
-def tree(t: float) -> dict[str, Any]:
+def tree(t: float) -> dict[str, object]:
     down = 160 <= t < 200
-    nodes: list[dict[str, Any]] = [{"id": -1, "name": "default", "type": "root", "children": [-2, -3, -4]}]
+    nodes: list[dict[str, object]] = [{"id": -1, "name": "default", "type": "root", "children": [-2, -3, -4]}]
     for h, host in enumerate(NODES):
         nodes.append({"id": -2 - h, "name": host, "type": "host", "children": [2 * h, 2 * h + 1]})
     for i in range(6):
@@ -61,7 +60,7 @@ def tree(t: float) -> dict[str, Any]:
     return {"nodes": nodes, "stray": []}
 
 
-def metadata() -> list[dict[str, Any]]:
+def metadata() -> list[dict[str, object]]:
     return [{"id": i, "hostname": NODES[i // 2], "devices": f"sd{'mn'[i % 2]}",
              "device_ids": f"sd{'mn'[i % 2]}=ATA_ST12000VN0008-2YS101_ZRT0{i:02d}K{i}"} for i in range(6)]
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from collectors.scenes import write_answer
 from collectors.storage.megaraid.collector import DRIVES, REBUILD, SHOW_ALL
@@ -29,7 +28,7 @@ def _pd_state(t: float, slot: int) -> tuple[str, str]:
     return "Onln", "0"
 
 
-def _wrap(data: dict[str, Any] | list[dict[str, Any]], description: str = "None") -> str:
+def _wrap(data: dict[str, object] | list[dict[str, object]], description: str = "None") -> str:
     return json.dumps({"Controllers": [{"Command Status": {"CLI Version": "007.2807.0000.0000 Dec 22, 2023",
                                                            "Operating system": "Linux 6.1.0-demo", "Controller": 0,
                                                            "Status": "Success", "Description": description},
@@ -57,7 +56,7 @@ def show_all(t: float) -> str:
 
 
 def drives(t: float) -> str:
-    data: dict[str, Any] = {}
+    data: dict[str, object] = {}
     for slot in range(8):
         state, _ = _pd_state(t, slot)
         if not state:

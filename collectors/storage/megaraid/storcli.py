@@ -81,6 +81,7 @@ def _controllers(text: str, what: str) -> list[dict[str, Any]]:
     return [c for c in ctrls if isinstance(c, dict)]
 
 
+# Any: a tool's JSON output, read key by key (each value checked where it is used)
 def _failure(c: dict[str, Any]) -> str:
     st = c.get("Command Status") or {}
     detail = st.get("Detailed Status") or []
@@ -124,6 +125,7 @@ def parse_show_all(text: str) -> list[Controller]:
     return out
 
 
+# Any: a tool's JSON output, read key by key (each value checked where it is used)
 def _pd(row: dict[str, Any]) -> PhysicalDrive:
     return PhysicalDrive(eid_slot=str(row.get("EID:Slt", "")).strip(), did=integer(row.get("DID")),
                          state=str(row.get("State", "")).strip(), dg=str(row.get("DG", "-")),
