@@ -169,88 +169,20 @@ STORY_FOR = {"container_unhealthy": 10, "unit_failed": 0, "bgp_peer_down": 20, "
 
 def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: int | None = None,
                 isg_port: int | None = None) -> dict[str, Any]:
-    from demo.power import DEMO_HWMON
-
-    tool = [sys.executable, "-I", "-S", str(Path(__file__).with_name("tools.py"))]
-    bays = [{"label": f"shelf 1, bay {i}", "path": f"pci-0000:03:00.0-sas-phy{i}-lun-0"} for i in range(N_BAYS)]
-    bays += [{"label": "NVMe slot M2_1", "path": "pci-0000:00:00.0-nvme-1"},
-             {"label": "NVMe slot M2_2", "path": "pci-0000:01:00.0-nvme-1"}]
-    # The ZFS mirror's disks by serial (the replacement takes the pulled one's bay), the
-    # RAID controller's by its slot (whatever drive sits there).
-    bays += [{"label": "shelf 2, bay 0", "serial": "WD-WCC7K4NL1AXA"},
-             {"label": "shelf 2, bay 1", "serial": "WD-WCC7K6RR9KXB"},
-             {"label": "shelf 2, bay 1", "serial": "WD-WCC7K2HJ7YZN"}]
-    bays += [{"label": f"shelf 3, bay {i}", "slot": f"252:{i}"} for i in range(8)]
-    # Ceph OSD disks by serial, on this node and its two peers (a serial is unique anywhere).
-    bays += [{"label": f"{('demo-nas', 'ceph-b', 'ceph-c')[i // 2]}, bay {i % 2}", "serial": f"ZRT0{i:02d}K{i}"}
-             for i in range(6)]
-    replay = [*tool, "replay"]
+    """The demo host's whole config: each part of the lab answered by its scene's stand-in or
+    simulation (a replayed tool, a simulated UPS, switch or heat pump), every address loopback."""
+    tools = _Tools(root)
     return {
         "host": "demo-nas",
         "host_root": str(root),
         "web": {"listen": "127.0.0.1", "port": port, "refresh_seconds": 3},
         "storage": {"url": db_url, "maintenance_interval": 60},
-        "collectors": {
-            "mdraid": {"interval": interval, "mdadm": [*tool, "mdadm", str(root / "demo-state.json")]},
-            "smart": {"interval": interval, "timeout": 30, "smartctl": [*tool, "smartctl", str(root / "demo-state.json")]},
-            "frr": {"enabled": True, "interval": interval, "vtysh": [*tool, "vtysh", str(root / "demo-state.json")]},
-            "bonding": {"interval": interval},
-            # The bond's six modems, answered by the scene's replayed mmcli (collectors/network/modems/demo.py):
-            # eoip4's fades, then drops off and returns under another number. Thirteen mmcli answers a
-            # poll: at most every 5 s, so a fast demo does not spend a core on stand-ins.
-            "modems": {"enabled": True, "interval": max(interval, 5.0), "mmcli": [*replay, str(root / "demo-tools" / "mmcli")],
-                       "links": [{"imei": f"3569380356438{i:02d}", "interface": f"eoip{i}", "name": f"3G link {i}"}
-                                 for i in range(1, 7)]},
-            "openvpn": {"interval": interval, "instances": [{
-                "name": "site-b", "status_file": "/run/openvpn/site-b.status", "interface": "tun0",
-                "config_file": "/etc/openvpn/server/site-b.conf", "path_mtu": 1420, "link_mbps": 100}]},
-            # Answered by a simulated switch (attach_simulations); the address is loopback so that
-            # nothing leaves the machine even if the simulation is not attached.
-            "snmp": {"interval": interval, "targets": [{"name": "rack-sw", "host": "127.0.0.1", "port": 1,
-                                                        "community": "demo", "timeout": 0.5, "retries": 0}]},
-            "hwmon": {"interval": interval, **DEMO_HWMON},
-            "nut": {"interval": interval, "upsd": [{"port": upsd_port}] if upsd_port else []},
-            "heatpump": {"interval": interval, "host": "127.0.0.1" if isg_port else "", "port": isg_port or 502},
-            # Reachability of the demo's own simulated devices (loopback only: the demo sends
-            # nothing beyond this machine; pings need fping, which a demo machine may lack).
-            # Pings answered by the fping stand-in (nothing is sent): the 3G bond's evening rush.
-            "probes": {"interval": interval, "fping": [*tool, "fping", str(root / "demo-state.json")],
-                       "ping": [{"name": "3G bond", "target": "10.0.250.1", "interface": "bond0", "count": 20,
-                                 "interval_ms": 20},
-                                {"name": "LAN gateway", "target": "192.168.1.1", "count": 5, "interval_ms": 20}],
-                       "tcp": [{"name": name, "host": "127.0.0.1", "port": p, "timeout": 2}
-                               for name, p in (("UPS server", upsd_port), ("heat pump gateway", isg_port)) if p]},
-            # Storage beyond md, answered by the scenes' replayed zpool, storcli and ceph output.
-            "zfs": {"interval": interval, "format": "text", "zpool": [*replay, str(root / "demo-tools" / "zpool")]},
-            "megaraid": {"interval": interval, "storcli": [*replay, str(root / "demo-tools" / "storcli")]},
-            "ceph": {"interval": interval, "ceph": [*replay, str(root / "demo-tools" / "ceph")]},
-            "throughput": {"interval": interval, "iperf3": [*tool, "iperf3", str(root / "demo-state.json")],
-                           "tests": [{"name": "VPN site-b up", "server": "10.8.0.1", "duration": 5, "interval": 60,
-                                      "baseline_mbps": 90},
-                                     {"name": "VPN site-b down", "server": "10.8.0.1", "duration": 5, "interval": 60,
-                                      "baseline_mbps": 90, "reverse": True}]},
-            # WireGuard answered by the scene's replayed `wg show all dump`: the phone goes quiet
-            # once a loop (stale after a minute of story), then roams back from another network.
-            "wireguard": {"interval": interval, "wg": [*replay, str(root / "demo-tools" / "wg")], "stale_after": 60,
-                          "peers": [{"key": "HIgo9xNzJMWLKASShiTqIybxZ0U3wGLiUeJ1PKf8ykw=", "name": "phone",
-                                     "expect": True},
-                                    {"key": "xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=", "name": "site-b"}]},
-            # Cron jobs' heartbeats, from the scene (collectors/probes/heartbeats/demo.py): the
-            # nightly backup runs every 30 story seconds, hangs once a loop, fails, runs again.
-            # A compose stack on the demo's fake engine (collectors/host/containers/demo.py): sonarr's
-            # health check fails for a stretch of each loop.
-            "containers": {"interval": interval, "socket": str(root / "demo-engine.sock"),
-                           "public": ["media-jellyfin-1"]},
-            # systemd answered by the scene's replayed systemctl: photo-sync's service fails for a while.
-            "systemd": {"interval": interval, "systemctl": [*replay, str(root / "demo-tools" / "systemctl")],
-                        "watch": ["nginx.service", "*.timer"], "public": ["nginx.service"]},
-            "heartbeats": {"interval": interval, "checks": [{"name": "nightly-backup", "every": 30, "grace": 10},
-                                                            {"name": "photo-sync", "every": 60, "grace": 30,
-                                                             "public": True}]},
-        },
+        "collectors": {**_storage_sections(tools, interval), **_network_sections(tools, interval),
+                       **_power_sections(interval, upsd_port, isg_port),
+                       **_probe_sections(tools, interval, upsd_port, isg_port), **_host_sections(tools, interval)},
         # The chassis as the bay map draws them: shelf 1 a 12-bay case in three rows of four,
         # counted from the bottom left as many 3U cases are; the RAID shelf two rows of four.
-        "disks": {"bays": bays, "enclosures": [
+        "disks": {"bays": _bays(), "enclosures": [
             {"name": "shelf 1", "rows": 3, "columns": 4, "start": "bottom"},
             {"name": "shelf 2", "rows": 1, "columns": 2},
             {"name": "shelf 3", "rows": 2, "columns": 4}]},
@@ -259,6 +191,126 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
         # so that every alert the story shows fires, and clears, in each loop.
         "alerts": {"interval": max(interval, 2.0), "flap_window": 120,
                    "rules": {rule: {"for_seconds": seconds} for rule, seconds in STORY_FOR.items()}},
+    }
+
+
+def _bays() -> list[dict[str, str]]:
+    """The bay labels: the md shelf's by port, the NVMe slots, the ZFS mirror's disks by serial (the
+    replacement takes the pulled one's bay), the RAID shelf's by slot, Ceph's OSD disks by serial."""
+    bays = [{"label": f"shelf 1, bay {i}", "path": f"pci-0000:03:00.0-sas-phy{i}-lun-0"} for i in range(N_BAYS)]
+    bays += [{"label": "NVMe slot M2_1", "path": "pci-0000:00:00.0-nvme-1"},
+             {"label": "NVMe slot M2_2", "path": "pci-0000:01:00.0-nvme-1"}]
+    bays += [{"label": "shelf 2, bay 0", "serial": "WD-WCC7K4NL1AXA"},
+             {"label": "shelf 2, bay 1", "serial": "WD-WCC7K6RR9KXB"},
+             {"label": "shelf 2, bay 1", "serial": "WD-WCC7K2HJ7YZN"}]
+    bays += [{"label": f"shelf 3, bay {i}", "slot": f"252:{i}"} for i in range(8)]
+    # Ceph OSD disks by serial, on this node and its two peers (a serial is unique anywhere).
+    bays += [{"label": f"{('demo-nas', 'ceph-b', 'ceph-c')[i // 2]}, bay {i % 2}", "serial": f"ZRT0{i:02d}K{i}"}
+             for i in range(6)]
+    return bays
+
+
+class _Tools:
+    """The demo's stand-ins for the tools a collector runs: demo/tools.py answering from the
+    story's state, or replaying what a scene wrote under demo-tools/."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.tool = [sys.executable, "-I", "-S", str(Path(__file__).with_name("tools.py"))]
+        self.state = str(root / "demo-state.json")
+
+    def live(self, name: str) -> list[str]:
+        return [*self.tool, name, self.state]
+
+    def replay(self, name: str) -> list[str]:
+        return [*self.tool, "replay", str(self.root / "demo-tools" / name)]
+
+
+def _storage_sections(tools: _Tools, interval: float) -> dict[str, Any]:
+    """md, SMART, ZFS, the RAID controller and Ceph, answered by the scenes' stand-ins."""
+    return {
+        "mdraid": {"interval": interval, "mdadm": tools.live("mdadm")},
+        "smart": {"interval": interval, "timeout": 30, "smartctl": tools.live("smartctl")},
+        # Storage beyond md, answered by the scenes' replayed zpool, storcli and ceph output.
+        "zfs": {"interval": interval, "format": "text", "zpool": tools.replay("zpool")},
+        "megaraid": {"interval": interval, "storcli": tools.replay("storcli")},
+        "ceph": {"interval": interval, "ceph": tools.replay("ceph")},
+    }
+
+
+def _network_sections(tools: _Tools, interval: float) -> dict[str, Any]:
+    """BGP, the 3G bond and its modems, the VPN, the switch and WireGuard."""
+    return {
+        "frr": {"enabled": True, "interval": interval, "vtysh": tools.live("vtysh")},
+        "bonding": {"interval": interval},
+        # The bond's six modems, answered by the scene's replayed mmcli (collectors/network/modems/demo.py):
+        # eoip4's fades, then drops off and returns under another number. Thirteen mmcli answers a
+        # poll: at most every 5 s, so a fast demo does not spend a core on stand-ins.
+        "modems": {"enabled": True, "interval": max(interval, 5.0), "mmcli": tools.replay("mmcli"),
+                   "links": [{"imei": f"3569380356438{i:02d}", "interface": f"eoip{i}", "name": f"3G link {i}"}
+                             for i in range(1, 7)]},
+        "openvpn": {"interval": interval, "instances": [{
+            "name": "site-b", "status_file": "/run/openvpn/site-b.status", "interface": "tun0",
+            "config_file": "/etc/openvpn/server/site-b.conf", "path_mtu": 1420, "link_mbps": 100}]},
+        # Answered by a simulated switch (attach_simulations); the address is loopback so that
+        # nothing leaves the machine even if the simulation is not attached.
+        "snmp": {"interval": interval, "targets": [{"name": "rack-sw", "host": "127.0.0.1", "port": 1,
+                                                    "community": "demo", "timeout": 0.5, "retries": 0}]},
+        # WireGuard answered by the scene's replayed `wg show all dump`: the phone goes quiet
+        # once a loop (stale after a minute of story), then roams back from another network.
+        "wireguard": {"interval": interval, "wg": tools.replay("wg"), "stale_after": 60,
+                      "peers": [{"key": "HIgo9xNzJMWLKASShiTqIybxZ0U3wGLiUeJ1PKf8ykw=", "name": "phone",
+                                 "expect": True},
+                                {"key": "xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=", "name": "site-b"}]},
+    }
+
+
+def _power_sections(interval: float, upsd_port: int | None, isg_port: int | None) -> dict[str, Any]:
+    """The rails and fans, the simulated UPS and heat pump."""
+    from demo.power import DEMO_HWMON
+
+    return {
+        "hwmon": {"interval": interval, **DEMO_HWMON},
+        "nut": {"interval": interval, "upsd": [{"port": upsd_port}] if upsd_port else []},
+        "heatpump": {"interval": interval, "host": "127.0.0.1" if isg_port else "", "port": isg_port or 502},
+    }
+
+
+def _probe_sections(tools: _Tools, interval: float, upsd_port: int | None, isg_port: int | None) -> dict[str, Any]:
+    """Pings, TCP checks, iperf3 and the cron jobs' heartbeats."""
+    return {
+        # Reachability of the demo's own simulated devices (loopback only: the demo sends
+        # nothing beyond this machine; pings need fping, which a demo machine may lack).
+        # Pings answered by the fping stand-in (nothing is sent): the 3G bond's evening rush.
+        "probes": {"interval": interval, "fping": tools.live("fping"),
+                   "ping": [{"name": "3G bond", "target": "10.0.250.1", "interface": "bond0", "count": 20,
+                             "interval_ms": 20},
+                            {"name": "LAN gateway", "target": "192.168.1.1", "count": 5, "interval_ms": 20}],
+                   "tcp": [{"name": name, "host": "127.0.0.1", "port": p, "timeout": 2}
+                           for name, p in (("UPS server", upsd_port), ("heat pump gateway", isg_port)) if p]},
+        "throughput": {"interval": interval, "iperf3": tools.live("iperf3"),
+                       "tests": [{"name": "VPN site-b up", "server": "10.8.0.1", "duration": 5, "interval": 60,
+                                  "baseline_mbps": 90},
+                                 {"name": "VPN site-b down", "server": "10.8.0.1", "duration": 5, "interval": 60,
+                                  "baseline_mbps": 90, "reverse": True}]},
+        # Cron jobs' heartbeats, from the scene (collectors/probes/heartbeats/demo.py): the
+        # nightly backup runs every 30 story seconds, hangs once a loop, fails, runs again.
+        "heartbeats": {"interval": interval, "checks": [{"name": "nightly-backup", "every": 30, "grace": 10},
+                                                        {"name": "photo-sync", "every": 60, "grace": 30,
+                                                         "public": True}]},
+    }
+
+
+def _host_sections(tools: _Tools, interval: float) -> dict[str, Any]:
+    """The containers on the demo's fake engine and systemd's units."""
+    return {
+        # A compose stack on the demo's fake engine (collectors/host/containers/demo.py): sonarr's
+        # health check fails for a stretch of each loop.
+        "containers": {"interval": interval, "socket": str(tools.root / "demo-engine.sock"),
+                       "public": ["media-jellyfin-1"]},
+        # systemd answered by the scene's replayed systemctl: photo-sync's service fails for a while.
+        "systemd": {"interval": interval, "systemctl": tools.replay("systemctl"),
+                    "watch": ["nginx.service", "*.timer"], "public": ["nginx.service"]},
     }
 
 

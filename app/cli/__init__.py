@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 from app import version as app_version
 from app.cli.agents import cmd_agent, cmd_agents
@@ -108,18 +109,36 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how much to log: DEBUG, INFO (default), WARNING, ERROR or CRITICAL")
     sub = p.add_subparsers(dest="cmd", required=True)
 
-    def add(name: str, fn, help_: str) -> argparse.ArgumentParser:
+    def add(name: str, fn: Any, help_: str) -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help_)
         sp.add_argument("--config", help="config file (default $RACKPULSE_CONFIG, then ./rackpulse.toml)")
         sp.set_defaults(fn=fn)
         return sp
 
+    for group in (_running, _alerting, _data, _agents):
+        group(add)
+    _install(sub, add)
+    _people(add)
+    for ep in entry_points(group=COMMANDS):  # `rackpulse demo` comes this way, from demo/cli.py
+        command = ep.load()
+        command.add_arguments(add(command.name, command.run, command.help))
+    return p
+
+
+# Each adds its group of commands; `add` gives a command its --config and its function.
+Add = Callable[[str, Any, str], argparse.ArgumentParser]
+
+
+def _running(add: Add) -> None:
     add("serve", cmd_serve, "collect, serve the web UI and /metrics")
     c = add("collect", cmd_collect, "run every collector once and print what it saw")
     c.add_argument("--once", action="store_true", required=True, help="one round, then exit (required)")
     c.add_argument("--format", choices=("json", "prometheus"), default="json",
                    help="json (every collector's state, samples and errors) or prometheus (/metrics text)")
     add("check-config", cmd_check_config, "validate the config file")
+
+
+def _alerting(add: Add) -> None:
     from app.cli.alerts import cmd_heartbeats, cmd_notify_test
 
     nt = add("notify-test", cmd_notify_test, "send a test notification on a channel and say what it answered")
@@ -132,6 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
     from app.cli.disks import cmd_smart_test
 
     smart_test_arguments(add("smart-test", cmd_smart_test, "start a disk's SMART self-test now (or say why not)"))
+
+
+def _data(add: Add) -> None:
     db = add("db", None, "database commands")
     db.add_argument("action", choices=("upgrade", "copy"),
                     help="upgrade: apply the schema migrations; copy: copy everything to another database")
@@ -142,6 +164,9 @@ def build_parser() -> argparse.ArgumentParser:
     bk.add_argument("file", help="a new file to write")
     rs = add("restore", cmd_restore, "a backup into the configured database, which must be empty; then migrate it")
     rs.add_argument("file", help="a file written by `rackpulse backup`")
+
+
+def _agents(add: Add) -> None:
     ag = add("agent", cmd_agent, "run the collectors and push to a server (and/or serve this host's /metrics)")
     ag.add_argument("--server", help="server URL, e.g. https://rackpulse.lan:9842 (default: agent.server)")
     ag.add_argument("--token-file", help="file holding this agent's token (default: agent.token_file)")
@@ -150,6 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
     ags.add_argument("action", choices=("issue", "revoke", "list"),
                      help="issue (or re-issue) a host's token, revoke it, or list the agents")
     ags.add_argument("host", nargs="?", help="the agent's host name (issue, revoke)")
+
+
+def _install(sub: Any, add: Add) -> None:
     ini = sub.add_parser("init", help="write a starter config from what this host has (disks, bays, arrays, "
                                       "bonds, tunnels, sensors, UPS)")
     ini.add_argument("--output", help="file to write, - for standard output (default ./rackpulse.toml; "
@@ -163,16 +191,15 @@ def build_parser() -> argparse.ArgumentParser:
     ini.set_defaults(fn=cmd_init)
     add_doctor_arguments(add("doctor", cmd_doctor, "as the service's user: what each collector can read, and the "
                                                    "line that grants what it cannot"))
+
+
+def _people(add: Add) -> None:
     from app.cli.users import add_tokens_arguments, add_users_arguments, cmd_tokens, cmd_users
 
     add_users_arguments(add("users", cmd_users, "people who log in: add, passwd, role, remove, list"))
     add_tokens_arguments(add("tokens", cmd_tokens, "API tokens for scripts: create (shown once), list, revoke"))
     add("hash-password", cmd_hash_password, "print a password hash for web.password_hash (reads stdin)")
     add("make-token", cmd_make_token, "print a new read-only API token and its hash for web.api_token_hash")
-    for ep in entry_points(group=COMMANDS):  # `rackpulse demo` comes this way, from demo/cli.py
-        command = ep.load()
-        command.add_arguments(add(command.name, command.run, command.help))
-    return p
 
 
 def main(argv: list[str] | None = None) -> int:
