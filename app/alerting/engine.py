@@ -88,55 +88,74 @@ def evaluate(
         if key in states:
             continue  # the same rule and subject twice in one evaluation: the first one counts
         old = previous.get(key)
-        severity = c.severity or rule.severity
-        if old is None or old.state == "resolved":
-            # A new episode: nothing of the last one (its ack, its notifications) carries over.
-            st = AlertState(c.rule, c.subject, "pending", severity, c.summary, dict(c.labels), since=now)
-        else:
-            # Within an episode the severity only rises: a disk back from 65 to 55 °C is still the
-            # episode that reached critical (no second escalation, no resolve) until it clears.
-            if c.severity is not None and SEVERITY_RANK.get(old.severity, 2) > SEVERITY_RANK.get(severity, 2):
-                severity = old.severity
-            st = replace(old, summary=c.summary, labels=dict(c.labels), severity=severity)
-        escalated = (old is not None and old.state == "firing" and old.last_notified is not None
-                     and SEVERITY_RANK.get(st.severity, 2) > SEVERITY_RANK.get(old.severity, 2))
-        if st.state == "pending":
-            if now - st.since >= rule.for_seconds:
-                st = replace(st, state="firing", fired_at=now)
-                if key not in muted:
-                    st = replace(st, last_notified=now)
-                    events.append(Event("firing", st))
-        elif st.last_notified is None:
-            # It began firing while silenced; the silence is over and it still holds: tell it now, once.
-            if key not in muted:
-                st = replace(st, last_notified=now)
-                events.append(Event("firing", st))
-        elif escalated and key not in muted:
-            # One notification: the same episode, now worse (an ack is of the warning, not of this).
-            st = replace(st, last_notified=now, acked_at=None)
-            events.append(Event("escalated", st))
-        elif rule.reminder_hours > 0 and st.acked_at is None and key not in muted:
-            last = st.last_notified if st.last_notified is not None else now
-            if now - last >= rule.reminder_hours * 3600:
-                st = replace(st, last_notified=now)
-                events.append(Event("reminder", st))
+        st, told = _step(_holding(c, rule, old, now), old, rule, now, key in muted)
+        events += told
         states[key] = st
     for key, old in previous.items():
-        if key in states:
-            continue
-        if old.state == "resolved":
-            states[key] = old
-        elif old.state == "firing":
-            st = replace(old, state="resolved", resolved_at=now)
-            # Tell exactly when the firing was told: an alert that fired under a silence resolves
-            # quietly, and one that was told resolves aloud even if silenced since (a receiver must
-            # never be left with a "firing" that never ends). Acknowledged ones too: the ack stopped
-            # the reminders, not the news that it is over.
-            if old.last_notified is not None:
-                events.append(Event("resolved", st, duration=now - (old.fired_at or old.since)))
-            states[key] = st
-        # a pending alert whose condition cleared before `for` simply disappears
+        if key not in states:
+            ended = _ended(old, now, events)
+            if ended is not None:
+                states[key] = ended
     return states, events
+
+
+def _holding(c: Condition, rule: Rule, old: AlertState | None, now: float) -> AlertState:
+    """The alert of a condition that holds now: a new episode, or the one under way with the
+    condition's words."""
+    severity = c.severity or rule.severity
+    if old is None or old.state == "resolved":
+        # A new episode: nothing of the last one (its ack, its notifications) carries over.
+        return AlertState(c.rule, c.subject, "pending", severity, c.summary, dict(c.labels), since=now)
+    # Within an episode the severity only rises: a disk back from 65 to 55 °C is still the
+    # episode that reached critical (no second escalation, no resolve) until it clears.
+    if c.severity is not None and SEVERITY_RANK.get(old.severity, 2) > SEVERITY_RANK.get(severity, 2):
+        severity = old.severity
+    return replace(old, summary=c.summary, labels=dict(c.labels), severity=severity)
+
+
+def _step(st: AlertState, old: AlertState | None, rule: Rule, now: float, muted: bool
+          ) -> tuple[AlertState, list[Event]]:
+    """Where a holding alert goes next, and what is told of it (nothing while muted)."""
+    escalated = (old is not None and old.state == "firing" and old.last_notified is not None
+                 and SEVERITY_RANK.get(st.severity, 2) > SEVERITY_RANK.get(old.severity, 2))
+    if st.state == "pending":
+        if now - st.since >= rule.for_seconds:
+            st = replace(st, state="firing", fired_at=now)
+            if not muted:
+                st = replace(st, last_notified=now)
+                return st, [Event("firing", st)]
+    elif st.last_notified is None:
+        # It began firing while silenced; the silence is over and it still holds: tell it now, once.
+        if not muted:
+            st = replace(st, last_notified=now)
+            return st, [Event("firing", st)]
+    elif escalated and not muted:
+        # One notification: the same episode, now worse (an ack is of the warning, not of this).
+        st = replace(st, last_notified=now, acked_at=None)
+        return st, [Event("escalated", st)]
+    elif rule.reminder_hours > 0 and st.acked_at is None and not muted:
+        last = st.last_notified if st.last_notified is not None else now
+        if now - last >= rule.reminder_hours * 3600:
+            st = replace(st, last_notified=now)
+            return st, [Event("reminder", st)]
+    return st, []
+
+
+def _ended(old: AlertState, now: float, events: list[Event]) -> AlertState | None:
+    """An alert whose condition no longer holds: resolved (told if its firing was), kept as
+    resolved, or gone (a pending one that cleared before `for`)."""
+    if old.state == "resolved":
+        return old
+    if old.state != "firing":
+        return None  # a pending alert whose condition cleared before `for` simply disappears
+    st = replace(old, state="resolved", resolved_at=now)
+    # Tell exactly when the firing was told: an alert that fired under a silence resolves
+    # quietly, and one that was told resolves aloud even if silenced since (a receiver must
+    # never be left with a "firing" that never ends). Acknowledged ones too: the ack stopped
+    # the reminders, not the news that it is over.
+    if old.last_notified is not None:
+        events.append(Event("resolved", st, duration=now - (old.fired_at or old.since)))
+    return st
 
 
 @dataclass(frozen=True)

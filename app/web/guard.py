@@ -140,15 +140,7 @@ class Guard:
         s = self.s
         request = Request(scope)
         path = scope["path"]
-        peer = request.client.host if request.client else "?"
-        addr = s.proxies.client(peer, request.headers.get("x-forwarded-for"))
-        if addr != peer:  # every later reader of request.client (throttles, ping limit, audit) sees the client
-            scope["client"] = (addr, 0)
-            scope["rackpulse_peer"] = peer
-            proto = request.headers.get("x-forwarded-proto", "").split(",")[-1].strip().lower()
-            if proto in ("http", "https"):  # TLS ended at the trusted proxy: cookies stay Secure
-                scope["scheme"] = proto
-        api = path.startswith("/api/")
+        peer, addr = self._client(scope, request)
         own_tokens = _starts(path, OWN_TOKENS)
         try:
             if own_tokens:
@@ -163,20 +155,8 @@ class Guard:
             return
         if who is None and not s.login_required():
             who = OPEN
-        public = _starts(path, PUBLIC) or (
-            # this server's /status only: /h/<agent>/status would show every agent's probes
-            path == "/status" and s.cfg.web.status_public and "rackpulse_host" not in scope)
-        refusal: Response | None = None
         changing = scope["method"] not in SAFE
-        if who is None and not public:
-            if api:
-                refusal = error(401, "login required: a session, or Authorization: Bearer <token>")
-            else:
-                back = quote(f"{scope.get('rackpulse_base', '')}{path}", safe="/")
-                refusal = RedirectResponse(f"/login?next={back}", status_code=303)
-        elif changing and not own_tokens and not _starts(path, OWN) and not (who and who.may_change):
-            refusal = (error(403, "read-only: a viewer, or a read token, cannot change anything") if who else
-                       error(401, "login required") if api else RedirectResponse("/login", 303))
+        refusal = self._refusal(scope, who, changing)
         if refusal is not None:
             await refusal(scope, receive, send)
             return
@@ -204,3 +184,35 @@ class Guard:
             await run_in_threadpool(audit.record, s.engine, who.actor,
                                     f"{scope['method']} {scope.get('rackpulse_base', '')}{path}",
                                     state.get("audit_detail"), addr, answered.get("status"))
+
+    def _client(self, scope: Scope, request: Request) -> tuple[str, str]:
+        """(the socket's peer, the client): the client is the peer unless the peer is a trusted
+        proxy, then what its X-Forwarded-For says. Every later reader of request.client (the
+        throttles, the ping limit, the audit log) sees the client."""
+        peer = request.client.host if request.client else "?"
+        addr = self.s.proxies.client(peer, request.headers.get("x-forwarded-for"))
+        if addr != peer:
+            scope["client"] = (addr, 0)
+            scope["rackpulse_peer"] = peer
+            proto = request.headers.get("x-forwarded-proto", "").split(",")[-1].strip().lower()
+            if proto in ("http", "https"):  # TLS ended at the trusted proxy: cookies stay Secure
+                scope["scheme"] = proto
+        return peer, addr
+
+    def _refusal(self, scope: Scope, who: Principal | None, changing: bool) -> Response | None:
+        """The answer to a request that may not go on (no login, or a change without the right),
+        None when it may."""
+        path = scope["path"]
+        api = path.startswith("/api/")
+        public = _starts(path, PUBLIC) or (
+            # this server's /status only: /h/<agent>/status would show every agent's probes
+            path == "/status" and self.s.cfg.web.status_public and "rackpulse_host" not in scope)
+        if who is None and not public:
+            if api:
+                return error(401, "login required: a session, or Authorization: Bearer <token>")
+            back = quote(f"{scope.get('rackpulse_base', '')}{path}", safe="/")
+            return RedirectResponse(f"/login?next={back}", status_code=303)
+        if changing and not _starts(path, OWN_TOKENS) and not _starts(path, OWN) and not (who and who.may_change):
+            return (error(403, "read-only: a viewer, or a read token, cannot change anything") if who else
+                    error(401, "login required") if api else RedirectResponse("/login", 303))
+        return None
