@@ -55,21 +55,15 @@ def free_port(wanted: int, tries: int = 50) -> int:
 
 
 def _run(args: argparse.Namespace, root: Path) -> int:
-    from app.storage.db import make_engine, upgrade
-    from app.storage.store import Store
+    from app.storage.db import upgrade
     from collectors.host.containers.demo import start_engine
     from demo import story as demo
     from demo.agent import AGENT_HOST, start_demo_agent
     from demo.heatpump import start_isg
-    from demo.history import first_round, seed_everything
     from demo.power import start_upsd
 
     t0 = time.monotonic()
-    port = free_port(args.port)
-    if port != args.port:
-        print(f"rackpulse demo: port {args.port} is taken, using {port} (choose one with --port, or PORT= for make demo)",
-              flush=True)
-        args.port = port
+    args.port = _port(args.port)
 
     db_url = f"sqlite:///{root / 'rackpulse-demo.db'}"
     driver = demo.Driver(root, speed=args.speed)
@@ -93,30 +87,13 @@ def _run(args: argparse.Namespace, root: Path) -> int:
     calm = demo.Driver(root / AGENT_HOST, speed=0.0)
     calm.start()
 
-    def seed(runtime: Any) -> None:
-        """Every series' past (two days of 5-minute rollups, a month of hourly ones), in the
-        background while the demo serves: the pages say so until it is there."""
-        engine = make_engine(db_url)
-        try:
-            store = Store(engine, cfg.host)
-            started = int(first_round(cfg, root, store, speed=args.speed, advance=False))
-            demo.seed_history(store, now=started)
-            n = seed_everything(store, now=started)
-        except Exception as exc:  # noqa: BLE001 - the live demo goes on without its past
-            runtime.notice = None
-            print(f"rackpulse demo: history not seeded ({type(exc).__name__}: {exc}); live data only", flush=True)
-        else:
-            runtime.notice = None  # before it is said: whoever reads the line finds the pages without it
-            print(f"rackpulse demo: history ready, {n} series ({time.monotonic() - t0:.0f} s after start)", flush=True)
-        finally:
-            engine.dispose()
-
     def setup(app: Any) -> None:
         if app.state.scheduler is not None:
             demo.attach_simulations(app.state.scheduler.collectors, root)
         app.state.runtime.notice = ("History loading: the charts' past (two days, a month) is being written; "
                                     "live values are here already.")
-        threading.Thread(target=seed, args=(app.state.runtime,), name="demo-history", daemon=True).start()
+        threading.Thread(target=_seed, args=(app.state.runtime, cfg, root, db_url, args.speed, t0),
+                         name="demo-history", daemon=True).start()
         threading.Thread(target=announce, args=(f"http://127.0.0.1:{args.port}/", t0, args.speed),
                          name="demo-announce", daemon=True).start()
 
@@ -132,9 +109,40 @@ def _run(args: argparse.Namespace, root: Path) -> int:
         for d in (driver, calm):
             d.stop_event.set()
             d.join(5)
-        upsd.stop()
-        isg.stop()
-        fake_docker.stop()
+        for peer in (upsd, isg, fake_docker):
+            peer.stop()
+
+
+def _port(wanted: int) -> int:
+    port = free_port(wanted)
+    if port != wanted:
+        print(f"rackpulse demo: port {wanted} is taken, using {port} (choose one with --port, or PORT= for make demo)",
+              flush=True)
+    return port
+
+
+def _seed(runtime: Any, cfg: Any, root: Path, db_url: str, speed: float, t0: float) -> None:
+    """Every series' past (two days of 5-minute rollups, a month of hourly ones), in the
+    background while the demo serves: the pages say so until it is there."""
+    from app.storage.db import make_engine
+    from app.storage.store import Store
+    from demo import story as demo
+    from demo.history import first_round, seed_everything
+
+    engine = make_engine(db_url)
+    try:
+        store = Store(engine, cfg.host)
+        started = int(first_round(cfg, root, store, speed=speed, advance=False))
+        demo.seed_history(store, now=started)
+        n = seed_everything(store, now=started)
+    except Exception as exc:  # noqa: BLE001 - the live demo goes on without its past
+        runtime.notice = None
+        print(f"rackpulse demo: history not seeded ({type(exc).__name__}: {exc}); live data only", flush=True)
+    else:
+        runtime.notice = None  # before it is said: whoever reads the line finds the pages without it
+        print(f"rackpulse demo: history ready, {n} series ({time.monotonic() - t0:.0f} s after start)", flush=True)
+    finally:
+        engine.dispose()
 
 
 def announce(url: str, t0: float, speed: float, every: float = 0.1) -> None:

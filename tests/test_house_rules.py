@@ -144,3 +144,22 @@ def test_dict_of_anything_stays_at_the_json_boundaries_and_never_grows() -> None
     found = any_dicts()
     assert len(found) <= ANY_DICTS, f"{len(found)} > {ANY_DICTS}: type the new ones (a TypedDict, a model)"
     assert [f"{f}:{n}" for f, n, explained in found if not explained] == []
+
+
+def sources() -> list[Path]:
+    return sorted(p for folder in ("app", "collectors", "demo") for p in (ROOT / folder).rglob("*.py"))
+
+
+def test_no_module_is_over_400_lines() -> None:
+    long = [f"{p.relative_to(ROOT)}: {n}" for p in sources() if (n := len(p.read_text().splitlines())) > 400]
+    assert long == []
+
+
+def test_no_function_is_over_60_lines() -> None:
+    long = []
+    for p in sources():
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno is not None:
+                if (n := node.end_lineno - node.lineno + 1) > 60:
+                    long.append(f"{p.relative_to(ROOT)}:{node.lineno} {node.name}: {n} lines")
+    assert long == []

@@ -184,17 +184,7 @@ def _parse_array(block: list[str]) -> MdArray:
         elif wm := _WAIT_RE.match(line):
             sync = MdSync(action=wm["action"], waiting=wm["wait"])
         elif any(a in line for a in SYNC_ACTIONS) and "=" in line:
-            sm2 = _SYNC_RE.search(line)
-            if not sm2:
-                raise ParseError(f"{name}: malformed sync line: {line!r}")
-            sync = MdSync(
-                action=sm2["action"],
-                ratio=min(float(sm2["pct"]) / 100.0, 1.0),
-                done_blocks=int(sm2["done"]) if sm2["done"] else None,
-                total_blocks=int(sm2["total"]) if sm2["total"] else None,
-                finish_seconds=float(sm2["finish"]) * 60 if sm2["finish"] else None,
-                speed_kib=int(sm2["speed"]) if sm2["speed"] else None,
-            )
+            sync = _parse_sync(name, line)
         else:
             # Unknown but well-formed detail (a newer kernel's line): keep it, do not fail.
             extra.append(line)
@@ -213,6 +203,21 @@ def _parse_array(block: list[str]) -> MdArray:
         slot_map=slot_map,
         sync=sync,
         extra_lines=tuple(extra),
+    )
+
+
+def _parse_sync(name: str, line: str) -> MdSync:
+    """A resync, recovery, reshape or check under way: "[==>......]  recovery = 12.6% (...) finish=... speed=..."."""
+    m = _SYNC_RE.search(line)
+    if not m:
+        raise ParseError(f"{name}: malformed sync line: {line!r}")
+    return MdSync(
+        action=m["action"],
+        ratio=min(float(m["pct"]) / 100.0, 1.0),
+        done_blocks=int(m["done"]) if m["done"] else None,
+        total_blocks=int(m["total"]) if m["total"] else None,
+        finish_seconds=float(m["finish"]) * 60 if m["finish"] else None,
+        speed_kib=int(m["speed"]) if m["speed"] else None,
     )
 
 

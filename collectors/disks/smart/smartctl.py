@@ -108,24 +108,10 @@ def parse_smartctl_json(data: str | bytes, returncode: int | None = None) -> Sma
     if exit_status & 0b11 and not standby and "model_name" not in doc and "serial_number" not in doc:
         detail = "; ".join(messages) or EXIT_BITS[1 if exit_status & 2 else 0]
         raise ParseError(f"smartctl {device}: {detail} (exit status {exit_status})")
-    attributes: dict[str, float] = {}
-    failing_now: list[str] = []
     vendor = vendor_of(_str(doc.get("model_name")), _str(doc.get("model_family")))
     table = smart_table(doc, vendor)
-    for row in table.ata:
-        if row.when_failed == "now":
-            failing_now.append(f"{row.id} {row.name}".strip())
-        # Judged on the decoded value: a Seagate's packed 188 "0 0 0" is no timeout.
-        if row.id in ATA_PREDICTIVE and row.decoded is not None:
-            attributes[str(row.id)] = row.decoded
     nvme = _obj(doc, "nvme_smart_health_information_log")
-    for key in ("critical_warning", "media_errors", "available_spare", "available_spare_threshold",
-                "percentage_used"):
-        if _num(nvme.get(key)) is not None:
-            attributes[key] = float(nvme[key])
-    if _num(doc.get("scsi_grown_defect_list")) is not None:
-        attributes["grown_defects"] = float(doc["scsi_grown_defect_list"])
-
+    attributes = _judged_attributes(doc, table, nvme)
     temperature = _num(_obj(doc, "temperature").get("current")) or None  # 0: not reported (RAID volumes)
     if temperature is None:
         temperature = _num(nvme.get("temperature"))
@@ -156,10 +142,27 @@ def parse_smartctl_json(data: str | bytes, returncode: int | None = None) -> Sma
         attributes=attributes,
         vendor=vendor,
         selftests=parse_selftests(doc),
-        ata_failing_now=tuple(failing_now),
+        ata_failing_now=tuple(f"{row.id} {row.name}".strip() for row in table.ata if row.when_failed == "now"),
         table=table,
     )
 
+
+
+# Any: a tool's JSON output, read key by key (each value checked where it is used)
+def _judged_attributes(doc: Mapping[str, Any], table: SmartTable, nvme: Mapping[str, Any]) -> dict[str, float]:
+    """The values the health judgement reads: ATA's predictive attributes (decoded: a Seagate's
+    packed 188 "0 0 0" is no timeout), NVMe's health log, SCSI's grown defects."""
+    attributes: dict[str, float] = {}
+    for row in table.ata:
+        if row.id in ATA_PREDICTIVE and row.decoded is not None:
+            attributes[str(row.id)] = row.decoded
+    for key in ("critical_warning", "media_errors", "available_spare", "available_spare_threshold",
+                "percentage_used"):
+        if _num(nvme.get(key)) is not None:
+            attributes[key] = float(nvme[key])
+    if _num(doc.get("scsi_grown_defect_list")) is not None:
+        attributes["grown_defects"] = float(doc["scsi_grown_defect_list"])
+    return attributes
 
 # Any: a tool's JSON output, read key by key (each value checked where it is used)
 def smart_table(doc: dict[str, Any], vendor: str = "") -> SmartTable:
@@ -265,20 +268,7 @@ def judge_health(
             )
     if attrs.get("percentage_used", 0) >= 100:
         reasons_warn.append(f"NVMe wear {attrs['percentage_used']:g}% used")
-    for key in counter_keys(attrs):
-        value = attrs[key]
-        label = attribute_label(key)
-        if key == CRC_KEY:
-            if key in previous and value > previous[key]:
-                reasons_warn.append(f"{counted(key, value)}, up from {previous[key]:g}: check the "
-                                    f"cable/backplane of {where or disk.device}")
-            continue
-        rose = key in previous and value > previous[key]
-        if value > accepted.get(key, 0) or rose:
-            # One reason per counter: how many, how many before, what the user accepted, its id.
-            said = [f"up from {previous[key]:g}"] if rose else []
-            said += [f"{accepted[key]:g} accepted"] if key in accepted else []
-            reasons_warn.append(f"{counted(key, value)}{', ' + ', '.join(said) if said else ''} ({label})")
+    reasons_warn += _counters_risen(disk, accepted, previous, where)
     if 7 in bits:
         reasons_warn.append("self-test log contains errors")
     if disk.temperature is not None and disk.temperature >= temp_warning:
@@ -288,6 +278,28 @@ def judge_health(
     if reasons_warn:
         return WARNING, reasons_warn
     return OK, []
+
+
+def _counters_risen(disk: SmartDisk, accepted: Mapping[str, float], previous: Mapping[str, float],
+                    where: str | None) -> list[str]:
+    """A warning per failure-predicting counter above what the user accepted or risen since the
+    previous reading; the CRC count only when it rose, worded as the cable or backplane to check."""
+    out = []
+    attrs = disk.attributes
+    for key in counter_keys(attrs):
+        value = attrs[key]
+        if key == CRC_KEY:
+            if key in previous and value > previous[key]:
+                out.append(f"{counted(key, value)}, up from {previous[key]:g}: check the "
+                           f"cable/backplane of {where or disk.device}")
+            continue
+        rose = key in previous and value > previous[key]
+        if value > accepted.get(key, 0) or rose:
+            # One reason per counter: how many, how many before, what the user accepted, its id.
+            said = [f"up from {previous[key]:g}"] if rose else []
+            said += [f"{accepted[key]:g} accepted"] if key in accepted else []
+            out.append(f"{counted(key, value)}{', ' + ', '.join(said) if said else ''} ({attribute_label(key)})")
+    return out
 
 
 def counter_keys(attrs: Mapping[str, float]) -> list[str]:

@@ -234,6 +234,38 @@ class HeatpumpCollector(Collector):
         fault = bool(v.get("fault_status")) or error not in (0,)
         s.append(Sample.of("rackpulse_heatpump_fault", 1 if fault else 0))
         s.append(Sample.of("rackpulse_heatpump_active_error", error))
+        energy, rises = self._energy_samples(v, result)
+        heat_today = sum(x for x in energy["heat"].values() if x is not None)
+        elec_today = sum(x for x in energy["electricity"].values() if x is not None)
+        efficiency = round(heat_today / elec_today, 2) if elec_today > 0 and energy["heat"] else None
+        if efficiency is not None:
+            s.append(Sample.of("rackpulse_heatpump_efficiency_today", efficiency))
+        self._book(v, flags, rises, s)
+        for use in ENERGY_USES:
+            h = v.get(f"compressor_hours_{use}")
+            if h is not None:
+                s.append(Sample.of("rackpulse_heatpump_compressor_run_seconds_total", h * 3600, use=use))
+        for name in ("sg_ready_state", "operating_mode"):
+            value = v.get(name)
+            if value is not None:
+                s.append(Sample.of(f"rackpulse_heatpump_{name}", value))
+        result.entities.append(Entity("heatpump", f"{self.host}:{self.port}", {
+            "fault": fault, "active_error": error, "compressor": flags.get("compressor", False)}))
+        t = self.thresholds
+        return HeatpumpState(controller=controller, controller_id=self.controller, temperatures=temps, flags=flags,
+                             fault=fault, active_error=error,
+                             values=v, energy_counters=dict(self._energy),
+                             heat_today=heat_today, electricity_today=elec_today, efficiency_today=efficiency,
+                             days=self.days, months=self.months, starts=self.starts, booked_at=self._last_poll,
+                             compressor_starts_counter=self._starts_counter,
+                             refused_blocks=sorted(f"{fc}:{st}" for fc, st in self.refused), polled_at=time.time(),
+                             requests=self.requests, **{k: t[k] for k in THRESHOLDS if k in t})
+
+    def _energy_samples(self, v: dict[str, float | None], result: CollectResult
+                        ) -> tuple[dict[str, dict[str, float | None]], dict[str, float]]:
+        """Each energy counter as a running total that never goes back (samples in joules), today's
+        kWh of heat and electricity by use, and how much each counter rose since the last poll."""
+        s = result.samples
         energy: dict[str, dict[str, float | None]] = {"heat": {}, "electricity": {}}
         rises: dict[str, float] = {}
         for kind in KINDS:
@@ -260,31 +292,7 @@ class HeatpumpCollector(Collector):
                 if kind != "backup":
                     energy[kind][use] = day
                 s.append(Sample.of(METRIC_OF[kind], running * JOULES_PER_KWH, use=use))
-        heat_today = sum(x for x in energy["heat"].values() if x is not None)
-        elec_today = sum(x for x in energy["electricity"].values() if x is not None)
-        efficiency = round(heat_today / elec_today, 2) if elec_today > 0 and energy["heat"] else None
-        if efficiency is not None:
-            s.append(Sample.of("rackpulse_heatpump_efficiency_today", efficiency))
-        self._book(v, flags, rises, s)
-        for use in ENERGY_USES:
-            h = v.get(f"compressor_hours_{use}")
-            if h is not None:
-                s.append(Sample.of("rackpulse_heatpump_compressor_run_seconds_total", h * 3600, use=use))
-        for name in ("sg_ready_state", "operating_mode"):
-            value = v.get(name)
-            if value is not None:
-                s.append(Sample.of(f"rackpulse_heatpump_{name}", value))
-        result.entities.append(Entity("heatpump", f"{self.host}:{self.port}", {
-            "fault": fault, "active_error": error, "compressor": flags.get("compressor", False)}))
-        t = self.thresholds
-        return HeatpumpState(controller=controller, controller_id=self.controller, temperatures=temps, flags=flags,
-                             fault=fault, active_error=error,
-                             values=v, energy_counters=dict(self._energy),
-                             heat_today=heat_today, electricity_today=elec_today, efficiency_today=efficiency,
-                             days=self.days, months=self.months, starts=self.starts, booked_at=self._last_poll,
-                             compressor_starts_counter=self._starts_counter,
-                             refused_blocks=sorted(f"{fc}:{st}" for fc, st in self.refused), polled_at=time.time(),
-                             requests=self.requests, **{k: t[k] for k in THRESHOLDS if k in t})
+        return energy, rises
 
     def _book(self, v: dict[str, float | None], flags: dict[str, bool], rises: dict[str, float],
               s: list[Sample]) -> None:

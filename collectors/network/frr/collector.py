@@ -243,14 +243,7 @@ class FrrCollector(Collector):
             raise NoData(f"{exc} (FRR not installed)") from None
 
     def collect(self) -> CollectResult:
-        res = self._run("show bgp vrf all summary json")
-        text = (res.stdout + res.stderr).decode("utf-8", "replace")
-        if text.lstrip().startswith("%") or "Unknown command" in text:
-            # An FRR (or Quagga-era vtysh) without "vrf all" JSON: ask for the default VRF only.
-            out = check_vtysh(self._run("show bgp summary json"), "show bgp summary json")
-        else:
-            out = check_vtysh(res, "show bgp vrf all summary json")
-        peers = parse_bgp_summary(out)
+        peers = parse_bgp_summary(self._summary())
         result = CollectResult()
         details: dict[tuple[str, str], NeighborDetail] = {}
         try:
@@ -283,19 +276,7 @@ class FrrCollector(Collector):
             # (`neighbor ... bfd`): a static route's or OSPF's session to that router is not.
             session = ((by_interface.get((p.vrf, p.peer)) if p.interface else None) or by_address.get((p.vrf, p.peer))
                        if extra.uses_bfd else None)
-            labels = {"vrf": p.vrf, "afi": p.afi, "peer": p.peer, "peer_as": p.remote_as}
-            s = result.samples
-            s.append(Sample.of("rackpulse_bgp_peer_up", 1 if p.up else 0, **labels))
-            s.append(Sample.of("rackpulse_bgp_peer_admin_down", 1 if p.admin_down else 0, **labels))
-            for st in STATES:
-                s.append(Sample.of("rackpulse_bgp_peer_state", 1 if p.base_state == st else 0, **labels, state=st))
-            for metric, value in (("uptime_seconds", p.uptime_seconds), ("prefixes_received", accepted),
-                                  ("prefixes_sent", p.prefixes_sent), ("flaps_total", p.dropped),
-                                  ("prefixes_adj_in", adj_in), ("prefixes_filtered", filtered)):
-                if value is not None:
-                    s.append(Sample.of(f"rackpulse_bgp_peer_{metric}", value, **labels))
-            if limit is not None:
-                s.append(Sample.of("rackpulse_bgp_peer_prefix_limit", limit, **labels))
+            _peer_samples(result.samples, p, accepted, adj_in, filtered, limit)
             views.append(Peer(vrf=p.vrf, afi=p.afi, peer=p.peer, interface=p.interface, remote_as=p.remote_as,
                               state=p.state, up=p.up, admin_down=p.admin_down, uptime_seconds=p.uptime_seconds,
                               prefixes_received=accepted, prefixes_sent=p.prefixes_sent, flaps=p.dropped,
@@ -315,6 +296,14 @@ class FrrCollector(Collector):
         result.state = FrrState(peers=views, bfd=[_bfd_view(b, result) for b in bfd], evpn=vnis,
                                 drop_ratio=self.drop_ratio, drop_window=self.peaks.window, limit_near=self.limit_near)
         return result
+
+    def _summary(self) -> str:
+        res = self._run("show bgp vrf all summary json")
+        text = (res.stdout + res.stderr).decode("utf-8", "replace")
+        if text.lstrip().startswith("%") or "Unknown command" in text:
+            # An FRR (or Quagga-era vtysh) without "vrf all" JSON: ask for the default VRF only.
+            return check_vtysh(self._run("show bgp summary json"), "show bgp summary json")
+        return check_vtysh(res, "show bgp vrf all summary json")
 
     def _ask(self, command: str) -> str:
         return check_vtysh(self._run(command), command)
@@ -378,3 +367,19 @@ def build(c: Any, host: HostContext, runner: Runner) -> Collector:
     """The collector from its section, [collectors.frr]."""
     return FrrCollector(c.vtysh, c.command_timeout, runner, c.drop_ratio, c.drop_window, c.limit_near, c.bfd,
                         c.max_prefix_count_queries, c.evpn, c.vtep_memory)
+
+
+def _peer_samples(s: list[Sample], p: BgpPeer, accepted: int | None, adj_in: int | None, filtered: int | None,
+                  limit: int | None) -> None:
+    labels = {"vrf": p.vrf, "afi": p.afi, "peer": p.peer, "peer_as": p.remote_as}
+    s.append(Sample.of("rackpulse_bgp_peer_up", 1 if p.up else 0, **labels))
+    s.append(Sample.of("rackpulse_bgp_peer_admin_down", 1 if p.admin_down else 0, **labels))
+    for st in STATES:
+        s.append(Sample.of("rackpulse_bgp_peer_state", 1 if p.base_state == st else 0, **labels, state=st))
+    for metric, value in (("uptime_seconds", p.uptime_seconds), ("prefixes_received", accepted),
+                          ("prefixes_sent", p.prefixes_sent), ("flaps_total", p.dropped),
+                          ("prefixes_adj_in", adj_in), ("prefixes_filtered", filtered)):
+        if value is not None:
+            s.append(Sample.of(f"rackpulse_bgp_peer_{metric}", value, **labels))
+    if limit is not None:
+        s.append(Sample.of("rackpulse_bgp_peer_prefix_limit", limit, **labels))
