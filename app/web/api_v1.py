@@ -108,9 +108,11 @@ def findings(s: SiteDep, request: Request) -> list[Tile]:
 @router.get("/series")
 def series(s: SiteDep, request: Request, metric: str, range: str = "24h",  # noqa: A002
            label: Annotated[list[str] | None, api.Query()] = None, scale: float = 1.0,
-           rate: bool = False) -> Series:
-    """One series over a range (1h, 6h, 24h, 7d, 30d, 1y) at the resolution that fits it."""
-    return api.api_series(s, request, metric, range, label or [], scale, rate)
+           rate: bool = False, points: Annotated[int, api.Query(ge=50, le=api.MAX_POINTS)] = api.MAX_POINTS
+           ) -> Series:
+    """One series over a range (1h, 6h, 24h, 7d, 30d, 1y) at the resolution that fits it, in at
+    most `points` points (each the min, average and max of the buckets it stands for)."""
+    return api.api_series(s, request, metric, range, label or [], scale, rate, points)
 
 
 @router.get("/events")

@@ -1,0 +1,53 @@
+"""A chart gets at most the points it can draw: a month of 5-minute rollups (8,640 buckets) comes
+as at most 1,500 points, fewer when a narrow chart asks, each standing for its buckets' lowest,
+mean and highest, so a spike still shows at its height."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.storage.base import RES_5M, Point
+from app.storage.db import make_engine
+from app.storage.samples import thin
+from app.storage.store import Store
+from demo import story
+from tests.security.test_web_guards import make_app
+
+
+def test_thinning_keeps_the_spike_the_dip_and_the_mean_of_each_group() -> None:
+    points = [Point(t * RES_5M, 20.0, 21.0, 22.0) for t in range(8640)]
+    points[4321] = Point(4321 * RES_5M, 5.0, 40.0, 90.0)
+    got = thin(points, 1500)
+    assert len(got) <= 1500 and got[0].ts == 0
+    assert max(p.vmax for p in got) == 90.0 and min(p.vmin for p in got) == 5.0
+    spiked = next(p for p in got if p.vmax == 90.0)
+    assert spiked.vavg == pytest.approx((21.0 * 5 + 40.0) / 6)  # six buckets a point: 8,640 / 6 = 1,440
+    assert thin(points[:1500], 1500) == points[:1500]  # what fits is left alone
+
+
+def test_a_month_of_rollups_comes_as_at_most_the_points_asked_for(tmp_path: Path) -> None:
+    app = make_app(tmp_path, password=False)
+    store = Store(make_engine(app.state.site.cfg.storage.url), "nas")
+    now = int(time.time())  # the API's charts end now
+    story.seed_history(store, now=now, days=31)
+    serial = story.story_state(0)["disks"][0]["serial"]
+    sid = store.find_series("rackpulse_disk_temperature_celsius", serial=serial)
+    assert sid is not None
+    every = store.history(sid, now - 30 * 86400, now, max_points=10**6)
+    assert len(every) > 8000  # the month's 5-minute rollups, whole
+    month = store.history(sid, now - 30 * 86400, now)
+    assert len(month) <= 1500
+    assert max(p.vmax for p in month) == max(p.vmax for p in every)
+    assert min(p.vmin for p in month) == min(p.vmin for p in every)
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        for path in ("/api/series", "/api/v1/series"):
+            q = {"metric": "rackpulse_disk_temperature_celsius", "label": f"serial={serial}", "range": "30d"}
+            wide, narrow = c.get(path, params=q).json(), c.get(path, params={**q, "points": 300}).json()
+            assert 0 < len(wide["ts"]) <= 1500 and 0 < len(narrow["ts"]) <= 300, path
+            # the step is the points' usual distance, so the chart draws no gap between them
+            assert narrow["step"] >= 30 * 86400 / 300 * 0.9 and wide["step"] >= RES_5M
+            assert c.get(path, params={**q, "points": 10}).status_code == 422
