@@ -303,10 +303,12 @@ def _probe_sections(tools: _Tools, interval: float, upsd_port: int | None, isg_p
 
 def _host_sections(tools: _Tools, interval: float) -> dict[str, Any]:
     """The containers on the demo's fake engine and systemd's units."""
+    from collectors.host.containers.demo import socket_path
+
     return {
         # A compose stack on the demo's fake engine (collectors/host/containers/demo.py): sonarr's
         # health check fails for a stretch of each loop.
-        "containers": {"interval": interval, "socket": str(tools.root / "demo-engine.sock"),
+        "containers": {"interval": interval, "socket": str(socket_path(tools.root)),
                        "public": ["media-jellyfin-1"]},
         # systemd answered by the scene's replayed systemctl: photo-sync's service fails for a while.
         "systemd": {"interval": interval, "systemctl": tools.replay("systemctl"),

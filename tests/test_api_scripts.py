@@ -67,6 +67,9 @@ def test_the_readmes_curl_scripts_list_ack_and_silence_for_a_reboot(tmp_path: Pa
     assert "curl" in listing and "/alerts/ack" in ack and "DELETE" in reboot
     proc, base, config = serve(tmp_path)
     try:
+        # The server made the database's tables before it answers: a token made before that failed
+        # on a loaded machine (no such table yet).
+        wait_for(lambda: get_json(base + "/healthz", {}), 60, "the server answering")
         made = subprocess.run([sys.executable, "-m", "app.cli", "tokens", "create", "script", "--scope", "write",
                                "--config", str(config)], cwd=ROOT, capture_output=True, text=True, check=True,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})

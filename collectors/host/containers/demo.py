@@ -5,9 +5,11 @@ a stretch of each loop. The tests use the same server with recorded answers."""
 
 from __future__ import annotations
 
+import hashlib
 import http.server
 import json
 import socketserver
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any
@@ -133,7 +135,18 @@ def write_scene(root: Path, t: float) -> None:
         {"Name": "Podman Engine", "Version": "5.2.2"}]}))
 
 
+def socket_path(root: Path) -> Path:
+    """Where the demo's engine listens: in the demo's folder, or, when that path is too long for
+    a Unix socket (108 bytes on Linux: a deep TMPDIR, a test's folder), a short one in /tmp named
+    after the folder, so the engine and the collector's config agree without being told."""
+    here = root / SOCKET
+    if len(str(here).encode()) < 100:
+        return here
+    return Path(tempfile.gettempdir() if len(tempfile.gettempdir()) < 40 else "/tmp") / (
+        "rackpulse-" + hashlib.sha1(str(root).encode(), usedforsecurity=False).hexdigest()[:16] + ".sock")
+
+
 def start_engine(root: Path) -> FakeEngine:
     """The demo's engine on root/demo-engine.sock, answering from the scene's files."""
     write_scene(root, 0.0)
-    return FakeEngine(root / ANSWERS, root / SOCKET)
+    return FakeEngine(root / ANSWERS, socket_path(root))
