@@ -34,6 +34,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if PEER_FIXTURES & set(getattr(item, "fixturenames", ())) or item.path.name in PEER_FILES:
             item.add_marker(pytest.mark.peers)
+        # `make test` runs on every core with --dist loadgroup: a file whose tests share a peer
+        # started once for the module (FRR, snmpd, upsd) stays on one worker, in order, and the
+        # browser tests all on one (each of their demo servers keeps a core busy: two at once
+        # starved everything else); every other test goes wherever a worker is free.
+        if item.path.parent.name == "e2e":
+            item.add_marker(pytest.mark.xdist_group(name="browser"))
+        elif together(item):
+            item.add_marker(pytest.mark.xdist_group(name=str(item.path.relative_to(item.config.rootpath))))
+
+
+def together(item: pytest.Item) -> bool:
+    """Whether the test uses a fixture its module starts once (scope "module")."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    return any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs)
 
 
 PG_ADMIN_URL = os.environ.get("RACKPULSE_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
