@@ -30,6 +30,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "peers: starts a real peer process (set from its fixtures, or by hand)")
 
 
+# First: xdist's worker reads the xdist_group markers in its own hook of the same name.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if PEER_FIXTURES & set(getattr(item, "fixturenames", ())) or item.path.name in PEER_FILES:
