@@ -41,20 +41,22 @@ quick: install-test
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(VULTURE)
-	$(BIN)/pytest -m "not peers" -n auto
+	$(BIN)/pytest -m "not peers" -n auto --dist loadgroup
 
 lint: install-test
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(VULTURE)
 
+# The whole suite on every core: tests that share a module's peer stay on one worker, the browser
+# tests all on one (tests/conftest.py: xdist groups); the ten slowest are named at the end.
 test: install-test
 	bash scripts/ensure-postgres.sh
 	bash scripts/install-test-peers.sh
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(VULTURE)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadgroup --durations=10
 	$(BIN)/python scripts/pinned_mutants.py
 
 bench: install-test
