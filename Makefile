@@ -48,15 +48,17 @@ lint: install-test
 	$(BIN)/mypy
 	$(VULTURE)
 
-# The whole suite on every core: tests that share a module's peer stay on one worker, the browser
-# tests all on one (tests/conftest.py: xdist groups); the ten slowest are named at the end.
+# The whole suite, one test at a time; the ten slowest are named at the end. (On every core with
+# `-n auto --dist loadgroup` it was slower here: the browser tests' demo server keeps a core busy
+# and starved the other worker, load average 23 on two cores. tests/conftest.py keeps the groups
+# that need one worker for whoever tries it on a bigger machine.)
 test: install-test
 	bash scripts/ensure-postgres.sh
 	bash scripts/install-test-peers.sh
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(VULTURE)
-	$(BIN)/python -m pytest -n auto --dist loadgroup --durations=10
+	$(BIN)/python -m pytest --durations=10
 	$(BIN)/python scripts/pinned_mutants.py
 
 bench: install-test
