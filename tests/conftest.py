@@ -23,7 +23,8 @@ PEER_FILES = {"test_agents_e2e.py", "test_agent_sender.py", "test_prometheus_sta
               "test_mqtt_export.py", "test_remote_write.py", "test_export_guards.py", "test_one_truth.py", "test_stopping.py", "test_demo_story.py",
               "test_email.py", "test_dependencies_serve.py", "test_try_channel.py",
               "test_heartbeats_serve.py", "test_podman.py", "test_two_servers.py", "test_api_scripts.py",
-              "test_agent_footprint.py"}
+              "test_agent_footprint.py", "test_demo_starts.py", "test_reload.py", "test_client_address.py",
+              "test_privilege_split.py", "test_plugins.py"}
 
 
 def pytest_configure(config: pytest.Config) -> None:
