@@ -328,3 +328,56 @@ def test_an_agent_that_hangs_up_mid_batch_is_one_line_in_the_log_not_a_traceback
     wait_for(lambda: "hung up before its batch arrived" in log.read_text(), what="the hang-up logged")
     assert "Traceback" not in log.read_text() and "Exception in ASGI application" not in log.read_text()
     assert get_json(base + "/healthz")["status"] == "ok"
+
+
+class RefusesOnLength:
+    """A server that answers 413 to a batch over `limit` bytes from its Content-Length alone and
+    closes without reading it (as uvicorn does for our ingest route): the agent, still writing,
+    gets a reset. Batches within the limit are read and taken."""
+
+    def __init__(self, limit: int) -> None:
+        import socket
+        import threading
+
+        self.limit, self.taken, self.refused = limit, 0, 0
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            conn, _ = self.sock.accept()
+            with conn:
+                head = b""
+                while b"\r\n\r\n" not in head:
+                    head += conn.recv(65536)
+                head, _, body = head.partition(b"\r\n\r\n")
+                length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                              if line.lower().startswith(b"content-length:"))
+                if length > self.limit:
+                    self.refused += 1
+                    answer, status = b'{"error":"batch is larger than the server\'s limit"}', b"413 Payload Too Large"
+                else:
+                    while len(body) < length:
+                        body += conn.recv(65536)
+                    self.taken += 1
+                    answer, status = b'{"accepted":1}', b"200 OK"
+                conn.sendall(b"HTTP/1.1 " + status + b"\r\nContent-Type: application/json\r\nContent-Length: "
+                             + str(len(answer)).encode() + b"\r\nConnection: close\r\n\r\n" + answer)
+
+
+def test_a_413_sent_before_the_batch_was_read_halves_the_batch_instead_of_reading_as_unreachable(tmp_path: Path) -> None:
+    import random
+
+    box = Outbox(tmp_path / "o.db", 10**8)
+    rng = random.Random(7)
+    for i in range(8):  # numbers that do not compress: each record ~0.5 MB gzipped
+        box.put({**run(i, n=0), "samples": [["rackpulse_hwmon_value", {"i": str(k)}, rng.random()]
+                                              for k in range(20_000)]})
+    refuser = RefusesOnLength(limit=1_500_000)
+    sender = Sender(box, refuser.url, "t" * 40, "ceph1", 64 * 1024 * 1024, 10.0)
+    with pytest.raises(SendError) as first:
+        sender.send_once()
+    assert first.value.status == 413, first.value  # read as the server's answer, not "unreachable"
+    drain(sender)
+    assert refuser.refused >= 1 and box.stats()["records"] == 0 and box.stats()["rejected"] == 0

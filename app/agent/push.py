@@ -141,6 +141,23 @@ class Sender:
                 log.warning("server %s: %s; trying %s", failed, exc, self.netloc)
         raise SendError(None, f"no server answered ({', '.join(t[1] for t in self.targets)})")
 
+    def _early_answer(self, exc: BaseException, sent: bool) -> tuple[http.client.HTTPResponse, bytes] | None:
+        """The answer a server gave before it read the whole batch, if it gave one.
+
+        A server refuses a batch over its limit on Content-Length alone (413) and closes: the
+        agent, still writing, gets a broken pipe or a reset, though the answer is already in its
+        socket. Read as "unreachable", the same batch would be sent again forever; read as the
+        413 it is, the batch is halved."""
+        if sent or not isinstance(exc, BrokenPipeError | ConnectionResetError) or self._conn is None:
+            return None
+        try:
+            resp = self._conn.getresponse()
+            return resp, resp.read()
+        except (OSError, http.client.HTTPException):
+            return None
+        finally:
+            self.close()
+
     # Any: the server's JSON answer, read for the keys this agent knows
     def _post(self, records: list[Pending]) -> dict[str, Any]:
         head = json.dumps({"format": FORMAT, "host": self.host, "agent_version": self.version,
@@ -162,6 +179,10 @@ class Sender:
                 data = resp.read()
                 break
             except (OSError, http.client.HTTPException) as exc:
+                early = self._early_answer(exc, sent)
+                if early is not None:
+                    resp, data = early
+                    break
                 self.close()
                 if attempt == 1 and reused and isinstance(exc, STALE_CONNECTION):
                     continue  # the server closed an idle keep-alive connection; re-sending is safe (seq)
