@@ -48,17 +48,18 @@ lint: install-test
 	$(BIN)/mypy
 	$(VULTURE)
 
-# The whole suite, one test at a time; the ten slowest are named at the end. (On every core with
-# `-n auto --dist loadgroup` it was slower here: the browser tests' demo server keeps a core busy
-# and starved the other worker, load average 23 on two cores. tests/conftest.py keeps the groups
-# that need one worker for whoever tries it on a bigger machine.)
+# The whole suite on two workers (pytest-xdist, --dist loadgroup): tests/conftest.py keeps on one
+# worker, in order, a file whose tests share a peer started once for the module (FRR, snmpd,
+# upsd) and the browser tests (each module with its own demo server). Two, not one per core: on a
+# bigger machine more demo servers and peers at once buy little and load it. The ten slowest are
+# named at the end.
 test: install-test
 	bash scripts/ensure-postgres.sh
 	bash scripts/install-test-peers.sh
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(VULTURE)
-	$(BIN)/python -m pytest --durations=10
+	$(BIN)/python -m pytest -n 2 --dist loadgroup --durations=10
 	$(BIN)/python scripts/pinned_mutants.py
 
 bench: install-test
