@@ -350,15 +350,27 @@ def seed_history(store: Any, now: float | None = None, days: int = 30) -> int:
         return math.sin(ts / 86400 * 2 * math.pi) * 2 + math.sin(ts / (86400 * 91) * 2 * math.pi) * 4
 
     for sid, (_, base) in zip(ids, keys, strict=True):
+        # An hour the 5-minute rollups cover is their fold, as the real rollups are: a chart of
+        # hourly ones shows the same highest and lowest as one of 5-minute ones.
+        hours: dict[int, list[dict[str, Any]]] = {}
         for res, span in ((RES_5M, days * 86400), (RES_1H, 365 * 86400)):
             end = now // res * res
             for ts in range(end - span, end, res):
+                folded = hours.get(ts // RES_1H) if res == RES_1H else None
+                if folded:
+                    rows[res].append({"series_id": sid, "bucket": ts // res, "vmin": min(r["vmin"] for r in folded),
+                                      "vavg": sum(r["vavg"] for r in folded) / len(folded),
+                                      "vmax": max(r["vmax"] for r in folded), "n": sum(r["n"] for r in folded)})
+                    continue
                 avg = 0.0
                 if base:
                     # The past ends where the live story starts (base now), not a season away from it.
                     avg = base + wave(ts) - wave(now) + rng.uniform(-0.3, 0.3)
-                rows[res].append({"series_id": sid, "bucket": ts // res, "vmin": avg - 0.5 if base else 0,
-                                  "vavg": avg, "vmax": avg + 0.5 if base else 0, "n": res // 30})
+                row = {"series_id": sid, "bucket": ts // res, "vmin": avg - 0.5 if base else 0,
+                       "vavg": avg, "vmax": avg + 0.5 if base else 0, "n": res // 30}
+                rows[res].append(row)
+                if res == RES_5M:
+                    hours.setdefault(ts // RES_1H, []).append(row)
     store.import_rollups(rows, {RES_5M: now // RES_5M * RES_5M, RES_1H: now // RES_1H * RES_1H})
     return len(ids)
 

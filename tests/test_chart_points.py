@@ -51,3 +51,23 @@ def test_a_month_of_rollups_comes_as_at_most_the_points_asked_for(tmp_path: Path
             # the step is the points' usual distance, so the chart draws no gap between them
             assert narrow["step"] >= 30 * 86400 / 300 * 0.9 and wide["step"] >= RES_5M
             assert c.get(path, params={**q, "points": 10}).status_code == 422
+
+
+def test_a_year_of_hourly_rollups_is_grouped_by_the_database_to_the_points_asked_for(tmp_path: Path) -> None:
+    from app.storage.samples import resolution
+
+    app = make_app(tmp_path, password=False)
+    store = Store(make_engine(app.state.site.cfg.storage.url), "nas")
+    now = int(time.time())
+    story.seed_history(store, now=now, days=2)
+    serial = story.story_state(0)["disks"][0]["serial"]
+    sid = store.find_series("rackpulse_disk_temperature_celsius", serial=serial)
+    assert sid is not None
+    start = now - 365 * 86400
+    every = store.history(sid, start, now, max_points=10**6)
+    year = store.history(sid, start, now)
+    assert resolution(now - start) == 3600 and len(every) > 8000
+    assert 1000 < len(year) <= 1500  # six hours a point: 1,460
+    assert max(p.vmax for p in year) == max(p.vmax for p in every)
+    assert min(p.vmin for p in year) == min(p.vmin for p in every)
+    assert [p.ts for p in year] == sorted(p.ts for p in year)

@@ -89,7 +89,7 @@ def test_a_long_chart_reads_rollups_and_the_newest_part_from_raw(store: Store) -
     store.write_rows([(sid, T0 + i * 30, 10.0) for i in range(120)])
     store.make_rollups(now=T0 + 3600)
     store.write_rows([(sid, T0 + 3600 + i * 30, 20.0) for i in range(20)])  # after the watermark
-    pts = store.history(sid, T0 - 30 * DAY, T0 + 2 * 3600)
+    pts = store.history(sid, T0 - 7 * DAY, T0 + 2 * 3600)  # a week: 5-minute rollups
     assert [p.vavg for p in pts[:12]] == [10.0] * 12
     assert [p.vavg for p in pts[12:]] == [20.0, 20.0]
 
@@ -382,3 +382,18 @@ def test_two_servers_migrating_a_new_postgresql_database_at_once_both_succeed(pg
     with engine.connect() as c:
         assert c.execute(text("SELECT count(*) FROM alembic_version")).scalar_one() == 1
     engine.dispose()
+
+
+def test_a_year_of_hourly_rollups_is_grouped_by_the_database_with_each_groups_extremes(store: Store) -> None:
+    with store.engine.begin() as conn:
+        sid = store.series_ids(conn, [("rackpulse_x", "[]")])[0]
+    end = T0 // RES_1H
+    rows = [{"series_id": sid, "bucket": b, "vmin": 10.0, "vavg": 11.0, "vmax": 12.0, "n": 120}
+            for b in range(end - 365 * 24, end)]
+    rows[5000] = {**rows[5000], "vmin": -3.0, "vavg": 30.0, "vmax": 99.0}
+    store.import_rollups({RES_1H: rows}, {RES_5M: T0, RES_1H: T0})
+    pts = store.history(sid, T0 - 365 * DAY, T0)
+    assert len(pts) == 1460  # six hours a point, grouped from the first of each six
+    assert {b.ts - a.ts for a, b in zip(pts, pts[1:], strict=False)} == {6 * RES_1H}
+    spike = next(p for p in pts if p.vmax == 99.0)
+    assert spike.vmin == -3.0 and spike.vavg == pytest.approx((11.0 * 5 + 30.0) / 6)

@@ -214,8 +214,8 @@ def test_the_json_api_gives_state_and_history(tmp_path: Path) -> None:
     assert empty.status_code == 200 and empty.json()["ts"] == [] and empty.json()["avg"] == []
 
 
-@pytest.mark.parametrize(("range_", "resolution", "step"), [("1h", "raw", 60), ("24h", "5m", 300), ("30d", "5m", 300),
-                                                            ("1y", "1h", 3600)])
+@pytest.mark.parametrize(("range_", "resolution", "step"), [("1h", "raw", 60), ("24h", "5m", 300), ("7d", "5m", 300),
+                                                            ("30d", "1h", 3600), ("1y", "1h", 3600)])
 def test_a_series_says_the_span_and_step_it_was_read_at_so_a_chart_spans_its_range(
         tmp_path: Path, range_: str, resolution: str, step: int) -> None:
     from app.web.site import RANGES

@@ -148,7 +148,7 @@ def api_series(s: SiteDep, request: Request, metric: str, range: str = "24h",  #
     pts = store.history(sid, start, end + 1, max_points=points) if sid is not None else []
     if rate:
         pts = per_second(pts)
-    res = resolution(end - start)
+    res = resolution(end - start, points)
     ts = [p.ts for p in pts]
     # A chart shows a gap where points are further apart than a few steps: a rollup's step is
     # its bucket; raw samples come at the collector's interval, seen as the usual distance.
