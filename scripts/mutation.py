@@ -69,6 +69,13 @@ PACKAGES: dict[str, tuple[list[str], list[str]]] = {
                       ["tests/collectors/home/hwmon/test_hwmon.py", "tests/collectors/home/hwmon/test_hwmon_edges.py",
                        "tests/collectors/home/nut/test_nut.py", "tests/collectors/home/nut/test_nut_edges.py",
                        "-m", "not peers"]),
+    # What the last round added (issue 44): alert dependencies and channel policy, the heat
+    # pump's day book, heartbeats' judging.
+    "alert dependencies and policy": (["app/alerting/dependencies.py", "app/alerting/policy.py"],
+                                      ["tests/alerting/test_dependencies.py", "tests/alerting/test_channel_policy.py"]),
+    "heat pump ledger": (["collectors/home/heatpump/ledger.py"], ["tests/collectors/home/heatpump/test_efficiency.py"]),
+    "heartbeats": (["collectors/probes/heartbeats/collector.py", "collectors/probes/heartbeats/findings.py"],
+                   ["tests/collectors/probes/heartbeats/test_heartbeats.py"]),
     "snmp parser": (["collectors/network/snmp/collector.py::parse_if_walk,_int,count_flaps,_value", "collectors/snmpwire.py::explain"],
                     ["tests/collectors/network/snmp/test_snmp.py", "tests/collectors/network/snmp/test_snmp_edges.py",
                      "-m", "not peers"]),
