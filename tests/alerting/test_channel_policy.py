@@ -110,3 +110,56 @@ def test_quiet_hours_in_another_shape_or_an_unknown_zone_are_config_errors(bad: 
         load_config(None, {"alerts": {"channels": [{"name": "p", "url": "https://x.example", "quiet_hours": bad}]}})
     with pytest.raises(ConfigError, match="unknown time zone"):
         load_config(None, {"alerts": {"timezone": "Mars/Olympus"}})
+
+
+def utc(h: int, m: int = 0, s: int = 0, day: int = 26) -> float:
+    return dt.datetime(2026, 11, day, h, m, s, tzinfo=UTC).timestamp()
+
+
+@pytest.mark.parametrize(("at", "until"), [
+    (utc(12, 14, 59), None), (utc(12, 15), utc(13, 30)), (utc(12, 15, 30), utc(13, 30)),  # to the minute, any second
+    (utc(13, 29, 59), utc(13, 30)), (utc(13, 30), None), (utc(13, 30, 1), None), (utc(23, 59), None),
+])
+def test_quiet_hours_within_a_day_begin_and_end_on_their_minutes(at: float, until: float | None) -> None:
+    assert parse_quiet("12:15-13:30", "UTC").until(at) == until
+
+
+@pytest.mark.parametrize(("at", "until"), [
+    (utc(22, 44, 59), None), (utc(22, 45), utc(6, 50, day=27)), (utc(23, 59, 59), utc(6, 50, day=27)),
+    (utc(0, 0), utc(6, 50)), (utc(6, 49, 59), utc(6, 50)), (utc(6, 50), None), (utc(6, 50, 30), None),
+])
+def test_quiet_hours_across_midnight_end_the_next_morning(at: float, until: float | None) -> None:
+    assert parse_quiet("22:45-06:50", "UTC").until(at) == until
+
+
+def test_without_a_zone_quiet_hours_are_the_hosts_local_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Kolkata")  # UTC+5:30, no summer time
+    time.tzset()
+    try:
+        q = parse_quiet("23:00-07:00")
+        assert q.zone is None
+        assert q.until(utc(17, 29)) is None  # 22:59 there
+        assert q.until(utc(17, 30)) == utc(1, 30, day=27)  # 23:00 there, until 07:00 there
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
+def test_only_warnings_are_held_and_only_inside_quiet_hours() -> None:
+    from app.alerting.policy import held_for_quiet
+
+    q = parse_quiet("23:00-07:00", "UTC")
+    assert held_for_quiet("warning", q, utc(23, 30)) == utc(7, day=27)
+    assert held_for_quiet("critical", q, utc(23, 30)) is None
+    assert held_for_quiet("warning", q, utc(12)) is None
+    assert held_for_quiet("warning", None, utc(23, 30)) is None
+
+
+def test_a_bad_quiet_hours_says_the_shape_expected() -> None:
+    with pytest.raises(ValueError, match=r"quiet_hours '23:00-23:00': use \"HH:MM-HH:MM\" with two different times"):
+        parse_quiet("23:00-23:00")
+    assert parse_quiet(" 07:05-08:10 ") == parse_quiet("07:05-08:10")
+    q = parse_quiet("07:05-08:10", "Europe/Berlin")
+    assert (q.start, q.end, str(q.zone)) == (dt.time(7, 5), dt.time(8, 10), "Europe/Berlin")

@@ -131,3 +131,62 @@ def test_a_collector_down_holds_back_the_alerts_of_its_last_state(tmp_path: Path
     a.tick(s, now=t0, deliver=False, extra=[Condition("array_degraded", "md0", "md0 degraded", {"host": "nas"})])
     assert queued(a) == [("firing", "collector_down", "mdraid")]
     assert a.suppressed == {("array_degraded", "md0"): "collector_down mdraid"}
+
+
+# -- the pieces, pinned (mutation testing found each let through) -------------------------------
+
+@pytest.mark.parametrize(("pattern", "value", "fits"), [
+    (None, "anything", True), ("probe_down", "probe_down", True), ("probe_down", "probe_down2", False),
+    ("probe_*", "probe_loss", True), ("probe_?", "probe_a", True), ("probe_[ab]", "probe_c", False),
+    ("probe_down", "probe_*", False),  # a value with a star is not a pattern
+])
+def test_a_match_is_exact_or_a_shell_pattern(pattern: str | None, value: str, fits: bool) -> None:
+    assert Match(pattern, None).matches((value, "x")) is fits
+    assert Match(None, pattern).matches(("x", value)) is fits
+
+
+@pytest.mark.parametrize(("a", "b", "meet"), [
+    (Match("probe_*", "gate*"), Match("probe_down", "gateway"), True),
+    (Match("probe_down", "gateway"), Match("probe_*", "gate*"), True),  # either way round
+    (Match("probe_*", "gate*"), Match("vpn_down", "gateway"), False),  # the rule cannot be both
+    (Match("probe_*", "gate*"), Match("probe_down", "nas"), False),  # nor the subject
+    (Match(None, "nas"), Match("probe_down", None), True),  # None meets anything
+    (Match("probe_down", None), Match(None, None), True),
+])
+def test_two_matches_may_meet_when_both_rule_and_subject_can(a: Match, b: Match, meet: bool) -> None:
+    assert a.may_meet(b) is meet and b.may_meet(a) is meet
+
+
+def test_a_match_is_said_as_its_rule_and_subject() -> None:
+    assert (str(Match("probe_down", "gateway")), str(Match(None, "nas")), str(Match("vpn_*"))) == (
+        "probe_down gateway", "* nas", "vpn_*")
+
+
+def test_a_firing_agent_silent_explains_the_hosts_alerts_but_not_itself() -> None:
+    states = firing(("agent_silent", "ceph1"))
+    got = explained(states, [("vpn_down", "a"), ("agent_silent", "ceph1")], [], {})
+    assert got == {("vpn_down", "a"): "agent_silent ceph1"}
+    # Told by the runtime for the host, it wins over the host's own.
+    assert explained(states, [("vpn_down", "a")], [], {}, explained_by="agent_silent edge") == {
+        ("vpn_down", "a"): "agent_silent edge"}
+
+
+def test_each_dependency_is_tried_until_one_explains() -> None:
+    vpn = Dependency(Match("vpn_down", "site-b"), (Match("bgp_peer_down"),))
+    states = firing(("vpn_down", "site-b"))
+    got = explained(states, [("bgp_peer_down", "10.0.9.1"), ("probe_down", "nas")], [GATEWAY, vpn], {})
+    assert got == {("bgp_peer_down", "10.0.9.1"): "vpn_down site-b"}
+
+
+def test_a_ring_of_three_is_found_and_a_chain_that_ends_is_not() -> None:
+    a = Dependency(Match("probe_down", "a"), (Match("probe_down", "b"),))
+    b = Dependency(Match("probe_down", "b"), (Match("probe_down", "c"),))
+    c = Dependency(Match("probe_down", "c"), (Match("probe_down", "a"),))
+    end = Dependency(Match("probe_down", "c"), (Match("vpn_down"),))
+    assert find_cycle([a, b, c]) == [0, 1, 2, 0]
+    assert find_cycle([a, b, end]) is None
+    assert find_cycle([end, a, b]) is None  # visited from a later start, each node once
+    # Two chains into one node already done: no ring found for the second visit.
+    d = Dependency(Match("probe_down", "d"), (Match("probe_down", "c"),))
+    assert find_cycle([end, a, b, d]) is None
+    assert find_cycle([end, a, b, d, c]) == [1, 2, 4, 1]
