@@ -73,7 +73,8 @@ PACKAGES: dict[str, tuple[list[str], list[str]]] = {
     # pump's day book, heartbeats' judging.
     "alert dependencies and policy": (["app/alerting/dependencies.py", "app/alerting/policy.py"],
                                       ["tests/alerting/test_dependencies.py", "tests/alerting/test_channel_policy.py"]),
-    "heat pump ledger": (["collectors/home/heatpump/ledger.py"], ["tests/collectors/home/heatpump/test_efficiency.py"]),
+    "heat pump ledger": (["collectors/home/heatpump/ledger.py"], ["tests/collectors/home/heatpump/test_efficiency.py",
+                                                                  "tests/collectors/home/heatpump/test_ledger.py"]),
     "heartbeats": (["collectors/probes/heartbeats/collector.py", "collectors/probes/heartbeats/findings.py"],
                    ["tests/collectors/probes/heartbeats/test_heartbeats.py"]),
     "snmp parser": (["collectors/network/snmp/collector.py::parse_if_walk,_int,count_flaps,_value", "collectors/snmpwire.py::explain"],
