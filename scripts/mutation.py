@@ -81,8 +81,6 @@ PACKAGES: dict[str, tuple[list[str], list[str]]] = {
                                  "collectors/network/frr/evpn.py"],
                                 ["tests/collectors/network/frr/test_prefixes_and_bfd.py",
                                  "tests/collectors/network/frr/test_evpn.py", "-m", "not peers"]),
-    "people and access": (["app/people/users.py", "app/people/api_tokens.py", "app/people/audit.py"],
-                          ["tests/security/test_people.py", "tests/security/test_permissions.py"]),
     "storage size": (["app/storage/size.py"], ["tests/test_storage_size.py", "-m", "not peers"]),
     "snmp parser": (["collectors/network/snmp/collector.py::parse_if_walk,_int,count_flaps,_value", "collectors/snmpwire.py::explain"],
                     ["tests/collectors/network/snmp/test_snmp.py", "tests/collectors/network/snmp/test_snmp_edges.py",
