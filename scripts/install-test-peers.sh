@@ -5,7 +5,7 @@
 # docker-compose to validate the compose file (no engine runs), Chromium for the browser tests,
 # fping, iperf3 and nftables for the probes (real loss inside a test's own network namespace),
 # Podman (its Docker-compatible API service) and busybox-static for a tiny image to create containers from,
-# sudo (the privilege split's drop-in, checked with visudo).
+# sudo (the privilege split's drop-in, checked with visudo), OpenIPMI's BMC simulator and FreeIPMI.
 # Installed from Debian's packages; nothing is started as a service.
 set -euo pipefail
 missing=()
@@ -33,6 +33,9 @@ command -v runc >/dev/null || missing+=(runc)
 command -v curl >/dev/null || missing+=(curl)
 # the privilege split: serve as an unprivileged user runs stand-ins through sudo (tests/install/)
 command -v sudo >/dev/null && command -v visudo >/dev/null || missing+=(sudo)
+# IPMI: OpenIPMI's BMC simulator (ipmi_sim, sdrcomp) and FreeIPMI, which the ipmi plug-in runs
+command -v ipmi_sim >/dev/null && command -v sdrcomp >/dev/null || missing+=(openipmi)
+command -v ipmi-sensors >/dev/null || missing+=(freeipmi-tools)
 # the shipped units' exposure figure (tests/install/test_units.py): systemd-analyze, offline
 command -v systemd-analyze >/dev/null || missing+=(systemd)
 [ ${#missing[@]} -eq 0 ] && exit 0

@@ -15,7 +15,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 # Fixtures that start or use a real peer (routers, openvpn, upsd, snmpd, Prometheus, a browser, the PostgreSQL
 # server). Tests using one are marked `peers`, so `-m "not peers"` picks the fast tests that need nothing
 # beyond this checkout (the quick loop; scripts/mutation.py runs it per mutant). SQLite runs in both.
-PEER_FIXTURES = {"routers", "vpn", "ups", "agent", "switch", "stack", "server", "browser", "pg_url"}
+PEER_FIXTURES = {"routers", "vpn", "ups", "bmc", "agent", "switch", "stack", "server", "browser", "pg_url"}
 # Whole files whose tests start rackpulse itself (serve, agent, demo) or a peer in the test body.
 PEER_FILES = {"test_agents_e2e.py", "test_agent_sender.py", "test_prometheus_stack.py", "test_serve_episodes.py",
               "test_dbcopy_and_agents_cli.py", "test_pages_with_real_peers.py", "test_endless_command.py",

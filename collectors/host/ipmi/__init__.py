@@ -1,0 +1,37 @@
+"""IPMI: a server's own health as its BMC reports it: sensors with their thresholds, the system
+event log (a failed PSU, an uncorrectable ECC error, an opened chassis), DCMI power."""
+
+from pathlib import Path
+
+from collectors.host.ipmi import findings
+from collectors.host.ipmi.collector import IpmiCollector, build
+from collectors.host.ipmi.config import IpmiConfig
+from collectors.host.ipmi.state import IpmiState
+from collectors.plugin import CollectorPlugin, Section
+from collectors.privilege import Privilege
+
+SECTION: Section[IpmiState] = Section("host", "Host", Path(__file__).parent, findings.view)
+_CACHE = "--quiet-cache --sdr-cache-directory=/[^ ]+"
+_LOCAL = lambda c: c.local != "off"  # noqa: E731 - read as a sentence: needed while the local BMC is read
+PRIVILEGES = (
+    Privilege("ipmi_sensors", "reads this server's own BMC's sensors through /dev/ipmi0 (root, or read-write "
+              "access to the device)", args=(f"{_CACHE} --comma-separated-output --output-sensor-state "
+                                             "--output-sensor-thresholds",), needed=_LOCAL),
+    Privilege("ipmi_sel", "reads the local BMC's system event log: its size, then the entries after the last one read",
+              args=(f"{_CACHE} --info", f"{_CACHE} --comma-separated-output --output-event-state -v --interpret-oem-data "
+                                        "(--tail=[0-9]+|--display-range=[0-9]+-[0-9]+)"), needed=_LOCAL),
+    Privilege("ipmi_dcmi", "reads the local BMC's DCMI power reading", args=("--get-system-power-statistics",),
+              needed=_LOCAL),
+)
+# What it needs on the host (its README says it: `make docs`).
+PERMISSIONS = ("Remote BMCs: an IPMI user with the User privilege (reading sensors and the event log needs no more), "
+               "its password in a file only rackpulse can read. This server's own BMC: root or read-write access "
+               "to /dev/ipmi0 (`sudo -n ipmi-sensors` ... in the argv options, or a udev rule giving the device "
+               "to rackpulse's group).")
+
+PLUGIN = CollectorPlugin("ipmi", IpmiCollector, build, IpmiConfig, IpmiState, domain="host",
+                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, section=SECTION,
+                         nouns={"ipmi_sensor": "IPMI sensor"}, words={"state": {"Nominal": "nominal",
+                                                                               "Warning": "warning",
+                                                                               "Critical": "critical"}},
+                         rank=3, privileges=PRIVILEGES)

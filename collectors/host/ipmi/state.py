@@ -1,0 +1,45 @@
+"""What the IPMI collector knows of each BMC: its sensors, its SEL's news, its power, typed."""
+
+from __future__ import annotations
+
+from collectors.state import Record, State
+
+
+class Sensor(Record):
+    name: str
+    type: str
+    state: str | None = None  # Nominal | Warning | Critical (FreeIPMI's judgement)
+    reading: float | None = None
+    unit: str | None = None
+    thresholds: dict[str, float] = {}  # "Lower C" -> 600.0
+    events: list[str] = []
+
+
+class SelEvent(Record):
+    id: int
+    time: float | None = None  # when the BMC logged it; None before its clock was set
+    seen: float  # when rackpulse first read it: what sel_hold counts from
+    name: str
+    type: str
+    state: str | None = None
+    asserted: bool = True
+    event: str
+
+
+class BmcView(Record):
+    name: str  # "local" for this host's own BMC
+    remote: bool = True
+    up: bool = False
+    error: str | None = None
+    sensors: list[Sensor] = []
+    power_watts: float | None = None  # DCMI's current power, where the BMC has it
+    sel_entries: int | None = None
+    sel_used_ratio: float | None = None
+    sel_last_id: int | None = None  # the last record read: the next poll asks for what came after
+    recent: list[SelEvent] = []  # the SEL's latest entries, newest last (the section's list)
+    held: list[SelEvent] = []  # critical and warning entries read within sel_hold: findings
+
+
+class IpmiState(State):
+    bmcs: list[BmcView] = []
+    sel_full_ratio: float = 0.9
