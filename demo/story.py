@@ -304,6 +304,7 @@ def _probe_sections(tools: _Tools, interval: float, upsd_port: int | None, isg_p
 def _host_sections(tools: _Tools, interval: float) -> dict[str, Any]:
     """The containers on the demo's fake engine and systemd's units."""
     from collectors.host.containers.demo import socket_path
+    from collectors.host.ipmi.demo import BMCS
 
     return {
         # A compose stack on the demo's fake engine (collectors/host/containers/demo.py): sonarr's
@@ -313,6 +314,14 @@ def _host_sections(tools: _Tools, interval: float) -> dict[str, Any]:
         # systemd answered by the scene's replayed systemctl: photo-sync's service fails for a while.
         "systemd": {"interval": interval, "systemctl": tools.replay("systemctl"),
                     "watch": ["nginx.service", "*.timer"], "public": ["nginx.service"]},
+        # Two servers' BMCs answered by the scene's FreeIPMI stand-in (collectors/host/ipmi/demo.py):
+        # r720 loses a power supply for a stretch of each loop, r430 logs correctable ECC errors.
+        # The log's news is held for a minute, not a day: gone before the story's loop restarts.
+        "ipmi": {"interval": interval, "local": "off", "work_dir": str(tools.root / "ipmi"), "sel_hold": 60,
+                 **{f"ipmi_{k}": [*tools.tool, "ipmi", str(tools.root / "demo-tools" / "ipmi"), k]
+                    for k in ("sensors", "sel", "dcmi")},
+                 "bmcs": [{"name": name, "host": host, "user": "monitor",
+                           "password_file": str(tools.root / "ipmi-password")} for name, host in BMCS.items()]},
     }
 
 

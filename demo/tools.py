@@ -1,4 +1,4 @@
-"""Stand-ins for smartctl, mdadm, vtysh, fping, iperf3 and (by replay) the storage tools in `rackpulse demo`: they print what the real tools
+"""Stand-ins for smartctl, mdadm, vtysh, fping, iperf3, FreeIPMI's tools and (by replay) the storage tools in `rackpulse demo`: they print what the real tools
 print, from the demo's state file. Run as ``python -I -S demo/tools.py smartctl STATE ARGS...``.
 
 The collectors start one of these per disk and per command, as they would start the real tool,
@@ -224,10 +224,47 @@ def replay(folder: str, args: list[str]) -> int:
         return 2
 
 
+def ipmi(folder: str, args: list[str]) -> int:
+    """FreeIPMI's ipmi-sensors, ipmi-sel and ipmi-dcmi for the demo's BMCs, from the files the
+    scene wrote per BMC host (collectors/host/ipmi/demo.py): `ipmi <folder> sensors|sel|dcmi ...`."""
+    kind, rest = args[0], args[1:]
+    host = rest[rest.index("--hostname") + 1].rsplit(":", 1)[0] if "--hostname" in rest else "local"
+    base = folder + "/" + host + "/"
+    try:
+        if kind == "sensors":
+            with open(base + "sensors.csv", encoding="utf-8") as f:
+                sys.stdout.write(f.read())
+            return 0
+        if kind == "dcmi":
+            with open(base + "dcmi.txt", encoding="utf-8") as f:
+                sys.stdout.write(f.read())
+            return 0
+        with open(base + "sel.csv", encoding="utf-8") as f:
+            header, *rows = f.read().splitlines()
+    except FileNotFoundError:
+        print(f"ipmi-{kind}: connection timeout", file=sys.stderr)
+        return 1
+    if "--info" in rest:
+        print(f"Number of log entries                  : {len(rows)}\n"
+              f"Free space remaining                   : {(512 - len(rows)) * 16} bytes")
+        return 0
+    tail = [a for a in rest if a.startswith("--tail=")]
+    span = [a for a in rest if a.startswith("--display-range=")]
+    if tail:
+        rows = rows[-int(tail[0].split("=")[1]):]
+    elif span:
+        lo, hi = (int(x) for x in span[0].split("=")[1].split("-"))
+        rows = [r for r in rows if lo <= int(r.split(",")[0]) <= hi]
+    print("\n".join([header, *rows]) if rows else "")
+    return 0
+
+
 def main() -> int:
     tool, state_path, *args = sys.argv[1:]
     if tool == "replay":
         return replay(state_path, args)
+    if tool == "ipmi":
+        return ipmi(state_path, args)
     with open(state_path, encoding="utf-8") as f:
         state = json.load(f)
     return {"smartctl": smartctl, "mdadm": mdadm, "vtysh": vtysh, "fping": fping, "iperf3": iperf3}[tool](state, args)

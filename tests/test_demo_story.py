@@ -32,13 +32,16 @@ STEP = 15.0  # story seconds between polls (the demo polls every few seconds; ru
 # bus sagging, the stalled HBA fan, the ZFS mirror losing a disk to checksum errors, the RAID
 # controller's slot 3, the Ceph OSD down and the cluster's PGs degraded, the nightly backup that
 # hangs (missed) and then fails with its log, the phone's WireGuard peer that goes quiet, and the
-# flapping slave's 3G modem losing signal first, then dropping off the bus while the slave is down.
+# flapping slave's 3G modem losing signal first, then dropping off the bus while the slave is down,
+# the r720's second power supply failing (its redundancy lost, both in its event log) and the r430's
+# burst of correctable ECC errors.
 INTENDED = {"array_degraded", "array_rebuilding", "bgp_peer_down", "bond_slave_down", "bond_slave_flapping", "ceph_health_warn",
             "heartbeat_missed", "heartbeat_failed", "wireguard_handshake_stale", "container_unhealthy", "unit_failed",
             "ceph_osd_down", "disk_failing", "disk_warning", "fan_stalled", "megaraid_pd_errors",
             "megaraid_vd_degraded", "probe_latency", "probe_loss", "rail_out_of_range", "switch_port_flapping",
             "throughput_low", "ups_low_battery", "ups_on_battery", "vpn_tunnel_drops", "zfs_errors_rising",
-            "zfs_pool_degraded", "modem_signal_poor", "modem_gone"}
+            "zfs_pool_degraded", "modem_signal_poor", "modem_gone", "ipmi_sensor_critical", "ipmi_psu_redundancy_lost",
+            "ipmi_sel_critical", "ipmi_sel_warning"}
 # The heat pump's week is seven loops long: its mild second day, when the booster makes too much of
 # the heat, is judged once the ISG adds the booster's day after midnight, which comes 30 story
 # seconds before the second loop ends (whether a poll sees it before the loop ends depends on when
@@ -64,7 +67,7 @@ def test_three_loops_of_the_demo_fire_what_the_story_intends_and_nothing_else(tm
     alerting = from_config(cfg, make_engine(url))
     t0 = time.time()
     # Story time for everything that keeps time: flapping windows, throughput tests' intervals.
-    snap.judge.clock = colls["throughput"].clock = lambda: t0 + clock[0]
+    snap.judge.clock = colls["throughput"].clock = colls["ipmi"].clock = lambda: t0 + clock[0]
     snap.judge.configure(thresholds(cfg))
     fired: dict[int, set[str]] = defaultdict(set)
     polls: dict[int, list[set[str]]] = defaultdict(list)

@@ -214,7 +214,36 @@ def phone(s: States, **attrs: Any) -> None:
     next(p for p in s["wireguard"]["peers"] if p["name"] == "phone").update(attrs)
 
 
+def bmc(s: States, **attrs: Any) -> None:
+    next(b for b in s["ipmi"]["bmcs"] if b["name"] == "r720").update(attrs)
+
+
+def bmc_sensor(s: States, name: str, **attrs: Any) -> None:
+    bmc_view = next(b for b in s["ipmi"]["bmcs"] if b["name"] == "r720")
+    next(x for x in bmc_view["sensors"] if x["name"] == name).update(attrs)
+
+
+def sel_entry(state: str, event: str) -> dict[str, Any]:
+    return {"id": 9, "time": RAN, "seen": time.time(), "name": "DIMM A1", "type": "Memory", "state": state,
+            "asserted": True, "event": event}
+
+
 CASES: dict[str, tuple[Callable[[States], None], Callable[[States], None], str | None]] = {
+    "ipmi_sensor_critical": (lambda s: bmc_sensor(s, "FAN1", reading=0.0, state="Critical"),
+                             lambda s: bmc_sensor(s, "FAN1", reading=840.0, state="Warning"), "Hardware"),
+    "ipmi_sensor_warning": (lambda s: bmc_sensor(s, "Inlet Temp", reading=43.0, state="Warning"),
+                            lambda s: bmc_sensor(s, "Inlet Temp", reading=41.0, state="Nominal"), "Hardware"),
+    "ipmi_psu_redundancy_lost": (lambda s: bmc_sensor(s, "PS Redundancy", state="Critical", events=["Redundancy Lost"]),
+                                 lambda s: bmc_sensor(s, "PS Redundancy", state="Warning",
+                                                      events=["Redundancy Degraded from Fully Redundant"]), "Hardware"),
+    "ipmi_sel_critical": (lambda s: bmc(s, held=[sel_entry("Critical", "Uncorrectable memory error ; Event Data3 = 02h")]),
+                          lambda s: bmc(s, held=[sel_entry("Warning", "Correctable memory error ; Event Data3 = 02h")]),
+                          "Hardware"),
+    "ipmi_sel_warning": (lambda s: bmc(s, held=[sel_entry("Warning", "Correctable memory error ; Event Data3 = 02h")]),
+                         lambda s: bmc(s, held=[]), "Hardware"),
+    "ipmi_sel_full": (lambda s: bmc(s, sel_used_ratio=0.95), lambda s: bmc(s, sel_used_ratio=0.89), "Hardware"),
+    "ipmi_unreachable": (lambda s: bmc(s, up=False, error="ipmi-sensors: connection timeout", sensors=[]),
+                         lambda s: bmc(s, up=True), "Hardware"),
     "wireguard_handshake_stale": (lambda s: phone(s, handshake_age=310.0, stale=True),
                                   lambda s: phone(s, handshake_age=59.0, stale=False), "WireGuard"),
     "heartbeat_missed": (lambda s: job(s, status="late", last_success=RAN),
@@ -325,7 +354,19 @@ DISK = {**H, "serial": "ZA1000AK", "bay": "shelf 1, bay 0", "device": "sda"}
 # What each alert says: its subject (one alert per thing), the summary a person reads in the
 # notification, and the labels receivers route on.
 SRV = {**H, "mountpoint": "/srv", "device": "/dev/md0", "fstype": "ext4"}
+R720 = {**H, "bmc": "r720"}
 SAYS = {
+    "ipmi_sensor_critical": ("r720/FAN1", "r720: FAN1: 0 RPM below 600", {**R720, "sensor": "FAN1"}),
+    "ipmi_sensor_warning": ("r720/Inlet Temp", "r720: Inlet Temp: 43 °C above 42", {**R720, "sensor": "Inlet Temp"}),
+    "ipmi_psu_redundancy_lost": ("r720/PS Redundancy", "r720: PS Redundancy: redundancy lost",
+                                 {**R720, "sensor": "PS Redundancy"}),
+    "ipmi_sel_critical": ("r720#9", "r720: event log: DIMM A1: uncorrectable memory error (memory module 2)",
+                          {**R720, "sensor": "DIMM A1"}),
+    "ipmi_sel_warning": ("r720#9", "r720: event log: DIMM A1: correctable memory error (memory module 2)",
+                         {**R720, "sensor": "DIMM A1"}),
+    "ipmi_sel_full": ("r720", "r720: system event log 95% full: a full log drops new events (read it, then clear it: "
+                      "ipmi-sel --clear)", R720),
+    "ipmi_unreachable": ("r720", "BMC r720 unreachable: ipmi-sensors: connection timeout", R720),
     "wireguard_handshake_stale": ("wg0/phone", "WireGuard peer phone (HIgo9xNz…) on wg0: last handshake 5 min 10 s "
                                   "ago, stale after 1 min 0 s",
                                   {**H, "interface": "wg0", "peer": "phone", "endpoint": "198.51.100.23:40112"}),

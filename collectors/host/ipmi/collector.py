@@ -72,6 +72,7 @@ class IpmiCollector(Collector):
         self.cfg, self.root, self.runner, self.clock = cfg, root, runner, clock
         self._last: dict[str, BmcView] = {}  # by BMC: the SEL position and held events survive a failed run
         self._no_dcmi: set[str] = set()  # BMCs that said they have no DCMI: not asked again
+        self._swept = False  # credentials left by an interrupted run removed (once, at the first run)
 
     def restore(self, state: State) -> None:
         if isinstance(state, IpmiState):
@@ -115,7 +116,7 @@ class IpmiCollector(Collector):
 
     def _still_held(self, held: Sequence[SelEvent]) -> list[SelEvent]:
         now = self.clock()
-        return [e for e in held if now - e.seen < self.cfg.sel_hold]
+        return [e for e in held if e.seen is not None and now - e.seen < self.cfg.sel_hold]
 
     def _read(self, bmc: Bmc | None, name: str) -> BmcView:
         with self._session(bmc) as scan:
@@ -174,12 +175,17 @@ class IpmiCollector(Collector):
 
     @contextmanager
     def _session(self, bmc: Bmc | None) -> Iterator[Scan]:
-        cache = self._cache_dir()
+        work = self._work_dir()
+        cache = work / "sdr-cache"
+        cache.mkdir(mode=0o700, exist_ok=True)
         if bmc is None:
             yield Scan(self.runner, self.cfg.command_timeout, [], cache, secret="")
             return
         password = _password(bmc)
-        fd, path = tempfile.mkstemp(prefix="rackpulse-ipmi-", suffix=".conf")  # mode 0600
+        # In the private work directory: a process killed during the call (SIGKILL, or a daemon
+        # thread cut off at exit) leaves it where only rackpulse's user, who reads the password
+        # file anyway, can read it; the next run removes it.
+        fd, path = tempfile.mkstemp(prefix="credentials-", suffix=".conf", dir=work)  # mode 0600
         try:
             with os.fdopen(fd, "w") as f:
                 f.write(credentials(bmc.user, password))
@@ -195,16 +201,21 @@ class IpmiCollector(Collector):
         finally:
             os.unlink(path)
 
-    def _cache_dir(self) -> Path:
-        """FreeIPMI's SDR cache: private to this user (FreeIPMI refuses one others can write)."""
-        path = self.cfg.sdr_cache_dir or Path(tempfile.gettempdir()) / f"rackpulse-ipmi-sdr-{os.getuid()}"
+    def _work_dir(self) -> Path:
+        """Private to this user (FreeIPMI refuses an SDR cache others can write, and the credentials
+        pass through it); credentials an interrupted run left behind are removed."""
+        path = self.cfg.work_dir or Path(tempfile.gettempdir()) / f"rackpulse-ipmi-{os.getuid()}"
         try:
             path.mkdir(mode=0o700, parents=True, exist_ok=True)
             st = path.lstat()
         except OSError as exc:
-            raise CollectorError(f"sdr_cache_dir {path}: {exc.strerror}") from None
-        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022:
-            raise CollectorError(f"sdr_cache_dir {path}: not a directory of this user's that only it can write")
+            raise CollectorError(f"work_dir {path}: {exc.strerror}") from None
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+            raise CollectorError(f"work_dir {path}: not a directory of this user's that only it can enter")
+        if not self._swept:
+            for left in path.glob("credentials-*.conf"):
+                left.unlink(missing_ok=True)
+            self._swept = True
         return path
 
     def _samples(self, v: BmcView, result: CollectResult) -> None:

@@ -40,9 +40,10 @@ class IpmiConfig(CollectorBase):
     ipmi_sensors: Argv = ["ipmi-sensors"]
     ipmi_sel: Argv = ["ipmi-sel"]
     ipmi_dcmi: Argv = ["ipmi-dcmi"]
-    # Where FreeIPMI keeps each BMC's sensor records between polls (reading them is the slow part);
-    # unset: a private directory under the system's temporary directory.
-    sdr_cache_dir: Path | None = None
+    # A directory private to rackpulse's user: FreeIPMI's cache of each BMC's sensor records
+    # (reading them is the slow part), and for the length of each call a BMC's credentials file.
+    # Unset: rackpulse-ipmi-<uid> in the system's temporary directory.
+    work_dir: Path | None = None
     # How long a critical or warning SEL entry stays on the tile and keeps its alert: an ECC error
     # logged at 03:00 is still news at breakfast.
     sel_hold: Seconds = 24 * 3600.0

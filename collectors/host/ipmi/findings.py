@@ -40,7 +40,7 @@ def sensor_words(s: Sensor) -> str:
     unit = UNITS.get(s.unit or "", s.unit or "")
     if s.reading is not None:
         value = f"{s.reading:g} {unit}".strip()
-        t = s.thresholds
+        t = {k: v for k, v in s.thresholds.items() if v is not None}
         for key, side in (("Lower NR", "below"), ("Lower C", "below"), ("Lower NC", "below")):
             if key in t and s.reading <= t[key]:
                 return f"{value} {side} {t[key]:g}"
@@ -64,8 +64,8 @@ def bmc_findings(b: BmcView, state: IpmiState) -> list[Finding]:
     where, labels = _where(b), {"bmc": b.name}
     if not b.up:
         if b.remote:
-            return [Finding(BAD, f"BMC {b.name} unreachable: {b.error}", "ipmi_unreachable", b.name, labels)] + \
-                [_sel_finding(b, e) for e in b.held]
+            return [Finding(BAD, f"BMC {b.name} unreachable: {b.error}", "ipmi_unreachable", b.name, labels),
+                    *_sel_findings(b)]
         return [Finding(WARN, f"this host's BMC: {b.error}", labels=labels)]
     out = []
     for s in b.sensors:
@@ -79,18 +79,28 @@ def bmc_findings(b: BmcView, state: IpmiState) -> list[Finding]:
         elif s.state == "Warning":
             out.append(Finding(WARN, f"{where}{s.name}: {sensor_words(s)}", "ipmi_sensor_warning",
                                f"{b.name}/{s.name}", about_it))
-    out += [_sel_finding(b, e) for e in b.held]
-    if b.sel_used_ratio is not None and b.sel_used_ratio >= state.sel_full_ratio:
+    out += _sel_findings(b)
+    full = state.sel_full_ratio if state.sel_full_ratio is not None else 0.9
+    if b.sel_used_ratio is not None and b.sel_used_ratio >= full:
         out.append(Finding(WARN, f"{where}system event log {b.sel_used_ratio:.0%} full: a full log drops new "
                                  "events (read it, then clear it: ipmi-sel --clear)", "ipmi_sel_full", b.name, labels))
     return out
 
 
-def _sel_finding(b: BmcView, e: SelEvent) -> Finding:
-    critical = e.state == "Critical"
-    return Finding(BAD if critical else WARN, f"{_where(b)}event log: {event_words(e)}",
-                   "ipmi_sel_critical" if critical else "ipmi_sel_warning", f"{b.name}#{e.id}",
-                   {"bmc": b.name, "sensor": e.name})
+def _sel_findings(b: BmcView) -> list[Finding]:
+    """One finding per kind of held entry: a burst of 40 correctable errors on one DIMM is one
+    line saying 40 times, and one alert (its subject the burst's first record), not 40."""
+    groups: dict[tuple[str, str | None], list[SelEvent]] = {}
+    for e in b.held:
+        groups.setdefault((event_words(e), e.state), []).append(e)
+    out = []
+    for (words, state), entries in groups.items():
+        times = f", {len(entries)} times" if len(entries) > 1 else ""
+        critical = state == "Critical"
+        out.append(Finding(BAD if critical else WARN, f"{_where(b)}event log: {words}{times}",
+                           "ipmi_sel_critical" if critical else "ipmi_sel_warning", f"{b.name}#{entries[0].id}",
+                           {"bmc": b.name, "sensor": entries[0].name}))
+    return out
 
 
 def findings(state: IpmiState, judging: Judging) -> list[Finding]:

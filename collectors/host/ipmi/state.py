@@ -11,14 +11,15 @@ class Sensor(Record):
     state: str | None = None  # Nominal | Warning | Critical (FreeIPMI's judgement)
     reading: float | None = None
     unit: str | None = None
-    thresholds: dict[str, float] = {}  # "Lower C" -> 600.0
+    thresholds: dict[str, float | None] = {}  # "Lower C" -> 600.0
     events: list[str] = []
 
 
 class SelEvent(Record):
-    id: int
+    # None only for a stored value that could not be read back (see collectors/finite.py)
+    id: int | None = None
     time: float | None = None  # when the BMC logged it; None before its clock was set
-    seen: float  # when rackpulse first read it: what sel_hold counts from
+    seen: float | None = None  # when rackpulse first read it: what sel_hold counts from
     name: str
     type: str
     state: str | None = None
@@ -42,4 +43,4 @@ class BmcView(Record):
 
 class IpmiState(State):
     bmcs: list[BmcView] = []
-    sel_full_ratio: float = 0.9
+    sel_full_ratio: float | None = 0.9

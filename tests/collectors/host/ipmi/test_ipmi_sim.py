@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import os
-import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -32,7 +31,7 @@ def config(sim: IpmiSim, tmp: Path, **changes: object) -> IpmiConfig:
     bmc = {"name": "r720", "host": "127.0.0.2", "port": sim.port, "user": USER,
            "password_file": str(sim.password_file), "workarounds": ["opensesspriv"]}
     bmc.update(changes.pop("bmc", {}))  # type: ignore[arg-type]
-    return IpmiConfig(**{"local": "off", "bmcs": [bmc], "sdr_cache_dir": tmp / "sdr", "command_timeout": 20, **changes})
+    return IpmiConfig(**{"local": "off", "bmcs": [bmc], "work_dir": tmp / "ipmi", "command_timeout": 20, **changes})
 
 
 class Recorder:
@@ -130,7 +129,6 @@ def test_a_wrong_password_is_one_clear_error_and_the_password_is_in_no_log_line_
     wrong.write_text("not-the-password\n")
     runner = Recorder()
     caplog.set_level(logging.DEBUG)
-    leftovers = set(Path(tempfile.gettempdir()).glob("rackpulse-ipmi-*.conf"))
     result = IpmiCollector(config(bmc, tmp_path, bmc={"password_file": str(wrong)}), runner=runner).collect()
     assert result.state is not None
     (view,) = result.state.bmcs
@@ -142,8 +140,17 @@ def test_a_wrong_password_is_one_clear_error_and_the_password_is_in_no_log_line_
     for argv in runner.argvs:
         assert not any(PASSWORD in a or "not-the-password" in a for a in argv)
     assert all(PASSWORD not in r.getMessage() and "not-the-password" not in r.getMessage() for r in caplog.records)
-    # The config file that carried it lived for the call only.
-    assert set(Path(tempfile.gettempdir()).glob("rackpulse-ipmi-*.conf")) == leftovers
+    # The config file that carried it lived for the call only, in a directory only rackpulse enters.
+    assert list((tmp_path / "ipmi").glob("credentials-*")) == []
+    assert (tmp_path / "ipmi").stat().st_mode & 0o077 == 0
+
+
+def test_credentials_an_interrupted_run_left_behind_are_removed_by_the_next(bmc: IpmiSim, tmp_path: Path) -> None:
+    work = tmp_path / "ipmi"
+    work.mkdir(mode=0o700)
+    (work / "credentials-killed.conf").write_text(f"password {PASSWORD}\n")  # a run killed mid-call
+    assert IpmiCollector(config(bmc, tmp_path)).collect().state is not None
+    assert list(work.glob("credentials-*")) == []
 
 
 def test_a_bmc_that_does_not_answer_is_ipmi_unreachable_and_keeps_its_place_in_the_log(
