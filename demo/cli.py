@@ -126,14 +126,13 @@ def _seed(runtime: Any, cfg: Any, root: Path, db_url: str, speed: float, t0: flo
     background while the demo serves: the pages say so until it is there."""
     from app.storage.db import make_engine
     from app.storage.store import Store
-    from demo import story as demo
-    from demo.history import first_round, seed_everything
+    from demo.history import first_round, seed_everything, seed_history
 
     engine = make_engine(db_url)
     try:
         store = Store(engine, cfg.host)
         started = int(first_round(cfg, root, store, speed=speed, advance=False))
-        demo.seed_history(store, now=started)
+        seed_history(store, now=started)
         n = seed_everything(store, now=started)
     except Exception as exc:  # noqa: BLE001 - the live demo goes on without its past
         runtime.notice = None

@@ -1,7 +1,7 @@
 """The demo's past: after its first collection, every series it stored gets two days of
 5-minute rollups and a month of hourly ones that end at the value the live story starts from,
 so every chart the demo shows opens on a full day (the disks' temperatures get a year, and a
-season, from story.seed_history).
+season, from seed_history below).
 
 Each series' past is shaped by what it is: a counter climbs to where it is now, a state (a
 number with words: up, degraded) holds, a temperature swings a few degrees with the day, any
@@ -142,3 +142,47 @@ def seed_everything(store: Any, now: int, days_5m: int = DAYS_5M, days_1h: int =
         seeded += 1
     store.import_rollups(rows, {RES_5M: now // RES_5M * RES_5M, RES_1H: now // RES_1H * RES_1H})
     return seeded
+
+
+def seed_history(store: Any, now: float | None = None, days: int = 30) -> int:
+    """A month of 5-minute rollups and a year of hourly ones, so the charts have a past."""
+    from app.storage.store import labels_key
+    from demo.story import story_state
+
+    now = int(now or time.time())
+    state = story_state(0)
+    rng = random.Random(42)
+    keys = []
+    for d in state["disks"]:
+        keys.append((("rackpulse_disk_temperature_celsius", labels_key((("serial", d["serial"]),))), d["temp"]))
+        keys.append((("rackpulse_disk_health", labels_key((("serial", d["serial"]),))), 0))
+    rows: dict[int, list[dict[str, Any]]] = {RES_5M: [], RES_1H: []}
+    with store.engine.begin() as conn:
+        ids = store.series_ids(conn, [k for k, _ in keys])
+    def wave(ts: float) -> float:  # a day's swing and a season's
+        return math.sin(ts / 86400 * 2 * math.pi) * 2 + math.sin(ts / (86400 * 91) * 2 * math.pi) * 4
+
+    for sid, (_, base) in zip(ids, keys, strict=True):
+        # An hour the 5-minute rollups cover is their fold, as the real rollups are: a chart of
+        # hourly ones shows the same highest and lowest as one of 5-minute ones.
+        hours: dict[int, list[dict[str, Any]]] = {}
+        for res, span in ((RES_5M, days * 86400), (RES_1H, 365 * 86400)):
+            end = now // res * res
+            for ts in range(end - span, end, res):
+                folded = hours.get(ts // RES_1H) if res == RES_1H else None
+                if folded:
+                    rows[res].append({"series_id": sid, "bucket": ts // res, "vmin": min(r["vmin"] for r in folded),
+                                      "vavg": sum(r["vavg"] for r in folded) / len(folded),
+                                      "vmax": max(r["vmax"] for r in folded), "n": sum(r["n"] for r in folded)})
+                    continue
+                avg = 0.0
+                if base:
+                    # The past ends where the live story starts (base now), not a season away from it.
+                    avg = base + wave(ts) - wave(now) + rng.uniform(-0.3, 0.3)
+                row = {"series_id": sid, "bucket": ts // res, "vmin": avg - 0.5 if base else 0,
+                       "vavg": avg, "vmax": avg + 0.5 if base else 0, "n": res // 30}
+                rows[res].append(row)
+                if res == RES_5M:
+                    hours.setdefault(ts // RES_1H, []).append(row)
+    store.import_rollups(rows, {RES_5M: now // RES_5M * RES_5M, RES_1H: now // RES_1H * RES_1H})
+    return len(ids)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import random
 import sys
 import threading
 import time
@@ -304,7 +303,7 @@ def _probe_sections(tools: _Tools, interval: float, upsd_port: int | None, isg_p
 def _host_sections(tools: _Tools, interval: float) -> dict[str, Any]:
     """The containers on the demo's fake engine and systemd's units."""
     from collectors.host.containers.demo import socket_path
-    from collectors.host.ipmi.demo import BMCS
+    from collectors.host.ipmi.demo import demo_section
 
     return {
         # A compose stack on the demo's fake engine (collectors/host/containers/demo.py): sonarr's
@@ -314,14 +313,8 @@ def _host_sections(tools: _Tools, interval: float) -> dict[str, Any]:
         # systemd answered by the scene's replayed systemctl: photo-sync's service fails for a while.
         "systemd": {"interval": interval, "systemctl": tools.replay("systemctl"),
                     "watch": ["nginx.service", "*.timer"], "public": ["nginx.service"]},
-        # Two servers' BMCs answered by the scene's FreeIPMI stand-in (collectors/host/ipmi/demo.py):
-        # r720 loses a power supply for a stretch of each loop, r430 logs correctable ECC errors.
-        # The log's news is held for a minute, not a day: gone before the story's loop restarts.
-        "ipmi": {"interval": interval, "local": "off", "work_dir": str(tools.root / "ipmi"), "sel_hold": 60,
-                 **{f"ipmi_{k}": [*tools.tool, "ipmi", str(tools.root / "demo-tools" / "ipmi"), k]
-                    for k in ("sensors", "sel", "dcmi")},
-                 "bmcs": [{"name": name, "host": host, "user": "monitor",
-                           "password_file": str(tools.root / "ipmi-password")} for name, host in BMCS.items()]},
+        # Two servers' BMCs answered by the scene's FreeIPMI stand-in (collectors/host/ipmi/demo.py).
+        "ipmi": demo_section(tools.tool, tools.root, interval),
     }
 
 
@@ -339,49 +332,6 @@ class Driver(threading.Thread):
     def run(self) -> None:
         while not self.stop_event.wait(1.0):
             self.tick()
-
-
-def seed_history(store: Any, now: float | None = None, days: int = 30) -> int:
-    """A month of 5-minute rollups and a year of hourly ones, so the charts have a past."""
-    from app.storage.store import RES_1H, RES_5M, labels_key
-
-    now = int(now or time.time())
-    state = story_state(0)
-    rng = random.Random(42)
-    keys = []
-    for d in state["disks"]:
-        keys.append((("rackpulse_disk_temperature_celsius", labels_key((("serial", d["serial"]),))), d["temp"]))
-        keys.append((("rackpulse_disk_health", labels_key((("serial", d["serial"]),))), 0))
-    rows: dict[int, list[dict[str, Any]]] = {RES_5M: [], RES_1H: []}
-    with store.engine.begin() as conn:
-        ids = store.series_ids(conn, [k for k, _ in keys])
-    def wave(ts: float) -> float:  # a day's swing and a season's
-        return math.sin(ts / 86400 * 2 * math.pi) * 2 + math.sin(ts / (86400 * 91) * 2 * math.pi) * 4
-
-    for sid, (_, base) in zip(ids, keys, strict=True):
-        # An hour the 5-minute rollups cover is their fold, as the real rollups are: a chart of
-        # hourly ones shows the same highest and lowest as one of 5-minute ones.
-        hours: dict[int, list[dict[str, Any]]] = {}
-        for res, span in ((RES_5M, days * 86400), (RES_1H, 365 * 86400)):
-            end = now // res * res
-            for ts in range(end - span, end, res):
-                folded = hours.get(ts // RES_1H) if res == RES_1H else None
-                if folded:
-                    rows[res].append({"series_id": sid, "bucket": ts // res, "vmin": min(r["vmin"] for r in folded),
-                                      "vavg": sum(r["vavg"] for r in folded) / len(folded),
-                                      "vmax": max(r["vmax"] for r in folded), "n": sum(r["n"] for r in folded)})
-                    continue
-                avg = 0.0
-                if base:
-                    # The past ends where the live story starts (base now), not a season away from it.
-                    avg = base + wave(ts) - wave(now) + rng.uniform(-0.3, 0.3)
-                row = {"series_id": sid, "bucket": ts // res, "vmin": avg - 0.5 if base else 0,
-                       "vavg": avg, "vmax": avg + 0.5 if base else 0, "n": res // 30}
-                rows[res].append(row)
-                if res == RES_5M:
-                    hours.setdefault(ts // RES_1H, []).append(row)
-    store.import_rollups(rows, {RES_5M: now // RES_5M * RES_5M, RES_1H: now // RES_1H * RES_1H})
-    return len(ids)
 
 
 def attach_simulations(collectors: dict[str, Any], root: Path) -> None:

@@ -15,6 +15,7 @@ from app.storage.db import make_engine
 from app.storage.samples import thin
 from app.storage.store import Store
 from demo import story
+from demo.history import seed_history
 from tests.security.test_web_guards import make_app
 
 
@@ -33,7 +34,7 @@ def test_a_month_of_rollups_comes_as_at_most_the_points_asked_for(tmp_path: Path
     app = make_app(tmp_path, password=False)
     store = Store(make_engine(app.state.site.cfg.storage.url), "nas")
     now = int(time.time())  # the API's charts end now
-    story.seed_history(store, now=now, days=31)
+    seed_history(store, now=now, days=31)
     serial = story.story_state(0)["disks"][0]["serial"]
     sid = store.find_series("rackpulse_disk_temperature_celsius", serial=serial)
     assert sid is not None
@@ -59,7 +60,7 @@ def test_a_year_of_hourly_rollups_is_grouped_by_the_database_to_the_points_asked
     app = make_app(tmp_path, password=False)
     store = Store(make_engine(app.state.site.cfg.storage.url), "nas")
     now = int(time.time())
-    story.seed_history(store, now=now, days=2)
+    seed_history(store, now=now, days=2)
     serial = story.story_state(0)["disks"][0]["serial"]
     sid = store.find_series("rackpulse_disk_temperature_celsius", serial=serial)
     assert sid is not None

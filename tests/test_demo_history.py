@@ -7,6 +7,7 @@ from pathlib import Path
 from app.storage.db import make_engine, upgrade
 from app.storage.store import Store
 from demo import story
+from demo.history import seed_history
 
 NOW = 1_795_000_000
 
@@ -15,7 +16,7 @@ def test_the_seeded_history_ends_at_the_temperature_the_live_story_starts_with(t
     url = f"sqlite:///{tmp_path / 'd.db'}"
     upgrade(url)
     store = Store(make_engine(url), "demo-nas")
-    story.seed_history(store, now=NOW, days=2)
+    seed_history(store, now=NOW, days=2)
     for disk in story.story_state(0)["disks"]:
         sid = store.find_series("rackpulse_disk_temperature_celsius", serial=disk["serial"])
         assert sid is not None

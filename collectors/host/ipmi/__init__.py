@@ -4,7 +4,7 @@ event log (a failed PSU, an uncorrectable ECC error, an opened chassis), DCMI po
 from pathlib import Path
 
 from collectors.host.ipmi import findings
-from collectors.host.ipmi.collector import IpmiCollector, build
+from collectors.host.ipmi.collector import LOCAL_DEVICES, IpmiCollector, build
 from collectors.host.ipmi.config import IpmiConfig
 from collectors.host.ipmi.demo import write_scene
 from collectors.host.ipmi.state import IpmiState
@@ -13,16 +13,22 @@ from collectors.privilege import Privilege
 
 SECTION: Section[IpmiState] = Section("host", "Host", Path(__file__).parent, findings.view)
 _CACHE = "--quiet-cache --sdr-cache-directory=/[^ ]+"
-_LOCAL = lambda c: c.local != "off"  # noqa: E731 - read as a sentence: needed while the local BMC is read
+
+
+def _local(c: IpmiConfig) -> bool:
+    """Whether the local BMC is read: "on", or "auto" on a host with the device (where init runs)."""
+    return c.local == "on" or (c.local == "auto" and any(Path("/", d).exists() for d in LOCAL_DEVICES))
+
+
 PRIVILEGES = (
     Privilege("ipmi_sensors", "reads this server's own BMC's sensors through /dev/ipmi0 (root, or read-write "
               "access to the device)", args=(f"{_CACHE} --comma-separated-output --output-sensor-state "
-                                             "--output-sensor-thresholds",), needed=_LOCAL),
+                                             "--output-sensor-thresholds",), needed=_local),
     Privilege("ipmi_sel", "reads the local BMC's system event log: its size, then the entries after the last one read",
               args=(f"{_CACHE} --info", f"{_CACHE} --comma-separated-output --output-event-state -v --interpret-oem-data "
-                                        "(--tail=[0-9]+|--display-range=[0-9]+-[0-9]+)"), needed=_LOCAL),
+                                        "(--tail=[0-9]+|--display-range=[0-9]+-[0-9]+)"), needed=_local),
     Privilege("ipmi_dcmi", "reads the local BMC's DCMI power reading", args=("--get-system-power-statistics",),
-              needed=_LOCAL),
+              needed=_local),
 )
 # What it needs on the host (its README says it: `make docs`).
 PERMISSIONS = ("Remote BMCs: an IPMI user with the User privilege (reading sensors and the event log needs no more), "

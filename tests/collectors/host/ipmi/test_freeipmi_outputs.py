@@ -1,0 +1,150 @@
+"""FreeIPMI's outputs read into typed records: captured from a real peer (tests/fixtures/ipmi/),
+and the ways they go wrong (a truncated line, a state FreeIPMI never prints, a header of another
+version) as one clear error that quotes the line."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from collectors.base import ParseError
+from collectors.findings import Judging
+from collectors.host.ipmi import findings
+from collectors.host.ipmi.collector import IpmiCollector, conf_value, credentials
+from collectors.host.ipmi.config import IpmiConfig
+from collectors.host.ipmi.freeipmi import parse_dcmi_power, parse_sel, parse_sel_info, parse_sensors
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "ipmi"
+
+
+def fixture(name: str) -> str:
+    return (FIXTURES / name).read_text()
+
+
+def test_sensors_are_read_with_their_state_unit_thresholds_and_events() -> None:
+    sensors = {s.name: s for s in parse_sensors(fixture("sensors-failing.csv"))}
+    fan = sensors["Fan3"]
+    assert (fan.type, fan.state, fan.reading, fan.unit) == ("Fan", "Critical", 0.0, "RPM")
+    assert fan.thresholds == {"Lower C": 600.0, "Lower NC": 900.0}
+    assert fan.events == ("At or Below (<=) Lower Critical Threshold",)
+    psu = sensors["PSU2 Status"]
+    assert (psu.reading, psu.unit, psu.thresholds) == (None, None, {})
+    assert psu.events == ("Presence detected", "Power Supply Failure detected")
+    assert sensors["CPU Temp"].events == ()  # 'OK' is no event
+
+
+@pytest.mark.parametrize(("text", "quoted"), [
+    ("ID,Name,Type,State,Reading,Units,Event\n4,Fan3,Fan,Critical,0.00\n", "4,Fan3,Fan,Critical,0.00"),
+    ("ID,Name,Type,State,Reading,Units,Event\n4,Fan3,Fan,Sideways,0.00,RPM,'OK'\n", "Sideways"),
+    ("ID,Name,Type,State,Reading,Units,Event\n4,Fan3,Fan,Nominal,fast,RPM,'OK'\n", "fast"),
+    ("ID,Name,Type,State,Reading,Units,Event\n4,Fan3,Fan,Nominal,inf,RPM,'OK'\n", "inf"),
+    ("ID,Name,Type,Reading,Units,Event\n4,Fan3,Fan,0.00,RPM,'OK'\n", "lacks State"),
+])
+def test_a_line_that_cannot_be_read_is_one_error_quoting_it(text: str, quoted: str) -> None:
+    with pytest.raises(ParseError, match=quoted.replace("(", r"\(")):
+        parse_sensors(text)
+
+
+def test_the_sel_is_read_with_record_ids_states_and_directions() -> None:
+    entries = parse_sel(fixture("sel.csv"))
+    assert [e.id for e in entries] == list(range(1, 9))
+    fully = entries[4]
+    assert (fully.name, fully.asserted, fully.state) == ("PS Redundancy", False, "Nominal")
+    ecc = entries[6]
+    assert (ecc.type, ecc.state, ecc.time) == ("Memory", "Critical", None)  # PostInit: no clock yet
+    assert ecc.event == "Uncorrectable memory error ; Event Data3 = 02h"
+
+
+def test_a_sel_date_is_the_bmcs_utc_and_an_event_with_commas_stays_whole() -> None:
+    (e,) = parse_sel("ID,Date,Time,Name,Type,State,Event Direction,Event\n"
+                     "41,Nov-28-2026,09:12:44,DIMM_A1,Memory,Critical,Assertion Event,"
+                     "Uncorrectable memory error ; Memory Module = A1, Channel 0\n")
+    assert e.time == 1795857164.0 and e.event == "Uncorrectable memory error ; Memory Module = A1, Channel 0"
+
+
+def test_the_sel_info_says_how_full_the_log_is() -> None:
+    info = parse_sel_info(fixture("sel-info.txt"))
+    assert (info.entries, info.free_bytes) == (8, 1472)
+    assert info.used_ratio == pytest.approx(8 * 16 / 1600)  # sel_enable 100 entries of 16 bytes
+    with pytest.raises(ParseError, match="Number of log entries"):
+        parse_sel_info("SEL version : 1.5\n")
+
+
+def test_dcmi_power_is_watts_and_none_while_the_bmc_measures_nothing() -> None:
+    assert parse_dcmi_power(fixture("written__dcmi-power.txt")) == 332.0
+    assert parse_dcmi_power(fixture("written__dcmi-power-not-available.txt")) is None
+    with pytest.raises(ParseError, match="Current Power"):
+        parse_dcmi_power("Power Measurement : Active\n")
+
+
+def test_a_password_is_written_so_freeipmis_config_parser_reads_it_back_whole() -> None:
+    # conffile(3) of FreeIPMI: "#" starts a comment unless escaped, double quotes group, and "\"
+    # escapes only \, # and ".
+    assert conf_value('pa ss#w\\o"rd') == '"pa ss\\#w\\\\o\\"rd"'
+    assert credentials("monitor", "") == 'username "monitor"\n'  # no password line for none
+
+
+STAND_IN = textwrap.dedent('''\
+    import sys, time
+    args = sys.argv[1:]
+    host = args[args.index("--hostname") + 1].split(":")[0]
+    if host == "192.0.2.1":  # a BMC whose ipmi-sensors hangs
+        time.sleep(60)
+    if host == "192.0.2.2":  # one that stops mid-line
+        print("ID,Name,Type,State,Reading,Units,Event")
+        print("4,Fan3,Fan,Crit", end="")
+        sys.exit(0)
+    if "--info" in args:
+        print("Number of log entries : 0")
+    elif "--get-system-power-statistics" in args:
+        print("Current Power : 120 Watts")
+    else:
+        print("ID,Name,Type,State,Reading,Units,Event")
+        print("2,CPU Temp,Temperature,Nominal,40.00,C,'OK'")
+''')
+
+
+def test_a_hung_bmc_and_a_truncated_answer_cost_their_own_bmc_only(tmp_path: Path) -> None:
+    script = tmp_path / "freeipmi.py"
+    script.write_text(STAND_IN)
+    argv = [sys.executable, str(script)]
+    bmcs = [{"name": n, "host": h} for n, h in (("hung", "192.0.2.1"), ("torn", "192.0.2.2"), ("fine", "192.0.2.3"))]
+    cfg = IpmiConfig(local="off", bmcs=bmcs, ipmi_sensors=argv, ipmi_sel=argv, ipmi_dcmi=argv, command_timeout=2,
+                     work_dir=tmp_path / "ipmi")
+    state = IpmiCollector(cfg).collect().state
+    assert state is not None
+    views = {b.name: b for b in state.bmcs}
+    assert views["fine"].up and views["fine"].power_watts == 120.0 and views["fine"].sensors[0].reading == 40.0
+    assert not views["hung"].up and "timed out after 2s" in (views["hung"].error or "")
+    assert not views["torn"].up and "4,Fan3,Fan,Crit" in (views["torn"].error or "")
+    said = [(f.rule, f.subject) for f in findings.findings(state, Judging(host="nas"))]
+    assert said == [("ipmi_unreachable", "hung"), ("ipmi_unreachable", "torn")]
+
+
+def test_the_sudoers_entries_allow_exactly_what_the_collector_runs_on_the_local_bmc(tmp_path: Path) -> None:
+    import re
+
+    from collectors.base import CommandResult
+    from collectors.host.ipmi import PRIVILEGES
+
+    answers = {"--info": fixture("sel-info.txt"), "--get-system-power-statistics": fixture("written__dcmi-power.txt"),
+               "--output-event-state": fixture("sel.csv"), "--output-sensor-state": fixture("sensors-failing.csv")}
+    ran: list[list[str]] = []
+
+    def runner(argv: list[str], timeout: float) -> CommandResult:
+        ran.append(list(argv))
+        out = next(text for flag, text in answers.items() if flag in argv)
+        return CommandResult(tuple(argv), 0, out.encode(), b"")
+
+    cfg = IpmiConfig(local="on", work_dir=tmp_path / "ipmi")
+    collector = IpmiCollector(cfg, runner=runner)  # type: ignore[arg-type]
+    collector.collect()
+    collector.collect()  # the second run asks for the entries after the last one read: --display-range
+    assert {a[0] for a in ran} == {"ipmi-sensors", "ipmi-sel", "ipmi-dcmi"}
+    assert any(a for a in ran if any(x.startswith("--display-range=") for x in a))
+    for argv in ran:
+        allowed = [p.args for p in PRIVILEGES if getattr(cfg, p.option)[0] == argv[0]]
+        assert any(re.fullmatch(pattern, " ".join(argv[1:])) for args in allowed for pattern in args), argv
