@@ -45,7 +45,7 @@ def agent_config(root: Path, host: str, interval: float = 1.0, listen_port: int 
     cfg = demo.demo_config(root, "sqlite:///unused.db", 1, interval)
     # The server's own demo host shows the switch, UPS, heat pump, BGP, the 3G modems and storage
     # beyond md.
-    for name in ("snmp", "nut", "heatpump", "frr", "modems", "zfs", "btrfs", "megaraid", "ceph", "ipmi"):
+    for name in ("snmp", "nut", "heatpump", "frr", "modems", "zfs", "btrfs", "megaraid", "ceph", "ipmi", "smartplugs"):
         cfg["collectors"][name] = {"enabled": False}
     for k in ("web", "storage", "alerts"):
         cfg.pop(k)

@@ -265,13 +265,15 @@ def _network_sections(tools: _Tools, interval: float) -> dict[str, Any]:
 
 
 def _power_sections(interval: float, upsd_port: int | None, isg_port: int | None) -> dict[str, Any]:
-    """The rails and fans, the simulated UPS and heat pump."""
+    """The rails and fans, the simulated UPS and heat pump, the smart plugs."""
+    from collectors.home.smartplugs.demo import demo_section
     from demo.power import DEMO_HWMON
 
     return {
         "hwmon": {"interval": interval, **DEMO_HWMON},
         "nut": {"interval": interval, "upsd": [{"port": upsd_port}] if upsd_port else []},
         "heatpump": {"interval": interval, "host": "127.0.0.1" if isg_port else "", "port": isg_port or 502},
+        "smartplugs": demo_section(interval),  # fed the scene's payloads: attach_simulations
     }
 
 
@@ -344,6 +346,10 @@ def attach_simulations(collectors: dict[str, Any], root: Path) -> None:
         from collectors.host.basics.demo import demo_statvfs
 
         collectors["host"].statvfs = demo_statvfs
+    if "smartplugs" in collectors:  # the plugs' payloads, from the scene (no broker here)
+        from collectors.home.smartplugs.demo import ScenePlugs
+
+        collectors["smartplugs"].feed = ScenePlugs(root)
     if "heartbeats" in collectors:  # the cron jobs' pings, from the scene (no job runs here)
         from collectors.probes.heartbeats.demo import ScenePings
 

@@ -228,7 +228,13 @@ def sel_entry(state: str, event: str) -> dict[str, Any]:
             "asserted": True, "event": event}
 
 
+def plug(s: States, **attrs: Any) -> None:
+    next(p for p in s["smartplugs"]["plugs"] if p["name"] == "rack").update(attrs)
+
+
 CASES: dict[str, tuple[Callable[[States], None], Callable[[States], None], str | None]] = {
+    "smartplug_silent": (lambda s: plug(s, silent=True, watts=None, last_seen=time.time() - 630),
+                         lambda s: plug(s, silent=False, last_seen=time.time() - 200), "Power"),
     "ipmi_sensor_critical": (lambda s: bmc_sensor(s, "FAN1", reading=0.0, state="Critical"),
                              lambda s: bmc_sensor(s, "FAN1", reading=840.0, state="Warning"), "Hardware"),
     "ipmi_sensor_warning": (lambda s: bmc_sensor(s, "Inlet Temp", reading=43.0, state="Warning"),
@@ -356,6 +362,7 @@ DISK = {**H, "serial": "ZA1000AK", "bay": "shelf 1, bay 0", "device": "sda"}
 SRV = {**H, "mountpoint": "/srv", "device": "/dev/md0", "fstype": "ext4"}
 R720 = {**H, "bmc": "r720"}
 SAYS = {
+    "smartplug_silent": ("rack", "smart plug rack: no data for 10 min", {**H, "plug": "rack"}),
     "ipmi_sensor_critical": ("r720/FAN1", "r720: FAN1: 0 RPM below 600", {**R720, "sensor": "FAN1"}),
     "ipmi_sensor_warning": ("r720/Inlet Temp", "r720: Inlet Temp: 43 °C above 42", {**R720, "sensor": "Inlet Temp"}),
     "ipmi_psu_redundancy_lost": ("r720/PS Redundancy", "r720: PS Redundancy: redundancy lost",
