@@ -25,6 +25,7 @@ from pydantic import (
 )
 
 from app.alerting.config import AlertsConfig
+from app.energy.config import EnergyConfig
 from app.export.config import ExportConfig, MqttExportConfig, RemoteWriteConfig
 from collectors.config import ConfigError, Seconds, Strict
 
@@ -211,6 +212,7 @@ class Config(_Strict):
     agents: AgentsConfig = AgentsConfig()
     agent: AgentConfig = AgentConfig()
     export: ExportConfig = ExportConfig()
+    energy: EnergyConfig = EnergyConfig()
     # Where the file came from, for relative paths and error messages (not a TOML key).
     source: Path | None = Field(default=None, exclude=True)
 

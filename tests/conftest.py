@@ -17,7 +17,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 # beyond this checkout (the quick loop; scripts/mutation.py runs it per mutant). SQLite runs in both.
 PEER_FIXTURES = {"routers", "vpn", "ups", "bmc", "agent", "switch", "stack", "server", "browser", "pg_url"}
 # Whole files whose tests start rackpulse itself (serve, agent, demo) or a peer in the test body.
-PEER_FILES = {"test_agents_e2e.py", "test_agent_sender.py", "test_prometheus_stack.py", "test_serve_episodes.py",
+PEER_FILES = {"test_agents_e2e.py", "test_energy_bill.py", "test_agent_sender.py", "test_prometheus_stack.py", "test_serve_episodes.py",
               "test_dbcopy_and_agents_cli.py", "test_pages_with_real_peers.py", "test_endless_command.py",
               "test_browser.py", "test_heatpump.py", "test_packaging.py", "test_demo_cleanup.py",
               "test_mqtt_export.py", "test_remote_write.py", "test_export_guards.py", "test_one_truth.py", "test_stopping.py", "test_demo_story.py",

@@ -177,13 +177,15 @@ class SampleWriting(Rollups, Inventory):
         self._sync_entities(conn, collector, started, result.entities)
         return len(ids)
 
-    def find_series(self, metric: str, **labels: str) -> int | None:
+    def series_of(self, metric: str) -> list[tuple[int, dict[str, str]]]:
+        """Every series of `metric` on this host: (id, its labels)."""
         with self.engine.connect() as conn:
-            for sid, lab in conn.execute(_SERIES_OF, {"h": self.host, "m": metric}):
-                pairs = dict(tuple(p) for p in json.loads(lab))
-                if all(pairs.get(k) == v for k, v in labels.items()):
-                    return int(sid)
-        return None
+            return [(int(sid), dict(tuple(p) for p in json.loads(lab)))
+                    for sid, lab in conn.execute(_SERIES_OF, {"h": self.host, "m": metric})]
+
+    def find_series(self, metric: str, **labels: str) -> int | None:
+        return next((sid for sid, pairs in self.series_of(metric)
+                     if all(pairs.get(k) == v for k, v in labels.items())), None)
 
     def history(self, series_id: int, start: int, end: int, max_points: int = 1500) -> list[Point]:
         """Points for a chart: raw samples for short ranges, rollups otherwise.

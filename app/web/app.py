@@ -26,6 +26,7 @@ from app.web import (
     api_v1,
     channels,
     disks,
+    energy,
     guard,
     heartbeats,
     ingest,
@@ -77,7 +78,8 @@ def create_app(cfg: Config, *, runtime: Runtime | None = None, **runtime_options
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
     guard.install_guard(app, s)
     install_api_errors(app)
-    for family in (pages, account, alert_pages, api, api_v1, ingest, login, status, monitors, channels, heartbeats, disks):
+    for family in (pages, account, alert_pages, api, api_v1, ingest, login, status, monitors, channels, heartbeats, disks,
+                   energy):
         app.include_router(family.router)
     app.include_router(pages.detail_pages())
     app.include_router(pages.section_pages())
