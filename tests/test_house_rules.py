@@ -27,7 +27,9 @@ MAY_IMPORT = {
     # the agents' side of the server: below the runtime and the web that hold it
     "app.ingest": {"app.alerting", "app.batch", "app.credentials", "app.exposition", "app.judge", "app.snapshot",
                    "app.storage"},
-    "app.config": {"app.alerting", "app.export", "app.storage"},  # each room's section comes from that room
+    "app.config": {"app.alerting", "app.energy", "app.export", "app.storage"},  # each room's section comes from that room
+    # the power bill: priced from the store's counters, shown by the web
+    "app.energy": set(),
     "app.scheduler": {"app.exposition", "app.snapshot"},
     "app.exposition": set(),
     "app.judge": set(),

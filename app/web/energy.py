@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from app.energy.bill import SourceBill, Tally
 from app.energy.ledger import EnergyReport, report
+from app.web.api_v1 import ERRORS
 from app.web.site import SiteDep
 
 router = APIRouter()
@@ -62,7 +63,7 @@ async def _report(s: Any, request: Request) -> EnergyOut:
     return energy_out(r)
 
 
-@router.get("/api/v1/energy", tags=["v1"])
+@router.get("/api/v1/energy", tags=["v1"], responses=ERRORS)
 async def energy_api(s: SiteDep, request: Request) -> EnergyOut:
     """Every source's energy today, this month and last month, its cost, and the lab's (each source
     counted once), with the month's projected bill."""
