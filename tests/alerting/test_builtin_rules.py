@@ -334,6 +334,8 @@ CASES: dict[str, tuple[Callable[[States], None], Callable[[States], None], str |
     "ups_on_battery": (lambda s: s["nut"]["ups"][0].update(on_battery=True, on_battery_seconds=40, flags=["OB"],
                                                             charge=64.0),
                        lambda s: s["nut"]["ups"][0].update(on_battery=False, flags=["OL", "CHRG"]), "Power"),
+    "ups_load_high": (lambda s: s["nut"]["ups"][0].update(load=83.0, runtime=420.0),
+                      lambda s: s["nut"]["ups"][0].update(load=79.0, runtime=600.0), "Power"),
     "ups_low_battery": (lambda s: s["nut"]["ups"][0].update(on_battery=True, low_battery=True, charge=9.0,
                                                              runtime=95.0),
                         lambda s: s["nut"]["ups"][0].update(on_battery=False, low_battery=False, charge=9.0), "Power"),
@@ -456,6 +458,8 @@ SAYS = {
     "rail_out_of_range": ("12V battery bus", "12V battery bus at 11.20 V, outside 11.4-14.6 V",
                           {**H, "rail": "12V battery bus"}),
     "ups_low_battery": ("ups12v", "UPS ups12v battery low: 9% charge, about 1 min left", {**H, "ups": "ups12v"}),
+    "ups_load_high": ("ups12v", "UPS ups12v load 83% of its capacity: on battery about 7 min left at this load",
+                      {**H, "ups": "ups12v"}),
     "ups_on_battery": ("ups12v", "UPS ups12v on battery (64% charge)", {**H, "ups": "ups12v"}),
     "vpn_down": ("site-b", "VPN site-b down: status file is 300 s old", {**H, "instance": "site-b"}),
     "throughput_low": ("3g down", "throughput test 3g down (download, 10.0.250.1:5201): 12.0 Mbit/s, 30% of its 40 "

@@ -5,7 +5,11 @@ from __future__ import annotations
 from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile
 from collectors.home.nut.state import NutState, Ups
 
-RULES = (RuleSpec("ups_on_battery", "warning", 30), RuleSpec("ups_low_battery", "critical"))
+RULES = (RuleSpec("ups_on_battery", "warning", 30), RuleSpec("ups_low_battery", "critical"),
+         RuleSpec("ups_load_high", "warning", 60))
+# The load, % of the UPS's capacity, from which ups_load_high is a warning and critical: past 80 %
+# the runtime on battery is short, at 100 % the UPS turns off or goes to bypass on overload.
+LOAD_WARNING, LOAD_CRITICAL = 80.0, 95.0
 # upsd's ups.status flags (NUT's docs/new-drivers.txt), as words.
 FLAG_WORDS = {"OL": "on mains", "OB": "on battery", "LB": "low battery", "HB": "high battery",
               "RB": "replace battery", "CHRG": "charging", "DISCHRG": "discharging", "BYPASS": "on bypass",
@@ -30,6 +34,19 @@ def runtime(u: Ups) -> str:
     return f"about {int(s) // 60} min left" if s >= 60 else f"about {int(s)} s left"
 
 
+def load_finding(u: Ups, judging: Judging) -> Finding | None:
+    """The load past its limits ([alerts.rules.ups_load_high] warning / critical), with what it
+    means: the runtime the battery would give at this load."""
+    if u.load is None:
+        return None
+    sev = judging.level("ups_load_high", u.load, LOAD_WARNING, LOAD_CRITICAL)
+    if sev is None:
+        return None
+    return Finding(BAD if sev == "critical" else WARN,
+                   f"UPS {u.name} load {u.load:.0f}% of its capacity: on battery {runtime(u)} at this load",
+                   "ups_load_high", u.name, {"ups": u.name}, judging.alert_severity("ups_load_high", sev))
+
+
 def findings(state: NutState, judging: Judging) -> list[Finding]:
     out = []
     for u in state.ups:
@@ -40,6 +57,8 @@ def findings(state: NutState, judging: Judging) -> list[Finding]:
         if u.low_battery:
             out.append(Finding(BAD, f"UPS {u.name} battery low: {charge(u)}, {runtime(u)}", "ups_low_battery", u.name,
                                labels))
+        if (high := load_finding(u, judging)) is not None:
+            out.append(high)
         if u.on_battery:
             # Two levels ([alerts.rules.ups_on_battery] warning/critical): the charge in percent,
             # lower is worse; on battery it is a warning at least.
