@@ -114,6 +114,28 @@ def test_the_boosters_energy_is_an_energy_sensor_of_its_own_and_the_days_cop_a_m
     finally:
         e.stop()
 
+def test_a_smart_plugs_energy_and_draw_are_sensors_home_assistants_energy_dashboard_takes(broker: Broker) -> None:
+    snap = Snapshot(host="nas")
+    snap.samples["smartplugs"] = [Sample.of("rackpulse_energy_joules_total", 12.5 * 3.6e6, source="rack"),
+                                  Sample.of("rackpulse_power_watts", 182.4, source="rack")]
+    e = exporter(broker.port)
+    try:
+        assert e.publish([snap]) == 2
+        ha = Listener(broker.port)
+        energy = json.loads(ha.wait_for("homeassistant/sensor/rackpulse_nas/energy_joules_total_rack/config"))
+        assert {k: energy[k] for k in ("device_class", "state_class", "unit_of_measurement", "name")} == {
+            "device_class": "energy", "state_class": "total_increasing", "unit_of_measurement": "kWh",
+            "name": "Energy rack"}
+        assert ha.wait_for("rackpulse/nas/energy_joules_total_rack") == "12.5"
+        power = json.loads(ha.wait_for("homeassistant/sensor/rackpulse_nas/power_watts_rack/config"))
+        assert (power["device_class"], power["state_class"], power["unit_of_measurement"]) == (
+            "power", "measurement", "W")
+        assert ha.wait_for("rackpulse/nas/power_watts_rack") == "182.4"
+        ha.close()
+    finally:
+        e.stop()
+
+
 def test_home_assistant_finds_the_heat_pump_energy_for_its_energy_dashboard(broker: Broker) -> None:
     e = exporter(broker.port)
     try:

@@ -44,6 +44,10 @@ KINDS: dict[str, Kind] = {
     # The booster's (NHZ) heat on its own, so the energy dashboard shows what the heat pump did not make.
     "rackpulse_heatpump_backup_heat_joules_total": Kind("sensor", "Heat pump booster heat {use}", "energy",
                                                         "total_increasing", "kWh", lambda v: round(v / 3.6e6, 3)),
+    # Every source of the lab's energy (a smart plug ...): its draw, and its energy for the dashboard.
+    "rackpulse_power_watts": Kind("sensor", "Power {source}", "power", "measurement", "W", lambda v: round(v, 1)),
+    "rackpulse_energy_joules_total": Kind("sensor", "Energy {source}", "energy", "total_increasing", "kWh",
+                                          lambda v: round(v / 3.6e6, 3)),
     "rackpulse_heatpump_cop": Kind("sensor", "Heat pump COP {period}", None, "measurement", None,
                                    lambda v: round(v, 2), icon="mdi:heat-pump"),
     "rackpulse_heatpump_compressor_starts_last_hour": Kind("sensor", "Heat pump compressor starts last hour", None,
