@@ -190,6 +190,9 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
         # so that every alert the story shows fires, and clears, in each loop.
         "alerts": {"interval": max(interval, 2.0), "flap_window": 120,
                    "rules": {rule: {"for_seconds": seconds} for rule, seconds in STORY_FOR.items()}},
+        # The bill on /energy: a day rate, a cheaper night, and a budget the lab stays within.
+        "energy": {"price_per_kwh": 0.30, "currency": "EUR", "monthly_budget": 60.0,
+                   "tariffs": [{"from": "22:00", "to": "06:00", "price": 0.24}]},
     }
 
 
@@ -347,9 +350,10 @@ def attach_simulations(collectors: dict[str, Any], root: Path) -> None:
 
         collectors["host"].statvfs = demo_statvfs
     if "smartplugs" in collectors:  # the plugs' payloads, from the scene (no broker here)
-        from collectors.home.smartplugs.demo import ScenePlugs
+        from collectors.home.smartplugs.demo import ScenePlugs, seeded
 
         collectors["smartplugs"].feed = ScenePlugs(root)
+        collectors["smartplugs"].restore(seeded())
     if "heartbeats" in collectors:  # the cron jobs' pings, from the scene (no job runs here)
         from collectors.probes.heartbeats.demo import ScenePings
 

@@ -9,6 +9,8 @@ import json
 import math
 from pathlib import Path
 
+from collectors.home.smartplugs.state import PlugView, SmartplugsState
+
 LOOP = 240.0
 # name: (kind, topic, base watts, swing, the counter when the story starts, in Wh)
 PLUGS = {"rack": ("shelly", "shellyplugpm-rack", 182.0, 14.0, 843_210.0),
@@ -41,6 +43,13 @@ def messages(t: float) -> list[tuple[str, bytes]]:
                 {"Time": "2026-11-28T18:00:00", "ENERGY": {"Total": round(wh / 1000, 5), "Power": round(w),
                                                            "Voltage": 231}}).encode()))
     return out
+
+
+def seeded() -> SmartplugsState:
+    """Where the plugs' energy stands when the demo starts: forty days at their usual draw, so that
+    the history the demo seeds climbs to it at the live pace and /energy opens on a month's bill."""
+    return SmartplugsState(plugs=[PlugView(name=name, kind=kind, energy_joules=base * 40 * 86400)
+                                  for name, (kind, _t, base, _s, _c) in PLUGS.items()])
 
 
 def demo_section(interval: float) -> dict[str, object]:
