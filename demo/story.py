@@ -190,8 +190,10 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
         # so that every alert the story shows fires, and clears, in each loop.
         "alerts": {"interval": max(interval, 2.0), "flap_window": 120,
                    "rules": {rule: {"for_seconds": seconds} for rule, seconds in STORY_FOR.items()}},
-        # The bill on /energy: a day rate, a cheaper night, and a budget the lab stays within.
-        "energy": {"price_per_kwh": 0.30, "currency": "EUR", "monthly_budget": 60.0,
+        # The bill on /energy: a day rate, a cheaper night, and a budget the lab stays within. The
+        # servers' BMCs report their draw too: it is inside the rack plug's, counted there.
+        "energy": {"price_per_kwh": 0.30, "currency": "EUR", "monthly_budget": 90.0,
+                   "inside": {"r720": "rack", "r430": "rack"},
                    "tariffs": [{"from": "22:00", "to": "06:00", "price": 0.24}]},
     }
 

@@ -53,7 +53,7 @@ def test_a_healthy_host_shows_every_tile_all_clear_in_plug_in_order() -> None:
     assert all(level == OK for _, level, _ in got)
     reasons = dict((t, r) for t, _, r in got)
     assert reasons["Hardware"] == "2 BMCs, 18 sensors nominal"
-    assert reasons["Arrays"].endswith("arrays clean") and reasons["Power"] == "rails in range, fans turning, on mains, 3 plugs drawing 291 W"
+    assert reasons["Arrays"].endswith("arrays clean") and reasons["Power"] == "rails in range, fans turning, on mains, 3 plugs drawing 439 W"
     assert reasons["Probes"] == "4 probes up; slowest ping 3G bond 116 ms"
     assert reasons["Throughput"] == "VPN site-b up 88 Mbit/s; VPN site-b down 86 Mbit/s"
     assert reasons["ZFS"] == "1 pool online" and reasons["RAID controller"] == "1 virtual drive optimal"

@@ -13,9 +13,13 @@ def test_the_demo_opens_energy_on_its_plugs_and_a_months_bill(tmp_path: Path) ->
     app = demo_app(tmp_path, 80, runs=2, shared=False)
     seed_everything(app.state.store, int(time.time()))  # as `rackpulse demo` does after its first round
     got = fetch(app, "/api/v1/energy").json()
-    assert {s["source"] for s in got["sources"]} == {"rack", "network", "desk"}
-    assert got["lab"]["watts"] == 345.1  # 194.1 + 37 + 114 W at story time 80
+    sources = {s["source"]: s for s in got["sources"]}
+    assert set(sources) == {"rack", "network", "desk", "r720", "r430"}
+    # the servers' BMCs report their draw (DCMI) inside the rack plug's: shown, counted once
+    assert (sources["r720"]["inside"], sources["r430"]["inside"]) == ("rack", "rack")
+    assert (sources["r720"]["watts"], sources["r430"]["watts"]) == (184.0, 96.0)
+    assert got["lab"]["watts"] == 493.1  # rack 342.1 + network 37 + desk 114 W at story time 80
     assert got["lab"]["month"]["kwh"] > 0 and got["lab"]["month"]["cost"] > 0 and got["currency"] == "EUR"
     page = fetch(app, "/energy").text
-    assert "The lab draws <strong>345 W</strong>" in page and 'id="source-rack"' in page
+    assert "The lab draws <strong>493 W</strong>" in page and 'id="source-rack"' in page
     assert '<a href="/energy" aria-current="page">Energy</a>' in page

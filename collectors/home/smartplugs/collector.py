@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
+from collectors import energy
 from collectors.base import Collector, CollectorError, CollectResult, MetricSpec, NoData, Runner, Sample
 from collectors.context import HostContext
 from collectors.home.smartplugs.config import Plug, SmartplugsConfig
@@ -81,10 +82,7 @@ class Inbox:
 class SmartplugsCollector(Collector):
     name: ClassVar[str] = "smartplugs"
     metrics: ClassVar[dict[str, MetricSpec]] = {
-        "rackpulse_power_watts": MetricSpec("A source's power draw now (a smart plug's), in watts; absent while it "
-                                            "is silent."),
-        "rackpulse_energy_joules_total": MetricSpec("A source's energy since rackpulse first read it, in joules: "
-                                                    "never falls, across the plug's reboots.", "counter"),
+        **energy.SPECS,
         "rackpulse_smartplug_silent": MetricSpec("1 while a plug has said nothing for longer than silent_after.",
                                                  states=("reporting", "silent")),
     }
@@ -137,11 +135,7 @@ class SmartplugsCollector(Collector):
         result = CollectResult(state=SmartplugsState(plugs=views, broker_error=broker_error))
         for v in views:
             result.samples.append(Sample.of("rackpulse_smartplug_silent", 1 if v.silent else 0, source=v.name))
-            if v.watts is not None:
-                result.samples.append(Sample.of("rackpulse_power_watts", v.watts, source=v.name))
-            if v.energy_joules is not None:
-                result.samples.append(Sample.of("rackpulse_energy_joules_total", round(v.energy_joules, 1),
-                                                source=v.name))
+            result.samples += energy.samples(v.name, v.watts, v.energy_joules)
         if broker_error and all(v.silent for v in views):
             result.warnings.append(f"{self.cfg.broker}: {broker_error}")
         return result

@@ -13,7 +13,7 @@ from collectors.home.smartplugs.state import PlugView, SmartplugsState
 
 LOOP = 240.0
 # name: (kind, topic, base watts, swing, the counter when the story starts, in Wh)
-PLUGS = {"rack": ("shelly", "shellyplugpm-rack", 182.0, 14.0, 843_210.0),
+PLUGS = {"rack": ("shelly", "shellyplugpm-rack", 330.0, 14.0, 843_210.0),  # the r720, the r430, the switch
          "network": ("tasmota", "network-plug", 34.0, 3.0, 301_455.0),
          "desk": ("shelly", "shellyplugpm-desk", 75.0, 45.0, 96_030.0)}
 

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
+from collectors import energy
 from collectors.base import (
     Collector,
     CollectorError,
@@ -62,6 +63,7 @@ class IpmiCollector(Collector):
         "rackpulse_ipmi_current_amperes": MetricSpec("A current sensor's reading."),
         "rackpulse_ipmi_sensor_power_watts": MetricSpec("A power sensor's reading (a power supply's output)."),
         "rackpulse_ipmi_power_watts": MetricSpec("The server's power draw as DCMI reports it (where the BMC has DCMI)."),
+        **energy.SPECS,
         "rackpulse_ipmi_sel_entries": MetricSpec("Entries in the BMC's system event log."),
         "rackpulse_ipmi_sel_used_ratio": MetricSpec("How full the system event log is, 0..1 (a full SEL drops new "
                                                     "events)."),
@@ -73,10 +75,14 @@ class IpmiCollector(Collector):
         self._last: dict[str, BmcView] = {}  # by BMC: the SEL position and held events survive a failed run
         self._no_dcmi: set[str] = set()  # BMCs that said they have no DCMI: not asked again
         self._swept = False  # credentials left by an interrupted run removed (once, at the first run)
+        # DCMI's watts over time: a server as a source of the lab's energy. Across a gap of three
+        # polls nothing is guessed.
+        self._energy = energy.Integrator(gap=3 * cfg.interval)
 
     def restore(self, state: State) -> None:
         if isinstance(state, IpmiState):
             self._last = {b.name: b for b in state.bmcs}
+            self._energy.seed({b.name: b.energy_joules for b in state.bmcs})
 
     def _targets(self) -> list[Bmc | None]:
         """None is this host's own BMC."""
@@ -128,7 +134,8 @@ class IpmiCollector(Collector):
             last = self._last.get(name)
             recent, held, last_id = self._sel(scan, info.entries, last)
             power = None if name in self._no_dcmi else self._power(scan, name)
-        return BmcView(name=name, remote=bmc is not None, up=True, sensors=sensors, power_watts=power,
+        joules = self._energy.add(name, power, self.clock()) if power is not None else self._energy.energy.get(name)
+        return BmcView(name=name, remote=bmc is not None, up=True, sensors=sensors, power_watts=power, energy_joules=joules,
                        sel_entries=info.entries, sel_used_ratio=info.used_ratio, sel_last_id=last_id,
                        recent=recent, held=held)
 
@@ -231,6 +238,7 @@ class IpmiCollector(Collector):
                 s.append(Sample.of(metric, sensor.reading, **labels))
         if v.power_watts is not None:
             s.append(Sample.of("rackpulse_ipmi_power_watts", v.power_watts, bmc=v.name))
+        s += energy.samples(v.name, v.power_watts, v.energy_joules)
         if v.sel_entries is not None:
             s.append(Sample.of("rackpulse_ipmi_sel_entries", v.sel_entries, bmc=v.name))
         if v.sel_used_ratio is not None:

@@ -34,6 +34,7 @@ class BmcView(Record):
     error: str | None = None
     sensors: list[Sensor] = []
     power_watts: float | None = None  # DCMI's current power, where the BMC has it
+    energy_joules: float | None = None  # DCMI's power over time since first read (collectors/energy.py)
     sel_entries: int | None = None
     sel_used_ratio: float | None = None
     sel_last_id: int | None = None  # the last record read: the next poll asks for what came after

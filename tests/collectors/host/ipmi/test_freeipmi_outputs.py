@@ -148,3 +148,29 @@ def test_the_sudoers_entries_allow_exactly_what_the_collector_runs_on_the_local_
     for argv in ran:
         allowed = [p.args for p in PRIVILEGES if getattr(cfg, p.option)[0] == argv[0]]
         assert any(re.fullmatch(pattern, " ".join(argv[1:])) for args in allowed for pattern in args), argv
+
+
+def test_a_servers_dcmi_draw_is_a_source_of_the_labs_energy_kept_across_a_restart(tmp_path: Path) -> None:
+    from collectors.host.ipmi.state import IpmiState
+    from collectors.state import dump, load
+
+    script = tmp_path / "freeipmi.py"
+    script.write_text(STAND_IN)
+    argv = [sys.executable, str(script)]
+    now = [1_000_000.0]
+    cfg = IpmiConfig(local="off", bmcs=[{"name": "r720", "host": "192.0.2.3"}], ipmi_sensors=argv, ipmi_sel=argv,
+                     ipmi_dcmi=argv, interval=60, work_dir=tmp_path / "ipmi")
+    first = IpmiCollector(cfg, clock=lambda: now[0])
+    first.collect()
+    now[0] += 60
+    result = first.collect()
+    got = {(s.metric, dict(s.labels).get("source")): s.value for s in result.samples}
+    assert got[("rackpulse_power_watts", "r720")] == 120.0
+    assert got[("rackpulse_energy_joules_total", "r720")] == 120.0 * 60
+    again = IpmiCollector(cfg, clock=lambda: now[0])
+    again.restore(load(IpmiState, dump(result.state)))  # type: ignore[arg-type]
+    now[0] += 3600  # back after an hour away: that hour is not guessed
+    again.collect()
+    now[0] += 60
+    state = again.collect().state
+    assert state is not None and state.bmcs[0].energy_joules == 120.0 * 60 * 2
