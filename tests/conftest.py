@@ -7,15 +7,19 @@ import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from sqlalchemy import create_engine, text
+
+if TYPE_CHECKING:
+    from tests.peers.mosquitto import Broker
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # Fixtures that start or use a real peer (routers, openvpn, upsd, snmpd, Prometheus, a browser, the PostgreSQL
 # server). Tests using one are marked `peers`, so `-m "not peers"` picks the fast tests that need nothing
 # beyond this checkout (the quick loop; scripts/mutation.py runs it per mutant). SQLite runs in both.
-PEER_FIXTURES = {"routers", "vpn", "ups", "bmc", "agent", "switch", "stack", "server", "browser", "pg_url"}
+PEER_FIXTURES = {"routers", "vpn", "ups", "bmc", "broker", "agent", "switch", "stack", "server", "browser", "pg_url"}
 # Whole files whose tests start rackpulse itself (serve, agent, demo) or a peer in the test body.
 PEER_FILES = {"test_agents_e2e.py", "test_energy_bill.py", "test_agent_sender.py", "test_prometheus_stack.py", "test_serve_episodes.py",
               "test_dbcopy_and_agents_cli.py", "test_pages_with_real_peers.py", "test_endless_command.py",
@@ -107,3 +111,15 @@ def _stop_demo_peers() -> Iterator[None]:
     yield
     while DEMO_PEERS:
         DEMO_PEERS.pop().stop()
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Broker]:
+    """A real Mosquitto for the test, on a free port, stopped after it (tests/peers/mosquitto.py)."""
+    from tests.peers import free_port
+    from tests.peers.mosquitto import Broker
+
+    b = Broker(tmp_path, free_port())
+    b.start()
+    yield b
+    b.stop()

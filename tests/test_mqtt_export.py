@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,14 +21,6 @@ from collectors.base import Sample
 from tests.peers import free_port
 from tests.peers.mosquitto import Broker
 from tests.states import one
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[Broker]:
-    b = Broker(tmp_path, free_port())
-    b.start()
-    yield b
-    b.stop()
 
 
 class Listener:

@@ -40,3 +40,4 @@ class Broker:
             self.proc.terminate()
             self.proc.wait(10)
             self.proc = None
+

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as paho
@@ -24,14 +23,6 @@ from tests.peers import free_port
 from tests.peers.mosquitto import Broker
 
 WH = 3600.0
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[Broker]:
-    b = Broker(tmp_path, free_port())
-    b.start()
-    yield b
-    b.stop()
 
 
 def shelly(apower: float, total_wh: float) -> dict[str, Any]:
