@@ -49,7 +49,7 @@ def sensor_words(s: Sensor) -> str:
                 return f"{value} {side} {t[key]:g}"
         return value
     shown = [e for e in s.events if e.lower() not in _BENIGN] or list(s.events)
-    return ", ".join(_phrase(e) for e in shown) or (s.state or "").lower()
+    return ", ".join(_phrase(e) for e in shown) or "–"  # a discrete sensor asserting nothing
 
 
 def event_words(e: SelEvent) -> str:
