@@ -15,7 +15,8 @@ from collectors.base import MetricSpec, Sample
 POWER = "rackpulse_power_watts"
 ENERGY = "rackpulse_energy_joules_total"
 SPECS = {
-    POWER: MetricSpec("A source's power draw now (a smart plug's, a server's as its BMC's DCMI reads it), in "
+    POWER: MetricSpec("A source's power draw now (a smart plug's, a UPS's output, a server's as its BMC's DCMI "
+                      "reads it), in "
                       "watts; absent while it is silent."),
     ENERGY: MetricSpec("A source's energy since rackpulse first read it, in joules: never falls (kept across the "
                        "source's reboots and rackpulse's restarts).", "counter"),

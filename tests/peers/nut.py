@@ -26,6 +26,7 @@ battery.voltage: {volts}
 battery.voltage.nominal: 12.0
 input.voltage: {input_v}
 input.voltage.nominal: 230
+ups.realpower.nominal: 390
 output.voltage: 230.0
 """
 STATES = {

@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from collectors import finite
+from collectors import energy, finite
 from collectors.base import (
     DEFAULT_MAX_BYTES,
     Collector,
@@ -32,6 +32,7 @@ from collectors.context import HostContext
 from collectors.home.nut.config import UpsdTarget
 from collectors.home.nut.state import NutState, Ups
 from collectors.snmpwire import SnmpTarget
+from collectors.state import State
 
 FLAGS = ("OL", "OB", "LB", "HB", "RB", "CHRG", "DISCHRG", "BYPASS", "CAL", "OFF", "OVER", "TRIM", "BOOST", "FSD",
          "ALARM", "WAIT")
@@ -178,13 +179,23 @@ class NutCollector(Collector):
         "rackpulse_ups_input_voltage_volts": MetricSpec("Input (mains) voltage."),
         "rackpulse_ups_output_voltage_volts": MetricSpec("Output voltage."),
         "rackpulse_ups_on_battery_seconds": MetricSpec("How long the UPS has been on battery (0 on mains)."),
+        **energy.SPECS,
     }
 
-    def __init__(self, targets: Sequence[UpsdTarget], timeout: float = 5.0, snmp_targets: Sequence[SnmpTarget] = ()) -> None:
+    def __init__(self, targets: Sequence[UpsdTarget], timeout: float = 5.0, snmp_targets: Sequence[SnmpTarget] = (),
+                 interval: float = 10.0, clock: Callable[[], float] = time.time) -> None:
         self.targets = list(targets)
         self.snmp_targets = list(snmp_targets)  # UPSes with a network card: UPS-MIB over SNMP
         self.timeout = timeout
+        self.clock = clock
         self._ob_since: dict[str, float] = {}
+        # What the UPS's output draws, over time: the UPS as a source of the lab's energy (nothing
+        # guessed across three missed polls)
+        self._energy = energy.Integrator(gap=3 * interval)
+
+    def restore(self, state: State) -> None:
+        if isinstance(state, NutState):
+            self._energy.seed({u.name: u.energy_joules for u in state.ups})
 
     def collect(self) -> CollectResult:
         if not self.targets and not self.snmp_targets:
@@ -224,8 +235,18 @@ class NutCollector(Collector):
 
         return ups_mib_to_nut(asyncio.run(read_ups_mib(target)))
 
+    @staticmethod
+    def _watts(st: UpsState) -> float | None:
+        """ups.realpower; else the load (percent) of ups.realpower.nominal; else unknown (ups.power
+        is volt-amperes, not watts)."""
+        real = st.num("ups.realpower")
+        if real is not None:
+            return real
+        load, nominal = st.num("ups.load"), st.num("ups.realpower.nominal")
+        return round(load / 100 * nominal, 1) if load is not None and nominal is not None else None
+
     def _ups(self, st: UpsState, result: CollectResult) -> Ups:
-        now = time.time()
+        now = self.clock()
         on_battery = "OB" in st.flags
         if on_battery:
             self._ob_since.setdefault(st.name, now)
@@ -248,17 +269,21 @@ class NutCollector(Collector):
             v = st.num(key)
             if v is not None:
                 s.append(Sample.of(metric, round(v * scale, 4), **lab))
+        watts = self._watts(st)
+        joules = self._energy.add(st.name, watts, now) if watts is not None else self._energy.energy.get(st.name)
+        s += energy.samples(st.name, watts, joules)
         result.entities.append(Entity("ups", st.name, {"status": " ".join(sorted(st.flags))}))
         return Ups(name=st.name, up=True, flags=sorted(st.flags), on_battery=on_battery,
                    on_battery_seconds=ob_seconds, low_battery="LB" in st.flags,
                    model=st.vars.get("ups.model") or st.vars.get("device.model"),
                    battery_voltage=st.num("battery.voltage"), charge=st.num("battery.charge"),
                    runtime=st.num("battery.runtime"), load=st.num("ups.load"),
-                   input_voltage=st.num("input.voltage"), output_voltage=st.num("output.voltage"))
+                   input_voltage=st.num("input.voltage"), output_voltage=st.num("output.voltage"), watts=watts,
+                   energy_joules=joules)
 
 
 # -- plug-in -----------------------------------------------------------------------------
 
 def build(c: Any, host: HostContext, runner: Runner) -> Collector:
     """The collector from its section, [collectors.nut]."""
-    return NutCollector(c.upsd, c.command_timeout, c.snmp)
+    return NutCollector(c.upsd, c.command_timeout, c.snmp, c.interval)

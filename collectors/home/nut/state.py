@@ -20,6 +20,8 @@ class Ups(Record):
     load: float | None = None  # percent
     input_voltage: float | None = None
     output_voltage: float | None = None
+    watts: float | None = None  # its output's draw: ups.realpower, or the load of ups.realpower.nominal
+    energy_joules: float | None = None  # those watts over time since first read (collectors/energy.py)
 
 
 class NutState(State):

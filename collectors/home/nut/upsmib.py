@@ -19,6 +19,7 @@ OIDS = {
     "output_source": f"{UPS_MIB}.4.1.0",  # 1 other, 2 none, 3 normal, 4 bypass, 5 battery, 6 booster, 7 reducer
     "output_voltage": f"{UPS_MIB}.4.4.1.2.1",
     "output_load": f"{UPS_MIB}.4.4.1.5.1",  # percent
+    "output_power": f"{UPS_MIB}.4.4.1.4.1",  # upsOutputPower: watts, first output line
 }
 
 
@@ -34,7 +35,7 @@ def ups_mib_to_nut(values: dict[str, int | None]) -> dict[str, str]:
     out = {"ups.status": " ".join(flags)}
     for key, var, scale in (("charge_remaining", "battery.charge", 1), ("battery_voltage", "battery.voltage", 0.1),
                             ("input_voltage", "input.voltage", 1), ("output_voltage", "output.voltage", 1),
-                            ("output_load", "ups.load", 1)):
+                            ("output_load", "ups.load", 1), ("output_power", "ups.realpower", 1)):
         v = values.get(key)
         if v is not None:
             out[var] = f"{v * scale:g}"

@@ -155,3 +155,22 @@ def test_a_ups_with_a_network_card_is_read_through_ups_mib_from_a_real_snmpd() -
     assert (u.name, u.on_battery, u.low_battery, u.charge, u.battery_voltage, u.runtime) == (
         "rack-ups", True, True, 18, 11.7, 240)
 
+
+
+def test_the_ups_draw_is_a_source_of_the_labs_energy_from_its_load_and_nominal_power(ups: NutPeer) -> None:
+    # dummy-ups says ups.load 23 and ups.realpower.nominal 390 (no ups.realpower): 89.7 W
+    now = [1_000_000.0]
+    c = NutCollector([UpsdTarget(port=ups.port)], timeout=2, interval=10, clock=lambda: now[0])
+    c.collect()
+    now[0] += 10
+    r = c.collect()
+    got = {(s.metric, dict(s.labels).get("source")): s.value for s in r.samples}
+    assert got[("rackpulse_power_watts", "ups12v")] == 89.7
+    assert got[("rackpulse_energy_joules_total", "ups12v")] == pytest.approx(897.0)
+    assert r.state.ups[0].watts == 89.7
+
+
+def test_ups_mib_output_power_is_the_ups_draw_in_watts() -> None:
+    from collectors.home.nut.upsmib import ups_mib_to_nut
+
+    assert ups_mib_to_nut({"output_source": 3, "output_power": 412})["ups.realpower"] == "412"
