@@ -3,9 +3,10 @@ from a plug-in package) can extend it without importing the app."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 
 class ConfigError(Exception):
@@ -40,3 +41,13 @@ def unique_names(entries: list[Any], what: str) -> list[Any]:
     if dup:
         raise ValueError(f"{what} names must be unique: {', '.join(dup)}")
     return entries
+
+
+def secret_value(inline: SecretStr | None, file: Path | None) -> str | None:
+    """A password given inline or (better) in a file readable only by rackpulse: the inline one
+    first; a file's content without its surrounding whitespace; None for neither, or an empty file."""
+    if inline:
+        return str(inline.get_secret_value())
+    if file:
+        return file.read_text().strip() or None
+    return None

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import Field, SecretStr
 
-from collectors.config import CollectorBase, Seconds, Strict
+from collectors.config import CollectorBase, Seconds, Strict, secret_value
 from collectors.snmpwire import SnmpTarget
 
 
@@ -22,11 +22,7 @@ class UpsdTarget(Strict):
     ups: list[str] = []
 
     def password_value(self) -> str | None:
-        if self.password:
-            return str(self.password.get_secret_value())
-        if self.password_file:
-            return self.password_file.read_text().strip() or None
-        return None
+        return secret_value(self.password, self.password_file)
 
     def __repr__(self) -> str:  # never show the password in logs or errors
         return f"UpsdTarget({self.host}:{self.port}, user={self.username!r})"

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 
-from collectors.config import CollectorBase, Seconds, Strict, unique_names
+from collectors.config import CollectorBase, Seconds, Strict, secret_value, unique_names
 
 # How long a plug may say nothing before it is "no data": a few of its reporting periods
 # (Shelly publishes a metering plug's status at least each minute, Tasmota each TelePeriod, 300 s).
@@ -64,8 +64,4 @@ class SmartplugsConfig(CollectorBase):
         return v
 
     def password_value(self) -> str | None:
-        if self.password:
-            return str(self.password.get_secret_value())
-        if self.password_file:
-            return self.password_file.read_text().strip() or None
-        return None
+        return secret_value(self.password, self.password_file)
