@@ -8,7 +8,7 @@ import signal
 import time
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from app.agent.push import JITTER, MAX_BACKOFF
 from app.storage.db import make_engine
@@ -36,6 +36,24 @@ def runs_by_host(db_url: str) -> dict[str, dict[str, list[float]]]:
     for host, coll, started in rows:
         out.setdefault(host, {}).setdefault(coll, []).append(started)
     return out
+
+
+def runs_and_last_seq(db_url: str, host: str) -> tuple[int, int]:
+    """How many runs of ``host`` the server holds and the agent's last_seq, read in ONE statement.
+
+    A stopped agent's send may still be in flight at the server (its sender is a daemon thread),
+    and the server commits that batch's runs and last_seq together. Two separate SELECTs can fall
+    on either side of the commit: CI once read last_seq 24 and then 26 runs. One statement sees
+    one snapshot, in PostgreSQL and in SQLite."""
+    runs = (select(func.count()).select_from(collector_run).where(collector_run.c.host == host)
+            .scalar_subquery())
+    engine = make_engine(db_url)
+    try:
+        with engine.connect() as c:
+            n, last = c.execute(select(runs, agent.c.last_seq).where(agent.c.host == host)).one()
+    finally:
+        engine.dispose()
+    return int(n), int(last)
 
 
 def test_killing_the_server_mid_stream_loses_nothing_and_stores_nothing_twice(tmp_path: Path, db_url: str) -> None:
@@ -124,7 +142,8 @@ def test_killing_the_server_mid_stream_loses_nothing_and_stores_nothing_twice(tm
         # exact: each outbox record is one run, numbered from 1 and delivered in order, so the
         # server holds exactly last_seq runs of each agent: none lost, none twice
         for host in ("nas1", "ceph1"):
-            assert sum(len(v) for v in runs[host].values()) == rows[host].last_seq, host
+            n, last = runs_and_last_seq(db_url, host)
+            assert n == last, host
         page = wait_for(lambda: get_json(base + "/h/ceph1/api/state"), what="ceph1 state")
         assert page["host"] == "ceph1" and page["arrays"] and page["disks"]
     finally:
@@ -217,12 +236,8 @@ def test_while_the_servers_postgresql_refuses_connections_batches_wait_and_then_
             return bool(h["delivering"]) and (waiting == 0 or waiting > backlog)
         wait_for(drained, timeout=MAX_BACKOFF * (1 + JITTER) + 60, what="drained after the database came back")
         stop(agent_proc)
-        engine = make_engine(pg_url)
-        with engine.connect() as c:
-            last = c.execute(select(agent.c.last_seq)).scalar()
-            n = c.execute(select(collector_run.c.id).where(collector_run.c.host == "nas1")).all()
-        engine.dispose()
-        assert len(n) == last and last >= 15  # every record the agent made and sent, once
+        n, last = runs_and_last_seq(pg_url, "nas1")
+        assert n == last and last >= 15  # every record the agent made and sent, once
     finally:
         with admin.connect() as c:
             c.execute(text(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true'))
