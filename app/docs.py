@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from typing import Any, get_args
 
+from app.energy.config import EnergyConfig
 from collectors import plugins
 from collectors.config import CollectorBase
 from collectors.plugin import DOMAINS, CollectorPlugin
@@ -54,6 +55,14 @@ def metrics_md() -> str:
                     f"`{r.name}` ({r.severity}" + (f", for {r.for_seconds:g} s" if r.for_seconds else "")
                     + (f", reminder every {r.reminder_hours:g} h" if r.reminder_hours else "") + ")"
                     for r in p.rules) + ".", ""]
+    from app.energy.watch import SPECS as ENERGY_SPECS  # it imports the alert engine: not at start-up
+
+    out += ["## the lab's energy (the server, from every source's rackpulse_energy_joules_total)", "",
+            "Config `[energy]`: " + ", ".join(f"`{k}` ({_default(f)})" for k, f in EnergyConfig.model_fields.items())
+            + ".", "", "| metric | type | help |", "|---|---|---|"]
+    out += [f"| `{m}` | {s.kind} | {s.help.replace('|', '/')} |" for m, s in ENERGY_SPECS.items()]
+    out += ["", "Alert rules: `power_above_baseline` (warning, for 1800 s, reminder every 24 h), "
+            "`energy_budget` (warning, reminder every 24 h).", ""]
     return "\n".join(out)
 
 

@@ -16,6 +16,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from app import version
 from app.config import Config
 from app.disks import bay_labels
+from app.energy.watch import EnergyWatch
 from app.ingest.agents import Agents
 from app.ingest.conditions import agent_conditions
 from app.judge import thresholds
@@ -36,6 +37,7 @@ if TYPE_CHECKING:  # built on first use (their imports are heavy, and alerting's
     from app.export.remote_write import RemoteWrite
 
 log = logging.getLogger("rackpulse.runtime")
+ENERGY_TICK = 60.0  # the draw now against each source's baseline; the bill itself is worked out every 5 minutes
 LEADER_HOST = "alerts_leader_host"  # meta: the host name of the server that leads the alerts
 
 
@@ -66,6 +68,8 @@ class Runtime:
         self.host_alerting: dict[str, Alerting] = {}  # agent host -> its Alerting
         self._failed_hosts: set[str] = set()
         self._channels: list[Channel] | None = None  # the config's and the browser's, once loaded
+        self.energy = EnergyWatch()  # the bill on /metrics; energy_budget and power_above_baseline
+        self.energy_conditions: list[Any] = []
         # Several servers on one PostgreSQL: one evaluates and notifies (app/leader.py).
         self.leadership = Leadership(self.engine)
         self.leading = False
@@ -132,7 +136,7 @@ class Runtime:
             return
         leading = self.lead()
         if leading or self._own_host_is_mine():
-            local.tick(self.snap, now, deliver=False)
+            local.tick(self.snap, now, extra=self.energy_conditions, deliver=False)
         if not leading:
             return
         if self.leadership.shared:  # another server may have taken an agent's latest batch
@@ -152,6 +156,10 @@ class Runtime:
                     log.exception("alerts for agent host %s failed", host)
                     self._failed_hosts.add(host)
         local.courier.wake()  # delivery runs in the courier's threads: a hanging endpoint never delays this
+
+    def energy_tick(self) -> None:
+        """This host's energy figures: the cost gauge, and the energy rules' conditions for the next alert tick."""
+        self.energy_conditions = self.energy.update(self.store, self.snap, self.cfg.energy, time.time())
 
     def _own_host_is_mine(self) -> bool:
         """A standby evaluates its own host itself, unless the leader has the same host name (two
@@ -260,6 +268,7 @@ class Runtime:
             # one took are in the database, read at the heartbeats collector's own interval
             every = scheduler.snapshot.statuses["heartbeats"].interval
             scheduler.add_task(self.load_pings, every, "pings")
+        scheduler.add_task(self.energy_tick, ENERGY_TICK, "energy")
         alerting = self.get_alerting()
         if alerting is not None:
             alerting.courier.may_send = lambda: self.leading  # a standby's courier sends nothing

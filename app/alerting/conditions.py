@@ -18,7 +18,8 @@ def builtin_rules() -> dict[str, Rule]:
     """The rules every installed collector brings, and the ones about collectors and agents."""
     rules = [Rule(r.name, r.severity, r.for_seconds, r.reminder_hours) for p in plugins().values() for r in p.rules]
     rules += [Rule("collector_down", "warning", 300), Rule("agent_silent", "critical", 0, 12),
-              Rule("agent_clock_skew", "warning", 300), Rule("agent_cardinality", "warning", 0, 12)]
+              Rule("agent_clock_skew", "warning", 300), Rule("agent_cardinality", "warning", 0, 12),
+              Rule("power_above_baseline", "warning", 1800, 24), Rule("energy_budget", "warning", 0, 24)]
     return {r.name: r for r in rules}
 
 

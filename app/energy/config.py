@@ -47,6 +47,12 @@ class EnergyConfig(BaseModel):
     inside: dict[str, str] = {}
     # The time zone days, months and tariff bands are in ("Europe/Berlin"); unset: this machine's.
     timezone: str | None = None
+    # power_above_baseline: a source drawing more than baseline_ratio times its median of the last
+    # baseline_days days, and at least baseline_min_watts more than it (for as long as
+    # [alerts.rules.power_above_baseline] for_seconds says, 30 minutes unless set).
+    baseline_ratio: Annotated[float, Field(gt=1)] = 1.5
+    baseline_days: Annotated[int, Field(ge=2, le=60)] = 7
+    baseline_min_watts: Annotated[float, Field(ge=0)] = 20.0
 
     @field_validator("timezone")
     @classmethod

@@ -12,9 +12,11 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from collectors import energy
 from collectors.base import Collector, CollectorError, CollectResult, Entity, MetricSpec, Runner, Sample
 from collectors.context import HostContext
 from collectors.counters import CounterGuard
+from collectors.energy import samples as energy_source
 from collectors.home.heatpump.isg_map import (
     BLOCKS,
     CONTROLLERS,
@@ -42,6 +44,24 @@ JOULES_PER_KWH = 3_600_000
 MAX_KW, SLACK_KWH, CEILING_KWH = 100.0, 2.0, 10_000_000.0
 METRIC_OF = {"heat": "rackpulse_heatpump_heat_joules_total", "electricity": "rackpulse_heatpump_electricity_joules_total",
              "backup": "rackpulse_heatpump_backup_heat_joules_total"}
+
+
+# The heat pump as one of the lab's energy sources (/energy): what it drew from the mains, the
+# compressor's electricity and the booster's (a heating element: its heat is its electricity).
+ENERGY_SOURCE = "heatpump"
+DRAWN = ("electricity_heating", "electricity_hot_water", "backup_heating", "backup_hot_water")
+
+
+def drawn(before: float | None, rises: dict[str, float], counters: dict[str, float]) -> float | None:
+    """The heat pump's electricity as a counter that never falls, in kWh: the sum of the ISG
+    counters' rises. Not their sum itself: a counter the ISG moved to a new base (a controller
+    swapped, a total set back) is taken at its new value without booking the jump, and their sum
+    would fall or leap with it. It starts where the counters stand, so a long-running heat pump's
+    first reading is its history, as its own counters hold it."""
+    if before is None:
+        present = [counters[k] for k in DRAWN if k in counters]
+        return sum(present) if present else None
+    return before + sum(rises.get(k, 0.0) for k in DRAWN)
 
 
 class HeatpumpCollector(Collector):
@@ -75,6 +95,7 @@ class HeatpumpCollector(Collector):
                                                                       "whole hours).", "counter"),
         "rackpulse_heatpump_sg_ready_state": MetricSpec("SG Ready operating state (1 blocked .. 4 maximum)."),
         "rackpulse_heatpump_operating_mode": MetricSpec("Operating mode number (holding register)."),
+        **energy.SPECS,
     }
 
     def __init__(self, host: str, port: int = 502, unit: int = 1, timeout: float = 3.0,
@@ -95,12 +116,14 @@ class HeatpumpCollector(Collector):
         self.shortened: dict[tuple[int, int], int] = {}
         self.requests = 0  # read requests sent by the last poll (for the bench)
         self._energy: dict[str, float] = {}
+        self._drawn: float | None = None  # kWh, the lab's energy source "heatpump" (see _energy_samples)
         self.guard = CounterGuard(MAX_KW / 3600, SLACK_KWH, CEILING_KWH)
         self._connected_logged: bool | None = None
 
     def restore(self, state: State) -> None:
         if isinstance(state, HeatpumpState):
             self._energy.update({k: v for k, v in state.energy_counters.items() if v is not None})
+            self._drawn = state.electricity_drawn_kwh
             if state.booked_at is not None:  # when they were read: without it, the next read is judged alone
                 for key, value in self._energy.items():
                     self.guard.seed(key, value, state.booked_at)
@@ -254,7 +277,7 @@ class HeatpumpCollector(Collector):
         t = self.thresholds
         return HeatpumpState(controller=controller, controller_id=self.controller, temperatures=temps, flags=flags,
                              fault=fault, active_error=error,
-                             values=v, energy_counters=dict(self._energy),
+                             values=v, energy_counters=dict(self._energy), electricity_drawn_kwh=self._drawn,
                              heat_today=heat_today, electricity_today=elec_today, efficiency_today=efficiency,
                              days=self.days, months=self.months, starts=self.starts, booked_at=self._last_poll,
                              compressor_starts_counter=self._starts_counter,
@@ -292,6 +315,9 @@ class HeatpumpCollector(Collector):
                 if kind != "backup":
                     energy[kind][use] = day
                 s.append(Sample.of(METRIC_OF[kind], running * JOULES_PER_KWH, use=use))
+        self._drawn = drawn(self._drawn, rises, self._energy)
+        if self._drawn is not None:
+            s.extend(energy_source(ENERGY_SOURCE, None, self._drawn * JOULES_PER_KWH))
         return energy, rises
 
     def _book(self, v: dict[str, float | None], flags: dict[str, bool], rises: dict[str, float],

@@ -15,6 +15,7 @@ class HeatpumpState(State):
     active_error: int | None = None  # the controller's error number, 0 for none
     values: dict[str, float | None] = {}  # every field of the register map, decoded
     energy_counters: dict[str, float | None] = {}  # kWh running totals that never go back, by kind and use
+    electricity_drawn_kwh: float | None = None  # the sum of its electricity counters' rises: never falls
     heat_today: float | None = None  # kWh
     electricity_today: float | None = None
     efficiency_today: float | None = None  # heat / electricity

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from collectors.base import CollectorError
 from collectors.home.heatpump.collector import HeatpumpCollector
 from collectors.home.heatpump.isg_map import decode
+from collectors.home.heatpump.state import HeatpumpState
 from tests.peers.isg import IsgSim, lwz_registers, wpm3_registers
 
 
@@ -171,3 +172,30 @@ def test_an_lwz_uses_its_own_map() -> None:
     assert s.controller == "LWZ/LWA" and s.temperatures["outside"] == 2.5
     assert s.flags["compressor"] and s.flags["heating"]
     assert s.energy_counters["heat_heating"] == 3000 + 120 + 8
+
+
+def drawn_joules(c: HeatpumpCollector) -> tuple[float, HeatpumpState]:
+    r = c.collect()
+    values = [s.value for s in r.samples if s.metric == "rackpulse_energy_joules_total"
+              and dict(s.labels) == {"source": "heatpump"}]
+    assert len(values) == 1
+    return values[0] / 3_600_000, r.state
+
+
+def test_the_heat_pumps_electricity_is_a_lab_energy_source_that_books_no_rebased_jump(wpm3: IsgSim) -> None:
+    c = HeatpumpCollector("127.0.0.1", wpm3.port, timeout=2)
+    # compressor heating 1555 + 4 today, hot water 130 + 1, boosters 0: where its counters stand
+    assert drawn_joules(c)[0] == 1690
+    wpm3.set_input(3510, [6])  # 2 kWh more for heating today
+    assert drawn_joules(c)[0] == 1692
+    # The controller swapped: its heating total reads 3555 from now on. Two reads are skipped as
+    # bad, the third takes it as the new base; the 2000 kWh jump is no energy drawn.
+    wpm3.set_input(3511, [555, 3])
+    assert [drawn_joules(c)[0] for _ in range(3)] == [1692, 1692, 1692]
+    wpm3.set_input(3510, [8])
+    drawn, state = drawn_joules(c)
+    assert drawn == 1694 and state.energy_counters["electricity_heating"] == 3563
+    # after a restart it goes on from the stored state, not from the counters' sum (3694)
+    again = HeatpumpCollector("127.0.0.1", wpm3.port, timeout=2)
+    again.restore(state)
+    assert drawn_joules(again)[0] == 1694
