@@ -368,4 +368,5 @@ def attach_simulations(collectors: dict[str, Any], root: Path) -> None:
 
             hp = collectors["heatpump"]
             hp.clock = heatpump.sim_clock
+            hp.energy_pace = heatpump.DAY / 86400  # on /energy at a real day's pace
             hp.restore(HeatpumpState(days=heatpump.seeded_days(), energy_counters=heatpump.seeded_counters()))

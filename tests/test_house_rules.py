@@ -28,8 +28,9 @@ MAY_IMPORT = {
     "app.ingest": {"app.alerting", "app.batch", "app.credentials", "app.exposition", "app.judge", "app.snapshot",
                    "app.storage"},
     "app.config": {"app.alerting", "app.energy", "app.export", "app.storage"},  # each room's section comes from that room
-    # the power bill: priced from the store's counters, shown by the web
-    "app.energy": set(),
+    # the power bill: priced from the store's counters, shown by the web; its watch (watch.py) says
+    # the bill on /metrics and raises the energy rules as the alert engine's conditions
+    "app.energy": {"app.alerting", "app.exposition"},
     "app.scheduler": {"app.exposition", "app.snapshot"},
     "app.exposition": set(),
     "app.judge": set(),

@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from app.agent.push import AGENT_METRICS
+from app.energy.watch import SPECS as ENERGY_SPECS
 from app.ingest.agents import SERVER_METRICS
 from app.scheduler import SELF_METRICS
 from collectors import plugins
@@ -51,7 +52,7 @@ def test_the_prometheus_and_alertmanager_configs_are_valid() -> None:
 
 
 def all_metric_names() -> set[str]:
-    names = set(SELF_METRICS) | set(SERVER_METRICS) | set(AGENT_METRICS)
+    names = set(SELF_METRICS) | set(SERVER_METRICS) | set(AGENT_METRICS) | set(ENERGY_SPECS)
     for plugin in plugins().values():
         names |= set(plugin.collector.metrics)
     return names
@@ -66,7 +67,7 @@ def test_every_rule_and_dashboard_query_uses_metrics_rackpulse_exports() -> None
     used = {m for e in exprs for m in re.findall(r"\b(rackpulse_[a-z0-9_]+)", e)}
     assert used and used <= known, sorted(used - known)
     sections = {p["title"] for p in dash["panels"] if p["type"] == "row"}
-    assert sections == {"Disks and arrays", "Network", "Heat pump", "Power", "Storage beyond md"}
+    assert sections == {"Disks and arrays", "Network", "Heat pump", "Power", "Storage beyond md", "Energy"}
 
 
 def test_the_compose_file_wires_the_stack_without_privileged_containers() -> None:

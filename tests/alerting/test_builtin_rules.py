@@ -629,7 +629,8 @@ def test_every_built_in_rule_is_tested_here_or_with_the_storage_rules() -> None:
     from tests.alerting.test_storage_rules import RULES as STORAGE
 
     here = set(CASES) | STORAGE | {"collector_down", "heatpump_unreachable", "bond_slave_flapping", "switch_port_flapping",
-                         "agent_silent", "agent_clock_skew", "agent_cardinality", "interface_errors"}
+                         "agent_silent", "agent_clock_skew", "agent_cardinality", "interface_errors",
+                         "energy_budget", "power_above_baseline"}  # tests/energy/test_energy_watch.py
     assert here == set(BUILTIN)
 
 

@@ -43,7 +43,8 @@ def tiles(snap: Snapshot) -> dict[str, dict[str, Any]]:
 def test_every_built_in_rule_is_declared_by_exactly_one_collector_or_the_app() -> None:
     declared = [r.name for p in plugins().values() for r in p.rules]
     assert len(declared) == len(set(declared))
-    assert set(BUILTIN) == set(declared) | {"collector_down", "agent_silent", "agent_clock_skew", "agent_cardinality"}
+    assert set(BUILTIN) == set(declared) | {"collector_down", "agent_silent", "agent_clock_skew", "agent_cardinality",
+                                                   "energy_budget", "power_above_baseline"}
 
 
 def test_a_healthy_host_shows_every_tile_all_clear_in_plug_in_order() -> None:

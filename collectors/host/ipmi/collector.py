@@ -74,7 +74,6 @@ class IpmiCollector(Collector):
         self.cfg, self.root, self.runner, self.clock = cfg, root, runner, clock
         self._last: dict[str, BmcView] = {}  # by BMC: the SEL position and held events survive a failed run
         self._no_dcmi: set[str] = set()  # BMCs that said they have no DCMI: not asked again
-        self._swept = False  # credentials left by an interrupted run removed (once, at the first run)
         # DCMI's watts over time: a server as a source of the lab's energy. Across a gap of three
         # polls nothing is guessed.
         self._energy = energy.Integrator(gap=3 * cfg.interval)
@@ -206,7 +205,7 @@ class IpmiCollector(Collector):
                 common.append(f"--workaround-flags={','.join(bmc.workarounds)}")
             yield Scan(self.runner, self.cfg.command_timeout, common, cache, secret=password)
         finally:
-            os.unlink(path)
+            Path(path).unlink(missing_ok=True)
 
     def _work_dir(self) -> Path:
         """Private to this user (FreeIPMI refuses an SDR cache others can write, and the credentials
@@ -219,11 +218,21 @@ class IpmiCollector(Collector):
             raise CollectorError(f"work_dir {path}: {exc.strerror}") from None
         if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
             raise CollectorError(f"work_dir {path}: not a directory of this user's that only it can enter")
-        if not self._swept:
-            for left in path.glob("credentials-*.conf"):
-                left.unlink(missing_ok=True)
-            self._swept = True
+        # Only files older than any call lasts: the work_dir may be shared (the demo's hosts, two
+        # servers' collectors), and a file younger than that is another call's, still in use.
+        # Removing those once failed the other call ("No such file or directory").
+        stale = time.time() - self._call_bound()
+        for left in path.glob("credentials-*.conf"):
+            try:
+                if left.stat().st_mtime < stale:
+                    left.unlink(missing_ok=True)
+            except FileNotFoundError:
+                pass  # its call ended meanwhile
         return path
+
+    def _call_bound(self) -> float:
+        """Longer than any session lasts: each of its commands is killed at command_timeout."""
+        return 10 * self.cfg.command_timeout + 60
 
     def _samples(self, v: BmcView, result: CollectResult) -> None:
         s = result.samples

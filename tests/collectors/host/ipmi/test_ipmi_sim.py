@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -148,9 +149,13 @@ def test_a_wrong_password_is_one_clear_error_and_the_password_is_in_no_log_line_
 def test_credentials_an_interrupted_run_left_behind_are_removed_by_the_next(bmc: IpmiSim, tmp_path: Path) -> None:
     work = tmp_path / "ipmi"
     work.mkdir(mode=0o700)
-    (work / "credentials-killed.conf").write_text(f"password {PASSWORD}\n")  # a run killed mid-call
+    killed = work / "credentials-killed.conf"
+    killed.write_text(f"password {PASSWORD}\n")  # a run killed mid-call, an hour ago
+    os.utime(killed, (time.time() - 3600, time.time() - 3600))
+    # another collector's call on the same work_dir (the demo's hosts share one), in progress
+    (work / "credentials-in-use.conf").write_text(f"password {PASSWORD}\n")
     assert IpmiCollector(config(bmc, tmp_path)).collect().state is not None
-    assert list(work.glob("credentials-*")) == []
+    assert [p.name for p in work.glob("credentials-*")] == ["credentials-in-use.conf"]
 
 
 def test_a_bmc_that_does_not_answer_is_ipmi_unreachable_and_keeps_its_place_in_the_log(
