@@ -192,7 +192,7 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
                    "rules": {rule: {"for_seconds": seconds} for rule, seconds in STORY_FOR.items()}},
         # The bill on /energy: a day rate, a cheaper night, and a budget the lab stays within. The
         # servers' BMCs report their draw too: it is inside the rack plug's, counted there.
-        "energy": {"price_per_kwh": 0.30, "currency": "EUR", "monthly_budget": 90.0,
+        "energy": {"price_per_kwh": 0.30, "currency": "EUR", "monthly_budget": 250.0,
                    "inside": {"r720": "rack", "r430": "rack"},
                    "tariffs": [{"from": "22:00", "to": "06:00", "price": 0.24}]},
     }
@@ -369,4 +369,7 @@ def attach_simulations(collectors: dict[str, Any], root: Path) -> None:
             hp = collectors["heatpump"]
             hp.clock = heatpump.sim_clock
             hp.energy_pace = heatpump.DAY / 86400  # on /energy at a real day's pace
-            hp.restore(HeatpumpState(days=heatpump.seeded_days(), energy_counters=heatpump.seeded_counters()))
+            # what it drew: twice a mild November's 300 kWh, so the history the demo seeds (half of
+            # where a counter stands, a month ago) gives /energy a month of it
+            hp.restore(HeatpumpState(days=heatpump.seeded_days(), energy_counters=heatpump.seeded_counters(),
+                                     electricity_drawn_kwh=600.0))

@@ -31,6 +31,22 @@ def hourly(points: Sequence[Any]) -> list[tuple[int, float]]:
     return out
 
 
+def hourly_by_source(store: Any, since: float, now: float) -> dict[str, list[tuple[int, float]]]:
+    """Each source's (hour's start, joules) from `since` on, read from the hourly rollups (and the
+    raw samples of the hours not folded yet). A source stored as several series (its plug-in
+    moved hosts' names, say) is their sum."""
+    out: dict[str, list[tuple[int, float]]] = {}
+    for sid, labels in store.series_of(ENERGY):
+        source = labels.get("source")
+        if source:
+            span = int(now) + 1 - int(since) + 3600
+            points = store.history(sid, int(since) - 3600, int(now) + 1, max_points=span // 3600 + 24)
+            out.setdefault(source, []).extend(hourly(points))
+    for rows in out.values():
+        rows.sort()
+    return out
+
+
 @dataclass
 class EnergyReport:
     currency: str
@@ -46,14 +62,8 @@ def report(store: Any, snapshot_samples: dict[str, list[Any]], cfg: EnergyConfig
     now = now or clock()
     tz = cfg.zone()
     since = int(previous_month_start(datetime.fromtimestamp(now, tz)).timestamp())
-    per_source = {}
-    for sid, labels in store.series_of(ENERGY):
-        source = labels.get("source")
-        if source:
-            # two months of hours: 1,488 points at most, read from hourly rollups (and raw samples
-            # for the hours not folded yet)
-            per_source[source] = hourly(store.history(sid, since - 3600, int(now) + 1, max_points=2000))
-    sources = bills(per_source, cfg, now, tz)
+    # two months of hours: 1,488 points a source at most
+    sources = bills(hourly_by_source(store, since, now), cfg, now, tz)
     lab = lab_total(sources)
     watts = {dict(s.labels).get("source", ""): s.value for samples in snapshot_samples.values()
              for s in samples if s.metric == POWER}

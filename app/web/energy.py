@@ -3,19 +3,23 @@ so the page and a script read the same figure to the cent."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
 
+from app.energy import ledger
 from app.energy.bill import SourceBill, Tally
-from app.energy.ledger import EnergyReport, report
+from app.energy.chart import BOTTOM, HEIGHT, LEFT, RANGES, WIDTH, Stack, since, stack
+from app.energy.config import EnergyConfig
+from app.energy.ledger import EnergyReport, hourly_by_source, report
 from app.web.api_v1 import ERRORS
 from app.web.site import SiteDep
 
 router = APIRouter()
+Range = Literal["24h", "30d", "12mo"]
 
 
 class Period(BaseModel):
@@ -57,10 +61,44 @@ def energy_out(r: EnergyReport) -> EnergyOut:
                      projected_month_cost=round(r.projected, 2), monthly_budget=r.budget)
 
 
+class SourceSeries(BaseModel):
+    source: str
+    kwh: list[float]  # per period, as `periods`
+
+
+class EnergyHistoryOut(BaseModel):
+    range: Range
+    periods: list[str]  # each period's start, local time (ISO 8601 with its offset)
+    sources: list[SourceSeries]  # the sources not inside another, most energy first
+    total: list[float]  # kWh per period, the lab's
+
+
 async def _report(s: Any, request: Request) -> EnergyOut:
     snap, store = s.view(request)
     r = await run_in_threadpool(report, store, dict(snap.samples), s.cfg.energy)
     return energy_out(r)
+
+
+def _stack(store: Any, cfg: EnergyConfig, range_: str) -> Stack:
+    now = ledger.clock()
+    tz = cfg.zone()
+    return stack(hourly_by_source(store, since(range_, now, tz), now), cfg.inside, range_, now, tz)
+
+
+async def _history(s: Any, request: Request, range_: str) -> Stack:
+    _snap, store = s.view(request)
+    return await run_in_threadpool(_stack, store, s.cfg.energy, range_)
+
+
+@router.get("/api/v1/energy/history", tags=["v1"], responses=ERRORS)
+async def energy_history_api(s: SiteDep, request: Request, range: Range = "30d") -> EnergyHistoryOut:  # noqa: A002
+    """The lab's kWh per hour (24h), per day (30d) or per month (12mo), by source: the stacked chart
+    of /energy. Sources inside another (the servers behind the UPS) are in the one that holds them."""
+    st = await _history(s, request, range)
+    return EnergyHistoryOut(range=range, periods=[p.isoformat() for p in st.starts],
+                            sources=[SourceSeries(source=src, kwh=[round(v, 3) for v in st.kwh[src]])
+                                     for src in st.sources],
+                            total=[round(v, 3) for v in st.totals])
 
 
 @router.get("/api/v1/energy", tags=["v1"], responses=ERRORS)
@@ -71,5 +109,7 @@ async def energy_api(s: SiteDep, request: Request) -> EnergyOut:
 
 
 @router.get("/energy", response_class=HTMLResponse, name="energy")
-async def energy_page(s: SiteDep, request: Request) -> HTMLResponse:
-    return s.render(request, "energy.html", title="Energy", e=await _report(s, request))
+async def energy_page(s: SiteDep, request: Request, range: Range = "30d") -> HTMLResponse:  # noqa: A002
+    e = await _report(s, request)
+    return s.render(request, "energy.html", title="Energy", e=e, chart=await _history(s, request, range),
+                    ranges=RANGES, geometry={"width": WIDTH, "height": HEIGHT, "left": LEFT, "bottom": BOTTOM})

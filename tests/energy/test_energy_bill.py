@@ -6,6 +6,7 @@ and in PostgreSQL."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -94,3 +95,39 @@ def test_the_months_bill_by_hand_is_what_the_page_and_the_api_say(db_url: str,
     assert (sources["rack"]["share"], sources["ups"]["share"]) == (pytest.approx(0.4), pytest.approx(0.6))
     assert "24.33 EUR</strong>" in page and '<strong id="projected">50.34 EUR</strong>' in page and "over" in page
     assert "inside ups: counted there" in page
+
+
+def test_the_stacked_chart_adds_up_to_the_bill_by_hour_day_and_month(db_url: str,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg = config(db_url)
+    upgrade(cfg.storage.url)
+    app = create_app(cfg, collect=False, migrate=False)
+    store_counters(app.state.store)
+    monkeypatch.setattr("app.energy.ledger.clock", lambda: NOW)
+
+    async def read() -> tuple[dict[str, dict[str, Any]], str]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
+            got = {r: (await c.get(f"/api/v1/energy/history?range={r}")).json() for r in ("24h", "30d", "12mo")}
+            return got, (await c.get("/energy?range=12mo")).text
+
+    got, page = asyncio.run(read())
+    # the rack (0.1 kWh an hour) and the UPS (0.15) stacked; r720 is inside the UPS: not a band of its own
+    assert [s["source"] for s in got["30d"]["sources"]] == ["ups", "rack"]
+    day = dict(zip(got["30d"]["periods"], got["30d"]["total"], strict=True))
+    assert day["2026-10-19T00:00:00+02:00"] == 0  # before the counters began
+    assert day["2026-10-20T00:00:00+02:00"] == 6.0
+    assert day["2026-10-25T00:00:00+02:00"] == 6.25  # 25 hours: summer time ended that night
+    assert day["2026-10-26T00:00:00+01:00"] == 6.0
+    assert (day["2026-11-14T00:00:00+01:00"], day["2026-11-15T00:00:00+01:00"]) == (6.0, 3.0)  # today: to noon
+    assert len(day) == 30
+    hours = got["24h"]["total"]
+    assert got["24h"]["periods"][-1] == "2026-11-15T12:00:00+01:00" and hours == [0.25] * 23 + [0.0]
+    month = dict(zip(got["12mo"]["periods"], got["12mo"]["total"], strict=True))
+    assert len(month) == 12 and list(month)[0] == "2025-12-01T00:00:00+01:00"
+    # what the table says for this month and last: 87 and 72.25 kWh
+    assert (month["2026-10-01T00:00:00+02:00"], month["2026-11-01T00:00:00+01:00"]) == (72.25, 87.0)
+    assert sum(month.values()) == 72.25 + 87.0
+    bands = re.findall(r'<rect class="src-\d" [^>]*data-source="(\w+)" data-kwh="([\d.]+)"', page)
+    assert sorted(bands) == [("rack", "28.900"), ("rack", "34.800"), ("ups", "43.350"), ("ups", "52.200")]
+    assert '<a href="?range=12mo" aria-current="true">12 months</a>' in page

@@ -1,0 +1,122 @@
+"""The /energy page's stacked chart: each source's kWh per hour (the last 24 h), per day (30 d) or
+per month (12 months), one bar a period with a band per source. Drawn as SVG on the server: the
+figures are the ledger's hourly energy summed, so what a bar shows is what the table adds up, and
+the chart needs no script (a phone, a page printed for the family's budget talk).
+
+Only sources not inside another are stacked: the UPS's bar already holds the servers behind it."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, tzinfo
+
+from app.energy.bill import J_PER_KWH, month_start
+
+RANGES = {"24h": "24 hours", "30d": "30 days", "12mo": "12 months"}
+WIDTH, HEIGHT, LEFT, BOTTOM, TOP = 720, 240, 48, 22, 8  # the SVG's own units: it scales to the page
+
+
+@dataclass
+class Band:
+    source: str
+    colour: int  # which of the page's source colours (CSS class src-N)
+    x: float
+    y: float
+    width: float
+    height: float
+    kwh: float
+
+
+@dataclass
+class Stack:
+    range: str
+    starts: list[datetime]  # each bar's period start, local time
+    sources: list[str]
+    kwh: dict[str, list[float]]  # source -> kWh per bar
+    bands: list[Band] = field(default_factory=list)
+    ticks: list[tuple[float, str]] = field(default_factory=list)  # (y, label) of the value axis
+    labels: list[tuple[float, str]] = field(default_factory=list)  # (x, label) under some bars
+    top: float = 0.0  # kWh at the chart's top
+
+    @property
+    def totals(self) -> list[float]:
+        return [sum(self.kwh[s][i] for s in self.sources) for i in range(len(self.starts))]
+
+
+def since(range_: str, now: float, tz: tzinfo | None) -> float:
+    """Where the range's first period starts."""
+    return periods(range_, now, tz)[0].timestamp()
+
+
+def periods(range_: str, now: float, tz: tzinfo | None) -> list[datetime]:
+    local = datetime.fromtimestamp(now, tz)
+    if range_ == "24h":
+        hour = local.replace(minute=0, second=0, microsecond=0)
+        # by the clock, not by adding hours to local times: a day with a clock change has 23 or 25
+        return [datetime.fromtimestamp(hour.timestamp() - 3600 * i, tz) for i in range(23, -1, -1)]
+    if range_ == "30d":
+        day = local.replace(hour=0, minute=0, second=0, microsecond=0)
+        return [day - timedelta(days=i) for i in range(29, -1, -1)]  # aware: each a local midnight
+    first = month_start(local)
+    out = [first]
+    for _ in range(11):
+        prev = out[0] - timedelta(days=1)
+        out.insert(0, month_start(prev))
+    return out
+
+
+def stack(hourly: Mapping[str, Sequence[tuple[int, float]]], inside: Mapping[str, str], range_: str, now: float,
+          tz: tzinfo | None) -> Stack:
+    """Each counted source's hourly joules summed into the range's periods (local time)."""
+    starts = periods(range_, now, tz)
+    edges = [s.timestamp() for s in starts]
+    sources = sorted((s for s in hourly if s not in inside), key=lambda s: -sum(j for _, j in hourly[s]))
+    kwh = {s: [0.0] * len(starts) for s in sources}
+    for s in sources:
+        i = 0
+        for start, joules in hourly[s]:
+            if start < edges[0] or start >= now:
+                continue
+            while i + 1 < len(edges) and start >= edges[i + 1]:
+                i += 1
+            kwh[s][i] += joules / J_PER_KWH
+    out = Stack(range_, starts, sources, kwh)
+    draw(out)
+    return out
+
+
+def nice_top(value: float) -> float:
+    """1, 2, 2.5 or 5 times a power of ten, at or above ``value``: round figures on the axis."""
+    if value <= 0:
+        return 1.0
+    magnitude = 10 ** math.floor(math.log10(value))
+    return next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= value * (1 - 1e-9))
+
+
+def draw(st: Stack) -> None:
+    """Geometry of the bars, bands, value ticks and period labels, in the SVG's units."""
+    n = len(st.starts)
+    st.top = nice_top(max(st.totals, default=0.0))
+    plot_w, plot_h = WIDTH - LEFT, HEIGHT - BOTTOM - TOP
+    slot = plot_w / n
+    bar = slot * 0.78
+    for i in range(n):
+        y = float(TOP + plot_h)
+        for c, s in enumerate(st.sources):
+            v = st.kwh[s][i]
+            if v <= 0:
+                continue
+            h = v / st.top * plot_h
+            y -= h
+            st.bands.append(Band(s, c % 8, round(LEFT + i * slot + (slot - bar) / 2, 1), round(y, 1), round(bar, 1),
+                                 round(h, 1), v))
+    for k in range(5):
+        value = st.top * k / 4
+        st.ticks.append((round(TOP + plot_h - plot_h * k / 4, 1), f"{value:g}"))
+    every = {"24h": 3, "30d": 5, "12mo": 1}[st.range]
+    fmt = {"24h": "%H:00", "30d": "%d %b", "12mo": "%b"}[st.range]
+    for i, start in enumerate(st.starts):
+        if (n - 1 - i) % every == 0:
+            st.labels.append((round(LEFT + i * slot + slot / 2, 1), start.strftime(fmt)))
