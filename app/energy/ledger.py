@@ -56,6 +56,7 @@ class EnergyReport:
     projected: float  # the month's bill at this pace
     budget: float | None
     shares: dict[str, float]  # of the lab's energy this month, per source not inside another
+    with_power: set[str]  # the sources that report their draw, not only a counter (a heat pump's kWh)
 
 
 def report(store: Any, snapshot_samples: dict[str, list[Any]], cfg: EnergyConfig, now: float | None = None) -> EnergyReport:
@@ -70,4 +71,5 @@ def report(store: Any, snapshot_samples: dict[str, list[Any]], cfg: EnergyConfig
     counted = [b for b in sources if b.inside is None]
     shares = {b.source: (b.month.kwh / lab.month.kwh if lab.month.kwh else 0.0) for b in counted}
     return EnergyReport(cfg.currency, sorted(sources, key=lambda b: -b.month.kwh), lab, watts,
-                        projected(lab.month.cost, now, tz), cfg.monthly_budget, shares)
+                        projected(lab.month.cost, now, tz), cfg.monthly_budget, shares,
+                        {labels.get("source", "") for _sid, labels in store.series_of(POWER)})

@@ -31,6 +31,7 @@ class SourceOut(BaseModel):
     source: str
     inside: str | None  # the source that already counts this one's energy
     watts: float | None  # now; None when it reports no power or is silent
+    reports_power: bool  # False: a counter only (the heat pump's whole kWh), so no draw "now"
     today: Period
     month: Period
     last_month: Period
@@ -52,7 +53,8 @@ def _period(t: Tally) -> Period:
 def _source(b: SourceBill, r: EnergyReport) -> SourceOut:
     lab = b.source == "lab" and b is r.lab
     watts = sum(r.watts.get(s.source, 0.0) for s in r.sources if s.inside is None) if lab else r.watts.get(b.source)
-    return SourceOut(source=b.source, inside=b.inside, watts=watts, today=_period(b.today), month=_period(b.month),
+    return SourceOut(source=b.source, inside=b.inside, watts=watts, reports_power=lab or b.source in r.with_power,
+                     today=_period(b.today), month=_period(b.month),
                      last_month=_period(b.last_month), share=1.0 if lab else r.shares.get(b.source))
 
 
