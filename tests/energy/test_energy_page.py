@@ -14,7 +14,7 @@ def test_the_demo_opens_energy_on_its_plugs_and_a_months_bill(tmp_path: Path) ->
     seed_everything(app.state.store, int(time.time()))  # as `rackpulse demo` does after its first round
     got = fetch(app, "/api/v1/energy").json()
     sources = {s["source"]: s for s in got["sources"]}
-    assert set(sources) == {"rack", "network", "desk", "r720", "r430", "heatpump"}
+    assert set(sources) == {"rack", "network", "desk", "r720", "r430", "heatpump", "cpu"}
     # the heat pump's electricity: the ISG's counters, whole kWh, no draw of the moment
     assert sources["heatpump"]["reports_power"] is False and sources["heatpump"]["watts"] is None
     # the servers' BMCs report their draw (DCMI) inside the rack plug's: shown, counted once

@@ -1,0 +1,30 @@
+"""The demo host's RAPL tree: one package (a Xeon E-2278G of 80 W TDP at a NAS's work: about
+38 W, more while the array rebuilds), its cores and its DRAM, counters rising with the story's
+clock and wrapping at their range as the hardware's do."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from collectors.scenes import atomic_write
+
+MAX_UJ = 262143328850
+DRAM_MAX_UJ = 65712999613
+
+
+def joules(t: float, base: float, swing: float) -> float:
+    """The energy after t story seconds of `base` W swinging by `swing` W over a 240 s loop."""
+    return base * t + swing * 240 / (2 * math.pi) * (1 - math.cos(t / 240 * 2 * math.pi))
+
+
+def write_scene(root: Path, t: float) -> None:
+    zones = {"intel-rapl:0": ("package-0", joules(t, 38.0, 6.0), MAX_UJ),
+             "intel-rapl:0:0": ("core", joules(t, 24.0, 5.0), MAX_UJ),
+             "intel-rapl:0:1": ("dram", joules(t, 4.0, 0.5), DRAM_MAX_UJ)}
+    base = root / "sys/class/powercap"
+    atomic_write(base / "intel-rapl" / "enabled", "1\n")
+    for zone, (name, energy, limit) in zones.items():
+        atomic_write(base / zone / "name", name + "\n")
+        atomic_write(base / zone / "max_energy_range_uj", f"{limit}\n")
+        atomic_write(base / zone / "energy_uj", f"{round(energy * 1e6) % limit}\n")
