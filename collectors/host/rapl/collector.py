@@ -43,7 +43,7 @@ class RaplCollector(Collector):
 
     def restore(self, state: State) -> None:
         if isinstance(state, RaplState):
-            self._energy.update({z.id: z.energy_joules for z in state.zones})
+            self._energy.update({z.id: z.energy_joules for z in state.zones if z.energy_joules is not None})
             self._source = state.source_joules
 
     def collect(self) -> CollectResult:

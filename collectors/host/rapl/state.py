@@ -10,7 +10,7 @@ class ZoneView(Record):
     name: str  # package-0/uncore
     top: bool = True
     watts: float | None = None  # None on the first read (a rate needs two)
-    energy_joules: float = 0.0  # since rackpulse first read it: never falls (across wraps and restarts)
+    energy_joules: float | None = None  # since rackpulse first read it: never falls (across wraps and restarts)
 
 
 class RaplState(State):
