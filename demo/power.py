@@ -34,7 +34,9 @@ class _Handler(socketserver.StreamRequestHandler):
             if cmd == "LIST UPS":
                 out = ["BEGIN LIST UPS", 'UPS ups12v "12 V battery UPS (demo)"', "END LIST UPS"]
             elif cmd == "LIST VAR ups12v":
+                # ups.load of its ups.realpower.nominal: the UPS's draw, a source on /energy (the NAS behind it)
                 variables = {"device.model": "Back-UPS ES 700G (demo)", "battery.voltage.nominal": "12.0",
+                             "ups.realpower.nominal": "405",
                              **ups_vars(self.clock())}
                 out = ["BEGIN LIST VAR ups12v", *[f'VAR ups12v {k} "{v}"' for k, v in variables.items()],
                        "END LIST VAR ups12v"]

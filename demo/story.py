@@ -191,9 +191,9 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
         "alerts": {"interval": max(interval, 2.0), "flap_window": 120,
                    "rules": {rule: {"for_seconds": seconds} for rule, seconds in STORY_FOR.items()}},
         # The bill on /energy: a day rate, a cheaper night, and a budget the lab stays within. The
-        # servers' BMCs report their draw too, and this NAS's CPUs (RAPL): inside the rack plug's, counted there.
+        # servers' BMCs report their draw too, inside the rack plug's; this NAS's CPUs (RAPL) inside the UPS's.
         "energy": {"price_per_kwh": 0.30, "currency": "EUR", "monthly_budget": 250.0,
-                   "inside": {"r720": "rack", "r430": "rack", "cpu": "rack"},
+                   "inside": {"r720": "rack", "r430": "rack", "cpu": "ups12v"},
                    "tariffs": [{"from": "22:00", "to": "06:00", "price": 0.24}]},
     }
 
@@ -356,6 +356,10 @@ def attach_simulations(collectors: dict[str, Any], root: Path) -> None:
 
         collectors["smartplugs"].feed = ScenePlugs(root)
         collectors["smartplugs"].restore(seeded())
+    if "rapl" in collectors:  # the scene's counters rise on the story's clock
+        from collectors.host.rapl.demo import StoryClock
+
+        collectors["rapl"].clock = StoryClock(root)
     if "heartbeats" in collectors:  # the cron jobs' pings, from the scene (no job runs here)
         from collectors.probes.heartbeats.demo import ScenePings
 

@@ -105,3 +105,19 @@ def test_a_plug_in_whose_starter_fails_costs_its_own_part_and_is_said_in_the_fil
     text = render(discover(demo_host(tmp_path)), tmp_path)
     assert "[collectors.bonding]" not in text and "## could not read: bonding: could not look at the host" in text
     assert "## md0: raid6" in text and "[[collectors.openvpn.instances]]" in text  # the others still wrote theirs
+
+
+def test_a_servers_bmc_and_its_cpus_energy_counters_are_found_and_the_file_still_loads(tmp_path: Path) -> None:
+    root = demo_host(tmp_path / "host")
+    (root / "dev").mkdir(exist_ok=True)
+    (root / "dev/ipmi0").write_text("")  # the kernel's ipmi_si device (a character device on a server)
+    text = render(discover(root), tmp_path)
+    f = tmp_path / "rackpulse.toml"
+    f.write_text(text)
+    cfg = load_config(f)
+    assert cfg.collectors.ipmi.local == "auto" and cfg.collectors.ipmi.bmcs == []
+    assert "## This server's BMC, through /dev/ipmi0" in text and '# password_file = "/etc/rackpulse/' in text
+    assert "## RAPL energy counters found: package-0. Their sum is the energy source" in text  # the demo NAS's
+    assert "root's only here" not in text  # this tree's counters are readable
+    empty = render(discover(tmp_path / "nothing"), tmp_path)
+    assert "[collectors.ipmi]" not in empty and "[collectors.rapl]" not in empty

@@ -52,7 +52,8 @@ def _period(t: Tally) -> Period:
 
 def _source(b: SourceBill, r: EnergyReport) -> SourceOut:
     lab = b.source == "lab" and b is r.lab
-    watts = sum(r.watts.get(s.source, 0.0) for s in r.sources if s.inside is None) if lab else r.watts.get(b.source)
+    watts = (round(sum(r.watts.get(s.source, 0.0) for s in r.sources if s.inside is None), 1) if lab
+             else r.watts.get(b.source))
     return SourceOut(source=b.source, inside=b.inside, watts=watts, reports_power=lab or b.source in r.with_power,
                      today=_period(b.today), month=_period(b.month),
                      last_month=_period(b.last_month), share=1.0 if lab else r.shares.get(b.source))

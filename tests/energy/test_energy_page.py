@@ -14,16 +14,18 @@ def test_the_demo_opens_energy_on_its_plugs_and_a_months_bill(tmp_path: Path) ->
     seed_everything(app.state.store, int(time.time()))  # as `rackpulse demo` does after its first round
     got = fetch(app, "/api/v1/energy").json()
     sources = {s["source"]: s for s in got["sources"]}
-    assert set(sources) == {"rack", "network", "desk", "r720", "r430", "heatpump", "cpu"}
+    assert set(sources) == {"rack", "network", "desk", "r720", "r430", "heatpump", "cpu", "ups12v"}
+    # the NAS's CPUs (RAPL) behind the UPS (its ups.load of ups.realpower.nominal): counted there
+    assert (sources["cpu"]["inside"], sources["cpu"]["watts"], sources["ups12v"]["watts"]) == ("ups12v", 42.3, 93.2)
     # the heat pump's electricity: the ISG's counters, whole kWh, no draw of the moment
     assert sources["heatpump"]["reports_power"] is False and sources["heatpump"]["watts"] is None
     # the servers' BMCs report their draw (DCMI) inside the rack plug's: shown, counted once
     assert (sources["r720"]["inside"], sources["r430"]["inside"]) == ("rack", "rack")
     assert (sources["r720"]["watts"], sources["r430"]["watts"]) == (184.0, 96.0)
-    assert got["lab"]["watts"] == 493.1  # rack 342.1 + network 37 + desk 114 W at story time 80
+    assert got["lab"]["watts"] == 586.3  # rack 342.1 + network 37 + desk 114 + the UPS 93.2 W at story time 80
     assert got["lab"]["month"]["kwh"] > 0 and got["lab"]["month"]["cost"] > 0 and got["currency"] == "EUR"
     page = fetch(app, "/energy").text
-    assert "The lab draws <strong>493 W</strong>" in page and 'id="source-rack"' in page
+    assert "The lab draws <strong>586 W</strong>" in page and 'id="source-rack"' in page
     assert '<td data-label="Source">heatpump</td>\n<td data-label="Now"><small>kWh only</small></td>' in page
     assert 'data-source="rack"' in page and 'data-source="r720"' not in page  # inside the rack: not stacked again
     assert '<a href="/energy" aria-current="page">Energy</a>' in page

@@ -7,6 +7,7 @@ from collectors.host.ipmi import findings
 from collectors.host.ipmi.collector import LOCAL_DEVICES, IpmiCollector, build
 from collectors.host.ipmi.config import IpmiConfig
 from collectors.host.ipmi.demo import write_scene
+from collectors.host.ipmi.starter import starter
 from collectors.host.ipmi.state import IpmiState
 from collectors.plugin import CollectorPlugin, Section
 from collectors.privilege import Privilege
@@ -41,4 +42,4 @@ PLUGIN = CollectorPlugin("ipmi", IpmiCollector, build, IpmiConfig, IpmiState, do
                          nouns={"ipmi_sensor": "IPMI sensor"}, words={"state": {"Nominal": "nominal",
                                                                                "Warning": "warning",
                                                                                "Critical": "critical"}},
-                         rank=3, privileges=PRIVILEGES, scene=write_scene)
+                         rank=3, privileges=PRIVILEGES, scene=write_scene, starter=starter)

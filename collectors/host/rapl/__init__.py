@@ -6,6 +6,7 @@ from pathlib import Path
 from collectors.host.rapl.collector import RaplCollector, build
 from collectors.host.rapl.config import RaplConfig
 from collectors.host.rapl.demo import write_scene
+from collectors.host.rapl.starter import starter
 from collectors.host.rapl.state import RaplState
 from collectors.plugin import CollectorPlugin, Section
 
@@ -21,4 +22,4 @@ PERMISSIONS = ("Reads /sys/class/powercap/intel-rapl:*/energy_uj, which Linux 5.
                "and only its own user is in the group.")
 
 PLUGIN = CollectorPlugin("rapl", RaplCollector, build, RaplConfig, RaplState, domain="host", section=SECTION,
-                         scene=write_scene, rank=5)
+                         scene=write_scene, starter=starter, rank=5)

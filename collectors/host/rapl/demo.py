@@ -4,6 +4,7 @@ clock and wrapping at their range as the hardware's do."""
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -28,3 +29,17 @@ def write_scene(root: Path, t: float) -> None:
         atomic_write(base / zone / "name", name + "\n")
         atomic_write(base / zone / "max_energy_range_uj", f"{limit}\n")
         atomic_write(base / zone / "energy_uj", f"{round(energy * 1e6) % limit}\n")
+
+
+class StoryClock:
+    """The story's time (demo-state.json), for the collector's rates: the scene's counters rise
+    with it, and a demo at --speed 2 (or a test's jump of 80 story seconds) draws what it says."""
+
+    def __init__(self, root: Path) -> None:
+        self.state = root / "demo-state.json"
+
+    def __call__(self) -> float:
+        try:
+            return float(json.loads(self.state.read_text()).get("t", 0.0))
+        except (OSError, ValueError):
+            return 0.0
