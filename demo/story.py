@@ -322,6 +322,8 @@ def _host_sections(tools: _Tools, interval: float) -> dict[str, Any]:
                     "watch": ["nginx.service", "*.timer"], "public": ["nginx.service"]},
         # Two servers' BMCs answered by the scene's FreeIPMI stand-in (collectors/host/ipmi/demo.py).
         "ipmi": demo_section(tools.tool, tools.root, interval),
+        # KVM guests answered by the scene's replayed virsh (collectors/host/libvirt/demo.py).
+        "libvirt": {"interval": interval, "virsh": tools.replay("virsh")},
     }
 
 

@@ -5,7 +5,8 @@
 # docker-compose to validate the compose file (no engine runs), Chromium for the browser tests,
 # fping, iperf3 and nftables for the probes (real loss inside a test's own network namespace),
 # Podman (its Docker-compatible API service) and busybox-static for a tiny image to create containers from,
-# sudo (the privilege split's drop-in, checked with visudo), OpenIPMI's BMC simulator and FreeIPMI.
+# sudo (the privilege split's drop-in, checked with visudo), OpenIPMI's BMC simulator and FreeIPMI,
+# virsh (libvirt's mock hypervisor).
 # Installed from Debian's packages; nothing is started as a service.
 set -euo pipefail
 missing=()
@@ -36,6 +37,8 @@ command -v sudo >/dev/null && command -v visudo >/dev/null || missing+=(sudo)
 # IPMI: OpenIPMI's BMC simulator (ipmi_sim, sdrcomp) and FreeIPMI, which the ipmi plug-in runs
 command -v ipmi_sim >/dev/null && command -v sdrcomp >/dev/null || missing+=(openipmi)
 command -v ipmi-sensors >/dev/null || missing+=(freeipmi-tools)
+# libvirt's mock hypervisor (the test driver, no daemon) through virsh, which the libvirt plug-in runs
+command -v virsh >/dev/null || missing+=(libvirt-clients)
 # the shipped units' exposure figure (tests/install/test_units.py): systemd-analyze, offline
 command -v systemd-analyze >/dev/null || missing+=(systemd)
 [ ${#missing[@]} -eq 0 ] && exit 0

@@ -78,7 +78,7 @@ def test_killing_the_server_mid_stream_loses_nothing_and_stores_nothing_twice(tm
         # heartbeats, containers and systemd too: an agent here has none (no engine socket, no systemd
         # running), and "none" is stored as a run like any
         collectors = {"mdraid", "smart", "bonding", "openvpn", "hwmon", "host", "probes", "throughput", "heartbeats",
-                      "wireguard", "containers", "systemd", "rapl"}
+                      "wireguard", "containers", "systemd", "rapl", "libvirt"}
 
         def every_collector_stored(since: float) -> bool:
             """Each host has at least two runs of every collector that started after ``since``."""

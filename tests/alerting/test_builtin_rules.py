@@ -232,7 +232,13 @@ def plug(s: States, **attrs: Any) -> None:
     next(p for p in s["smartplugs"]["plugs"] if p["name"] == "rack").update(attrs)
 
 
+def guest(s: States, name: str, **attrs: Any) -> None:
+    next(d for d in s["libvirt"]["domains"] if d["name"] == name).update(attrs)
+
+
 CASES: dict[str, tuple[Callable[[States], None], Callable[[States], None], str | None]] = {
+    "libvirt_domain_down": (lambda s: guest(s, "pihole", state="shut off", reason="destroyed"),
+                            lambda s: guest(s, "pihole", state="running", reason="booted"), "VMs"),
     "smartplug_silent": (lambda s: plug(s, silent=True, watts=None, last_seen=time.time() - 630),
                          lambda s: plug(s, silent=False, last_seen=time.time() - 200), "Power"),
     "ipmi_sensor_critical": (lambda s: bmc_sensor(s, "FAN1", reading=0.0, state="Critical"),
@@ -364,6 +370,7 @@ DISK = {**H, "serial": "ZA1000AK", "bay": "shelf 1, bay 0", "device": "sda"}
 SRV = {**H, "mountpoint": "/srv", "device": "/dev/md0", "fstype": "ext4"}
 R720 = {**H, "bmc": "r720"}
 SAYS = {
+    "libvirt_domain_down": ("pihole", "VM pihole (set to autostart) is shut off: destroyed", {**H, "domain": "pihole"}),
     "smartplug_silent": ("rack", "smart plug rack: no data for 10 min", {**H, "plug": "rack"}),
     "ipmi_sensor_critical": ("r720/FAN1", "r720: FAN1: 0 RPM below 600", {**R720, "sensor": "FAN1"}),
     "ipmi_sensor_warning": ("r720/Inlet Temp", "r720: Inlet Temp: 43 °C above 42", {**R720, "sensor": "Inlet Temp"}),

@@ -49,7 +49,7 @@ def test_every_built_in_rule_is_declared_by_exactly_one_collector_or_the_app() -
 
 def test_a_healthy_host_shows_every_tile_all_clear_in_plug_in_order() -> None:
     got = [(t.title, t.level, t.reason) for t in views.tiles(snapshot())]
-    assert [t for t, _, _ in got] == ["Host", "Containers", "Services", "Hardware", "Arrays", "Disks", "Ceph", "RAID controller", "ZFS", "Bonds", "BGP",
+    assert [t for t, _, _ in got] == ["Host", "Containers", "Services", "Hardware", "VMs", "Arrays", "Disks", "Ceph", "RAID controller", "ZFS", "Bonds", "BGP",
                                       "Modems", "VPN", "Switch ports", "WireGuard", "Heartbeats", "Probes", "Throughput", "Heat pump", "Power"]
     assert all(level == OK for _, level, _ in got)
     reasons = dict((t, r) for t, _, r in got)
