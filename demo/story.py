@@ -192,7 +192,7 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
                    "rules": {rule: {"for_seconds": seconds} for rule, seconds in STORY_FOR.items()}},
         # The bill on /energy: a day rate, a cheaper night, and a budget the lab stays within. The
         # servers' BMCs report their draw too, inside the rack plug's; this NAS's CPUs (RAPL) inside the UPS's.
-        "energy": {"price_per_kwh": 0.30, "currency": "EUR", "monthly_budget": 250.0,
+        "energy": {"price_per_kwh": 0.30, "currency": "EUR", "monthly_budget": 400.0,
                    "inside": {"r720": "rack", "r430": "rack", "cpu": "ups12v"},
                    "tariffs": [{"from": "22:00", "to": "06:00", "price": 0.24}]},
     }
