@@ -60,12 +60,14 @@ def test_a_demo_on_a_taken_port_takes_the_next_free_one_and_says_so(tmp_path: Pa
         deadline = time.time() + 120
         while url is None and time.time() < deadline:
             line = proc.stdout.readline()
+            if not line and proc.poll() is not None:
+                break  # it ended: what it said is the reason, not a wait to the deadline
             said.append(line)
             if m := re.search(r"rackpulse demo: (http://127\.0\.0\.1:\d+/)", line):
                 url = m[1]
         try:
             assert f"port {port} is taken, using" in "".join(said)
-            assert url is not None and url != f"http://127.0.0.1:{port}/"
+            assert url is not None and url != f"http://127.0.0.1:{port}/", "".join(said)[-3000:]
             import urllib.request
 
             up = False
