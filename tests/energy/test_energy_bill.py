@@ -64,6 +64,16 @@ def store_counters(store: Any) -> None:
     store.import_rollups({RES_1H: rows}, {RES_1H: int(NOW)})
 
 
+def bill_app(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The app over the counters of store_counters, at NOW."""
+    cfg = config(db_url)
+    upgrade(cfg.storage.url)
+    app = create_app(cfg, collect=False, migrate=False)
+    store_counters(app.state.store)
+    monkeypatch.setattr("app.energy.ledger.clock", lambda: NOW)
+    return app
+
+
 def test_the_months_bill_by_hand_is_what_the_page_and_the_api_say(db_url: str,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     # By hand, for the lab (rack 0.1 kWh an hour, the UPS 0.15; r720 is inside the UPS: not added):
@@ -72,11 +82,7 @@ def test_the_months_bill_by_hand_is_what_the_page_and_the_api_say(db_url: str,
     # Today, 00:00-12:00: 0.25 x (6 x 0.24 + 6 x 0.30) = 0.81 EUR. At this pace November (720
     # hours) costs 24.33 x 720 / 348 = 50.34 EUR, past the budget of 45. October from the 20th:
     # 289 hours (the 25th has 25: summer time ends), 97 at night: 0.25 x (97 x 0.24 + 192 x 0.30).
-    cfg = config(db_url)
-    upgrade(cfg.storage.url)
-    app = create_app(cfg, collect=False, migrate=False)
-    store_counters(app.state.store)
-    monkeypatch.setattr("app.energy.ledger.clock", lambda: NOW)
+    app = bill_app(db_url, monkeypatch)
 
     async def read() -> tuple[dict[str, Any], str]:
         transport = httpx.ASGITransport(app=app)
@@ -99,11 +105,7 @@ def test_the_months_bill_by_hand_is_what_the_page_and_the_api_say(db_url: str,
 
 def test_the_stacked_chart_adds_up_to_the_bill_by_hour_day_and_month(db_url: str,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    cfg = config(db_url)
-    upgrade(cfg.storage.url)
-    app = create_app(cfg, collect=False, migrate=False)
-    store_counters(app.state.store)
-    monkeypatch.setattr("app.energy.ledger.clock", lambda: NOW)
+    app = bill_app(db_url, monkeypatch)
 
     async def read() -> tuple[dict[str, dict[str, Any]], str]:
         transport = httpx.ASGITransport(app=app)
