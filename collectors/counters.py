@@ -3,9 +3,9 @@ the device could have made since the last good one is a bad read (a register tha
 a torn 32-bit pair), logged and skipped, never stored. One such value kept by a running maximum
 used to poison a year of a day book; here it is simply not taken.
 
-A counter that really moved to a new base (a replaced gateway, a reset controller) reads the same
-"impossible" value poll after poll: after ``settle`` readings that agree with each other it becomes
-the new base, and the jump itself is booked nowhere.
+A counter that really moved to a new base (a replaced gateway, a reset controller), up or down,
+reads the same "impossible" value poll after poll: after ``settle`` readings that agree with each
+other it becomes the new base, and the jump itself is booked nowhere.
 """
 
 from __future__ import annotations
@@ -41,7 +41,12 @@ class CounterGuard:
         if not value == value or value < 0 or value > self.ceiling:  # NaN, negative, past the ceiling
             return f"{key} read {value:g}: impossible for this counter (more than {self.ceiling:g}); skipped"
         good = self._good.get(key)
-        if good is None or value <= good[0] or value - good[0] <= self.most(now - good[1]):
+        # A little below the last good one is the counter's own rounding (the ISG moving whole kWh
+        # from its day register at midnight): taken, the caller holds its running total. Further
+        # below is a bad read, or a counter that moved to a lower base (a controller replaced):
+        # judged as a jump is, and taken as the new base once readings agree.
+        if good is None or good[0] - self.slack <= value <= good[0] or (
+                value > good[0] and value - good[0] <= self.most(now - good[1])):
             self._good[key] = (value, now)
             self._suspect.pop(key, None)
             return None
@@ -57,5 +62,8 @@ class CounterGuard:
             self._suspect[key] = (value, now, times)
         else:
             self._suspect[key] = (value, now, 1)
+        if value < good[0]:
+            return (f"{key} fell from {good[0]:g} to {value:g}: a bad read, or a counter set back (it is taken as "
+                    f"its new base after {self.settle} readings agree), skipped")
         return (f"{key} jumped from {good[0]:g} to {value:g} within {now - good[1]:.0f} s, more than the "
                 f"device can make ({self.most(now - good[1]):g}): a bad read, skipped")

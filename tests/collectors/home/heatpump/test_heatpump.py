@@ -199,3 +199,23 @@ def test_the_heat_pumps_electricity_is_a_lab_energy_source_that_books_no_rebased
     again = HeatpumpCollector("127.0.0.1", wpm3.port, timeout=2)
     again.restore(state)
     assert drawn_joules(again)[0] == 1694
+
+
+def test_a_counter_set_back_to_a_lower_base_is_skipped_then_taken_and_counts_again_from_there(wpm3: IsgSim) -> None:
+    c = HeatpumpCollector("127.0.0.1", wpm3.port, timeout=2)
+    assert drawn_joules(c)[0] == 1690  # heating's electricity 1555 + 4 today
+    # A replaced controller: its heating total starts again near zero. One such read could as well
+    # be a torn register pair: skipped and said, twice; the third agreeing read is the new base.
+    wpm3.set_input(3511, [10, 0])
+    seen = []
+    for _ in range(3):
+        r = c.collect()
+        seen.append(([w for w in r.warnings if "electricity_heating fell from 1559 to 14" in w] != [],
+                     r.state.energy_counters["electricity_heating"]))
+    assert seen == [(True, 1559), (True, 1559), (False, 14)]
+    wpm3.set_input(3510, [6])  # 2 kWh more today: counted from the new base
+    drawn, state = drawn_joules(c)
+    assert drawn == 1692 and state.energy_counters["electricity_heating"] == 16
+    # the ISG's own midnight dip (a whole kWh moved from the day register) is still no fall
+    wpm3.set_input(3510, [0, 15, 0])
+    assert c.collect().warnings == [] and drawn_joules(c)[0] == 1692
