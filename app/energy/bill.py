@@ -53,7 +53,10 @@ def bills(hourly: Mapping[str, Iterable[tuple[int, float]]], cfg: EnergyConfig, 
     last_month = previous_month_start(local_now).timestamp()
     out = []
     for source, hours in hourly.items():
-        b = SourceBill(source, cfg.inside.get(source))
+        # inside a source this host does not have (the UPS is on another host, or gone): nothing
+        # else counts its energy, so the lab does
+        holder = cfg.inside.get(source)
+        b = SourceBill(source, holder if holder in hourly else None)
         for start, joules in hours:
             if start < last_month or start >= now:
                 continue

@@ -72,7 +72,8 @@ def stack(hourly: Mapping[str, Sequence[tuple[int, float]]], inside: Mapping[str
     """Each counted source's hourly joules summed into the range's periods (local time)."""
     starts = periods(range_, now, tz)
     edges = [s.timestamp() for s in starts]
-    sources = sorted((s for s in hourly if s not in inside), key=lambda s: -sum(j for _, j in hourly[s]))
+    # a source inside one this host does not have is counted, as in the table (bill.bills)
+    sources = sorted((s for s in hourly if inside.get(s) not in hourly), key=lambda s: -sum(j for _, j in hourly[s]))
     kwh = {s: [0.0] * len(starts) for s in sources}
     for s in sources:
         i = 0

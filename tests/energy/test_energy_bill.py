@@ -133,3 +133,27 @@ def test_the_stacked_chart_adds_up_to_the_bill_by_hour_day_and_month(db_url: str
     bands = re.findall(r'<rect class="src-\d" [^>]*data-source="(\w+)" data-kwh="([\d.]+)"', page)
     assert sorted(bands) == [("rack", "28.900"), ("rack", "34.800"), ("ups", "43.350"), ("ups", "52.200")]
     assert '<a href="?range=12mo" aria-current="true">12 months</a>' in page
+
+
+def test_a_source_inside_one_this_host_does_not_have_is_counted_in_the_lab(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    url = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    cfg = load_config(None, {"host": "nas", "storage": {"url": url}, "collectors": {"host": {"enabled": False}},
+                             "energy": {"price_per_kwh": 0.30, "timezone": "Europe/Berlin",
+                                        "inside": {"r720": "ups", "rack": "pdu"}}})  # no "pdu" here
+    upgrade(url)
+    app = create_app(cfg, collect=False, migrate=False)
+    store_counters(app.state.store)
+    monkeypatch.setattr("app.energy.ledger.clock", lambda: NOW)
+
+    async def read() -> tuple[dict[str, Any], dict[str, Any]]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
+            return ((await c.get("/api/v1/energy")).json(),
+                    (await c.get("/api/v1/energy/history?range=12mo")).json())
+
+    got, chart = asyncio.run(read())
+    sources = {s["source"]: s for s in got["sources"]}
+    assert sources["rack"]["inside"] is None and sources["r720"]["inside"] == "ups"
+    assert got["lab"]["month"]["kwh"] == 87.0  # the rack and the UPS, as without a "pdu" at all
+    assert [s["source"] for s in chart["sources"]] == ["ups", "rack"]
