@@ -30,8 +30,9 @@ def _disk(i: int, dev: str, serial: str) -> dict[str, Any]:
 
 
 def story_state(t: float) -> dict[str, Any]:
-    """The demo host at time t (seconds into the loop)."""
-    t = t % CYCLE
+    """The demo host at time t (seconds into the loop). `elapsed`: story seconds since the start,
+    not looped, for what only ever rises (a plug's or a CPU's energy counter)."""
+    elapsed, t = t, t % CYCLE
     devs = [f"sd{chr(ord('a') + i)}" for i in range(N_BAYS)]
     disks = [_disk(i, d, f"ZA{1000 + i * 7:04d}{chr(65 + i)}K") for i, d in enumerate(devs)]
     disks += [{"dev": "nvme0n1", "serial": "S5GXNF0R123456", "model": "Samsung SSD 980 PRO 1TB",
@@ -69,7 +70,7 @@ def story_state(t: float) -> dict[str, Any]:
     arrays = [arr, {"name": "md1", "level": "raid1", "slots": 2, "uuid": "77aa01be:5c2d3e4f:60718293:a4b5c6d7",
                     "members": [{"dev": "nvme0n1p2", "num": 0, "slot": 0, "state": "active"},
                                 {"dev": "nvme1n1p2", "num": 1, "slot": 1, "state": "active"}], "sync": None}]
-    return {"disks": disks, "arrays": arrays, "ports": port_of, "t": t}
+    return {"disks": disks, "arrays": arrays, "ports": port_of, "t": t, "elapsed": elapsed}
 
 
 def render_mdstat(state: dict[str, Any]) -> str:

@@ -65,7 +65,10 @@ class ScenePlugs:
 
     def __call__(self) -> list[tuple[str, bytes]]:
         try:
-            t = float(json.loads(self.state.read_text()).get("t", 0.0))
+            state = json.loads(self.state.read_text())
+            # not the loop's t: a counter that went back to its start each loop read as a plug
+            # rebooting, and each "reboot" booked its whole counter again (a month an hour)
+            t = float(state.get("elapsed", state.get("t", 0.0)))
         except (OSError, ValueError):
             return []  # the story has not written its first state yet
         return messages(t)

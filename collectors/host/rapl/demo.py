@@ -19,7 +19,22 @@ def joules(t: float, base: float, swing: float) -> float:
     return base * t + swing * 240 / (2 * math.pi) * (1 - math.cos(t / 240 * 2 * math.pi))
 
 
+_loops: dict[Path, tuple[int, float]] = {}  # root -> (story loops passed, the last t seen)
+LOOP = 240.0
+
+
+def elapsed(root: Path, t: float) -> float:
+    """Story seconds since the start: the scene is handed the loop's t, and a counter must not go
+    back to where it stood at the loop's start (a reset, which the collector rightly books nothing of)."""
+    loops, last = _loops.get(root, (0, t))
+    if t < last:
+        loops += 1
+    _loops[root] = (loops, t)
+    return loops * LOOP + t
+
+
 def write_scene(root: Path, t: float) -> None:
+    t = elapsed(root, t)
     zones = {"intel-rapl:0": ("package-0", joules(t, 38.0, 6.0), MAX_UJ),
              "intel-rapl:0:0": ("core", joules(t, 24.0, 5.0), MAX_UJ),
              "intel-rapl:0:1": ("dram", joules(t, 4.0, 0.5), DRAM_MAX_UJ)}
@@ -40,6 +55,7 @@ class StoryClock:
 
     def __call__(self) -> float:
         try:
-            return float(json.loads(self.state.read_text()).get("t", 0.0))
+            state = json.loads(self.state.read_text())
+            return float(state.get("elapsed", state.get("t", 0.0)))
         except (OSError, ValueError):
             return 0.0
