@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from app.config import load_config
+from collectors import plugins
 from demo.agent import agent_config
 from tests.agent_hosts import ROOT
 from tests.peers import free_port
@@ -48,7 +50,10 @@ def test_a_running_agent_holds_no_server_framework_and_no_unused_plug_in_library
     port = free_port()
     cfg = agent_config(tmp_path / "nas1", "nas1", interval=1.0, listen_port=port)
     (tmp_path / "token").write_text("rpa_unused\n")
-    collectors = 12  # the demo agent's: each has run once when the outbox holds this many records
+    # the demo agent's collectors (counted from its config: a new plug-in once made a fixed 12 too
+    # few, and mdraid had not run yet): each has run once when the outbox holds this many records
+    loaded_cfg = load_config(cfg)
+    collectors = sum(1 for name in plugins() if getattr(loaded_cfg.collectors, name).enabled)
     # every collector runs within its interval (1 s) after start-up; start-up itself is the rest
     done = subprocess.run([sys.executable, "-c", RUN, str(cfg), str(tmp_path / "token"), str(port), "60",
                            str(collectors)], cwd=ROOT, capture_output=True, text=True, timeout=120,
