@@ -3,8 +3,12 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 9842
+# Write bytecode caches even where the environment says not to (some CI images set
+# PYTHONDONTWRITEBYTECODE=1): every pytest worker and every rackpulse a test starts would compile
+# the project's modules again (collection 8.3 s without them, 3.8 s with, measured).
+export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: demo test quick install install-test assets lint bench mutation screenshots clean dist docs
+.PHONY: slow-tests demo test quick install install-test assets lint bench mutation screenshots clean dist docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,7 +45,11 @@ quick: install-test
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(VULTURE)
-	$(BIN)/pytest -m "not peers" -n auto --dist loadgroup
+	$(BIN)/pytest -m "not peers and not slow" -n auto --dist loadgroup
+
+# Re-measure which tests `make quick` leaves out (tests/slow-tests.txt); on a quiet machine.
+slow-tests: install-test
+	$(BIN)/python scripts/slow_tests.py
 
 lint: install-test
 	$(BIN)/ruff check .

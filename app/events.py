@@ -69,13 +69,21 @@ def href_of(kind: str, key: str, base: str = "") -> str:
     return f"{base}/entity/{quote(kind, safe='')}/{quote(key, safe='/')}"
 
 
+def key_words(key: str, plugin: CollectorPlugin | None) -> str:
+    """An entity's key as a person reads it: each part the plug-in has words for ("key" in its
+    words) in them, "default/ipv4Unicast/10.0.250.1" -> "default/IPv4 unicast/10.0.250.1"."""
+    known = plugin.words.get("key", {}) if plugin is not None else {}
+    return "/".join(known.get(part, part) for part in key.split("/")) if known else key
+
+
 def describe(event: Mapping[str, Any], plugins: Mapping[str, CollectorPlugin], base: str = "") -> EventLine:
     kind, key = event["kind"], event["key"]
     what, plugin = noun(kind, plugins), owner(kind, plugins)
+    shown = key_words(key, plugin)
     return EventLine(ts=event["ts"], level=level_of(kind, event["field"], event["old"], event["new"], plugin),
-                     domain=domain_of(event, plugins), what=f"{what[:1].upper()}{what[1:]} {key}",
+                     domain=domain_of(event, plugins), what=f"{what[:1].upper()}{what[1:]} {shown}",
                      change=change_words(event["field"], event["old"], event["new"], plugin),
-                     href=href_of(kind, key, base), members=[key])
+                     href=href_of(kind, key, base), members=[shown])
 
 
 def toggles(events: Iterable[Mapping[str, Any]], least: int = 3, window: float = 60.0
@@ -142,7 +150,8 @@ def collapse(events: Iterable[Mapping[str, Any]], plugins: Mapping[str, Collecto
         else:
             line = describe(item[0], plugins, base)
             line.what = f"{len(item)} {plural(noun(item[0]['kind'], plugins))}"
-            line.members, line.href = sorted((e["key"] for e in item), key=natural), None
+            plugin = owner(item[0]["kind"], plugins)
+            line.members, line.href = sorted((key_words(e["key"], plugin) for e in item), key=natural), None
             out.append(line)
     return out
 

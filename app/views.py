@@ -33,6 +33,7 @@ __all__ = ["BAD", "OK", "RANK", "UNKNOWN", "WARN", "worst"]
 ICON = {OK: "✔", WARN: "▲", BAD: "✖", UNKNOWN: "?", "info": "•"}
 
 T = TypeVar("T")
+L = TypeVar("L", "TileView", "CollectorView")
 
 
 @dataclass(frozen=True)
@@ -137,6 +138,22 @@ def overview(snap: Snapshot) -> Overview:
     tile_list = tiles(snap, now)
     collectors = [collector_view(st, now) for st in snap.statuses.values()]
     return Overview(tile_list, collectors, worst([t.level for t in tile_list] + [c.level for c in collectors]))
+
+
+def worst_first(items: list[L]) -> list[L]:
+    """Failing first, then warnings, then what is not known yet, then what is fine; within a
+    level the usual (plug-in) order, so a calm overview keeps its familiar layout."""
+    return sorted(items, key=lambda t: -RANK.get(t.level, 0))
+
+
+def verdict(ov: Overview) -> str:
+    """The overview's first line: whether anything needs a person, in one sentence."""
+    bad = [t for t in ov.tiles if t.level == BAD] + [c for c in ov.collectors if c.level == BAD]
+    warn = [t for t in ov.tiles if t.level == WARN] + [c for c in ov.collectors if c.level == WARN]
+    if not bad and not warn:
+        return f"All clear: {len(ov.tiles)} areas fine, {len(ov.collectors)} collectors running."
+    parts = [f"{len(bad)} failing" if bad else "", f"{len(warn)} with a warning" if warn else ""]
+    return f"{' and '.join(p for p in parts if p)}, worst first below."
 
 
 def pages() -> dict[str, str]:

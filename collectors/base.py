@@ -130,6 +130,8 @@ def run_command(argv: Sequence[str], timeout: float, max_bytes: int = DEFAULT_MA
     """
     if not argv:
         raise CollectorError("empty command")
+    if _exiting.is_set():
+        raise CollectorError(f"not run, rackpulse is exiting: {' '.join(argv)}")
     try:
         proc = subprocess.Popen(  # noqa: S603 - argv list from config, no shell
             list(argv),
@@ -166,13 +168,24 @@ _running: set[subprocess.Popen[bytes]] = set()
 _running_lock = threading.Lock()
 
 
+_exiting = threading.Event()
+
+
+def refuse_commands_from_now() -> int:
+    """The process is exiting: kill what runs and start nothing more. Python waits for the threads
+    of every thread pool before it exits, and a collector's pool (pings, one a probe) went on
+    starting commands after the scheduler had stopped: Ctrl-C once took 10 s and the watchdog."""
+    _exiting.set()
+    return kill_running_commands()
+
+
 def kill_running_commands(grace: float = 0.5) -> int:
     """Kill every command a collector is running now (on stop: a hung smartctl must neither keep
     rackpulse from exiting nor outlive it). Returns how many there were."""
     with _running_lock:
         procs = list(_running)
     for proc in procs:
-        _kill_group(proc, grace)
+        _kill_group(proc, grace, close_pipes=False)  # their threads read on, to the end of the output
     return len(procs)
 
 
@@ -218,13 +231,16 @@ def _read_capped(proc: subprocess.Popen[bytes], timeout: float, max_bytes: int) 
     return b"".join(chunks[out_fd]), b"".join(chunks[err_fd])
 
 
-def _kill_group(proc: subprocess.Popen[bytes], grace: float = 2.0) -> None:
+def _kill_group(proc: subprocess.Popen[bytes], grace: float = 2.0, close_pipes: bool = True) -> None:
     """Stop a command's whole process group: SIGTERM, then SIGKILL after `grace` seconds.
 
     Our ends of its pipes are closed first and never read again: a command that ignores SIGTERM
     and keeps printing (``trap '' TERM; exec yes``) must not be read without a cap while it is
-    given its grace (communicate() here once held 9 GB)."""
-    for pipe in (proc.stdout, proc.stderr):
+    given its grace (communicate() here once held 9 GB). Not when another thread is reading them
+    (kill_running_commands): a pipe closed under its select() is dropped from the epoll set
+    without a word, and the reader waited out the command's whole timeout (a Ctrl-C took 10 s);
+    that reader keeps its cap and sees the end of the output when the command dies."""
+    for pipe in (proc.stdout, proc.stderr) if close_pipes else ():
         if pipe is not None:
             pipe.close()
     for sig in (signal.SIGTERM, signal.SIGKILL):

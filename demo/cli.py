@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from app.cli import Command, at_forced_exit, serve_config
+from app.cli.serve import as_the_process
 from app.config import load_config
 
 # The demo's parts (a Modbus server, a database, a fake engine) are imported when the demo runs,
@@ -30,6 +31,11 @@ def add_arguments(d: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # The demo is what this process is for: Ctrl-C is a stop from its first second on.
+    return as_the_process(lambda: _in_folder(args))
+
+
+def _in_folder(args: argparse.Namespace) -> int:
     root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="rackpulse-demo-"))
     root.mkdir(parents=True, exist_ok=True)
     if not args.dir:  # also when a stop hangs and the watchdog ends the process (app/cli.py)
@@ -57,6 +63,7 @@ def free_port(wanted: int, tries: int = 50) -> int:
 def _run(args: argparse.Namespace, root: Path) -> int:
     from app.storage.db import upgrade
     from collectors.host.containers.demo import start_engine
+    from demo import pve_api
     from demo import story as demo
     from demo.agent import AGENT_HOST, start_demo_agent
     from demo.heatpump import start_isg
@@ -73,7 +80,9 @@ def _run(args: argparse.Namespace, root: Path) -> int:
     upsd = start_upsd(story_clock)
     isg = start_isg(story_clock)
     fake_docker = start_engine(root)  # the containers' fake Docker engine, on a socket in root
-    cfg = load_config(None, demo.demo_config(root, db_url, args.port, args.interval, upsd.port, isg.port))
+    pve, pbs = pve_api.start_demo(root)  # Proxmox VE and its Backup Server, over HTTPS
+    cfg = load_config(None, demo.demo_config(root, db_url, args.port, args.interval, upsd.port, isg.port,
+                                             pve.port, pbs.port))
     upgrade(db_url)
     driver.start()
     print(f"rackpulse demo: starting (fixture host in {root}, a second host, {AGENT_HOST}, pushes through a real "
@@ -109,7 +118,7 @@ def _run(args: argparse.Namespace, root: Path) -> int:
         for d in (driver, calm):
             d.stop_event.set()
             d.join(5)
-        for peer in (upsd, isg, fake_docker):
+        for peer in (upsd, isg, fake_docker, pve, pbs):
             peer.stop()
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socketserver
+import threading
 from collections.abc import Callable
 
 
@@ -13,3 +15,16 @@ class DemoPeer:
     def stop(self) -> None:
         """Shut the server down, close its socket and wait for its thread."""
         self._stop()
+
+
+def serve_in_thread(server: socketserver.BaseServer, name: str, poll: float = 0.1) -> DemoPeer:
+    """A socketserver serving from a daemon thread until the peer is stopped."""
+    thread = threading.Thread(target=server.serve_forever, args=(poll,), daemon=True, name=name)
+    thread.start()
+
+    def stop() -> None:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+    return DemoPeer(int(server.server_address[1]), stop)  # type: ignore[index]

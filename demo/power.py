@@ -5,10 +5,9 @@ that stalls."""
 from __future__ import annotations
 
 import socketserver
-import threading
 from collections.abc import Callable
 
-from demo.peer import DemoPeer
+from demo.peer import DemoPeer, serve_in_thread
 
 
 def ups_vars(t: float) -> dict[str, str]:
@@ -55,15 +54,7 @@ def start_upsd(clock: Callable[[], float]) -> DemoPeer:
     handler = type("DemoUpsd", (_Handler,), {"clock": staticmethod(clock)})
     server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True, name="demo-upsd")
-    thread.start()
-
-    def stop() -> None:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
-
-    return DemoPeer(int(server.server_address[1]), stop)
+    return serve_in_thread(server, "demo-upsd", 0.05)
 
 
 DEMO_HWMON = {

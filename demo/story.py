@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from collectors.scenes import atomic_write
+from demo.pve_api import demo_sections
 
 CYCLE = 240.0  # seconds of one story loop at speed 1
 N_BAYS = 12
@@ -168,7 +169,7 @@ STORY_FOR = {"container_unhealthy": 10, "unit_failed": 0, "bgp_peer_down": 20, "
 
 
 def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: int | None = None,
-                isg_port: int | None = None) -> dict[str, Any]:
+                isg_port: int | None = None, pve_port: int | None = None, pbs_port: int | None = None) -> dict[str, Any]:
     """The demo host's whole config: each part of the lab answered by its scene's stand-in or
     simulation (a replayed tool, a simulated UPS, switch or heat pump), every address loopback."""
     tools = _Tools(root)
@@ -179,7 +180,8 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
         "storage": {"url": db_url, "maintenance_interval": 60},
         "collectors": {**_storage_sections(tools, interval), **_network_sections(tools, interval),
                        **_power_sections(interval, upsd_port, isg_port),
-                       **_probe_sections(tools, interval, upsd_port, isg_port), **_host_sections(tools, interval)},
+                       **_probe_sections(tools, interval, upsd_port, isg_port), **_host_sections(tools, interval),
+                       **demo_sections(root, interval, pve_port, pbs_port)},
         # The chassis as the bay map draws them: shelf 1 a 12-bay case in three rows of four,
         # counted from the bottom left as many 3U cases are; the RAID shelf two rows of four.
         "disks": {"bays": _bays(), "enclosures": [

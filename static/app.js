@@ -133,6 +133,31 @@
     el.appendChild(p);
   }
 
+  // A chart whose data could not be fetched says so, with its title and a button that asks again
+  // (a server restarting, a phone between networks): never a blank box, never a dead end.
+  function failed(el, redraw) {
+    if (el._chart) return;  // a drawn chart keeps its lines; the next refresh tries again
+    el.textContent = "";
+    var p = document.createElement("p");
+    p.className = "chart-failed";
+    p.textContent = (el.dataset.title ? el.dataset.title + ": " : "") + "could not load the chart. ";
+    var b = document.createElement("button");
+    b.type = "button";
+    b.textContent = "Try again";
+    b.addEventListener("click", function () {
+      delete el.dataset.drawn;
+      el.textContent = "Loading " + (el.dataset.title || "the chart") + "…";
+      redraw(el);
+    });
+    p.appendChild(b);
+    el.appendChild(p);
+  }
+
+  function answer(r) {
+    if (!r.ok) throw new Error("HTTP " + r.status);
+    return r.json();
+  }
+
   function drawChart(el) {
     if (!window.uPlot || el.dataset.drawn) return;
     el.dataset.drawn = "1";
@@ -140,7 +165,7 @@
     // About two points per pixel: a phone's narrow chart asks for fewer than the server's 1,500.
     var points = Math.max(100, Math.min(1500, 2 * Math.round(el.clientWidth || 750)));
     fetch(el.dataset.chart + "&points=" + points, { headers: { Accept: "application/json" } })
-      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(answer)
       .then(function (d) {
         if (!d || !d.ts.length) {
           // a chart already drawn keeps its lines when a refresh finds nothing (a restart's first seconds)
@@ -155,7 +180,7 @@
         el._data = d;
         sinceNote(el, d);
       })
-      .catch(function () { if (!el._chart) el.textContent = "Could not load the chart."; });
+      .catch(function () { failed(el, drawChart); });
   }
 
   // A smokeping-like chart of round trips: per interval the spread from the fastest to the
@@ -176,7 +201,7 @@
     el._fetched = Date.now();
     var urls = JSON.parse(el.dataset.smoke);
     Promise.all(["min", "avg", "p95", "max"].map(function (k) {
-      return fetch(urls[k], { headers: { Accept: "application/json" } }).then(function (r) { return r.ok ? r.json() : null; });
+      return fetch(urls[k], { headers: { Accept: "application/json" } }).then(answer);
     })).then(function (ds) {
       var avg = ds[1];
       if (!avg || !avg.ts.length) { el.textContent = (el.dataset.title || "") + ": no data for this range yet."; return; }
@@ -194,7 +219,7 @@
       if (el._chart) el._chart.destroy();
       el.textContent = "";
       el._chart = new window.uPlot(smokeOptions(el, d, width), [rows[0], rows[1], rows[2], rows[3], tops[1]], el);
-    }).catch(function () { if (!el._chart) el.textContent = "Could not load the chart."; });
+    }).catch(function () { failed(el, drawSmoke); });
   }
 
   function drawAll() {

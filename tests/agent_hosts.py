@@ -85,6 +85,29 @@ def wait_for(check, timeout: float = 60.0, what: str = "condition") -> Any:  # t
     raise AssertionError(f"timed out waiting for {what}; last: {last!r}")
 
 
+def wait_while_moving(check, moving, stall: float, what: str, ceiling: float = 900.0) -> Any:  # type: ignore[no-untyped-def]
+    """Wait for ``check`` as long as ``moving()`` keeps changing (an outbox's oldest record, a
+    count of stored runs): a loaded machine drains a backlog slowly, but it drains. What stands
+    still for ``stall`` seconds is stuck, and fails; ``ceiling`` bounds a wait that moves forever."""
+    start = time.monotonic()
+    last: Any = None
+    seen, still_since = None, start
+    while time.monotonic() - start < ceiling:
+        try:
+            last = check()
+            if last:
+                return last
+            now = moving()
+        except OSError as exc:
+            last, now = exc, seen
+        if now != seen:
+            seen, still_since = now, time.monotonic()
+        elif time.monotonic() - still_since > stall:
+            raise AssertionError(f"{what}: nothing moved for {stall:.0f}s (still at {seen!r}); last: {last!r}")
+        time.sleep(0.2)
+    raise AssertionError(f"{what}: still moving after {ceiling:.0f}s (at {seen!r}); last: {last!r}")
+
+
 def rss_mb(pid: int) -> float:
     """Resident memory of a process, in MiB, from /proc."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():

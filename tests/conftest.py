@@ -31,8 +31,16 @@ PEER_FILES = {"test_agents_e2e.py", "test_energy_bill.py", "test_agent_sender.py
               "test_privilege_split.py", "test_plugins.py"}
 
 
+# Tests without peers measured over 0.3 s (scripts/slow_tests.py writes the list): marked `slow`,
+# so `make quick` can leave them out. `make test` and CI run every test, listed or not.
+SLOW_LIST = Path(__file__).parent / "slow-tests.txt"
+SLOW = {line.split(" ", 1)[1] for line in SLOW_LIST.read_text().splitlines()
+        if line and not line.startswith("#")} if SLOW_LIST.exists() else set()
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "peers: starts a real peer process (set from its fixtures, or by hand)")
+    config.addinivalue_line("markers", "slow: no peer, but over 0.3 s (tests/slow-tests.txt): left out of `make quick`")
 
 
 # First: xdist's worker reads the xdist_group markers in its own hook of the same name.
@@ -41,6 +49,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if PEER_FIXTURES & set(getattr(item, "fixturenames", ())) or item.path.name in PEER_FILES:
             item.add_marker(pytest.mark.peers)
+        elif item.nodeid in SLOW:
+            item.add_marker(pytest.mark.slow)
         # `make test` runs on every core with --dist loadgroup: a file whose tests share a peer
         # started once for the module (FRR, snmpd, upsd) stays on one worker, in order, and the
         # browser tests all on one (each of their demo servers keeps a core busy: two at once

@@ -130,6 +130,36 @@ def test_a_wrong_token_keeps_everything_spooled(server) -> None:
     assert box.stats()["records"] == 1 and stored(tmp) == (0, 0)
 
 
+class NeverEmptyOutbox(Outbox):
+    """A busy host: a new run lands while every batch is in flight, so the outbox is never
+    empty at the moment the sender asks for the next one."""
+
+    def ack(self, seq: int) -> None:
+        super().ack(seq)
+        self.put(run(seq + 1000))
+
+
+def test_an_agent_says_delivering_once_a_batch_gets_through_though_its_outbox_never_empties(server) -> None:
+    import threading
+
+    base, token, tmp = server
+    box = NeverEmptyOutbox(tmp / "o.db", 10**8)
+    for i in range(5):
+        box.put(run(i))
+    sender = Sender(box, base, token, "ceph1", 10**6, 5.0)
+    sender.failing_since, sender.last_error = time.time(), "server unreachable"  # as after an outage
+    thread = threading.Thread(target=sender.run, daemon=True)
+    thread.start()
+    try:
+        # three batches through, each within the send timeout
+        wait_for(lambda: sender.sent_batches >= 3, timeout=3 * 2 * sender.timeout, what="three batches")
+        assert box.stats()["records"] >= 1  # still something waiting: the drain has not ended...
+        assert sender.failing_since is None and sender.last_error is None  # ...and yet it delivers
+    finally:
+        sender.stop()
+        thread.join(2 * sender.timeout)
+
+
 def test_an_unreachable_server_is_a_send_error_not_a_crash(tmp_path: Path) -> None:
     box = Outbox(tmp_path / "o.db", 10**8)
     box.put(run(1))
@@ -184,6 +214,31 @@ def test_the_agent_alone_serves_this_hosts_metrics_for_prometheus(tmp_path: Path
         assert 'rackpulse_collector_up{host="nas1",collector="mdraid"} 1' in text
         assert 'rackpulse_disk_temperature_celsius{host="nas1"' in text
         assert not (tmp_path / "nas" / "outbox.db").exists() or "outbox" not in text
+    finally:
+        stop(proc, signal.SIGTERM)
+
+
+def test_heartbeat_jobs_in_an_agents_config_are_left_to_the_server_and_said_so(tmp_path: Path) -> None:
+    port = free_port()
+    cfg = agent_config(tmp_path / "nas", "nas1", listen_port=port)
+    text = cfg.read_text()
+    assert "checks = []" in text  # the demo's agent has no jobs of its own
+    cfg.write_text(text.replace("checks = []", "") + '\n[[collectors.heartbeats.checks]]\nname = "nightly-backup"\n'
+                   'every = 60\n')
+    log = tmp_path / "agent.log"
+    proc = rackpulse("agent", "--config", str(cfg), log=log)
+    try:
+        import urllib.request
+
+        def scrape() -> str:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as r:  # noqa: S310
+                return r.read().decode()
+
+        metrics = wait_for(lambda: (t := scrape()) and 'collector="heartbeats"} 1' in t and t, what="heartbeats run")
+        # no job judged here: its pings go to the server, and here it would only ever be "never pinged"
+        assert "rackpulse_heartbeat_up{" not in metrics
+        assert "1 job(s) in an agent's config are judged by the server" in log.read_text()
+        assert "left out here: nightly-backup" in log.read_text()
     finally:
         stop(proc, signal.SIGTERM)
 

@@ -42,8 +42,13 @@ def test_a_month_of_rollups_comes_as_at_most_the_points_asked_for(tmp_path: Path
     assert len(every) > 8000  # the month's 5-minute rollups, whole
     month = store.history(sid, now - 30 * 86400, now)
     assert len(month) <= 1500
-    assert max(p.vmax for p in month) == max(p.vmax for p in every)
-    assert min(p.vmin for p in month) == min(p.vmin for p in every)
+    # The seeded history has rollups and no raw samples: past the hourly fold (the last hour or
+    # two) a month's chart has nothing to aggregate, where a running server has its raw samples.
+    # The extremes are compared over the hours it covers (the newest one could hold the lowest
+    # value of the month: the test failed at some times of day).
+    covered = [p for p in every if p.ts < month[-1].ts + 3600]
+    assert max(p.vmax for p in month) == max(p.vmax for p in covered)
+    assert min(p.vmin for p in month) == min(p.vmin for p in covered)
     with TestClient(app, base_url="http://127.0.0.1") as c:
         for path in ("/api/series", "/api/v1/series"):
             q = {"metric": "rackpulse_disk_temperature_celsius", "label": f"serial={serial}", "range": "30d"}

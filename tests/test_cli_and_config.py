@@ -102,8 +102,20 @@ def _demo_toml(tmp_path: Path, t: float) -> Path:
     return f
 
 
-def test_collect_once_prints_what_it_saw_as_json(tmp_path: Path) -> None:
+def test_collect_once_prints_a_line_a_collector_saying_what_it_saw(tmp_path: Path) -> None:
     r = rackpulse("collect", "--once", "--config", str(_demo_toml(tmp_path, 80)))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("host demo-nas: ") and "collectors" in lines[0]
+    (md,) = [line for line in lines if line.split()[1:2] == ["mdraid"]]
+    assert md.split()[0] == "problem" and "md0 degraded" in md
+    assert any(line.split()[:2] == ["ok", "hwmon"] or line.split()[1:2] == ["hwmon"] for line in lines)
+    assert lines[-1] == "every state in full: rackpulse collect --once --json"
+    assert len(r.stdout) < 4000 and "{" not in r.stdout  # a summary, not the dump
+
+
+def test_collect_once_prints_what_it_saw_as_json(tmp_path: Path) -> None:
+    r = rackpulse("collect", "--once", "--json", "--config", str(_demo_toml(tmp_path, 80)))
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     md0 = out["collectors"]["mdraid"]["state"]["arrays"][0]
@@ -119,10 +131,13 @@ def test_collect_once_prints_prometheus_text(tmp_path: Path) -> None:
 def test_collect_once_exits_1_when_a_collector_fails(tmp_path: Path) -> None:
     f = _demo_toml(tmp_path, 0)
     (tmp_path / "proc" / "mdstat").write_bytes(b"\x00\x01 garbage")
-    r = rackpulse("collect", "--once", "--config", str(f))
+    r = rackpulse("collect", "--once", "--format", "json", "--config", str(f))
     assert r.returncode == 1
     assert "collector mdraid failed" in r.stderr and "NUL" in r.stderr
     assert json.loads(r.stdout)["collectors"]["smart"]["up"] is True
+    r = rackpulse("collect", "--once", "--config", str(f))
+    first = r.stdout.splitlines()[1].split()
+    assert r.returncode == 1 and first[:2] == ["FAILED", "mdraid"]  # the failed ones first
 
 
 def test_db_upgrade_creates_the_schema(tmp_path: Path) -> None:
@@ -181,3 +196,14 @@ def test_listing_agents_creates_no_database(tmp_path: Path) -> None:
     r = rackpulse("agents", "list", "--config", str(f))
     assert r.returncode == 0 and "does not exist yet" in r.stderr
     assert list(tmp_path.iterdir()) == [f]
+
+
+def test_users_add_without_a_config_refuses_instead_of_making_a_database_here(tmp_path: Path) -> None:
+    r = run_cli("users", "add", "viewer1", cwd=tmp_path, env={"RACKPULSE_CONFIG": ""}, stdin="a-long-password\n")
+    assert r.returncode == 2 and "no config" in r.stderr and "--config" in r.stderr
+    assert "added" not in r.stdout and not (tmp_path / "rackpulse.db").exists()
+    # with a config (or the database already there, as beside a running demo) it goes ahead
+    db = tmp_path / "r.db"
+    (tmp_path / "rackpulse.toml").write_text(f'[storage]\nurl = "sqlite:///{db}"\n')
+    r = run_cli("users", "add", "viewer1", cwd=tmp_path, env={"RACKPULSE_CONFIG": ""}, stdin="a-long-password\n")
+    assert r.returncode == 0 and db.exists()

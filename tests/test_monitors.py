@@ -128,8 +128,13 @@ def test_a_probe_made_in_the_browser_runs_from_the_next_collection_and_the_files
     assert got["no token"] == 403
     bad = got["bad port"]
     assert isinstance(bad, httpx.Response) and bad.status_code == 400 and "port" in bad.text
+    # the form again, with what was typed and the refusal beside its field
+    assert '<label class="invalid">port' in bad.text and 'value="70000"' in bad.text and 'value="web"' in bad.text
+    assert re.search(r'<small class="field-error" id="err-port">must be at most 65535</small>', bad.text)
+    assert "1 field needs another look" in bad.text and "Traceback" not in bad.text
     clash = got["file's name"]
     assert isinstance(clash, httpx.Response) and clash.status_code == 400 and "config file" in clash.text
+    assert 'id="err-name">the config file has a probe named' in clash.text
     added = got["added"]
     assert isinstance(added, httpx.Response) and added.status_code == 303
     assert added.headers["location"] == "/monitors?saved=web"

@@ -23,7 +23,7 @@ from tests.peers import free_port
 ROOT = Path(__file__).resolve().parents[1]
 
 BUILT_IN = {"mdraid", "smart", "frr", "bonding", "openvpn", "snmp", "nut", "hwmon", "heatpump", "host", "probes", "throughput",
-            "heartbeats", "wireguard", "containers", "systemd", "ipmi", "rapl", "libvirt", "smartplugs",
+            "heartbeats", "wireguard", "containers", "systemd", "ipmi", "rapl", "libvirt", "proxmox", "pbs", "smartplugs",
             "zfs", "btrfs", "megaraid", "ceph"}
 
 # The smallest plug-in: a collector, its config section and its state's type.

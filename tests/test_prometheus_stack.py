@@ -81,9 +81,29 @@ def test_the_compose_file_wires_the_stack_without_privileged_containers() -> Non
         for vol in svc.get("volumes", []):
             src = vol.split(":")[0]
             if src.startswith("./"):
-                assert (ROOT / src).exists() or src == "./rackpulse.toml", f"{name}: {src} missing"
+                assert (ROOT / src).exists(), f"{name}: {src} missing"
     assert {"/proc:/host/proc:ro", "/sys:/host/sys:ro", "/dev:/host/dev:ro"} <= set(services["rackpulse"]["volumes"])
     assert set(services["rackpulse"]["cap_add"]) == {"SYS_RAWIO", "SYS_ADMIN"}
+    assert "devices" not in services["rackpulse"]  # the user's disks, not a /dev/sda that may not exist
+
+
+def test_the_shipped_compose_config_keeps_the_database_in_the_volume_and_asks_for_a_login(tmp_path: Path) -> None:
+    """The container's files are read-only: a relative sqlite:///rackpulse.db could not be written."""
+    from app.config import ConfigError, load_config
+    from app.serve_checks import check_serve
+
+    doc = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    svc = doc["services"]["rackpulse"]
+    mounted = {v.split(":")[0]: v.split(":")[1] for v in svc["volumes"]}
+    cfg = load_config(ROOT / "deploy/compose/rackpulse.toml")
+    db = cfg.storage.url.removeprefix("sqlite:///")
+    volume_dir = next(d for src, d in mounted.items() if src == "rackpulse-data")
+    assert db.startswith(volume_dir + "/") and svc["read_only"] is True
+    assert str(cfg.host_root) == "/host" and mounted["./deploy/compose/rackpulse.toml"] == svc["environment"]["RACKPULSE_CONFIG"]
+    assert "rackpulse" in cfg.web.allowed_hosts
+    # beyond loopback without a hash: serve refuses, saying what to set
+    with pytest.raises(ConfigError, match="login is required"):
+        check_serve(cfg.model_copy(update={"storage": cfg.storage.model_copy(update={"url": f"sqlite:///{tmp_path / 'x.db'}"})}))
 
 
 def test_docker_compose_accepts_the_compose_file() -> None:

@@ -240,12 +240,22 @@ class Sender:
         self._stop.set()
         self._wake.set()
 
+    def _delivered(self) -> None:
+        if self.failing_since is not None:
+            log.info("delivering again after %.0fs; outbox %s", time.time() - self.failing_since,
+                     self.outbox.stats())
+            self.failing_since, self.last_error = None, None
+
     def run(self) -> None:
         backoff = 1.0
         while not self._stop.is_set():
             try:
+                # drain: the next batch right away. Each batch the server takes says "delivering":
+                # on a busy host new runs land while a batch is in flight, and an outbox that is
+                # never empty at the moment of asking is still being delivered.
                 while not self._stop.is_set() and self.send_once():
-                    pass  # drain: the next batch right away
+                    self._delivered()
+                    backoff = 1.0
             except SendError as exc:
                 if self.failing_since is None:
                     self.failing_since = time.time()
@@ -267,10 +277,6 @@ class Sender:
                 log.exception("sender failed; retrying")
                 self._stop.wait(backoff)
                 continue
-            if self.failing_since is not None:
-                log.info("delivering again after %.0fs; outbox %s", time.time() - self.failing_since,
-                         self.outbox.stats())
-                self.failing_since, self.last_error = None, None
             backoff = 1.0
             self._wake.wait(self.send_interval)
             self._wake.clear()
@@ -285,6 +291,13 @@ async def run_agent(cfg: Config, server: str | None, token: str | None) -> None:
     snap = Snapshot(host=cfg.host)
     # The collectors see each other's latest state (a self-test waits for a ZFS scrub to end).
     colls = build_collectors(cfg, host=host_context(cfg, states=snap.states))
+    jobs = getattr(getattr(colls.get("heartbeats"), "cfg", None), "checks", None)
+    if jobs:
+        # A job pings the server's web (/ping/<token>), never an agent: judged here, every job
+        # would be "never pinged" a minute after the agent starts. Left to the server's config.
+        log.warning("heartbeats: %d job(s) in an agent's config are judged by the server, which their pings "
+                    "reach; configure them there (left out here: %s)", len(jobs), ", ".join(j.name for j in jobs))
+        jobs.clear()
     settings = cfg.schedules(colls)
     unstored = {n: frozenset(m for m, s in c.metrics.items() if not s.store) for n, c in colls.items()}
     outbox = Outbox(cfg.agent.outbox, int(cfg.agent.outbox_max_mb * 1024 * 1024), unstored)

@@ -15,8 +15,9 @@ from typing import Any
 
 from app import version as app_version
 from app.cli.agents import cmd_agent, cmd_agents
+from app.cli.collect import cmd_collect
 from app.cli.db import cmd_backup, cmd_db, cmd_restore
-from app.cli.serve import at_forced_exit, cmd_check_config, cmd_collect, cmd_serve, serve_config
+from app.cli.serve import at_forced_exit, cmd_check_config, cmd_serve, serve_config
 from app.config import ConfigError
 from app.files import atomic_write
 
@@ -133,8 +134,10 @@ def _running(add: Add) -> None:
     add("serve", cmd_serve, "collect, serve the web UI and /metrics")
     c = add("collect", cmd_collect, "run every collector once and print what it saw")
     c.add_argument("--once", action="store_true", required=True, help="one round, then exit (required)")
-    c.add_argument("--format", choices=("json", "prometheus"), default="json",
-                   help="json (every collector's state, samples and errors) or prometheus (/metrics text)")
+    c.add_argument("--format", choices=("summary", "json", "prometheus"), default="summary",
+                   help="summary (a line a collector: what it saw, why it has nothing or failed), json (every "
+                        "collector's whole state and errors) or prometheus (/metrics text)")
+    c.add_argument("--json", action="store_true", help="the same as --format json")
     add("check-config", cmd_check_config, "validate the config file")
 
 

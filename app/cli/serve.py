@@ -4,8 +4,6 @@ that ends a stop which hangs, and the checks and the dry run that go before it."
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 import logging
 import os
 import sys
@@ -27,10 +25,52 @@ STOP_WATCHDOG = 10.0
 
 
 at_forced_exit: list[Callable[[], None]] = []
+# A stop asked for (SIGINT, SIGTERM) at any time, even before the server listens.
+stop_requested = threading.Event()
+serving = threading.Event()  # uvicorn has started: its handlers have the signals
+_claimed = threading.Event()  # this process is serve's or the demo's (as_the_process), once
+_armed = threading.Lock()
+
+
+def arm_watchdog() -> None:
+    """From the first stop signal on, the process ends within STOP_WATCHDOG whatever happens."""
+    if _armed.acquire(blocking=False):
+        timer = threading.Timer(STOP_WATCHDOG, _watchdog)
+        timer.daemon = True
+        timer.start()
+
+
+def stop_on_signals_while_starting() -> None:
+    """SIGINT and SIGTERM until the server installs its own handlers: a stop, with the watchdog
+    armed. Python's default (KeyboardInterrupt at the next instruction) can land in a garbage
+    collector's callback, where it is printed as "Exception ignored" and lost: a demo stopped
+    with Ctrl-C while it started kept running (measured under load: still serving 60 s later).
+    Here the request is kept as well, so a server that starts after it stops at once."""
+    import signal
+
+    def stop(sig: int, frame: Any) -> None:
+        if serving.is_set():
+            # uvicorn's own handlers took over at start-up; on its way out it raises the signal it
+            # caught again with this one: end as Python's defaults would (a SIGTERM ends the
+            # process by that signal, which systemd counts as a clean stop)
+            if sig == signal.SIGTERM:
+                signal.signal(sig, signal.SIG_DFL)
+                signal.raise_signal(sig)
+                return
+            raise KeyboardInterrupt
+        stop_requested.set()
+        arm_watchdog()
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
 
 
 def _watchdog() -> None:
-    log.error("stopping took longer than %gs; exiting now", STOP_WATCHDOG)
+    log.error("stopping took longer than %gs; exiting now (where each thread was: below)", STOP_WATCHDOG)
+    import faulthandler
+
+    faulthandler.dump_traceback(all_threads=True)  # to stderr: what the stop waited for, for a bug report
     for hook in at_forced_exit:
         try:
             hook()
@@ -40,22 +80,47 @@ def _watchdog() -> None:
     os._exit(1)
 
 
+def as_the_process(run: Callable[[], int]) -> int:
+    """`run` as what this process is for (serve, the demo): a stop signal from the start on is a
+    stop, and on the way out the collectors' commands are killed and no new one starts, before
+    Python waits for every thread pool's threads. Not for a command run inside another program
+    (the tests call `main()`): it changes the process's signal handlers and its commands."""
+    from collectors.base import refuse_commands_from_now
+
+    if not _claimed.is_set():  # once: the demo's serve runs inside the demo (whose own handlers stay)
+        _claimed.set()
+        stop_on_signals_while_starting()
+    try:
+        return run()
+    finally:
+        refuse_commands_from_now()
+
+
 def serve_config(cfg: Config, extra_setup=None) -> int:
     import uvicorn
 
-    from app.web.app import create_app
-
     class Server(uvicorn.Server):
         def handle_exit(self, sig: int, frame: Any) -> None:
-            if not self.should_exit:
-                timer = threading.Timer(STOP_WATCHDOG, _watchdog)
-                timer.daemon = True
-                timer.start()
+            stop_requested.set()
+            arm_watchdog()
             super().handle_exit(sig, frame)
 
-    from app.runtime import Runtime
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets)
+            serving.set()
+            if stop_requested.is_set():  # asked to stop while starting (the KeyboardInterrupt was lost)
+                self.should_exit = True
 
     check_serve(cfg)
+    return as_the_process(lambda: _serve(cfg, extra_setup, Server))
+
+
+def _serve(cfg: Config, extra_setup: Any, server: Any) -> int:
+    import uvicorn
+
+    from app.runtime import Runtime
+    from app.web.app import create_app
+
     app = create_app(cfg, runtime=Runtime(cfg))  # the Runtime: what runs; the app: what answers
     if extra_setup:
         extra_setup(app)
@@ -71,7 +136,9 @@ def serve_config(cfg: Config, extra_setup=None) -> int:
                             proxy_headers=False, forwarded_allow_ips=[],
                             ssl_certfile=str(cfg.web.tls_cert_file) if tls else None,
                             ssl_keyfile=str(cfg.web.tls_key_file) if tls else None)
-    Server(config).run()
+    if stop_requested.is_set():
+        return 130
+    server(config).run()
     return 0
 
 
@@ -90,37 +157,3 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     where = cfg.source or "built-in defaults"
     print(f"{where}: OK; host {cfg.host!r}, host_root {cfg.host_root}, collectors: {', '.join(colls) or 'none'}")
     return 0
-
-
-def cmd_collect(args: argparse.Namespace) -> int:
-    """Like `telegraf --test`: run every collector once, print what it saw, store nothing."""
-    from app.scheduler import Scheduler, Snapshot
-    from collectors import build_collectors
-    from collectors.state import dump
-
-    cfg = _load(args)
-    from app.disks.bay_labels import host_bays
-    from collectors import host_context
-
-    colls = build_collectors(cfg, host=host_context(cfg, host_bays(cfg)))
-    snap = Snapshot(host=cfg.host)
-    settings = cfg.schedules(colls)
-    sched = Scheduler(colls, settings, snap)
-    asyncio.run(sched.run_all_once())
-    failed = [s for s in snap.statuses.values() if not s.up]
-    if args.format == "prometheus":
-        sys.stdout.write(snap.metrics.decode())
-    else:
-        out = {
-            "host": cfg.host,
-            "collectors": {
-                s.name: {"up": s.up, "no_data": s.no_data, "duration": round(s.duration or 0, 4),
-                         "error": s.last_error if not s.up else None, "warnings": s.warnings,
-                         "state": dump(state) if (state := snap.states.get(s.name)) else None}
-                for s in snap.statuses.values()
-            },
-        }
-        print(json.dumps(out, indent=2, default=str))
-    for s in failed:
-        print(f"collector {s.name} failed: {s.last_error}", file=sys.stderr)
-    return 1 if failed else 0

@@ -75,7 +75,7 @@ def rule_for(disk: object) -> dict[str, str] | None:
 def save(path: Path, disk: object, label: str, bays: BayRules | None = None) -> dict[str, str]:
     """Add or replace the label of the disk's bay; written whole, then renamed over, under a lock."""
     label = label.strip()
-    if not LABEL.match(label):
+    if not LABEL.fullmatch(label):  # match() and "$" would let a trailing newline in
         raise ValueError("a bay label is 1 to 100 characters, without control characters")
     matcher = rule_for(disk)
     if matcher is None:

@@ -125,7 +125,8 @@ def bay_map(snap: Snapshot, labels: list[str], enclosures: Sequence[Enclosure] =
         enc = chassis.get(name)
         wheres = {d.where for b in bays for d in (b.pull or b.disk or b.other,) if d is not None}
         what = ("Ceph OSDs" if wheres and all(w.startswith("Ceph") for w in wheres)
-                else "slots" if all(re.search(r"\bslot\b", b.label, re.I) for b in bays) else "")
+                else "slots" if all(re.search(r"\bslot\b", b.label, re.I) for b in bays)
+                and "slot" not in name.lower() else "")  # not "NVMe slot slots"
         if enc is not None and all(b.row is not None for b in bays):
             out.append(Shelf(name, bays, enc.rows, enc.columns, what))
         else:  # no chassis said, or a bay it cannot place: the bays in order, wrapping

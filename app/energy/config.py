@@ -22,7 +22,7 @@ class Tariff(BaseModel):
     @field_validator("start", "to")
     @classmethod
     def _clock(cls, v: str) -> str:
-        if not _HHMM.match(v):
+        if not _HHMM.fullmatch(v):
             raise ValueError(f"{v!r} is not a time of day as HH:MM")
         return v
 

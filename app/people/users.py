@@ -28,7 +28,7 @@ from app import credentials
 from app.storage.models import api_token, web_user
 
 ROLES = ("admin", "viewer")
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$")
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,99}")  # fullmatch: "$" would let "alice\n" in
 MIN_PASSWORD = 8
 CACHE_SECONDS = 5.0  # a change from the command line reaches a running server within this
 
@@ -86,12 +86,12 @@ def _revoke_tokens_of(c: Connection, owner: str) -> None:
 
 
 def _row(r: Any) -> User:
-    return User(r.name, r.role, r.password_hash, r.epoch or 0, r.totp_secret, r.totp_pending, r.totp_last_step,
+    return User(r.name, r.role, r.password_hash, r.epoch, r.totp_secret, r.totp_pending, r.totp_last_step,
                 tuple(json.loads(r.recovery or "[]")), r.created)
 
 
 def check_name(name: str) -> str:
-    if not NAME.match(name or ""):
+    if not NAME.fullmatch(name or ""):
         raise UserError(f"user name {name!r}: letters, digits and . _ @ - (at most 100, not starting with a sign)")
     return name
 

@@ -19,6 +19,7 @@ from app.storage.base import (
     StoreBase,
     labels_key,
 )
+from app.storage.grouped_cache import grouped_cache
 from app.storage.models import (
     collector_run,
     meta,
@@ -52,6 +53,8 @@ class Rollups(StoreBase):
                     conn.execute(self._insert(ROLLUPS[res]).on_conflict_do_nothing(), batch[i:i + 20_000])
             for res, value in folded_up_to.items():
                 self._set_watermark(conn, res, value)
+        if rows:
+            grouped_cache(self.engine).changed()
 
     def mark_folded(self, folded_up_to: Mapping[int, int]) -> None:
         """Rollups of each resolution count as complete up to the time given (a benchmark that
@@ -211,6 +214,9 @@ class Rollups(StoreBase):
         if not series_ids or since >= wm5:
             return
         ids = sorted(series_ids)
+        # Folded hours change: charts kept from before are not read again. (Said before the
+        # commit; a chart read in between is kept at most grouped_cache.TTL.)
+        grouped_cache(self.engine).changed()
         ph = "?" if self.dialect == "sqlite" else "%s"
         marks = ",".join([ph] * len(ids))
         lo5 = since // RES_5M * RES_5M
@@ -259,6 +265,7 @@ class Rollups(StoreBase):
         rows = [{"series_id": sid, "bucket": b, "vmin": mn, "vavg": av, "vmax": mx, "n": n}
                 for sid, (_, _, pts) in zip(ids, points, strict=True) for b, mn, av, mx, n in pts]
         if rows:
+            grouped_cache(self.engine).changed()  # rewrites folded buckets (see refold_late)
             # A bucket can arrive in two parts (an hour split between two compactions): merge them.
             ins = self._insert(table)
             least, greatest = (func.min, func.max) if self.dialect == "sqlite" else (func.least, func.greatest)
@@ -316,4 +323,5 @@ class Rollups(StoreBase):
                     table = chunks.CHUNKS[tier.table]
                     n += conn.execute(delete(table).where(table.c.chunk < cut // tier.span)).rowcount or 0
             n += conn.execute(delete(collector_run).where(collector_run.c.started < now - raw_days * DAY)).rowcount or 0
+        grouped_cache(self.engine).changed()  # after the commit: a chart read from now on has lost them too
         return n

@@ -20,6 +20,7 @@ from app.storage.base import (
     labels_key,
 )
 from app.storage.chunks import in_chunks, readable
+from app.storage.grouped_cache import grouped_cache
 from app.storage.inventory import Inventory
 from app.storage.models import (
     collector_state,
@@ -262,17 +263,23 @@ class SampleWriting(Rollups, Inventory):
             group = (r.c.bucket - lo) // k  # from the range's first bucket: at most max_points groups
             q = (select(func.min(r.c.bucket), func.min(r.c.vmin), func.avg(r.c.vavg), func.max(r.c.vmax))
                  .where(*where).group_by(group).order_by(group))
+            # the same grouped points until the fold moves on (hi) or a refold says so: kept a minute
+            points = grouped_cache(self.engine).get((series_id, res, lo, hi, k), lambda: self._rows(conn, q, res))
         else:
             q = select(r.c.bucket, r.c.vmin, r.c.vavg, r.c.vmax).where(*where).order_by(r.c.bucket)
-        # fetch all at once: row-by-row iteration cost more than the query itself
-        points = [Point(row[0] * res, row[1], row[2], row[3]) for row in conn.execute(q).all()]
+            points = self._rows(conn, q, res)
         if end > watermark:
             bucket = sample.c.ts // res * res  # integer division on both SQLite and PostgreSQL
             q2 = (select(bucket.label("b"), func.min(sample.c.value), func.avg(sample.c.value),
                          func.max(sample.c.value))
                   .where(sample.c.series_id == series_id, sample.c.ts >= max(start, watermark), sample.c.ts < end)
                   .group_by("b").order_by("b"))
-            points += [Point(int(b), mn, av, mx) for b, mn, av, mx in conn.execute(q2).all()]
+            points = points + [Point(int(b), mn, av, mx) for b, mn, av, mx in conn.execute(q2).all()]
         return points
+
+    @staticmethod
+    def _rows(conn, q, res: int) -> list[Point]:
+        # fetch all at once: row-by-row iteration cost more than the query itself
+        return [Point(row[0] * res, row[1], row[2], row[3]) for row in conn.execute(q).all()]
 
     # -- rollups and retention ----------------------------------------------------------

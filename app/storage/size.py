@@ -30,6 +30,7 @@ from sqlalchemy import Engine, delete, func, select, text
 
 from app.storage import chunks
 from app.storage.base import DAY, RES_1H, RES_5M
+from app.storage.grouped_cache import grouped_cache
 from app.storage.meta import get_meta, set_meta
 from app.storage.models import (
     alert_event,
@@ -109,6 +110,8 @@ def _drop_before(table, key, unit: int):
         if engine.dialect.name == "postgresql":
             tier, chunk = chunks.BY_TABLE[table.name], chunks.CHUNKS[table.name]
             n += _drop(engine, delete(chunk).where(chunk.c.chunk < t // unit // tier.span))
+        if n and unit > 1:  # rollups went: a chart kept with them is not read again
+            grouped_cache(engine).changed()
         return n
     return drop
 

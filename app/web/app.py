@@ -88,17 +88,23 @@ def create_app(cfg: Config, *, runtime: Runtime | None = None, **runtime_options
 
 def install_api_errors(app: FastAPI) -> None:
     """The API's errors in one shape, {"error": {"status", "message"}} (a script reads one
-    field); the pages keep FastAPI's own."""
+    field); a browser's page or form gets an error page in the site's layout (app/web/error_pages.py)."""
     from fastapi.exception_handlers import http_exception_handler, request_validation_exception_handler
     from fastapi.exceptions import RequestValidationError
+    from starlette.concurrency import run_in_threadpool
     from starlette.exceptions import HTTPException
     from starlette.requests import Request
-    from starlette.responses import Response
+    from starlette.responses import PlainTextResponse, Response
+
+    from app.web import error_pages
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> Response:
         if request.url.path.startswith("/api/v1/"):
             return guard.error(exc.status_code, str(exc.detail), dict(exc.headers or {}))
+        if error_pages.wants_html(request) and exc.status_code >= 400:
+            return await run_in_threadpool(error_pages.page, request.app.state.site, request, exc.status_code,
+                                           str(exc.detail), None, dict(exc.headers or {}))
         return await http_exception_handler(request, exc)
 
     @app.exception_handler(RequestValidationError)
@@ -106,7 +112,23 @@ def install_api_errors(app: FastAPI) -> None:
         if request.url.path.startswith("/api/v1/"):
             said = "; ".join(f"{'.'.join(str(x) for x in e.get('loc', ()))}: {e.get('msg')}" for e in exc.errors())
             return guard.error(422, said[:1000] or "request not understood")
+        if error_pages.wants_html(request):
+            fields = error_pages.field_errors(list(exc.errors()))
+            return await run_in_threadpool(error_pages.page, request.app.state.site, request, 422,
+                                           "The form was not sent: some of its fields are not what they need to be.",
+                                           fields)
         return await request_validation_exception_handler(request, exc)
+
+    @app.exception_handler(Exception)
+    async def crashed(request: Request, exc: Exception) -> Response:
+        # Starlette raises it on after this answer: the server's log gets the traceback, the
+        # person words.
+        if error_pages.wants_html(request):
+            return await run_in_threadpool(error_pages.page, request.app.state.site, request, 500,
+                                           "This page failed to draw.")
+        if request.url.path.startswith("/api/v1/"):
+            return guard.error(500, "internal error: the server's log says more")
+        return PlainTextResponse("Internal Server Error", status_code=500)
 
 
 class HostCheck:

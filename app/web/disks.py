@@ -13,7 +13,9 @@ from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse,
 from app.disks import disk_notes
 from app.disks.disks_table import SORTS, DiskRow, as_csv, rows_of, table
 from app.disks.replacement import plan
-from app.web.site import Checked, SiteDep
+from app.storage.store import Store
+from app.web import error_pages
+from app.web.site import Checked, Site, SiteDep
 from collectors import plugins
 from collectors.base import CollectorError
 from collectors.disks.smart.collector import SmartCollector
@@ -80,14 +82,35 @@ async def start_selftest(s: SiteDep, request: Request, key: str, kind: str = For
 @router.get("/disks/{key:path}/replace", response_class=HTMLResponse)
 def replace_page(s: SiteDep, request: Request, key: str) -> Response:
     """What to order, which bay, each array's state and rebuild estimate, the commands to type."""
-    snap, _ = s.view(request)
+    snap, store = s.view(request)
     states: dict[str, State | None] = {
         name: plugins()[name].typed(snap.states.get(name)) for name in ("smart", "mdraid", "zfs", "megaraid")
         if name in plugins() and snap.states.get(name) is not None}
     found = plan(key, states)
     if found is None:
-        raise HTTPException(404, f"no disk {key!r} in a disk, array, pool or controller this host reports")
+        return _moved_on(s, request, store, key)
     return s.render(request, "replace.html", r=found, key=key)
+
+
+def _moved_on(s: Site, request: Request, store: Store, key: str) -> Response:
+    """A disk no longer reported (pulled, or replaced and the array rebuilding onto the new one):
+    the bay it was last seen in and what that bay holds now, not a bare 404."""
+    gone = store.entity("disk", key)
+    bay = str(gone["attrs"].get("bay") or "") if gone else ""
+    now = store.entity("bay", bay) if bay else None
+    successor = str(now["attrs"].get("serial") or "") if now else ""
+    base = request.scope.get("rackpulse_base", "")
+    said = f"no disk {key!r} in a disk, array, pool or controller this host reports"
+    links: list[tuple[str, str]] = []
+    if bay:
+        said += f"; it was last seen in {bay}"
+        if successor and successor != key:
+            said += f", which holds {successor} now"
+            links.append((f"Disk {successor}, in {bay} now", f"{base}/disks/{quote(successor, safe='')}"))
+        links.append((f"Disk {key}: its history", f"{base}/disks/{quote(key, safe='')}"))
+    if not error_pages.wants_html(request):
+        raise HTTPException(404, said)
+    return error_pages.page(s, request, 404, said, links=links)
 
 
 @router.post("/disks/{key:path}/notes", dependencies=[Checked])

@@ -27,6 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app import credentials
 from app.people import audit
 from app.people.users import OPEN, Principal
+from app.web import error_pages
 from app.web.sessions import COOKIE, CSRF_COOKIE
 
 if TYPE_CHECKING:
@@ -213,6 +214,9 @@ class Guard:
             back = quote(f"{scope.get('rackpulse_base', '')}{path}", safe="/")
             return RedirectResponse(f"/login?next={back}", status_code=303)
         if changing and not _starts(path, OWN_TOKENS) and not _starts(path, OWN) and not (who and who.may_change):
+            if who and not api and error_pages.wants_html(Request(scope)):  # a viewer's form: a page, not JSON
+                scope.setdefault("state", {})["principal"] = who
+                return error_pages.page(self.s, Request(scope), 403, "Read-only: a viewer cannot change anything.")
             return (error(403, "read-only: a viewer, or a read token, cannot change anything") if who else
                     error(401, "login required") if api else RedirectResponse("/login", 303))
         return None

@@ -19,6 +19,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, BeforeValidator, ValidationError
 
 from app.storage.monitors import MonitorError, SavedMonitor, delete_monitor, list_monitors, save_monitor
+from app.web.error_pages import in_words
 from app.web.site import Checked, SiteDep
 from collectors.probes.checks.collector import KINDS as PROBE_KINDS
 from collectors.probes.heartbeats.config import Heartbeat
@@ -42,10 +43,12 @@ class Field:
     value: Any
     required: bool
     step: str = "any"
+    error: str | None = None  # what is wrong with the value sent, shown beside the field
 
 
-def form_fields(model: type[BaseModel], values: dict[str, object] | None = None) -> list[Field]:
-    values = values or {}
+def form_fields(model: type[BaseModel], values: dict[str, object] | None = None,
+                errors: dict[str, str] | None = None) -> list[Field]:
+    values, errors = values or {}, errors or {}
     out = []
     for name, info in model.model_fields.items():
         ann = info.annotation
@@ -56,7 +59,7 @@ def form_fields(model: type[BaseModel], values: dict[str, object] | None = None)
             kind = "url"
         default = None if info.is_required() else info.default
         out.append(Field(name, name.replace("_", " "), kind, values.get(name, default), info.is_required(),
-                         "1" if ann is int else "any"))
+                         "1" if ann is int else "any", errors.get(name)))
     return out
 
 
@@ -77,6 +80,15 @@ def parse_form(model: type[BaseModel], form: dict[str, str]) -> dict[str, object
 
 def errors_in_words(exc: ValidationError) -> str:
     return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'form'}: {e['msg']}" for e in exc.errors())
+
+
+def errors_by_field(exc: ValidationError) -> dict[str, str]:
+    """Each refused field's first complaint, in words (error_pages.in_words)."""
+    out: dict[str, str] = {}
+    for e in exc.errors():
+        name = str(e["loc"][0]) if e["loc"] else "form"
+        out.setdefault(name, in_words(str(e["msg"])))
+    return out
 
 
 def _config_probes(s: Any) -> list[tuple[str, dict[str, object]]]:
@@ -114,7 +126,8 @@ def monitors_page(s: SiteDep, request: Request, edit: int | None = None, kind: s
 
 
 def _render(s: Any, request: Request, edit: int | None = None, kind: str = "http", new_url: str | None = None,
-            notice: str | None = None) -> HTMLResponse:
+            notice: str | None = None, sent: dict[str, object] | None = None,
+            errors: dict[str, str] | None = None) -> HTMLResponse:
     snap, _ = s.view(request)
     saved = _saved(s)
     now: dict[str, object] = {p.name: p for p in getattr(snap.states.get(SECTION), "probes", [])}
@@ -123,7 +136,9 @@ def _render(s: Any, request: Request, edit: int | None = None, kind: str = "http
     kind = editing.kind if editing else kind if kind in KINDS else "http"
     return s.render(request, "monitors.html", configured=_config_probes(s), saved=saved, now=now, beats=beats,
                     kinds=KIND_WORDS, kind=kind, editing=editing,
-                    fields=form_fields(KINDS[kind], editing.spec if editing else None),
+                    fields=form_fields(KINDS[kind], sent if sent is not None else editing.spec if editing else None,
+                                       errors),
+                    problem=(errors or {}).get("form"),
                     csrf=s.csrf_token(request), notice=notice or request.query_params.get("saved"),
                     new_url=new_url, can_collect=s.scheduler is not None and SECTION in s.scheduler.collectors)
 
@@ -132,17 +147,25 @@ async def _save(s: Any, request: Request, kind: str, monitor_id: int | None) -> 
     if kind not in KINDS:
         raise HTTPException(400, f"no monitor kind {kind!r}: one of {', '.join(KINDS)}")
     form = {k: str(v) for k, v in (await request.form()).items()}
+    def refused(errors: dict[str, str]) -> HTMLResponse:
+        # The form again, as it was sent, each refusal beside its field: nothing typed is lost.
+        sent: dict[str, object] = {k: (v == "on") if KINDS[kind].model_fields[k].annotation is bool else v
+                                   for k, v in form.items() if k in KINDS[kind].model_fields}
+        page = _render(s, request, monitor_id, kind, sent=sent, errors=errors)
+        page.status_code = 400
+        return page
+
     try:
         spec = parse_form(KINDS[kind], form)
     except ValidationError as exc:
-        raise HTTPException(400, f"{KIND_WORDS[kind]} not saved: {errors_in_words(exc)}") from None
+        return refused(errors_by_field(exc))
     if spec["name"] in {p["name"] for k, p in _config_probes(s) if SECTIONS[k] == SECTIONS[kind]}:
-        raise HTTPException(400, f"the config file has a {kind if kind == 'heartbeat' else 'probe'} named "
-                                 f"{spec['name']!r}: choose another name")
+        return refused({"name": f"the config file has a {kind if kind == 'heartbeat' else 'probe'} named "
+                                f"{spec['name']!r}: choose another name"})
     try:
         await run_in_threadpool(save_monitor, s.engine, s.cfg.host, SECTIONS[kind], kind, spec, monitor_id)
     except MonitorError as exc:
-        raise HTTPException(400, str(exc)) from None
+        return refused({"form": str(exc)})
     await run_in_threadpool(_reload, s)
     await _collect_now(s, SECTIONS[kind])
     if kind == "heartbeat" and monitor_id is None:

@@ -54,7 +54,9 @@ async def overview(s: SiteDep, request: Request) -> HTMLResponse:
         rows = await s.agent_rows()
         hosts = [h for h in s.hosts(own=ov, rows=rows) if h.agent]  # this host's card is not drawn: its overview once
     unlabelled = disk_bays.unlabelled(snap) if snap.host == s.cfg.host else []
-    return s.render(request, "overview.html", ov=ov, summaries=views.summaries(snap),
+    return s.render(request, "overview.html", ov=ov, tiles=views.worst_first(ov.tiles),
+                    troubled=views.worst_first([c for c in ov.collectors if c.level != views.OK]),
+                    verdict=views.verdict(ov), summaries=views.summaries(snap),
                     callouts=views.callouts(firing, snap.host), unlabelled=unlabelled, silenced_until=a.silenced_all_until() if a else None,
                     hosts=hosts, trimmed=_recent_trim(s.runtime.size_note))
 
@@ -87,7 +89,8 @@ def entity_page(s: SiteDep, request: Request, kind: str, key: str,
     plugin = words.owner(kind, plugins())
     base = request.scope.get("rackpulse_base", "")
     snap, _ = s.view(request)
-    return s.render(request, "entity.html", kind=kind, key=key, stored=stored, noun=events.noun(kind, plugins()),
+    return s.render(request, "entity.html", kind=kind, key=key, shown_key=events.key_words(key, plugin), stored=stored,
+                    noun=events.noun(kind, plugins()),
                     timeline=_array_timeline(snap, key) if kind == "md_array" else [],
                     head=words.headline(kind, stored["attrs"], stored["present"], plugin),
                     facts=words.facts(kind, stored["attrs"], plugin),

@@ -209,8 +209,12 @@ class Site:
         """One template per page: the whole page, or only its content block for htmx."""
         tmpl = self.env.get_template(name)
         hsnap, _ = self.view(request)
+        who = principal(request)
         ctx = {"request": request, "snap": hsnap, "refresh": self.cfg.web.refresh_seconds, "host": hsnap.host,
-               "auth": self.login_required(), "who": principal(request), "path": request.url.path,
+               "auth": self.login_required(), "who": who, "path": request.url.path,
+               # a control is shown only to whom it would answer (a viewer saw Acknowledge and got a 403)
+               "may_change": bool(who and who.may_change),
+               "is_admin": bool(who and who.role == "admin"),
                # the wall screen: no navigation, big tiles, dark at night (a viewer's or a link token's)
                "kiosk": request.query_params.get("kiosk") == "1",
                # the live update asks for the page as it is shown (?range=7d, ?view=heat), not its default

@@ -401,13 +401,13 @@ SAYS = {
     "array_member_failed": ("md0:ZA1021DK", "md0: member failed: shelf 1, bay 3, WDC WD80EFZZ-68BTXN0 serial ZA1021DK, "
                             "was sdd1", BAY3),
     "bgp_all_peers_down": ("demo-nas", "all 3 BGP sessions of demo-nas are down", H),
-    "bgp_peer_down": ("default/ipv4Unicast/10.0.250.1", "BGP peer 10.0.250.1 (edge-router 3G failover) ipv4Unicast down (Active), "
+    "bgp_peer_down": ("default/ipv4Unicast/10.0.250.1", "BGP peer 10.0.250.1 (edge-router 3G failover) IPv4 unicast down (Active), "
                       "last reset: Waiting for NHT", {**H, "peer": "10.0.250.1", "vrf": "default", "afi": "ipv4Unicast",
                                                  "peer_as": "65200"}),
     "bgp_prefixes_dropped": ("default/ipv4Unicast/10.0.250.1", "BGP peer 10.0.250.1 (edge-router 3G failover) "
-                             "ipv4Unicast: accepted prefixes fell from 12 to 5 within 10 min while the session "
+                             "IPv4 unicast: accepted prefixes fell from 12 to 5 within 10 min while the session "
                              "stayed up", {**H, "peer": "10.0.250.1", "vrf": "default", "afi": "ipv4Unicast", "peer_as": "65200"}),
-    "bgp_prefix_limit_near": ("default/ipv4Unicast/10.0.250.1", "BGP peer 10.0.250.1 ipv4Unicast: 12 prefixes "
+    "bgp_prefix_limit_near": ("default/ipv4Unicast/10.0.250.1", "BGP peer 10.0.250.1 IPv4 unicast: 12 prefixes "
                               "accepted of a maximum of 14 (86%); past it the session is torn down", {**H, "peer": "10.0.250.1", "vrf": "default", "afi": "ipv4Unicast", "peer_as": "65200"}),
     "bfd_peer_down": ("default/10.0.250.1", "BFD session to 10.0.250.1 is down (control detection time expired)",
                       {**H, "peer": "10.0.250.1", "vrf": "default"}),
@@ -633,11 +633,15 @@ def test_a_rebuilding_array_with_two_members_out_names_neither_alone(healthy: Sn
 
 
 def test_every_built_in_rule_is_tested_here_or_with_the_storage_rules() -> None:
+    from collectors.host.pbs.findings import RULES as PBS_RULES
+    from collectors.host.proxmox.findings import RULES as PROXMOX_RULES
     from tests.alerting.test_storage_rules import RULES as STORAGE
 
     here = set(CASES) | STORAGE | {"collector_down", "heatpump_unreachable", "bond_slave_flapping", "switch_port_flapping",
                          "agent_silent", "agent_clock_skew", "agent_cardinality", "interface_errors",
-                         "energy_budget", "power_above_baseline"}  # tests/energy/test_energy_watch.py
+                         "energy_budget", "power_above_baseline",  # tests/energy/test_energy_watch.py
+                         # tests/collectors/host/proxmox and pbs: through the API stand-in, fired and cleared
+                         *(r.name for r in PROXMOX_RULES), *(r.name for r in PBS_RULES)}
     assert here == set(BUILTIN)
 
 

@@ -179,9 +179,9 @@ SAYS = {
                            "ST16000NM001G-2KK103 serial ZL2PV003)", SLOT3),
     "megaraid_controller": ("c0", "MegaRAID c0 (MegaRAID 9560-8i 4GB) Needs Attention", {**H, "controller": "c0"}),
     "megaraid_bbu": ("c0", "MegaRAID c0: CacheVault CVPM05 Degraded", {**H, "controller": "c0"}),
-    "ceph_health_err": ("PG_DAMAGED", "Ceph HEALTH_ERR: Possible data damage: 1 pg inconsistent",
+    "ceph_health_err": ("PG_DAMAGED", "Ceph health error: Possible data damage: 1 pg inconsistent",
                         {**H, "check": "PG_DAMAGED", "severity": "HEALTH_ERR"}),
-    "ceph_health_warn": ("MON_CLOCK_SKEW", "Ceph HEALTH_WARN: clock skew detected on mon.ceph-b",
+    "ceph_health_warn": ("MON_CLOCK_SKEW", "Ceph health warning: clock skew detected on mon.ceph-b",
                          {**H, "check": "MON_CLOCK_SKEW", "severity": "HEALTH_WARN"}),
     "ceph_osd_down": ("osd.5", "Ceph osd.5 down on ceph-c (ceph-c, bay 1, ST12000VN0008-2YS101 serial ZRT005K5)",
                       {**H, "osd": "osd.5", "ceph_host": "ceph-c", "serial": "ZRT005K5", "bay": "ceph-c, bay 1"}),
@@ -232,5 +232,5 @@ def test_the_storage_tiles_say_what_is_fine_in_words(healthy: Snapshot) -> None:
     tiles = {t.title: t for t in views.overview(healthy).tiles}
     assert tiles["ZFS"].level == views.OK and "1 pool online" in str(tiles["ZFS"])
     assert "1 virtual drive optimal" in str(tiles["RAID controller"])
-    assert "HEALTH_OK, 6/6 OSDs up, 512/512 PGs clean" in str(tiles["Ceph"])
+    assert "healthy, 6/6 OSDs up, 512/512 PGs clean" in str(tiles["Ceph"])
     assert "btrfs" not in tiles  # nothing mounted: no tile

@@ -65,6 +65,31 @@ def demo_states(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict
     btrfs = BtrfsCollector(tree(tmp_path_factory.mktemp("btrfs")), bays=BAYS, runner=runner(answers())).collect()
     assert btrfs.state is not None
     out["btrfs"] = [dump(btrfs.state)]
+    # Proxmox VE, which the demo host is not: through the API stand-in, with a failed backup, a
+    # replication failing and a stopped onboot guest, so that every part of its state has numbers
+    from collectors.host.proxmox.collector import ProxmoxCollector
+    from collectors.host.proxmox.config import ProxmoxConfig
+    from tests.peers import running
+    from tests.peers.pve import TOKEN_ID, PveStandin
+
+    with running(PveStandin, "pve") as pve:
+        pve.write("nodes/pve2/qemu/103/config", {"onboot": 1})
+        pve.edit("nodes/pve1/replication", {"id": "101-0"}, fail_count=2, error="no route to host")
+        pve.edit("cluster/tasks", {"node": "pve1", "id": ""}, status="job errors")
+        cfg = ProxmoxConfig(url=pve.url, token_id=TOKEN_ID, token_secret_file=pve.secret_file, ca_file=pve.ca_file)
+        proxmox = ProxmoxCollector(cfg, clock=lambda: 1795000000.0).collect()
+    assert proxmox.state is not None
+    out["proxmox"] = [dump(proxmox.state)]
+    from collectors.host.pbs.collector import PbsCollector
+    from collectors.host.pbs.config import PbsConfig
+    from tests.peers.pve import PBS_TOKEN_ID, PbsStandin
+
+    with running(PbsStandin, "pbs") as server:
+        server.edit("admin/sync", {"id": "s-7a1c0d2e"}, **{"last-run-state": "remote unreachable"})
+        pbs = PbsCollector(PbsConfig(url=server.url, token_id=PBS_TOKEN_ID, token_secret_file=server.secret_file,
+                                     ca_file=server.ca_file)).collect()
+    assert pbs.state is not None
+    out["pbs"] = [dump(pbs.state)]
     return out
 
 

@@ -178,3 +178,36 @@ def test_a_viewer_is_refused_every_route_the_table_says_needs_more(lab: Any) -> 
     for method, path, needs in table(app.app):
         if needs in ("write", "admin"):
             assert call(c, method, fill(path), viewer) == 403, f"{method} {path} ({needs}) as a viewer"
+
+
+def test_a_viewer_is_shown_no_control_that_would_answer_403(lab: Any) -> None:
+    """A viewer once saw Acknowledge, Silence, Start test, and the add forms, and got a 403 (a JSON
+    one) for pressing them. Every form on every page a viewer reads posts only to what a viewer
+    may do (their own account, logging out); an admin sees the controls."""
+    from app.web.permissions import needs
+
+    app, c, _ = lab
+    changes = [(re.compile("^" + re.sub(r"\\\{\w+(:path)?\\\}", "[^/]+", re.escape(r.path)) + "$"), r)
+               for r in flat(app.app.routes) if "POST" in r.methods]
+    # their own accounts: the module's bob and alice have logged in often enough to be slowed down
+    app.state.site.users.add("vera", "viewer", VIEWER)
+    app.state.site.users.add("adam", "admin", ADMIN)
+    viewer, admin = as_user(c, "vera", VIEWER), as_user(c, "adam", ADMIN)
+
+    def refused_actions(headers: dict[str, str]) -> list[tuple[str, str]]:
+        found = []
+        for method, path in routes(app):
+            if method != "GET" or starts(path, OWN_TOKENS) or path.startswith("/api/") or path in ADMIN_ONLY:
+                continue
+            c.cookies.clear()
+            page = c.get(path, headers=headers)
+            if page.status_code != 200 or "text/html" not in page.headers.get("content-type", ""):
+                continue
+            for action in re.findall(r'<form[^>]*method="post"[^>]*action="([^"?]+)', page.text):
+                for rx, route in changes:
+                    if rx.match(action) and needs("POST", action, route) in ("write", "admin"):
+                        found.append((path, action))
+        return found
+
+    assert refused_actions(viewer) == []
+    assert any(action == "/monitors/add" for _, action in refused_actions(admin))  # the admin's are there

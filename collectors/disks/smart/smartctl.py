@@ -16,6 +16,7 @@ from collectors.base import ParseError
 from collectors.disks.smart.rawvalues import decode, vendor_of
 from collectors.disks.smart.selftests import parse_selftests
 from collectors.disks.smart.state import AtaRow, Reading, SelfTests, SmartTable
+from collectors.disks.smart.words import CRITICAL_WARNING_WORDS, attribute_words
 
 # smartctl(8) RETURN VALUES
 EXIT_BITS = {
@@ -220,10 +221,23 @@ def parse_smartctl_scan(data: str | bytes) -> list[tuple[str, str]]:
         doc = finite.loads(data)
     except ValueError as exc:
         raise ParseError(f"smartctl --scan output is not JSON: {exc}") from None
-    devices = doc.get("devices") if isinstance(doc, dict) else None
+    if not isinstance(doc, dict):
+        raise ParseError(f"smartctl --scan JSON is not an object: {str(doc)[:120]!r}")
+    if "devices" not in doc:
+        # smartctl fills jglb["devices"][i] per device found (smartctl.cpp, scan_devices): with
+        # none found (a VM, a container) the key is not there at all. That is "no disks", unless
+        # smartctl said why it could not look.
+        said = _obj(doc, "smartctl").get("messages")
+        errors = [m.get("string") for m in said if isinstance(m, dict) and m.get("severity") == "error"] \
+            if isinstance(said, list) else []
+        if errors:
+            raise ParseError(f"smartctl --scan: {errors[0]}")
+        return []
+    devices = doc["devices"]
     if not isinstance(devices, list):
-        raise ParseError("smartctl --scan JSON has no 'devices' list")
+        raise ParseError(f"smartctl --scan JSON: 'devices' is not a list: {str(devices)[:120]!r}")
     return [(str(d["name"]), str(d.get("type", "auto"))) for d in devices if isinstance(d, dict) and d.get("name")]
+
 
 
 def judge_health(
@@ -253,11 +267,13 @@ def judge_health(
     if disk.smart_passed is False or 3 in bits:
         reasons_fail.append("SMART overall health: FAILED")
     if 4 in bits or disk.ata_failing_now:
-        reasons_fail.append("attribute at or below threshold now: " + (", ".join(disk.ata_failing_now) or "?"))
+        reasons_fail.append("at or below its failure threshold now: "
+                            + (", ".join(attribute_words(a) for a in disk.ata_failing_now) or "an attribute"))
     attrs = disk.attributes
     cw = int(attrs.get("critical_warning", 0))
     if cw & ~0x02:
-        reasons_fail.append(f"NVMe critical_warning=0x{cw:02x}")
+        said = ", ".join(w for bit, w in CRITICAL_WARNING_WORDS.items() if cw & bit) or "set"
+        reasons_fail.append(f"NVMe critical warning: {said} (0x{cw:02x})")
     elif cw & 0x02:
         reasons_warn.append("NVMe critical_warning: temperature")
     if "available_spare" in attrs and "available_spare_threshold" in attrs:

@@ -20,5 +20,5 @@ PLUGIN = CollectorPlugin("frr", FrrCollector, build, FrrConfig, FrrState, domain
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, api={"bgp_peers": lambda s: s.peers, "bfd_peers": lambda s: s.bfd, "evpn_vnis": lambda s: s.evpn},
                          nouns={"bgp_peer": "BGP peer", "bfd_peer": "BFD session", "evpn_vni": "EVPN VNI"}, starter=starter,
-                         words={"state": findings.STATE_WORDS},
+                         words={"state": findings.STATE_WORDS, "afi": findings.AFI_WORDS, "key": findings.AFI_WORDS},
                          field_names={"state": "session", "remote_as": "peer AS"}, privileges=PRIVILEGES)

@@ -127,7 +127,7 @@ class VtepMemory:
                 self.vteps.pop(number, None)
             else:
                 gone.append(v)
-        return lost, gone
+        return lost, sorted(gone, key=lambda v: v.vni)  # in VNI order, as the present ones: a page's rows stay put
 
 
 def evpn_view(ask: Callable[[str], str], memory: VtepMemory, result: CollectResult, now: float) -> list[EvpnVni]:

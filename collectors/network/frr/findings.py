@@ -19,6 +19,17 @@ STATE_WORDS = {"Established": "up", "Idle": "down", "Connect": "down", "Active":
                "Idle (PfxCt)": "down, prefix limit reached", "Idle (NoNeg)": "down, no common capability"}
 
 
+# FRR's address-family keys (bgpd's `show bgp vrf all summary json`) as a person says them.
+AFI_WORDS = {"ipv4Unicast": "IPv4 unicast", "ipv6Unicast": "IPv6 unicast", "ipv4Multicast": "IPv4 multicast",
+             "ipv6Multicast": "IPv6 multicast", "ipv4Vpn": "IPv4 VPN", "ipv6Vpn": "IPv6 VPN",
+             "ipv4LabeledUnicast": "IPv4 labeled unicast", "ipv6LabeledUnicast": "IPv6 labeled unicast",
+             "ipv4Flowspec": "IPv4 flowspec", "ipv6Flowspec": "IPv6 flowspec", "l2VpnEvpn": "L2VPN EVPN"}
+
+
+def afi_words(afi: str) -> str:
+    return AFI_WORDS.get(afi, afi)
+
+
 def labels(p: Peer) -> dict[str, str]:
     return {"peer": p.peer, "vrf": p.vrf, "afi": p.afi, "peer_as": p.remote_as}
 
@@ -35,7 +46,7 @@ def findings(state: FrrState, judging: Judging) -> list[Finding]:
         if not p.up:
             # The address family named: a peer down in IPv4 and IPv6 unicast is two lines of one
             # notification, and they must not read the same.
-            text = (f"BGP peer {p.peer} ({p.description or p.remote_as}) {p.afi} down ({p.state})"
+            text = (f"BGP peer {p.peer} ({p.description or p.remote_as}) {afi_words(p.afi)} down ({p.state})"
                     + (f", last reset: {p.last_reset}" if p.last_reset else "")
                     + (f"; its BFD session is {p.bfd}" if p.bfd and p.bfd != "up" else ""))
             out.append(Finding(BAD if all_down else WARN, text, "bgp_peer_down", subject, labels(p)))
@@ -45,12 +56,12 @@ def findings(state: FrrState, judging: Judging) -> list[Finding]:
                                      "is failing faster than BGP's hold timer sees", labels=labels(p)))
         accepted = p.prefixes_received
         if accepted is not None and p.prefixes_peak and accepted < p.prefixes_peak * (1 - drop_ratio):
-            out.append(Finding(WARN, f"BGP peer {p.peer} ({p.description or p.remote_as}) {p.afi}: accepted "
+            out.append(Finding(WARN, f"BGP peer {p.peer} ({p.description or p.remote_as}) {afi_words(p.afi)}: accepted "
                                      f"prefixes fell from {p.prefixes_peak} to {accepted} within "
                                      f"{_minutes(drop_window)} while the session stayed up",
                                "bgp_prefixes_dropped", subject, labels(p)))
         if accepted is not None and p.prefix_limit and accepted > p.prefix_limit * limit_near:
-            out.append(Finding(WARN, f"BGP peer {p.peer} {p.afi}: {accepted} prefixes accepted of a maximum of "
+            out.append(Finding(WARN, f"BGP peer {p.peer} {afi_words(p.afi)}: {accepted} prefixes accepted of a maximum of "
                                      f"{p.prefix_limit} ({accepted / p.prefix_limit:.0%}); past it the session "
                                      "is torn down", "bgp_prefix_limit_near", subject, labels(p)))
         elif p.uptime_seconds is not None and p.uptime_seconds < 600 and p.flaps:

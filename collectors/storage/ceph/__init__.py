@@ -17,4 +17,5 @@ PERMISSIONS = "The `ceph` CLI with a keyring that may read the cluster (client.a
 PLUGIN = CollectorPlugin("ceph", CephCollector, build, CephConfig, CephState, domain="storage",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, bays=findings.bay_devices, scene=write_scene,
-                         nouns={"ceph_osd": "Ceph OSD"}, starter=starter)
+                         nouns={"ceph_osd": "Ceph OSD"}, starter=starter,
+                         words={"health": findings.HEALTH_WORDS})

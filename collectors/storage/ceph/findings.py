@@ -26,6 +26,14 @@ RULES = (
     RuleSpec("ceph_health_warn", "warning", 300, 24),
     RuleSpec("ceph_osd_down", "critical", 120, 12),
 )
+# Ceph's health states as a person says them (the raw value stays beside them on the page).
+HEALTH_WORDS = {"HEALTH_OK": "healthy", "HEALTH_WARN": "health warning", "HEALTH_ERR": "health error"}
+
+
+def health_words(health: str | None) -> str:
+    return HEALTH_WORDS.get(health or "", health or "health unknown")
+
+
 # Checks the per-OSD findings already say, with the bay: not raised twice.
 OSD_CHECKS = ("OSD_DOWN", "OSD_HOST_DOWN")
 
@@ -37,11 +45,11 @@ def cluster_findings(c: Cluster) -> list[Finding]:
             continue
         err = chk.severity == "HEALTH_ERR"
         name = chk.name or chk.summary
-        out.append(Finding(BAD if err else WARN, f"Ceph {chk.severity}: {chk.summary}",
+        out.append(Finding(BAD if err else WARN, f"Ceph {health_words(chk.severity)}: {chk.summary}",
                            "ceph_health_err" if err else "ceph_health_warn", name,
                            {"check": chk.name or None, "severity": chk.severity}))
     if c.health != "HEALTH_OK" and not out and not any(not o.up for o in c.osds):
-        out.append(Finding(WARN if c.health == "HEALTH_WARN" else BAD, f"Ceph {c.health}"))
+        out.append(Finding(WARN if c.health == "HEALTH_WARN" else BAD, f"Ceph {health_words(c.health)}"))
     for o in c.osds:
         if o.exists and not o.up:
             where = f" ({describe(o)})" if o.serial or o.bay else ""
@@ -65,7 +73,7 @@ def all_clear(state: CephState, judging: Judging) -> str | None:
     def n(v: int | None) -> str:
         return "?" if v is None else str(v)
 
-    return f"HEALTH_OK, {n(c.num_up)}/{n(c.num_osds)} OSDs up, {clean}/{n(c.num_pgs)} PGs clean"
+    return f"healthy, {n(c.num_up)}/{n(c.num_osds)} OSDs up, {clean}/{n(c.num_pgs)} PGs clean"
 
 
 def view(state: CephState, found: Sequence[Finding]) -> View:

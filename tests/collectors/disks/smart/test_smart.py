@@ -63,7 +63,7 @@ def test_failing_disk_says_why() -> None:
     level, reasons = judge_health(load("scrutiny__smart-fail2.json"))
     assert level == FAILING
     assert "SMART overall health: FAILED" in reasons
-    assert any("5 Reallocated_Sector_Ct" in r for r in reasons)
+    assert any("reallocated sectors (SMART 5)" in r for r in reasons)
 
 
 def test_nvme_attributes_are_read() -> None:

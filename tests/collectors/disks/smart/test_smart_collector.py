@@ -197,3 +197,15 @@ def test_a_rise_across_a_restart_is_noticed_from_the_stored_state(tmp_path: Path
     fresh = SmartCollector(tmp_path, fake_smartctl(tmp_path / "c", {"/dev/sda": [{"json": with_realloc(8)}]}),
                            devices=["/dev/sda"])
     assert not any("rose" in r for r in fresh.collect().state.disks[0].reasons)  # nothing stored: no rise
+
+
+def test_a_machine_whose_scan_finds_no_disk_has_no_smart_data_not_a_failed_run(tmp_path: Path) -> None:
+    """smartctl 7.3 on a VM: `--scan --json` exits 0 without a "devices" key."""
+    from collectors.base import CommandResult, NoData
+    from tests.collectors.disks.smart.test_smart_judge import SCAN_NO_DEVICES
+
+    def runner(argv, timeout):  # type: ignore[no-untyped-def]
+        return CommandResult(tuple(argv), 0, SCAN_NO_DEVICES.encode(), b"")
+
+    with pytest.raises(NoData, match="found no disks"):
+        SmartCollector(tmp_path, ["smartctl"], runner=runner).collect()

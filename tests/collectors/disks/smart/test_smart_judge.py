@@ -39,20 +39,20 @@ CASES: list[tuple[str, SmartDisk, dict[str, Any], int, list[str]]] = [
     ("exit bit 3 alone (status check said failing)", disk(exit_status=8), {}, FAILING,
      ["SMART overall health: FAILED"]),
     ("exit bit 4 without the attribute named", disk(exit_status=16), {}, FAILING,
-     ["attribute at or below threshold now: ?"]),
+     ["at or below its failure threshold now: an attribute"]),
     ("attributes failing now are named", disk(failing_now=("5 Reallocated_Sector_Ct", "197 Current_Pending_Sector")),
-     {}, FAILING, ["attribute at or below threshold now: 5 Reallocated_Sector_Ct, 197 Current_Pending_Sector"]),
+     {}, FAILING, ["at or below its failure threshold now: reallocated sectors (SMART 5), pending sectors (SMART 197)"]),
     ("exit bit 5 (failed in the past) is history", disk(exit_status=32), {}, OK, []),
     ("exit bit 6 (error log) alone is not judged", disk(exit_status=64), {}, OK, []),
     ("exit bit 7: self-test errors warn", disk(exit_status=128), {}, WARNING, ["self-test log contains errors"]),
     ("NVMe critical warning: temperature only warns", disk(critical_warning=0x02), {}, WARNING,
      ["NVMe critical_warning: temperature"]),
     ("NVMe critical warning: spare below threshold fails", disk(critical_warning=0x01), {}, FAILING,
-     ["NVMe critical_warning=0x01"]),
+     ["NVMe critical warning: spare below threshold (0x01)"]),
     ("NVMe critical warning: temperature with another bit fails", disk(critical_warning=0x03), {}, FAILING,
-     ["NVMe critical_warning=0x03"]),
+     ["NVMe critical warning: spare below threshold, temperature (0x03)"]),
     ("NVMe critical warning: read-only media", disk(critical_warning=0x08), {}, FAILING,
-     ["NVMe critical_warning=0x08"]),
+     ["NVMe critical warning: read-only (0x08)"]),
     ("NVMe spare at its threshold is fine", disk(available_spare=10, available_spare_threshold=10), {}, OK, []),
     ("NVMe spare below its threshold fails", disk(available_spare=9, available_spare_threshold=10), {}, FAILING,
      ["NVMe available spare 9% below threshold 10%"]),
@@ -197,10 +197,33 @@ def test_scan_defaults_the_type_and_skips_entries_without_a_name() -> None:
     assert got == [("/dev/sda", "auto"), ("/dev/sdb", "nvme")]
 
 
+# What smartctl 7.3 prints for `--scan --json` on a machine without a disk it can see (a VM, a
+# container): no "devices" key at all (smartctl.cpp scan_devices fills jglb["devices"][i] per
+# device). Written from smartmontools' source, in the shape of its other JSON output.
+SCAN_NO_DEVICES = json.dumps({
+    "json_format_version": [1, 0],
+    "smartctl": {"version": [7, 3], "svn_revision": "5338", "platform_info": "x86_64-linux-6.1.0-13-amd64",
+                 "build_info": "(local build)", "argv": ["smartctl", "--scan", "--json"], "exit_status": 0},
+})
+
+
+def test_a_scan_that_found_no_disk_is_no_disks_not_an_error() -> None:
+    assert parse_smartctl_scan(SCAN_NO_DEVICES) == []
+    assert parse_smartctl_scan('{"devices": []}') == []
+
+
+def test_a_scan_without_devices_that_smartctl_explains_says_why() -> None:
+    doc = json.loads(SCAN_NO_DEVICES)
+    doc["smartctl"]["messages"] = [{"string": "Scan of /dev failed: Permission denied", "severity": "error"}]
+    with pytest.raises(ParseError) as err:
+        parse_smartctl_scan(json.dumps(doc))
+    assert str(err.value) == "smartctl --scan: Scan of /dev failed: Permission denied"
+
+
 @pytest.mark.parametrize("text, message", [
     ("nope", "smartctl --scan output is not JSON: "),
-    ("[]", "smartctl --scan JSON has no 'devices' list"),
-    ('{"devices": 3}', "smartctl --scan JSON has no 'devices' list"),
+    ("[]", "smartctl --scan JSON is not an object: '[]'"),
+    ('{"devices": 3}', "smartctl --scan JSON: 'devices' is not a list: '3'"),
 ])
 def test_scan_errors_say_what_was_wrong(text: str, message: str) -> None:
     with pytest.raises(ParseError) as err:
@@ -223,3 +246,16 @@ def test_a_disk_stands_against_the_published_failure_statistics_attribute_by_att
     from collectors.disks.smart.failure_stats import standing
 
     assert [(r.id, r.above_zero, r.words) for r in standing(attributes)] == expected
+
+
+@pytest.mark.parametrize(("raw", "said"), [
+    ("5 Reallocated_Sector_Ct", "reallocated sectors (SMART 5)"),
+    ("199 UDMA_CRC_Error_Count", "UDMA CRC errors (SMART 199)"),
+    ("250 Vendor_Specific_Thing", "Vendor Specific Thing (SMART 250)"),
+    ("250", "attribute (SMART 250)"),
+    ("Reallocated_Sector_Ct", "Reallocated Sector Ct"),
+])
+def test_an_attribute_is_named_in_words_with_its_id(raw: str, said: str) -> None:
+    from collectors.disks.smart.words import attribute_words
+
+    assert attribute_words(raw) == said

@@ -231,7 +231,7 @@ def test_a_peer_down_in_two_address_families_is_said_in_two_different_lines() ->
     v6 = peer(up=False, state="Active", afi="ipv6Unicast")
     texts = [f.text for f in findings(FrrState(peers=[v4, v6]), Judging(host="r")) if f.rule == "bgp_peer_down"]  # type: ignore[arg-type]
     assert len(texts) == 2 and len(set(texts)) == 2
-    assert "ipv4Unicast down" in texts[0] and "ipv6Unicast down" in texts[1]
+    assert "IPv4 unicast down" in texts[0] and "IPv6 unicast down" in texts[1]
 
 
 def test_filtered_comes_from_one_reading_so_routes_arriving_between_two_calls_are_not_filtered() -> None:

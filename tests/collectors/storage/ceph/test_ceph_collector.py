@@ -50,7 +50,7 @@ def test_an_osd_down_names_its_host_disk_and_bay_and_cephs_own_check_is_not_repe
                                      META: (0, META_JSON, b"")})).collect().state.clusters[0]
     texts = [(f.rule, f.text) for f in findings.cluster_findings(c)]
     assert texts == [
-        ("ceph_health_warn", "Ceph HEALTH_WARN: Degraded data redundancy: 90/270 objects degraded (33.333%), 32 pgs "
+        ("ceph_health_warn", "Ceph health warning: Degraded data redundancy: 90/270 objects degraded (33.333%), 32 pgs "
                              "degraded"),
         ("ceph_osd_down", "Ceph osd.4 down on localhost (front bay 3, ST4000DM004-2CV104 serial ZFN0KLY2)")]
 
@@ -61,7 +61,7 @@ def test_a_jewel_cluster_says_its_health_the_old_way(tmp_path: Path) -> None:
     c = CephCollector(tmp_path, runner=runner({STATUS: (0, json.dumps(old).encode(), b""),
                                                TREE: (0, b'{"nodes": [], "stray": []}', b"")})).collect()
     (f,) = findings.cluster_findings(c.state.clusters[0])
-    assert (f.rule, f.text) == ("ceph_health_warn", "Ceph HEALTH_WARN: too many PGs per OSD (352 > max 300)")
+    assert (f.rule, f.text) == ("ceph_health_warn", "Ceph health warning: too many PGs per OSD (352 > max 300)")
 
 
 def test_a_host_that_is_no_ceph_client_reports_no_data(tmp_path: Path) -> None:
@@ -85,7 +85,7 @@ def test_the_osd_tree_failing_keeps_the_health_and_warns(tmp_path: Path) -> None
     assert c.health == "HEALTH_WARN" and c.osds == [] and not c.osd_tree
     assert res.warnings == ["OSD tree unknown: ceph osd tree: Error EACCES: access denied"]
     # without the tree, Ceph's own OSD_DOWN check is what says an OSD is down
-    assert "Ceph HEALTH_WARN: 1 osds down" in [f.text for f in findings.cluster_findings(c)]
+    assert "Ceph health warning: 1 osds down" in [f.text for f in findings.cluster_findings(c)]
 
 
 def test_status_that_is_not_json_is_a_parse_error(tmp_path: Path) -> None:
