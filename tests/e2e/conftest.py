@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 
 from app.credentials import hash_password
 from tests.agent_hosts import free_port, stop
@@ -31,32 +32,45 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "RACKPULSE_PASSWORD_HASH": hash_password(PASSWORD, n=2**12)}
+    log = tmp_path_factory.mktemp("demo") / "demo.log"
     # No --dir: the demo makes its own temporary folder and removes it when the SIGTERM below stops it.
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "demo", "--port", str(port), "--speed", str(SPEED),
-                             "--interval", "2"],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    with log.open("wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "app.cli", "demo", "--port", str(port), "--speed", str(SPEED),
+                                 "--interval", "2"],
+                                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
-    # It answers at once and seeds its past meanwhile ("notice" in /healthz until then): the
-    # charts are checked to open on their whole range, so the tests start once it is there.
-    deadline = time.monotonic() + SEEDED
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"rackpulse demo exited with {proc.returncode} before it served (run it by hand to see why)")
-        try:
-            with urllib.request.urlopen(base + "/healthz", timeout=2) as r:  # noqa: S310 - loopback
-                if "notice" not in json.load(r):
-                    break
-        except OSError:
-            pass
-        time.sleep(0.2)
     try:
+        wait_until_seeded(proc, base, log)
         yield base
     finally:
         stop(proc, grace=10.0)
+
+
+def wait_until_seeded(proc: subprocess.Popen[bytes], base: str, log: Path) -> None:
+    """Until the demo answers with its past seeded ("notice" in /healthz until then: the charts
+    are checked to open on their whole range). A demo that exits, or is not ready by SEEDED,
+    fails the test at once with the end of its log: no test gets a server that is not up."""
+    deadline = time.monotonic() + SEEDED
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"rackpulse demo exited with {proc.returncode} before it served; its log ends:\n"
+                        + tail(log))
+        try:
+            with urllib.request.urlopen(base + "/healthz", timeout=2) as r:  # noqa: S310 - loopback
+                if "notice" not in json.load(r):
+                    return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    pytest.fail(f"rackpulse demo was not serving its seeded history within {SEEDED:.0f} s; its log ends:\n"
+                + tail(log))
+
+
+def tail(log: Path, lines: int = 40) -> str:
+    return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +86,7 @@ def browser() -> Iterator[Browser]:
 def page(browser: Browser, server: str) -> Iterator[Page]:
     ctx = browser.new_context(base_url=server)
     pg = ctx.new_page()
+    retry_when_the_network_changes(pg)
     pg.goto("/login")
     pg.fill("input[name=password]", PASSWORD)
     # The login (a scrypt check and the overview) on a machine at load 50 took past Playwright's
@@ -82,3 +97,31 @@ def page(browser: Browser, server: str) -> Iterator[Page]:
     ctx.close()
 
 
+
+
+def retry_when_the_network_changes(pg: Page) -> None:
+    """Chromium aborts every request in flight with net::ERR_NETWORK_CHANGED when an interface
+    comes or goes anywhere on the machine, loopback requests included. Tests running beside the
+    browser's (pytest -n) make them: Podman's veth pairs, network namespaces for FRR and OpenVPN.
+    Such a navigation is made again, once or twice; any other failure is the test's."""
+    original = pg.goto
+
+    def goto(url: str, **kwargs: object) -> object:
+        for attempt in range(3):
+            try:
+                return original(url, **kwargs)  # type: ignore[arg-type]
+            except PlaywrightError as exc:
+                if "ERR_NETWORK_CHANGED" not in str(exc) or attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    pg.goto = goto  # type: ignore[method-assign]
+
+
+def keep_screenshot(page: Page, path: Path) -> None:
+    """A whole page as a picture for a person to look at (test-artifacts/), never the cause of a failure
+    by itself taking long: a phone's long page (alerts, all disks: 8,000 CSS px) at its device scale
+    of 2 is a 780×16,000 image, and under a CI load of 10 Chromium took over 30 s for it. It is taken
+    at CSS scale (a quarter of the pixels), with the load's time."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path), full_page=True, scale="css", timeout=90_000)

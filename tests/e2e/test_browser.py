@@ -9,7 +9,7 @@ import time
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.conftest import ARTIFACTS, keep_screenshot
 
 
 def test_login_is_required_and_a_wrong_password_is_refused(browser: Browser, server: str) -> None:
@@ -29,7 +29,7 @@ def test_the_overview_updates_live_to_show_the_degraded_array_and_its_bay(page: 
     expect(page.locator("main")).to_contain_text("md0 degraded", timeout=60_000)
     expect(page.locator("main")).to_contain_text("shelf 1, bay 7")
     assert page.evaluate("window.__noReload") == "still here"
-    page.screenshot(path=str(ARTIFACTS / "overview-degraded.png"), full_page=True)
+    keep_screenshot(page, ARTIFACTS / "overview-degraded.png")
 
 
 def test_the_alert_can_be_acknowledged(page: Page) -> None:
@@ -46,7 +46,7 @@ def test_the_alert_can_be_acknowledged(page: Page) -> None:
         page.reload()
     button.click()
     expect(page.locator("main")).to_contain_text("acknowledged")
-    page.screenshot(path=str(ARTIFACTS / "alerts.png"), full_page=True)
+    keep_screenshot(page, ARTIFACTS / "alerts.png")
 
 
 def swaps(page: Page, n: int) -> None:
@@ -91,7 +91,7 @@ def test_the_history_chart_renders(page: Page, range_: str) -> None:
     expect(chart.locator("canvas")).to_have_count(1, timeout=20_000)
     box = chart.bounding_box()
     assert box is not None and box["height"] > 100
-    page.screenshot(path=str(ARTIFACTS / f"disk-history-{range_}.png"), full_page=True)
+    keep_screenshot(page, ARTIFACTS / f"disk-history-{range_}.png")
 
 
 @pytest.mark.parametrize("path", ["/", "/host", "/disks", "/network", "/power", "/heatpump", "/alerts", "/hosts",
@@ -101,7 +101,7 @@ def test_a_360px_phone_has_no_horizontal_scroll(browser: Browser, server: str, p
     page.goto(path)
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 360, f"{path} is {width}px wide on a 360px phone"
-    page.screenshot(path=str(ARTIFACTS / f"phone{path.replace('/', '-') or '-overview'}.png"), full_page=True)
+    keep_screenshot(page, ARTIFACTS / f"phone{path.replace('/', '-') or '-overview'}.png")
 
 
 def test_the_agent_host_is_listed_and_its_pages_stay_under_its_prefix(page: Page) -> None:
@@ -109,7 +109,7 @@ def test_the_agent_host_is_listed_and_its_pages_stay_under_its_prefix(page: Page
     page.goto("/hosts")
     row = page.locator("tr", has_text="ceph-node1")
     expect(row).to_contain_text("reporting", timeout=30_000)
-    page.screenshot(path=str(ARTIFACTS / "hosts.png"), full_page=True)
+    keep_screenshot(page, ARTIFACTS / "hosts.png")
     row.locator("a").first.click()
     page.wait_for_url("**/h/ceph-node1/")
     expect(page.locator("header .host")).to_have_text("ceph-node1")
@@ -117,7 +117,7 @@ def test_the_agent_host_is_listed_and_its_pages_stay_under_its_prefix(page: Page
     page.wait_for_url("**/h/ceph-node1/disks")
     # the agent's first smart run may still be on its way: the page refreshes itself until it is there
     expect(page.locator("main")).to_contain_text("shelf 1, bay 7", timeout=30_000)
-    page.screenshot(path=str(ARTIFACTS / "agent-host-disks.png"), full_page=True)
+    keep_screenshot(page, ARTIFACTS / "agent-host-disks.png")
 
 
 def test_run_now_runs_a_collector(page: Page) -> None:
@@ -203,6 +203,22 @@ def test_a_long_address_in_an_events_cell_wraps_on_a_390px_phone(page: Page) -> 
                                                           Math.round(td.getBoundingClientRect().right)]);
     }""", long)
     width = page.evaluate("document.documentElement.scrollWidth")
-    page.screenshot(path=str(ARTIFACTS / "phone-events-long-cell.png"), full_page=True)
+    keep_screenshot(page, ARTIFACTS / "phone-events-long-cell.png")
     assert width <= 390, f"/events is {width}px wide on a 390px phone"
     assert cells and all(scroll <= client + 1 and right <= 390 for scroll, client, right in cells), cells
+
+
+def test_a_chart_that_could_not_load_says_so_and_draws_when_asked_again(page: Page) -> None:
+    # the series API unreachable (a restart, a phone between networks): each chart says which it is
+    page.route("**/api/series*", lambda route: route.abort())
+    page.goto("/disks/ZA1042GK?range=24h")
+    failed = page.locator("[data-chart] .chart-failed").first
+    expect(failed).to_contain_text("could not load the chart", timeout=30_000)
+    expect(failed.locator("button")).to_have_text("Try again")
+    page.unroute("**/api/series*")
+    at = page.evaluate("Array.from(document.querySelectorAll('[data-chart]'))"
+                       ".findIndex(e => e.querySelector('.chart-failed'))")
+    chart = page.locator("[data-chart]").nth(at)
+    chart.locator(".chart-failed button").click()
+    expect(chart.locator(".uplot")).to_be_visible(timeout=30_000)
+    expect(chart.locator(".chart-failed")).to_have_count(0)
