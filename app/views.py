@@ -252,6 +252,12 @@ class ChartView:
     metric: str
     labels: dict[str, str]
 
+    @property
+    def rate(self) -> bool:
+        """A counter of bytes or seconds is drawn as its rate (bit/s, a CPU's share): its running
+        total since a guest started says nothing. A count of events (link failures) stays a count."""
+        return self.metric.endswith(tuple(RATE_UNITS))
+
 
 def entity_charts(kind: str, key: str, attrs: Mapping[str, object] | None = None) -> list[ChartView]:
     """Charts for an entity page; label values come from the key's parts or ("attr:x") its attributes."""

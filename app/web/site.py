@@ -26,6 +26,7 @@ from app.storage.store import Store
 from app.web.api_models import HostOut, Tile
 from app.web.proxies import Proxies
 from app.web.sessions import COOKIE, CSRF_COOKIE, Sessions, Throttle
+from app.web.sparkline import Sparks
 from app.web.templating import templates
 from collectors.context import BayRules
 
@@ -208,7 +209,7 @@ class Site:
     def render(self, request: Request, name: str, **ctx: Any) -> HTMLResponse:
         """One template per page: the whole page, or only its content block for htmx."""
         tmpl = self.env.get_template(name)
-        hsnap, _ = self.view(request)
+        hsnap, hstore = self.view(request)
         who = principal(request)
         ctx = {"request": request, "snap": hsnap, "refresh": self.cfg.web.refresh_seconds, "host": hsnap.host,
                "auth": self.login_required(), "who": who, "path": request.url.path,
@@ -219,7 +220,9 @@ class Site:
                "kiosk": request.query_params.get("kiosk") == "1",
                # the live update asks for the page as it is shown (?range=7d, ?view=heat), not its default
                "live": request.url.path + (f"?{request.url.query}" if request.url.query else ""),
-               "base": request.scope.get("rackpulse_base", ""), "csrf": self.csrf_token(request), **ctx}
+               "base": request.scope.get("rackpulse_base", ""), "csrf": self.csrf_token(request),
+               # a row's last 24 hours as a small line: spark(metric, labels, title) (app/web/sparkline.py)
+               "spark": Sparks(hstore), **ctx}
         ctx.setdefault("notice_line", self.runtime.notice)
         if request.headers.get("HX-Request") and "content" in tmpl.blocks:
             # the live update replaces <main>'s content: the notice line goes with it, and away

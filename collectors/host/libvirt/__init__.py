@@ -17,4 +17,4 @@ PERMISSIONS = ("virsh (libvirt-clients) and, for qemu:///system, membership of t
 
 PLUGIN = CollectorPlugin("libvirt", LibvirtCollector, build, LibvirtConfig, LibvirtState, domain="host",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, section=SECTION,
-                         scene=write_scene, nouns={"vm": "virtual machine"}, rank=6)
+                         scene=write_scene, nouns={"vm": "virtual machine"}, charts=findings.CHARTS, rank=6)

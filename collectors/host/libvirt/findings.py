@@ -3,7 +3,7 @@ expect_running) and does not, in words that say why (destroyed, crashed, paused 
 
 from __future__ import annotations
 
-from collectors.findings import BAD, WARN, Finding, Judging, RuleSpec, Tile
+from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile
 from collectors.host.libvirt.state import DomainView, LibvirtState
 
 RULES = (RuleSpec("libvirt_domain_down", "critical"),)
@@ -33,3 +33,15 @@ def all_clear(state: LibvirtState, judging: Judging) -> str | None:
 
 
 TILE = Tile("VMs", "/host#libvirt", all_clear)
+
+
+# Each guest's page (/entity/vm/<name>): its state and what it used, by its name.
+CHARTS: dict[str, ChartSpec] = {"vm": (("domain",), [
+    ("State", "rackpulse_libvirt_domain_state", {"domain": 0}),
+    ("CPU", "rackpulse_libvirt_domain_cpu_seconds_total", {"domain": 0}),
+    ("Memory", "rackpulse_libvirt_domain_memory_bytes", {"domain": 0}),
+    ("Memory in use (RSS)", "rackpulse_libvirt_domain_memory_rss_bytes", {"domain": 0}),
+    ("Network received", "rackpulse_libvirt_domain_network_receive_bytes_total", {"domain": 0}),
+    ("Network sent", "rackpulse_libvirt_domain_network_transmit_bytes_total", {"domain": 0}),
+    ("Disk read", "rackpulse_libvirt_domain_block_read_bytes_total", {"domain": 0}),
+    ("Disk written", "rackpulse_libvirt_domain_block_write_bytes_total", {"domain": 0})])}

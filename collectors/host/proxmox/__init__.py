@@ -18,4 +18,5 @@ PERMISSIONS = ("An API token with the PVEAuditor role on / (Sys.Audit, VM.Audit,
 
 PLUGIN = CollectorPlugin("proxmox", ProxmoxCollector, build, ProxmoxConfig, ProxmoxState, domain="host",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, section=SECTION,
-                         scene=write_scene, nouns={"vm": "virtual machine", "ct": "container"}, rank=7)
+                         scene=write_scene, nouns={"pve_vm": "Proxmox VM", "pve_ct": "Proxmox container"},
+                         charts=findings.CHARTS, rank=7)

@@ -22,8 +22,10 @@ from collectors.base import (
     Sample,
 )
 from collectors.context import HostContext
+from collectors.findings import BAD, WARN
 from collectors.host.proxmox import parse
 from collectors.host.proxmox.config import ProxmoxConfig
+from collectors.host.proxmox.findings import guest_findings
 from collectors.host.proxmox.state import ProxmoxState, PveBackup, PveGuest, PveStorage, PveTask
 from collectors.proxmoxapi import Reader, read_state
 
@@ -95,8 +97,8 @@ class ProxmoxCollector(Collector):
         guests = [backed_up(g, newest.get(g.vmid), g.vmid in covered, tasks) for g in guests]
         replication = [r for n in nodes if n.online for r in parse.parse_replication(
             soft(f"/nodes/{n.name}/replication", []), n.name)]
-        guests.sort(key=lambda g: (not (g.expected and not g.running), g.vmid.zfill(10)))
         now = self.clock()
+        guests = worst_first(guests, now, self.cfg.backup_max_age)
         return ProxmoxState(
             url=self.cfg.url, tls=self.cfg.tls_words(), cluster=cluster, quorate=quorate, nodes=nodes, guests=guests,
             storages=storages, replication=replication, denied=read.denied, backup_max_age=self.cfg.backup_max_age,
@@ -159,7 +161,7 @@ class ProxmoxCollector(Collector):
                                   ("disk_write_bytes_total", g.disk_write_bytes)):
                     if v is not None:
                         s.append(Sample.of(f"rackpulse_pve_guest_{metric}", v, **lab))
-            result.entities.append(Entity("vm" if g.type == "qemu" else "ct", g.vmid,
+            result.entities.append(Entity(g.entity_kind, g.vmid,
                                           {"name": g.name, "node": g.node, "status": g.status}))
         for st_ in st.storages:
             lab = {"storage": st_.name, "node": "" if st_.shared else st_.node}
@@ -172,6 +174,15 @@ class ProxmoxCollector(Collector):
                 s.append(Sample.of("rackpulse_pve_replication_failures", r.fail_count, **lab))
             if r.last_sync:
                 s.append(Sample.of("rackpulse_pve_replication_last_sync_timestamp_seconds", r.last_sync, **lab))
+
+
+def worst_first(guests: list[PveGuest], now: float, max_age: float) -> list[PveGuest]:
+    """The guests as the section lists them: what fails first (down, its backup failed), then what
+    warns (a stale or unverified backup), then the rest, each group by VMID."""
+    def rank(g: PveGuest) -> tuple[int, str]:
+        levels = {f.level for f in guest_findings(g, now, max_age)}
+        return (0 if BAD in levels else 1 if WARN in levels else 2, g.vmid.zfill(10))
+    return sorted(guests, key=rank)
 
 
 def pbs_backups(pbs: object) -> dict[str, PveBackup]:

@@ -4,7 +4,7 @@ quorum lost, a node away, a replication failing, and what the token may not read
 
 from __future__ import annotations
 
-from collectors.findings import BAD, WARN, Finding, Judging, RuleSpec, Tile
+from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile
 from collectors.host.proxmox.state import ProxmoxState, PveGuest
 from collectors.proxmoxapi import age
 
@@ -106,3 +106,15 @@ def all_clear(state: ProxmoxState, judging: Judging) -> str | None:
 
 
 TILE = Tile("Proxmox", "/host#proxmox", all_clear)
+
+
+# Each guest's page (/entity/pve_vm/<VMID>, /entity/pve_ct/<VMID>): its history by its VMID, on
+# whichever node it ran (a migrated guest keeps its charts).
+GUEST_CHARTS: list[tuple[str, str, dict[str, int | str]]] = [("Running", "rackpulse_pve_guest_running", {"vmid": 0}),
+                ("CPU", "rackpulse_pve_guest_cpu_ratio", {"vmid": 0}),
+                ("Memory used", "rackpulse_pve_guest_memory_used_bytes", {"vmid": 0}),
+                ("Network received", "rackpulse_pve_guest_network_receive_bytes_total", {"vmid": 0}),
+                ("Network sent", "rackpulse_pve_guest_network_transmit_bytes_total", {"vmid": 0}),
+                ("Disk read", "rackpulse_pve_guest_disk_read_bytes_total", {"vmid": 0}),
+                ("Disk written", "rackpulse_pve_guest_disk_write_bytes_total", {"vmid": 0})]
+CHARTS: dict[str, ChartSpec] = {"pve_vm": (("vmid",), GUEST_CHARTS), "pve_ct": (("vmid",), GUEST_CHARTS)}

@@ -52,6 +52,11 @@ class PveGuest(Record):
         return "VM" if self.type == "qemu" else "CT"
 
     @property
+    def entity_kind(self) -> str:
+        """Its kind of inventory entity, its page /entity/<kind>/<VMID> (libvirt's guests are "vm")."""
+        return "pve_vm" if self.type == "qemu" else "pve_ct"
+
+    @property
     def label(self) -> str:
         return f"{self.kind} {self.vmid} ({self.name})"
 

@@ -97,3 +97,14 @@ def test_a_hung_virsh_is_killed_at_the_command_timeout() -> None:
     cfg = LibvirtConfig(virsh=["sh", "-c", "sleep 30", "virsh"], command_timeout=1)
     with pytest.raises(CollectorError, match="timed out after 1s"):
         LibvirtCollector(cfg).collect()
+
+
+def test_a_guests_page_charts_its_state_memory_and_its_cpu_disk_and_network_as_rates() -> None:
+    from app.views import entity_charts
+
+    charts = {c.title: c for c in entity_charts("vm", "backup-vm")}
+    assert list(charts) == ["State", "CPU", "Memory", "Memory in use (RSS)", "Network received", "Network sent",
+                            "Disk read", "Disk written"]
+    assert all(c.labels == {"domain": "backup-vm"} for c in charts.values())
+    assert [t for t, c in charts.items() if c.rate] == ["CPU", "Network received", "Network sent", "Disk read",
+                                                         "Disk written"]

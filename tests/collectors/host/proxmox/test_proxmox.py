@@ -91,7 +91,7 @@ def test_its_samples_carry_each_guests_vmid_name_node_and_type(api: PveStandin) 
     cpu = [s for s in result.samples if s.metric == "rackpulse_pve_guest_cpu_ratio" and dict(s.labels)["vmid"] == "101"]
     assert [dict(s.labels) for s in cpu] == [{"vmid": "101", "guest": "nextcloud", "node": "pve1", "type": "qemu"}]
     assert [s.value for s in result.samples if s.metric == "rackpulse_pve_cluster_quorate"] == [1]
-    assert {(e.kind, e.key) for e in result.entities} >= {("vm", "100"), ("ct", "102")}
+    assert {(e.kind, e.key) for e in result.entities} >= {("pve_vm", "100"), ("pve_ct", "102")}
 
 
 def test_a_guest_set_to_start_at_boot_that_is_stopped_is_down_naming_it_and_its_node_and_clears_when_it_runs(
