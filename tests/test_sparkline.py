@@ -34,7 +34,7 @@ def test_the_line_runs_from_zero_at_the_bottom_to_the_peak_at_the_top_across_the
     assert line is not None
     xy = [tuple(map(float, p.split(","))) for p in line[1].split()]
     assert xy == [(0.0, HEIGHT - 1), (WIDTH / 2, 1.0), (WIDTH, HEIGHT / 2)]
-    assert 'aria-label="CPU, last 24 h: peak 50 %, now 25 %"' in svg and "<title>CPU, last 24 h" in svg
+    assert 'aria-label="CPU, last 24 h: peak 50 %, latest 25 %"' in svg and "<title>CPU, last 24 h" in svg
 
 
 def test_a_stretch_without_points_is_a_hole_in_the_line_not_a_straight_line_across_it() -> None:
@@ -85,11 +85,11 @@ def test_the_store_is_read_once_per_five_minutes_and_each_series_apart(tmp_path:
     write(NOW - 600, 0.2)
     first = spark("rackpulse_pve_guest_cpu_ratio", {"vmid": 100}, "CPU")
     assert "peak 20 %" in first and "peak 10 %" in spark("rackpulse_pve_guest_cpu_ratio", {"vmid": "101"}, "CPU")
-    write(NOW - 60, 0.9)  # the last quarter of an hour holds three samples now: the line shows their mean
+    write(NOW - 60, 0.9)  # the last five minutes hold two samples now: the line shows their mean
     write(NOW - 30, 0.1)
     clock[0] += 299
     assert spark("rackpulse_pve_guest_cpu_ratio", {"vmid": "100"}, "CPU") == first  # kept
     clock[0] += 1
-    assert "peak 90 %, now 40 %" in spark("rackpulse_pve_guest_cpu_ratio", {"vmid": "100"}, "CPU")
+    assert "peak 90 %, latest 50 %" in spark("rackpulse_pve_guest_cpu_ratio", {"vmid": "100"}, "CPU")
     assert spark("rackpulse_pve_guest_cpu_ratio", {"vmid": "999"}, "CPU") == ""  # no such series
     store.engine.dispose()

@@ -4,7 +4,7 @@ A table of a dozen guests with a chart each would ask the server for a dozen ser
 the page is opened, and draw them in the browser; a sparkline is read from the 5-minute rollups
 once every five minutes (they change no faster) and sent with the row, so the live update and a
 browser without JavaScript show it the same. Its label says in words what the line shows (the
-peak and the value now), for a screen reader and for a tooltip."""
+peak and the latest value: a guest stopped since keeps its last line), for a screen reader and for a tooltip."""
 
 from __future__ import annotations
 
@@ -16,10 +16,12 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from app.storage.base import RES_5M, Point
+from app.storage.samples import thin
 from app.views import chart_unit
 
 SPAN = 86400  # what a sparkline shows: the last 24 hours
-POINTS = 96  # a quarter of an hour each: as many as 120 px can show
+POINTS = 60  # 24 minutes each, 2 px apart: enough for a day's shape, small in every live update
+READ = 300  # read at the 5-minute rollups' resolution (288 a day), then thinned to POINTS
 KEEP = RES_5M  # seconds a drawn line is kept: the 5-minute rollups change no faster
 WIDTH, HEIGHT = 120, 24
 
@@ -72,12 +74,14 @@ def draw(points: Sequence[Point], start: int, end: int, title: str, metric: str,
     peak = max(p.vmax for p in points)  # a spike inside a quarter of an hour is said, if not drawn
     scale = (HEIGHT - 2) / top if top > 0 else 0.0
     span = max(1, end - start)
+    steps = sorted(b.ts - a.ts for a, b in zip(points, points[1:], strict=False))
+    usual = steps[len(steps) // 2] if steps else RES_5M
     lines = []
-    for run in segments(points, gap=3 * max(RES_5M, span / POINTS)):
-        xy = " ".join(f"{(p.ts - start) * WIDTH / span:.1f},{HEIGHT - 1 - p.vavg * scale:.1f}" for p in run)
+    for run in segments(points, gap=3 * max(RES_5M, usual)):
+        xy = " ".join(f"{(p.ts - start) * WIDTH / span:.0f},{HEIGHT - 1 - p.vavg * scale:.0f}" for p in run)
         lines.append(f'<polyline points="{xy}"/>' if len(run) > 1 else
                      f'<circle cx="{xy.split(",")[0]}" cy="{xy.split(",")[1]}" r="1"/>')
-    label = f"{title}, last 24 h: peak {words(metric, peak, rate)}, now {words(metric, points[-1].vavg, rate)}"
+    label = f"{title}, last 24 h: peak {words(metric, peak, rate)}, latest {words(metric, points[-1].vavg, rate)}"
     return Markup(f'<svg class="spark" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" '
                   f'role="img" aria-label="{escape(label)}"><title>{escape(label)}</title>{"".join(lines)}</svg>')
 
@@ -98,7 +102,7 @@ class Sparks:
             return hit[1]
         sid = self.store.find_series(metric, **dict(pairs))
         end = int(now)
-        pts = self.store.history(sid, end - SPAN, end + 1, max_points=POINTS) if sid is not None else []
+        pts = thin(self.store.history(sid, end - SPAN, end + 1, max_points=READ), POINTS) if sid is not None else []
         svg = draw(per_second(pts) if rate else pts, end - SPAN, end, title, metric, rate)
         with _lock:
             if len(_kept) > 4096:  # guests come and go; a server running for a year keeps no more
