@@ -24,7 +24,7 @@ LEVELS = (FAILING, WARNING, OK, INFO)
 # Words a new value says about the thing: the state it went into.
 _BAD = {"failing", "failed", "faulty", "missing", "removed", "down", "lowerlayerdown", "notpresent", "stalled",
         "critical", "fault", "degraded", "gone", "faulted", "unavail", "unavailable", "offline", "unconfigured bad",
-        "low battery", "out", "out of range"}
+        "low battery", "out", "out of range", "broken"}
 _WARN = {"warning", "rebuilding", "recovering", "resyncing", "reshaping", "checking", "spare", "standby",
          "on battery", "partially degraded", "resilvering", "shut down", "discharging"}
 _GOOD = {"ok", "up", "established", "clean", "active", "online", "on mains", "back", "in_sync", "in sync", "optimal",

@@ -21,5 +21,5 @@ PLUGIN = CollectorPlugin("mdraid", MdraidCollector, build, MdraidConfig, MdraidS
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
                          section=SECTION, bays=findings.bay_devices, api={"arrays": lambda s: s.arrays},
                          nouns={"md_array": "array", "md_member": "array member"}, starter=starter, privileges=PRIVILEGES,
-                         words={"sync_action": findings.SYNC_WORDS},
-                         field_names={"level": "RAID level", "uuid": "UUID", "sync_action": "sync", "array_state": "array state"})
+                         words={"sync_action": findings.SYNC_WORDS, "array_state": findings.ARRAY_STATE_WORDS},
+                         field_names={"level": "RAID level", "uuid": "UUID", "sync_action": "sync", "array_state": "write state"})

@@ -24,6 +24,12 @@ RULES = (RuleSpec("array_degraded", "critical", 0, 12), RuleSpec("array_member_f
 # md's sync_action (the kernel's md.rst), as words.
 SYNC_WORDS = {"idle": "idle", "resync": "resyncing", "recover": "rebuilding", "recovery": "rebuilding",
               "check": "checking", "repair": "repairing", "reshape": "reshaping", "frozen": "frozen"}
+# md's array_state (md.rst): whether writes are pending, not whether the array is whole: "clean"
+# sits beside "degraded" on a degraded array, so it is called the write state and said in words.
+ARRAY_STATE_WORDS = {"clear": "not set up", "inactive": "inactive", "suspended": "suspended", "readonly": "read-only",
+                     "read-auto": "read-only until the first write", "clean": "clean (no writes pending)",
+                     "active": "active (writing)", "write-pending": "writes pending", "active-idle": "active, idle",
+                     "broken": "broken (a member it needs is gone)"}
 REBUILDING = ("resync", "recovery", "reshape", "repair")  # a check is routine, not a finding
 
 
