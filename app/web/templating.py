@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ def templates() -> Environment:
     env.filters["when"] = lambda ts: _strftime("%Y-%m-%d %H:%M", ts) or "–"
     env.filters["iso"] = lambda ts: _strftime("%Y-%m-%dT%H:%M:%S%z", ts)
     env.filters["bytes"] = human_bytes
+    env.filters["whole"] = whole_values
     # A number that is unknown (None) or not finite prints "–" rather than raising in a template.
     env.filters["int"] = safe_int
     env.filters["format"] = safe_format
@@ -95,6 +97,16 @@ def human_duration(s: float | None) -> str:
     if s is None:
         return "–"
     return words.duration(s)
+
+
+# A number and the unit after it, in a finding's words ("RSCP -106 dBm", "slower than 300 ms").
+_VALUE = re.compile(r"(?<![\w.,])(-?\d[\d.,]*) (?=(?:[kMGTP]?B|[kMG]?bit/s|%|°C|h|min|d|V|A|W|kWh|RPM|ms|s|dBm|dB)(?![\w/]))")
+
+
+def whole_values(text: object) -> str:
+    """A text with each number bound to its unit by a no-break space: a tile's narrow line breaks
+    between words, never between "106" and "dBm"."""
+    return _VALUE.sub("\\1\u00a0", str(text)) if text is not None else ""
 
 
 def human_bytes(n: float | None) -> str:

@@ -89,7 +89,20 @@ TEXT_FACTS = """() => {
     if (!scrolls && el.scrollWidth > el.clientWidth + 1 && style.display !== 'inline')
       overflow.push(`${el.tagName.toLowerCase()}.${el.className} "${text}" ${el.scrollWidth}>${el.clientWidth}`);
   }
-  return {low, overflow};
+  // A number and its unit broken over two lines ("21959 / h", "8.0 / TB"): each such pair of a
+  // text node is measured as a range; more than one line box is a split value.
+  const split = [];
+  const walker = document.createTreeWalker(document.querySelector('main'), NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (n.parentElement.closest('.sr-only, .swagger-ui, svg, pre, code')) continue;
+    for (const m of n.textContent.matchAll(/\d[\d.,]* (?:[kMGTP]?B|%|°C|h|V|W|RPM|ms|dBm)(?![\w])/g)) {
+      const r = document.createRange();
+      r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+      const lines = new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top)));
+      if (lines.size > 1) split.push(`${n.parentElement.tagName.toLowerCase()} "${m[0]}"`);
+    }
+  }
+  return {low, overflow, split};
 }"""
 # What no one should read on a page: a Python repr, a bare boolean, a duration in raw seconds.
 RAW = r"\bTrue\b|\bFalse\b|\[\'|\bNone\b|\b\d{3,}s ago"
@@ -171,7 +184,8 @@ def test_every_page_draws_cleanly_on_a_desktop_a_phone_and_in_dark_mode(
         text = page.evaluate("document.querySelector('main').innerText")
         facts = page.evaluate(TEXT_FACTS)
         found = {"raw values": re.findall(f".{{0,30}}(?:{RAW}).{{0,30}}", text),
-                 "text below 4.5:1": facts["low"], "text running out of its box": facts["overflow"]}
+                 "text below 4.5:1": facts["low"], "text running out of its box": facts["overflow"],
+                 "a value split from its unit over two lines": facts["split"]}
         assert {k: v for k, v in found.items() if v} == {}, f"{path} ({name})"
 
 
