@@ -95,7 +95,7 @@ TEXT_FACTS = """() => {
   const walker = document.createTreeWalker(document.querySelector('main'), NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     if (n.parentElement.closest('.sr-only, .swagger-ui, svg, pre, code')) continue;
-    for (const m of n.textContent.matchAll(/\d[\d.,]* (?:[kMGTP]?B|%|°C|h|V|W|RPM|ms|dBm)(?![\w])/g)) {
+    for (const m of n.textContent.matchAll(/\\d[\\d.,]* (?:[kMGTP]?B|%|°C|h|V|W|RPM|ms|dBm)(?![\\w])/g)) {
       const r = document.createRange();
       r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
       const lines = new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top)));
