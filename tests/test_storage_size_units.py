@@ -314,3 +314,64 @@ def test_on_postgresql_one_step_goes_and_the_size_after_it_is_remembered(engine:
     samples(engine, *range(NOW - 3 * DAY + 30, NOW, 60))
     said = trim(engine, 1, NOW, now=NOW)
     assert [s.split(" before")[0] for s in said] == ["collector runs"] and rows(engine, collector_run) == 0
+
+
+def test_a_database_exactly_at_its_bound_is_within_it(engine: Engine) -> None:
+    runs(engine, NOW - 9 * DAY)
+    samples(engine, NOW - 9 * DAY)
+    assert trim(engine, used_bytes(engine), NOW, now=NOW) == [] and rows(engine, collector_run) == 1
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_a_log_row_exactly_a_day_old_is_part_of_the_newest_day_and_stays(engine: Engine) -> None:
+    runs(engine, NOW - DAY - 1, NOW - DAY)
+    said, _ = size._trim_logs(engine, 0, NOW, False, used_bytes(engine))
+    assert len(said) == 1 and said[0].endswith("(1 rows)")
+    with engine.connect() as c:
+        assert c.execute(select(collector_run.c.started)).scalars().all() == [NOW - DAY]
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_what_went_and_what_could_not_be_met_are_logged_as_warnings(engine: Engine, monkeypatch: pytest.MonkeyPatch,
+                                                                      caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(size, "table_bytes", lambda e: None)
+    samples(engine, *range(NOW - 2 * DAY, NOW, 600))
+    with caplog.at_level("WARNING", logger="rackpulse.storage"):
+        said = trim(engine, 1, NOW, now=NOW)
+    assert [r.getMessage() for r in caplog.records] == [
+        f"storage.max_size (1 bytes) reached: gave up {'; '.join(said)}"]
+    caplog.clear()
+    monkeypatch.setattr(size, "table_bytes", lambda e: {"audit": 10**9})
+    samples(engine, NOW - 5 * DAY)
+    with caplog.at_level("WARNING", logger="rackpulse.storage"):
+        assert trim(engine, 1, NOW, now=NOW) == []
+    message = caplog.records[0].getMessage()
+    assert message.startswith("storage.max_size (1 bytes): the bound cannot be met without the newest day: ")
+    assert message.endswith("the history was kept")
+
+
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
+def test_on_postgresql_each_tables_size_is_read_with_its_indexes(engine: Engine) -> None:
+    samples(engine, *range(NOW - DAY, NOW, 60))
+    tables = size.table_bytes(engine)
+    assert tables is not None and {"sample", "audit", "collector_run", "sample_chunk"} <= set(tables)
+    assert tables["sample"] > 8192 and all(isinstance(v, int) and v >= 0 for v in tables.values())
+    assert sum(tables.values()) <= used_bytes(engine)
+    assert size._other_bytes(engine, used_bytes(engine)) == used_bytes(engine) - sum(
+        v for k, v in tables.items() if k in size.HISTORY)
+
+
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
+def test_on_postgresql_the_step_that_went_is_vacuumed_with_its_chunks(engine: Engine) -> None:
+    def vacuumed() -> set[str]:
+        with engine.connect() as c:
+            return set(c.execute(text("SELECT relname FROM pg_stat_user_tables WHERE last_vacuum IS NOT NULL"))
+                       .scalars())
+
+    samples(engine, *range(NOW - 3 * DAY, NOW, 60))
+    assert trim(engine, used_bytes(engine) - 1, NOW, now=NOW)[0].startswith("raw samples")
+    assert {"sample", "sample_chunk"} <= vacuumed() and "collector_run" not in vacuumed()
+    runs(engine, *(NOW - 5 * DAY + i for i in range(100)))
+    samples(engine, *range(NOW - 3 * DAY + 30, NOW, 60))
+    assert trim(engine, 1, NOW, now=NOW)[0].startswith("collector runs")
+    assert "collector_run" in vacuumed()
