@@ -222,3 +222,16 @@ def test_a_chart_that_could_not_load_says_so_and_draws_when_asked_again(page: Pa
     chart.locator(".chart-failed button").click()
     expect(chart.locator(".uplot")).to_be_visible(timeout=30_000)
     expect(chart.locator(".chart-failed")).to_have_count(0)
+
+
+def test_two_nvme_serials_that_share_their_start_are_told_apart_on_the_bay_map(page: Page) -> None:
+    """S5GXNF0R123456 and S5GXNF0R123457 in bays too narrow for them: cut at their start
+    ("…GXNF0R123456"), not both at their end ("S5GXNF0R1234…")."""
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto("/disks")
+    # whether they overflow here depends on the fonts; how they are cut when they do is what is checked
+    cut = page.evaluate("""() => [...document.querySelectorAll('li.bay a.serial')]
+        .filter(a => a.textContent.startsWith('S5GXNF0R')).map(a => [a.textContent, getComputedStyle(a).direction,
+                                                                     getComputedStyle(a).textOverflow,
+                                                                     getComputedStyle(a).overflowX])""")
+    assert len(cut) == 2 and all(d == "rtl" and o == "ellipsis" and x == "hidden" for _, d, o, x in cut), cut
