@@ -10,6 +10,7 @@ import asyncio
 import math
 import socket
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -35,8 +36,9 @@ SHORT_CYCLING_DAY, SHORT_CYCLING_HOURS = 4, (13, 17)
 DAY = 240.0  # story seconds of a demo day (an hour in 10 s), as story.CYCLE
 START_HOUR = 3  # the story starts at 3 a.m. on day 0: today has energy from the first poll
 SEEDED_DAYS = 7  # the week before the demo starts, in the heat pump's day book from the first page
-# The heat pump's calendar: story time as days of a winter (story.CYCLE is one day here).
-EPOCH = 1_767_916_800.0  # 2026-01-09 00:00 UTC; local midnight is found below
+# The heat pump's calendar: story time as days from the day the demo starts (story.CYCLE is one
+# day here), so its day book is dated from today, not a fixed winter's day (January in November).
+EPOCH = time.time()
 BASE = {"heat_heating": 6_345.0, "heat_hot_water": 2_410.0, "electricity_heating": 1_555.0,
         "electricity_hot_water": 730.0, "backup_heating": 212.0, "backup_hot_water": 35.0}
 _clock: list[Callable[[], float]] = []
@@ -64,8 +66,8 @@ def counter(key: str, t: float) -> float:
 
 
 def sim_time(t: float) -> float:
-    """The heat pump's calendar at story time t: local midnight of a January day, plus the story's
-    days and hours, so the collector's day book turns a day every story.CYCLE."""
+    """The heat pump's calendar at story time t: local midnight of the day the demo started, plus
+    the story's days and hours, so the collector's day book turns a day every story.CYCLE."""
     midnight = _local_midnight(EPOCH)
     d, hour = day_of(t)
     return midnight + d * 86400 + hour * 3600

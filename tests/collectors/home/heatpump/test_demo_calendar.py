@@ -1,0 +1,18 @@
+"""The demo's heat pump keeps its day book on a fast calendar (a day every four minutes): it starts
+on the day the demo starts, not on a fixed January day (a November demo showed January)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+
+from demo import heatpump
+
+
+def test_the_demo_day_book_starts_today_with_the_week_before_it() -> None:
+    started = dt.date.fromtimestamp(heatpump.EPOCH)
+    assert time.time() - heatpump.EPOCH < 3600 * 6  # the import's moment, this run's day
+    assert dt.date.fromtimestamp(heatpump.sim_time(0.0)) == started
+    assert dt.date.fromtimestamp(heatpump.sim_time(heatpump.DAY * 2)) == started + dt.timedelta(days=2)
+    week = [d.date for d in heatpump.seeded_days()]
+    assert week == [(started - dt.timedelta(days=n)).isoformat() for n in range(7, 0, -1)]
