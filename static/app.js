@@ -99,7 +99,7 @@
     var rolled = d.resolution !== "raw";
     // States step from one to the next (never a slope through "half up"); percentages stay within 0-100.
     var path = states && window.uPlot.paths && window.uPlot.paths.stepped ? window.uPlot.paths.stepped({ align: 1 }) : undefined;
-    var y = {};
+    var y = { range: steadyRange };
     if (states) y = { range: [-0.2, states.length - 0.8] };
     else if (unit === "%") y = { range: function (u, lo, hi) { return [Math.min(0, lo), Math.max(100, hi)]; } };
     var yAxis = { stroke: fg, grid: { stroke: line }, ticks: { stroke: line }, size: labelWidth,
@@ -120,7 +120,26 @@
       bands: rolled ? [{ series: [3, 1], fill: band }] : [],
       axes: [{ stroke: fg, grid: { stroke: line }, ticks: { stroke: line } }, yAxis],
       cursor: { drag: { x: true, y: false, setScale: true } },
+      // The legend says the newest values until a point is hovered, and again when the pointer
+      // leaves (uPlot shows "–" without a hovered point: a legend that said nothing).
+      hooks: { ready: [latestInLegend], setCursor: [function (u) { if (u.cursor.idx == null) latestInLegend(u); }] },
     };
+  }
+
+  function latestInLegend(u) {
+    var xs = u.data[0], last = null;
+    for (var i = xs.length - 1; i >= 0 && last === null; i--) if (u.data[2][i] != null) last = i;
+    if (last !== null) u.setLegend({ idx: last }, false);
+  }
+
+  // A steady series (a load of 0.2 all day) on an axis of 0.195-0.205 reads as a wild swing: one
+  // that moves by less than 1 % of its size is drawn from zero, and is seen to be flat.
+  function steadyRange(u, lo, hi) {
+    if (lo == null || hi == null) return [0, 1];
+    if (hi - lo > Math.abs(hi) * 0.01) return window.uPlot.rangeNum(lo, hi, 0.1, true);
+    if (hi > 0) return [0, hi * 1.25];
+    if (lo < 0) return [lo * 1.25, 0];
+    return [0, 1];
   }
 
   // Under a chart that starts after its range does: when the data begins.

@@ -42,8 +42,13 @@ CHART_FACTS = """() => {
   return [...document.querySelectorAll('figure.chart')].filter(f => f._chart).map(f => {
     const u = f._chart, axis = u.axes[1];
     const label = typeof axis.stroke === 'function' ? axis.stroke(u, 1) : axis.stroke;
+    const avg = u.data[2].filter(v => v != null), top = Math.max(...avg), bottom = Math.min(...avg);
     return {title: f.dataset.title, contrast: contrast(label, getComputedStyle(f).backgroundColor),
-            span: u.scales.x.max - u.scales.x.min, range: (f.dataset.chart || f.dataset.smoke).match(/range=([^&"]+)/)[1]};
+            span: u.scales.x.max - u.scales.x.min, range: (f.dataset.chart || f.dataset.smoke).match(/range=([^&"]+)/)[1],
+            legend: [...f.querySelectorAll('.u-legend .u-series')].filter(e => e.style.display !== 'none' &&
+                    !e.classList.contains('u-off')).map(e => e.querySelector('.u-value').textContent).slice(1),
+            flat: !f.dataset.states && f.dataset.unit !== '%' && avg.length > 1 && top > 0 && top - bottom <= top * 0.01,
+            ymin: u.scales.y.min};
   });
 }"""
 
@@ -176,6 +181,9 @@ def test_every_page_draws_cleanly_on_a_desktop_a_phone_and_in_dark_mode(
     assert wide[0] <= wide[1], f"{path} is {wide[0]} px wide in a {wide[1]} px window ({name})"
     for chart in page.evaluate(CHART_FACTS):
         assert chart["contrast"] >= 4.5, f"{chart['title']} axis labels on {path} ({name}): {chart['contrast']:.2f}:1"
+        # the legend says the newest values before anything is hovered; a steady series is drawn from zero
+        assert chart["legend"] and "–" not in chart["legend"], f"{chart['title']} legend on {path} ({name}): {chart}"
+        assert not chart["flat"] or chart["ymin"] <= 0, f"{chart['title']} on {path} ({name}): a flat line's axis {chart}"
     # Every chart opens on its story: drawn, over the whole range asked for (the demo seeds a past).
     empty = page.evaluate("""() => [...document.querySelectorAll('figure.chart')]
         .filter(f => !f.querySelector('canvas') || f.querySelector('p.since')).map(f => f.dataset.title)""")
