@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, Table, func, insert, select, text
@@ -159,7 +160,8 @@ def test_a_notification_still_waiting_and_the_event_it_carries_are_never_given_u
     notes, events = BY_NAME["finished notifications"], BY_NAME["alert events"]
     assert oldest_of(engine, notes) == old + 6  # the waiting one is not counted
     assert oldest_of(engine, events) == old + 1
-    assert drop_before(engine, notes, NOW) == 2 and drop_before(engine, events, NOW) == 2
+    # the events first: judged while every notification is still there
+    assert drop_before(engine, events, NOW) == 2 and drop_before(engine, notes, NOW) == 2
     with engine.connect() as c:
         assert c.execute(select(outbox.c.event_id, outbox.c.delivered_at)).all() == [(waiting, None)]
         assert c.execute(select(alert_event.c.id)).scalars().all() == [waiting]
@@ -182,6 +184,7 @@ def test_within_the_bound_nothing_goes_and_no_note_is_left(engine: Engine) -> No
     samples(engine, NOW - 9 * DAY)
     assert trim(engine, used_bytes(engine) * 2, NOW, now=NOW) == []
     assert last_trim(engine) is None and get_meta(engine, "size_trimmed") is None
+    assert get_meta(engine, size.PG_TRIMMED_AT) is None
     assert rows(engine, collector_run) == rows(engine, sample) == 1
 
 
@@ -248,6 +251,9 @@ def test_when_the_history_cannot_fit_it_is_kept_and_the_note_says_why(engine: En
     assert note is not None and note["dropped"] == "nothing" and note["steps"] == 0
     assert str(note["unmet"]).startswith("the bound cannot be met without the newest day: ")
     assert f"{(used_bytes(engine) - 10) // 10**6} MB are not history" in str(note["unmet"])
+    monkeypatch.setattr(size, "_other_bytes", lambda e, used: 25_700_000)
+    trim(engine, 1000, NOW, now=NOW)
+    assert "newest day: 25 MB are not history" in str((last_trim(engine) or {})["unmet"])
 
 
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
@@ -292,7 +298,8 @@ def test_on_postgresql_a_tiers_oldest_point_and_its_step_count_its_chunks(engine
     samples(engine, NOW - 2 * DAY)
     raw = BY_NAME["raw samples"]
     assert oldest_of(engine, raw) == (NOW - 3 * DAY) // span * span
-    assert drop_before(engine, raw, NOW - DAY) == 2  # a chunk and a row
+    # a cut inside the second chunk's two hours keeps it whole: a chunk and a row go
+    assert drop_before(engine, raw, NOW - DAY + 100) == 2
     assert oldest_of(engine, raw) == (NOW - DAY) // span * span
     five = BY_NAME["5-minute rollups"]
     assert oldest_of(engine, five) == (NOW - 4 * DAY) // RES_5M // 288 * 288 * RES_5M
@@ -302,9 +309,11 @@ def test_on_postgresql_a_tiers_oldest_point_and_its_step_count_its_chunks(engine
 @pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
 def test_on_postgresql_one_step_goes_and_the_size_after_it_is_remembered(engine: Engine) -> None:
     samples(engine, *range(NOW - 3 * DAY, NOW, 60))
+    rollups(engine, rollup_5m, *range((NOW - 3 * DAY) // RES_5M, (NOW - 2 * DAY) // RES_5M))
     used = used_bytes(engine)
     said = trim(engine, used - 1, NOW, now=NOW)
-    assert len(said) == 1 and said[0].startswith("raw samples before")
+    assert len(said) == 1 and said[0].startswith("raw samples before")  # one step, no rollup with it
+    assert rows(engine, rollup_5m) == 288
     # the size measured after the vacuum (writing the note itself may take a page more)
     assert 0 <= used_bytes(engine) - int(get_meta(engine, size.PG_TRIMMED_AT) or 0) <= 64 * 1024
     assert trim(engine, used - 1, NOW, now=NOW) == []  # the files have not grown since
@@ -314,6 +323,7 @@ def test_on_postgresql_one_step_goes_and_the_size_after_it_is_remembered(engine:
     samples(engine, *range(NOW - 3 * DAY + 30, NOW, 60))
     said = trim(engine, 1, NOW, now=NOW)
     assert [s.split(" before")[0] for s in said] == ["collector runs"] and rows(engine, collector_run) == 0
+    assert "unmet" not in (last_trim(engine) or {"unmet": "no note"})  # a step went: nothing to say is unmet
 
 
 def test_a_database_exactly_at_its_bound_is_within_it(engine: Engine) -> None:
@@ -375,3 +385,38 @@ def test_on_postgresql_the_step_that_went_is_vacuumed_with_its_chunks(engine: En
     samples(engine, *range(NOW - 3 * DAY + 30, NOW, 60))
     assert trim(engine, 1, NOW, now=NOW)[0].startswith("collector runs")
     assert "collector_run" in vacuumed()
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_two_logs_whose_oldest_rows_share_a_second_go_one_after_the_other(engine: Engine) -> None:
+    runs(engine, NOW - 5 * DAY)
+    put(engine, audit, [{"ts": NOW - 5 * DAY, "actor": "alice", "action": "login"}])
+    said, _ = size._trim_logs(engine, 0, NOW, False, used_bytes(engine))
+    assert [s.split(" before")[0] for s in said] == ["collector runs", "audit entries"]
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_a_step_that_gives_up_a_single_row_is_followed_by_the_next(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(size, "table_bytes", lambda e: None)
+    samples(engine, NOW - 4 * DAY, *range(NOW - 3 * DAY + 60, NOW, 300))
+    said = trim(engine, 1, NOW, now=NOW)
+    assert said[0].endswith("(1 rows)") and len(said) == 4
+
+
+def test_sqlite_counts_pages_of_the_size_the_database_was_made_with(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "big-pages.db"
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA page_size = 8192")
+        db.execute("VACUUM")
+    url = f"sqlite:///{path}"
+    upgrade(url)
+    with sqlite3.connect(path) as db:  # no free page: every page counts
+        db.execute("VACUUM")
+    eng = make_engine(url)
+    with eng.connect() as c:
+        pages, free, page = (int(c.execute(text(f"PRAGMA {p}")).scalar_one())
+                             for p in ("page_count", "freelist_count", "page_size"))
+    assert page == 8192 and free == 0 and used_bytes(eng) == pages * 8192
+    eng.dispose()
