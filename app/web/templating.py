@@ -20,6 +20,7 @@ from jinja2.runtime import Context
 from markupsafe import Markup
 
 from app import views, words
+from app.people import audit_words
 from app.web.stacked import LabelledTables
 from collectors import plugins
 
@@ -45,6 +46,8 @@ def templates() -> Environment:
     env.filters["iso"] = lambda ts: _strftime("%Y-%m-%dT%H:%M:%S%z", ts)
     env.filters["bytes"] = human_bytes
     env.filters["whole"] = whole_values
+    env.filters["audit_action"] = audit_words.action_words
+    env.filters["audit_answer"] = audit_words.answer_words
     # A number that is unknown (None) or not finite prints "–" rather than raising in a template.
     env.filters["int"] = safe_int
     env.filters["format"] = safe_format

@@ -60,8 +60,13 @@ def test_an_admin_acks_with_a_note_and_the_audit_log_says_who_from_where(tmp_pat
         r = c.post("/alerts/ack", data={"rule": "bad", "subject": "thing=a", "note": "on it", "csrf": csrf_of(c)})
         assert r.status_code == 303
         rows = c.get("/api/v1/audit").json()
+        page = c.get("/audit").text
     acts = [(x["actor"], x["action"], x["address"]) for x in rows]
     assert ("alice", "POST /alerts/ack", "192.0.2.7") in acts and ("alice", "login", "192.0.2.7") in acts
+    # the page says it in words, the request and its status small beside them
+    assert '<td data-label="What">acknowledged an alert <small class="raw">POST /alerts/ack</small></td>' in page
+    assert '<td data-label="Answer">done <small class="raw">303</small></td>' in page
+    assert '<td data-label="What">signed in</td>' in page
 
 
 def test_the_single_password_of_older_configs_still_logs_in_as_the_admin(tmp_path: Path) -> None:
