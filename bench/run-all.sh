@@ -25,3 +25,4 @@ $PY bench/agent_floor.py
 $PY bench/trust.py
 $PY bench/ingest_memory.py
 $PY bench/energy_page.py
+$PY bench/sparklines.py
