@@ -290,6 +290,19 @@
     kept = {};
   });
 
+  // The wall screen shows everything on one screen, nothing scrolling: what is still taller than
+  // the screen (a rebuild with most tiles not green) is scaled down to fit, after every update.
+  function fitKiosk() {
+    var body = document.body;
+    if (!body || !body.classList.contains("kiosk")) return;
+    body.style.zoom = "";
+    var tall = document.documentElement.scrollHeight, room = window.innerHeight;
+    if (tall > room) body.style.zoom = String(Math.max(0.5, Math.floor(room / tall * 100) / 100));
+  }
+  document.addEventListener("DOMContentLoaded", fitKiosk);
+  document.addEventListener("htmx:afterSwap", fitKiosk);
+  window.addEventListener("resize", fitKiosk);
+
   // The wall screen: dark from 20:00 to 07:00 by the screen's own clock (a hallway at night).
   function night() {
     if (!document.body.classList.contains("kiosk")) return;

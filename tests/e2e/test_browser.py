@@ -235,3 +235,18 @@ def test_two_nvme_serials_that_share_their_start_are_told_apart_on_the_bay_map(p
                                                                      getComputedStyle(a).textOverflow,
                                                                      getComputedStyle(a).overflowX])""")
     assert len(cut) == 2 and all(d == "rtl" and o == "ellipsis" and x == "hidden" for _, d, o, x in cut), cut
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (1920, 1080)])
+def test_the_wall_screen_fits_one_screen_with_nothing_scrolling(page: Page, size: tuple[int, int]) -> None:
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.goto("/?kiosk=1")
+    page.wait_for_load_state("load")
+    page.wait_for_timeout(300)
+    tall, room, zoom = page.evaluate("[document.documentElement.scrollHeight, window.innerHeight, "
+                                     "getComputedStyle(document.body).zoom]")
+    assert tall <= room, f"the kiosk is {tall} px tall on a {room} px screen (zoom {zoom})"
+    assert float(zoom) >= 0.5
+    # every tile is on it, the fine ones as a line each
+    assert page.locator("section.tiles a.tile").count() >= 20
+    assert page.locator("section.tiles a.tile.ok p").first.is_hidden()
