@@ -59,6 +59,19 @@ def copy_rows(conn, rows: Sequence[tuple[int, int, float]]) -> bool:
     return True
 
 
+def per_second(points: Sequence[Point]) -> list[Point]:
+    """A counter's points as its rate between each point and the one before; where it went back
+    (a reboot, a restarted guest, a driver reloaded) no rate rather than a negative one."""
+    out = []
+    for a, b in zip(points, points[1:], strict=False):
+        dt = b.ts - a.ts
+        if dt <= 0 or b.vavg < a.vavg:
+            continue
+        v = (b.vavg - a.vavg) / dt
+        out.append(Point(b.ts, v, v, v))
+    return out
+
+
 def thin(points: list[Point], max_points: int) -> list[Point]:
     """At most max_points: each run of k neighbours (k as small as fits) becomes one point at the
     first one's time with their lowest minimum, mean average and highest maximum, so a spike in

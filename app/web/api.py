@@ -11,9 +11,9 @@ from pydantic import BaseModel, ConfigDict, create_model
 
 from app import views
 from app.exposition import CONTENT_TYPE
-from app.storage.base import RES_1H, RES_5M, Point
+from app.storage.base import RES_1H, RES_5M
 from app.storage.inventory import StoredEntity, StoredEvent
-from app.storage.samples import resolution
+from app.storage.samples import per_second, resolution
 from app.web.api_models import HostOut, Series
 from app.web.site import RANGES, SiteDep
 from collectors import plugins
@@ -115,19 +115,6 @@ async def api_state(s: SiteDep, request: Request) -> dict[str, object]:
 
 def _scaled(v: float | None, scale: float) -> float | None:
     return v if v is None or scale == 1.0 else v * scale
-
-
-def per_second(pts: list[Point]) -> list[Point]:
-    """A counter's points as its rate between each point and the one before; where it went back
-    (a reboot, a driver reloaded) no rate rather than a negative one."""
-    out = []
-    for a, b in zip(pts, pts[1:], strict=False):
-        dt = b.ts - a.ts
-        if dt <= 0 or b.vavg < a.vavg:
-            continue
-        v = (b.vavg - a.vavg) / dt
-        out.append(Point(b.ts, v, v, v))
-    return out
 
 
 @router.get("/api/series")

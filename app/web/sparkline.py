@@ -16,7 +16,7 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from app.storage.base import RES_5M, Point
-from app.storage.samples import thin
+from app.storage.samples import per_second, thin
 from app.views import chart_unit
 
 SPAN = 86400  # what a sparkline shows: the last 24 hours
@@ -39,18 +39,6 @@ def segments(points: Sequence[Point], gap: float) -> list[list[Point]]:
         else:
             runs.append([p])
     return runs
-
-
-def per_second(points: Sequence[Point]) -> list[Point]:
-    """A counter's points as its rate between each point and the one before (none where it went
-    back: a restarted guest's counters start again from zero)."""
-    out = []
-    for a, b in zip(points, points[1:], strict=False):
-        dt = b.ts - a.ts
-        if dt > 0 and b.vavg >= a.vavg:
-            v = (b.vavg - a.vavg) / dt
-            out.append(Point(b.ts, v, v, v))
-    return out
 
 
 def words(metric: str, value: float, rate: bool = False) -> str:
