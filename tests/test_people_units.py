@@ -145,7 +145,7 @@ def test_a_change_made_elsewhere_is_seen_once_the_cache_is_told_or_has_aged(engi
     clock = module.time.monotonic() + CACHE_SECONDS + 0.01
     monkeypatch.setattr(module.time, "monotonic", lambda: clock)
     assert users.get("alice") is not None
-    other.remove("alice")
+    other.remove("alice", other_login=True)  # as the command line does: it is itself a way back in
     users.changed()
     assert users.get("alice") is None
 
@@ -201,6 +201,17 @@ def test_a_demotion_revokes_the_users_tokens_and_a_promotion_keeps_them(engine: 
     users.set_role("bob", "viewer")
     assert tokens.check(b) is None
     assert tokens.check(a) is not None
+
+
+def test_the_last_admin_is_removed_only_where_another_way_in_remains(engine: Engine) -> None:
+    users = Users(engine)
+    users.add("alice", "admin", "correct horse")
+    users.add("bob", "viewer", "correct horse")
+    with pytest.raises(UserError, match="^alice is the last admin: make another admin first$"):
+        users.remove("alice")
+    users.remove("bob")  # a viewer, any time
+    users.remove("alice", other_login=True)  # the config's password, or the command line
+    assert users.all() == []
 
 
 def test_a_removed_user_is_gone_with_their_tokens(engine: Engine) -> None:

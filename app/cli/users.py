@@ -98,7 +98,7 @@ def _users(args: argparse.Namespace, engine: Engine) -> int:
         users.disable_totp(args.name)
         said = f"two-factor of {args.name} turned off (a lost phone); they log in with the password alone"
     else:
-        users.remove(args.name)
+        users.remove(args.name, other_login=True)  # the command line is itself a way back in
         said = f"user {args.name} removed; their sessions have ended"
     audit.record(engine, "command line", f"users {args.action}", args.name)
     print(said)

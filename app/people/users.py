@@ -201,10 +201,14 @@ class Users:
         # a demotion revokes the tokens they made: a token must not keep powers its owner lost
         self._update(name, revoke_tokens=bool(u and ROLES.index(role) > ROLES.index(u.role)), role=role)
 
-    def remove(self, name: str) -> None:
+    def remove(self, name: str, other_login: bool = False) -> None:
+        """Remove a person and revoke their tokens. Never the last admin unless another way in
+        remains (`other_login`: the config's single password), or no one could manage people."""
         u = self.get(name)
         if u is None:
             raise UserError(f"no user {name!r}")
+        if u.role == "admin" and self.admins() == 1 and not other_login:
+            raise UserError(f"{name} is the last admin: make another admin first")
         with self.engine.begin() as c:
             c.execute(delete(web_user).where(web_user.c.name == name))
             _revoke_tokens_of(c, name)

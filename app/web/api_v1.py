@@ -320,12 +320,10 @@ def set_role(s: SiteDep, request: Request, name: str, body: Role) -> UserMade:
 @router.delete("/users/{name}", dependencies=[Admins, Changes])
 def remove_user(s: SiteDep, request: Request, name: str) -> Removed:
     """Remove a person; their sessions end (admins only; never the last admin)."""
-    u = s.users.get(name)
-    if u is None:
-        raise HTTPException(404, f"no user {name!r}")
-    if u.role == "admin" and s.users.admins() == 1 and not s.password_hash:
-        raise HTTPException(400, f"{name} is the last admin: make another admin first")
-    s.users.remove(name)
+    try:
+        s.users.remove(name, other_login=bool(s.password_hash))
+    except UserError as exc:
+        raise HTTPException(404 if "no user" in str(exc) else 400, str(exc)) from None
     audit.note(request, f"user {name} removed")
     return Removed(removed=name)
 

@@ -250,3 +250,64 @@ def test_the_wall_screen_fits_one_screen_with_nothing_scrolling(page: Page, size
     # every tile is on it, the fine ones as a line each
     assert page.locator("section.tiles a.tile").count() >= 20
     assert page.locator("section.tiles a.tile.ok p").first.is_hidden()
+
+
+VIEWER = "viewer-walk"
+# A viewer's page may hold these forms only: signing out, and their own account.
+VIEWERS_FORMS = ("/logout", "/account/")
+VIEWER_PAGES = ["/", "/host", "/disks", "/disks/all", "/disks/ZA1049HK", "/network", "/probes", "/status", "/power",
+                "/heatpump", "/alerts", "/events", "/collectors", "/hosts", "/monitors", "/channels",
+                "/entity/md_array/md0", "/h/ceph-node1/disks", "/account"]
+
+# Every control on a page that changes something: a POST form's path, or an htmx attribute that sends.
+CONTROLS = """(allowed) => [
+    ...[...document.querySelectorAll('form')].filter(f => (f.method || 'get').toLowerCase() === 'post')
+       .map(f => new URL(f.action, location.href).pathname)
+       .filter(a => !allowed.some(p => a === p || (p.endsWith('/') && a.startsWith(p)))),
+    ...[...document.querySelectorAll('[hx-post], [hx-put], [hx-delete]')].map(e => e.outerHTML.slice(0, 80))]"""
+
+
+def test_an_admin_adds_a_viewer_on_the_users_page_who_then_sees_no_control_they_cannot_use(
+        browser: Browser, server: str, page: Page) -> None:
+    page.goto("/users")
+    # a bad value first: it comes back beside its field, with the name kept
+    page.fill("#add ~ form input[name=name]", VIEWER)
+    page.fill("#add ~ form input[name=password]", "short-pw")
+    page.fill("#add ~ form input[name=again]", "short-pw-2")
+    page.click("#add ~ form button")
+    expect(page.locator("#err-again")).to_have_text("the two passwords differ")
+    assert page.input_value("#add ~ form input[name=name]") == VIEWER
+    assert page.input_value("#add ~ form input[name=password]") == ""  # a password is never sent back
+    page.fill("#add ~ form input[name=password]", "viewer-password")
+    page.fill("#add ~ form input[name=again]", "viewer-password")
+    page.click("#add ~ form button")
+    expect(page.locator("main .callout[role=status]")).to_contain_text(f"{VIEWER} added as viewer.")
+    keep_screenshot(page, ARTIFACTS / "users.png")
+
+    ctx = browser.new_context(base_url=server, viewport={"width": 1440, "height": 900})
+    viewer = ctx.new_page()
+    viewer.goto("/login")
+    viewer.fill("input[name=user]", VIEWER)
+    viewer.fill("input[name=password]", "viewer-password")
+    viewer.click("button[type=submit]", timeout=90_000)
+    viewer.wait_for_url(server + "/", timeout=90_000)
+    found = []
+    for who, path in [(page, "/channels")] + [(viewer, p) for p in VIEWER_PAGES]:
+        response = who.goto(path)
+        assert response is not None and response.status == 200, path
+        assert "text/html" in response.headers["content-type"], path
+        controls = who.evaluate(CONTROLS, list(VIEWERS_FORMS))
+        if who is page:  # the admin's page shows what the viewer's must not: the probe sees it
+            assert any(c.startswith("/channels") for c in controls), controls
+            continue
+        found += [f"{path}: {c}" for c in controls]
+        text = viewer.inner_text("main")
+        assert "Traceback" not in text and not text.lstrip().startswith("{"), path
+    assert found == [], "a viewer is shown controls they cannot use:\n" + "\n".join(found)
+    for admin_only in ("/users", "/audit"):
+        response = viewer.goto(admin_only)
+        assert response is not None and response.status == 403 and "text/html" in response.headers["content-type"]
+        expect(viewer.locator("main")).to_contain_text("for admins only")
+    assert viewer.locator("nav#pages a[href='/users']").count() == 0
+    keep_screenshot(viewer, ARTIFACTS / "viewer-alerts.png")
+    ctx.close()
