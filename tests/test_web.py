@@ -131,8 +131,19 @@ def test_every_page_shows_what_a_person_needs_whole_and_as_a_fragment(tmp_path: 
     r = fetch(app, path, headers={"HX-Request": "true"} if htmx else {})
     assert r.status_code == 200
     assert ("<html" in r.text) is not htmx
-    missing = [words for words in PAGE_READS[path] if words not in r.text]
+    # A value is bound to its unit by a no-break space ("13.60\u00a0V"): a person reads a space.
+    text = r.text.replace("\u00a0", " ").replace("&nbsp;", " ")
+    missing = [words for words in PAGE_READS[path] if words not in text]
     assert missing == []
+
+
+@pytest.mark.parametrize("path, values", [("/power", ["13.60", "2400"]), ("/heatpump", ["47.2", "50.0"]),
+                                          ("/probes", ["88.0"]), ("/host", ["1000"])])
+def test_a_value_on_a_page_is_never_broken_from_its_unit(tmp_path: Path, path: str, values: list[str]) -> None:
+    page = fetch(demo_app(tmp_path, 80, runs=2), path).text.replace("&nbsp;", "\u00a0")
+    for value in values:
+        bound = re.findall(re.escape(value) + r"(\s)(?:V|RPM|°C|Mbit/s)", page)
+        assert bound and set(bound) == {"\u00a0"}, f"{value} on {path}: {bound}"
 
 
 def test_the_overview_and_the_disks_page_say_which_bay_to_pull(tmp_path: Path) -> None:

@@ -40,17 +40,17 @@ def templates() -> Environment:
     env.globals["PAGES"] = views.pages()
     env.globals["chart_unit"] = views.chart_unit
     env.globals["smoke_urls"] = views.smoke_urls
-    env.filters["ago"] = ago
-    env.filters["duration"] = human_duration
+    env.filters["ago"] = lambda ts: whole_values(ago(ts))
+    env.filters["duration"] = lambda s: whole_values(human_duration(s))
     env.filters["when"] = lambda ts: _strftime("%Y-%m-%d %H:%M", ts) or "–"
     env.filters["iso"] = lambda ts: _strftime("%Y-%m-%dT%H:%M:%S%z", ts)
-    env.filters["bytes"] = human_bytes
+    env.filters["bytes"] = lambda n: whole_values(human_bytes(n))
     env.filters["whole"] = whole_values
     env.filters["audit_action"] = audit_words.action_words
     env.filters["audit_answer"] = audit_words.answer_words
     # A number that is unknown (None) or not finite prints "–" rather than raising in a template.
     env.filters["int"] = safe_int
-    env.filters["format"] = safe_format
+    env.filters["format"] = lambda fmt, *a, **k: whole_values(safe_format(fmt, *a, **k))
     # One path segment of a link: a serial or a peer name with '/', '?', '#' or '%' stays inside it.
     env.filters["urlpart"] = lambda v: quote(str(v), safe="")
     # A stable element id for any text (an alert's rule and subject): what a live update keeps in
@@ -78,7 +78,8 @@ def render_section(ctx: Context, sec: views.SectionView, template: str | None = 
     if error is None:
         try:
             tmpl = ctx.environment.get_template(template or sec.template)
-            return Markup(tmpl.render({**ctx.get_all(), "v": sec.v, "status": sec.status}))  # noqa: S704
+            html = tmpl.render({**ctx.get_all(), "v": sec.v, "status": sec.status})
+            return Markup(whole_values_in_html(html))  # noqa: S704 - the template's own escaped output
         except Exception as exc:  # noqa: BLE001
             error = f"{sec.name}: state not understood ({type(exc).__name__}: {exc})"[:300]
             log.warning("section %s could not be drawn: %s", sec.name, error)
@@ -106,10 +107,26 @@ def human_duration(s: float | None) -> str:
 _VALUE = re.compile(r"(?<![\w.,])(-?\d[\d.,]*) (?=(?:[kMGTP]?B|[kMG]?bit/s|%|°C|h|min|d|V|A|W|kWh|RPM|ms|s|dBm|dB)(?![\w/]))")
 
 
+# The same in drawn HTML. It starts at a digit (the lookbehind of _VALUE at every character cost
+# 8 ms on 100 KB; this 1.7 ms) and leaves what is inside a tag: a unit followed by "=" or ">" is an
+# attribute (`width=2 d="…"`), not text.
+_VALUE_IN_HTML = re.compile(r"\d[\d.,]* (?=(?:[kMGTP]?B|[kMG]?bit/s|%|°C|h|min|d|V|A|W|kWh|RPM|ms|s|dBm|dB)(?![\w/=>]))")
+
+
 def whole_values(text: object) -> str:
     """A text with each number bound to its unit by a no-break space: a tile's narrow line breaks
     between words, never between "106" and "dBm"."""
     return _VALUE.sub("\\1\u00a0", str(text)) if text is not None else ""
+
+
+def whole_values_in_html(html: str) -> str:
+    """whole_values over a plug-in's drawn section. Its values come from many templates and from
+    the plug-in's own words ("turning: 2400 RPM", "Saw: 6.2 MB dropped"): one pass here holds for
+    every one of them and for the next template too (0.1-0.5 ms a page, measured on the demo)."""
+    def bind(m: re.Match[str]) -> str:
+        before = html[m.start() - 1] if m.start() else " "
+        return m[0] if before.isalnum() or before in "_.," else m[0][:-1] + "\u00a0"
+    return _VALUE_IN_HTML.sub(bind, html)
 
 
 def human_bytes(n: float | None) -> str:

@@ -72,7 +72,8 @@ def test_each_guests_row_links_its_page_and_draws_its_last_24_hours_of_cpu_and_m
     page = fetch(app, "/host").text
     row = re.search(r"<tr[^>]*><td[^>]*><a href=\"/entity/pve_vm/100\">VM 100 home-assistant</a>.*?</tr>", page, re.S)
     assert row is not None, page[page.find("Guests"):][:2000]
-    sparks = re.findall(r'<svg class="spark"[^>]*aria-label="([^"]+)"', row[0])
+    # a label's values are bound to their units by no-break spaces ("24\u00a0h"), read as spaces
+    sparks = [x.replace("\u00a0", " ") for x in re.findall(r'<svg class="spark"[^>]*aria-label="([^"]+)"', row[0])]
     assert sparks[0].startswith("CPU of VM 100 (home-assistant), last 24 h: peak ") and ", latest " in sparks[0]
     assert re.fullmatch(r"Memory of VM 100 \(home-assistant\), last 24 h: peak [\d.]+ GB, latest [\d.]+ GB", sparks[1])
     assert "<polyline points=" in row[0] or "<circle" in row[0]
