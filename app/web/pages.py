@@ -19,6 +19,7 @@ from app.alerting.engine import AlertState
 from app.disks import bay_labels, disk_notes
 from app.disks import bays as disk_bays
 from app.ingest.agents import revoke
+from app.web import story_range
 from app.web.permissions import Admins
 from app.web.site import RANGES, Checked, SiteDep
 from collectors import plugins
@@ -29,10 +30,6 @@ from collectors.state import Record, StateError
 log = logging.getLogger("rackpulse.web")
 
 router = APIRouter()
-
-
-def _range(value: str) -> str:
-    return value if value in RANGES else "24h"
 
 
 @router.get("/", response_class=HTMLResponse, name="overview")
@@ -81,7 +78,7 @@ async def disks_page(s: SiteDep, request: Request) -> HTMLResponse:
 
 @router.get("/entity/{kind}/{key:path}", response_class=HTMLResponse, name="entity")
 def entity_page(s: SiteDep, request: Request, kind: str, key: str,
-                range: str = "24h") -> HTMLResponse:  # noqa: A002
+                range: str = "") -> HTMLResponse:  # noqa: A002
     _, store = s.view(request)
     stored = store.entity(kind, key)
     if stored is None:
@@ -89,13 +86,15 @@ def entity_page(s: SiteDep, request: Request, kind: str, key: str,
     plugin = words.owner(kind, plugins())
     base = request.scope.get("rackpulse_base", "")
     snap, _ = s.view(request)
+    range, pinned = story_range.chosen(s, request, range, subject=key)  # noqa: A001
     return s.render(request, "entity.html", kind=kind, key=key, shown_key=events.key_words(key, plugin), stored=stored,
                     noun=events.noun(kind, plugins()),
                     timeline=_array_timeline(snap, key) if kind == "md_array" else [],
                     head=words.headline(kind, stored["attrs"], stored["present"], plugin),
                     facts=words.facts(kind, stored["attrs"], plugin),
                     lines=[events.describe(e, plugins(), base) for e in store.events(kind, key)],
-                    charts=views.entity_charts(kind, key, stored["attrs"]), range=_range(range), ranges_list=list(RANGES))
+                    charts=views.entity_charts(kind, key, stored["attrs"]), range=range, ranges_list=list(RANGES),
+                    **pinned)
 
 
 @router.get("/collectors", response_class=HTMLResponse, name="collectors")
@@ -171,10 +170,14 @@ def section_page(page: str, title: str) -> Any:
     """A page made of its collectors' sections (network, power, heat pump, and whatever page a
     plug-in names): served at /<page>, for this host or an agent host."""
 
-    async def handler(s: SiteDep, request: Request, range: str = "24h") -> HTMLResponse:  # noqa: A002
+    async def handler(s: SiteDep, request: Request, range: str = "") -> HTMLResponse:  # noqa: A002
         snap, _ = s.view(request)
-        return s.render(request, "section_page.html", title=title, sections=views.sections(snap, page),
-                        range=_range(range), ranges_list=list(RANGES))
+        sections = views.sections(snap, page)
+        # the alerts the sections' findings raise: their start picks the range the charts open on
+        raised = [(f.rule, f.subject) for sec in sections for f in snap.findings_of(sec.name) if f.rule]
+        range, pinned = story_range.chosen(s, request, range, raised)  # noqa: A001
+        return s.render(request, "section_page.html", title=title, sections=sections,
+                        range=range, ranges_list=list(RANGES), **pinned)
 
     return handler
 
@@ -190,7 +193,7 @@ def detail_page(name: str, detail: Detail[Any]) -> Any:
     """A thing's own page (a disk's): what its plug-in says of it, the findings about it (the
     same its tile and alerts say), its stored entry once it is gone, its history and events."""
 
-    def handler(s: SiteDep, request: Request, key: str, range: str = "24h") -> Response:  # noqa: A002
+    def handler(s: SiteDep, request: Request, key: str, range: str = "") -> Response:  # noqa: A002
         snap, store = s.view(request)
         plugin = plugins()[name]
         thing = _thing(plugin, detail, snap.states.get(name), key)
@@ -214,11 +217,13 @@ def detail_page(name: str, detail: Detail[Any]) -> Any:
             extra = {**extra, "temp_max_30d": _max_30d(store, key)}
             if snap.host == s.cfg.host:
                 extra = {**extra, **_disk_notes(s.cfg, key)}
+        range, pinned = story_range.chosen(s, request, range, [(f.rule, f.subject) for f in said if f.rule],  # noqa: A001
+                                           subject=key)
         return s.render(request, f"{name}/{detail.template}", thing=thing, stored=stored, key=key, events=lines,
                         said=said, can_label=thing is not None and snap.host == s.cfg.host,
                         label_action=f"{base}/{detail.path}/{quote(key, safe='')}/bay", csrf=s.csrf_token(request),
-                        saved=request.query_params.get("saved") == "1", range=_range(range),
-                        ranges_list=list(RANGES), **extra)
+                        saved=request.query_params.get("saved") == "1", range=range,
+                        ranges_list=list(RANGES), **extra, **pinned)
 
     return handler
 
