@@ -77,3 +77,30 @@ def test_a_year_of_hourly_rollups_is_grouped_by_the_database_to_the_points_asked
     assert max(p.vmax for p in year) == max(p.vmax for p in every)
     assert min(p.vmin for p in year) == min(p.vmin for p in every)
     assert [p.ts for p in year] == sorted(p.ts for p in year)
+
+
+@pytest.mark.parametrize("range_", ["1h", "6h", "24h"])
+def test_a_counters_rate_covers_the_range_as_the_counter_does(tmp_path: Path, range_: str) -> None:
+    """A rate has no point at the first sample (nothing before it): one bucket earlier is read,
+    so the rate's chart starts where the counter's does, not a bucket late ("no data before …",
+    as a server's first minutes of raw samples beside its seeded 5-minute past showed)."""
+    from app.storage.store import labels_key
+
+    app = make_app(tmp_path, password=False)
+    store = Store(make_engine(app.state.site.cfg.storage.url), "nas")
+    now = int(time.time())
+    metric = "rackpulse_openvpn_received_bytes_total"
+    with store.engine.begin() as conn:
+        (sid,) = store.series_ids(conn, [(metric, labels_key((("instance", "site-b"),)))])
+    past = now // RES_5M * RES_5M - 300  # two days of 5-minute rollups of a counter climbing 1 kB/s...
+    rows = [{"series_id": sid, "bucket": ts // RES_5M, "vmin": ts * 1e3, "vavg": ts * 1e3 + 150e3, "vmax": ts * 1e3 + 300e3,
+             "n": 10} for ts in range(past - 2 * 86400, past, RES_5M)]
+    store.import_rollups({RES_5M: rows, 3600: []}, {RES_5M: past, 3600: past // 3600 * 3600})
+    store.write_rows([(sid, ts, ts * 1e3) for ts in range(past, now, 2)])  # ...then raw samples every 2 s
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        q = {"metric": metric, "label": "instance=site-b", "range": range_}
+        counter, rate = c.get("/api/series", params=q).json(), c.get("/api/series", params={**q, "rate": 1}).json()
+    assert counter["ts"] and rate["ts"]
+    # the chart's own test (static/app.js since()): a first point later than 3 steps is "no data before"
+    assert rate["ts"][0] <= counter["ts"][0] + 1 and rate["ts"][0] <= rate["start"] + 3 * rate["step"], rate["ts"][:3]
+    assert all(v >= 0 for v in rate["avg"])

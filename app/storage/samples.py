@@ -201,14 +201,16 @@ class SampleWriting(Rollups, Inventory):
         return next((sid for sid, pairs in self.series_of(metric)
                      if all(pairs.get(k) == v for k, v in labels.items())), None)
 
-    def history(self, series_id: int, start: int, end: int, max_points: int = 1500) -> list[Point]:
+    def history(self, series_id: int, start: int, end: int, max_points: int = 1500,
+                thinned: bool = True) -> list[Point]:
         """Points for a chart: raw samples for short ranges, rollups otherwise.
 
         Rollups exist for finished buckets up to the watermark; the part after it is
         aggregated from raw samples on the fly, so the newest data is always there. Where the
         resolution a range reads begins later than the range (raw samples kept 7 days, a
         database that has only the older, coarser rollups), the part before comes from the next
-        coarser one: a chart shows the finest data there is for each part of its range."""
+        coarser one: a chart shows the finest data there is for each part of its range.
+        `thinned=False`: every point at that resolution (a rate is worked out before thinning)."""
         res = resolution(end - start, max_points)
         with self.engine.connect() as conn:
             points = self._points(conn, series_id, start, end, res, max_points)
@@ -223,7 +225,7 @@ class SampleWriting(Rollups, Inventory):
                 finer = coarser
         # A month of 5-minute rollups is 8,640 points: as many as the chart can draw, no more
         # (567 KB and 26-41 ms per chart before).
-        return thin(points, max_points)
+        return thin(points, max_points) if thinned else points
 
     def highest(self, series_id: int, start: int, end: int) -> float | None:
         """A series' highest value in [start, end) (a disk's hottest over 30 days), worked out by

@@ -13,7 +13,7 @@ from app import views
 from app.exposition import CONTENT_TYPE
 from app.storage.base import RES_1H, RES_5M
 from app.storage.inventory import StoredEntity, StoredEvent
-from app.storage.samples import per_second, resolution
+from app.storage.samples import per_second, resolution, thin
 from app.web.api_models import HostOut, Series
 from app.web.site import RANGES, SiteDep
 from collectors import plugins
@@ -132,10 +132,18 @@ def api_series(s: SiteDep, request: Request, metric: str, range: str = "24h",  #
     start = end - RANGES.get(range, 86400)
     # A series with no sample yet (the heat pump's efficiency in the demo's first minute) is an
     # empty chart that says "no data yet", not a 404 and an error in the browser's console.
-    pts = store.history(sid, start, end + 1, max_points=points) if sid is not None else []
-    if rate:
-        pts = per_second(pts)
     res = resolution(end - start, points)
+    if sid is None:
+        pts = []
+    elif rate:
+        # A rate is drawn between each point and the one before: the first point of the range
+        # has none, so one bucket earlier is read too, and the rates are thinned, not the
+        # counter. Else a rate's chart began a bucket or two late (a chart "short" of its range,
+        # the demo's 1 h charts), where the counter's own did not.
+        lead = max(res, RES_5M)
+        pts = thin(per_second(store.history(sid, start - lead, end + 1, max_points=points, thinned=False)), points)
+    else:
+        pts = store.history(sid, start, end + 1, max_points=points)
     ts = [p.ts for p in pts]
     # A chart shows a gap where points are further apart than a few steps: a rollup's step is
     # its bucket; raw samples come at the collector's interval, seen as the usual distance.
