@@ -224,6 +224,13 @@ def test_the_alerts_page_acks_and_silences_with_a_csrf_token(tmp_path: Path) -> 
             assert "acknowledged, silenced" in page  # the pattern matches rule "bad"
             sid = row.split("/alerts/silence/")[1].split("/expire")[0]
             assert (await c.post("/alerts/silence", data={"duration": "forever", "csrf": token})).status_code == 400
+            # a refusal is the page again, the form open with the reason and what was typed
+            everything = await c.post("/alerts/silence", data={"rule": "", "subject": "", "duration": "3d",
+                                                               "reason": "moving house", "csrf": token})
+            assert everything.status_code == 400 and everything.headers["content-type"].startswith("text/html")
+            assert '<details id="new-silence" hx-preserve open>' in everything.text
+            assert 'id="silence-refused">Not silenced: this silence matches every alert' in everything.text
+            assert 'value="moving house"' in everything.text and "<option selected>3d</option>" in everything.text
             assert (await c.post(f"/alerts/silence/{sid}/expire", data={"csrf": "nope"})).status_code == 403
             assert (await c.post(f"/alerts/silence/{sid}/expire", data={"csrf": token})).status_code == 303
             assert (await c.post(f"/alerts/silence/{sid}/expire", data={"csrf": token})).status_code == 404

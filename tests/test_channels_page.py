@@ -61,6 +61,12 @@ def test_a_channel_made_in_the_browser_is_used_at_once_and_its_url_never_shown_a
             assert bad.status_code == 400 and "url" in bad.text and "br0wser-s3cret" not in bad.text
             quiet = await c.post("/channels/add", data={**form, "quiet_hours": "late"})
             assert quiet.status_code == 400 and "quiet_hours" in quiet.text
+            # the form comes back as a page, the refusal beside its field and what was typed kept;
+            # the URL is asked for again, never written into the page
+            assert quiet.headers["content-type"].startswith("text/html") and 'id="err-quiet_hours"' in quiet.text
+            assert 'name="name" required maxlength="64" value="phone"' in quiet.text and 'value="late"' in quiet.text
+            assert 'id="err-url">type it again' in quiet.text and "br0wser-s3cret" not in quiet.text
+            assert '<option value="rackpulse" selected>' in quiet.text
             clash = await c.post("/channels/add", data={**form, "name": "from-toml"})
             assert clash.status_code == 400 and "config file has a channel named" in clash.text
             assert "phone" not in words((await c.get("/channels")).text)  # nothing stored by a refusal

@@ -18,13 +18,17 @@ SEVERITIES = ("critical", "warning", "info")
 
 @router.get("/alerts", response_class=HTMLResponse, name="alerts")
 def alerts_page(s: SiteDep, request: Request, rule: str = "", severity: str = "") -> HTMLResponse:
+    return _render(s, request, rule, severity)
+
+
+def _render(s: SiteDep, request: Request, rule: str = "", severity: str = "", **extra: object) -> HTMLResponse:
     snap, _ = s.view(request)
     a = s.alerting_for(snap.host)
     severity = severity if severity in SEVERITIES else ""
     hosts = s.host_pages("alerts")
     return s.render(request, "alerts.html", al=a.view(rule=rule, severity=severity) if a else None,
                     csrf=s.csrf_token(request), rule=rule, severity=severity, severities=SEVERITIES,
-                    durations=list(DURATIONS), hosts=hosts, this_host=snap.host)
+                    durations=list(DURATIONS), hosts=hosts, this_host=snap.host, **extra)
 
 
 def _back(request: Request) -> str:
@@ -49,17 +53,28 @@ def alerts_silence(s: SiteDep, request: Request, rule: str = Form(""), subject: 
     such as "md*"; empty for any), for a chosen duration."""
     snap, _ = s.view(request)
     a = s.alerting_for(snap.host)
+
+    def refused(why: str) -> HTMLResponse:
+        # the page again with the form open, the refusal in it and what was typed kept
+        # (cut to what the form's fields take: a refused 300 KB pattern is not sent back)
+        sent = {"rule": rule[:200], "subject": subject[:200], "duration": duration, "reason": reason[:500]}
+        page = _render(s, request, silence_refused=why, silence_sent=sent)
+        page.status_code = 400
+        return page
+
     if duration:
         if duration not in DURATIONS:
-            raise HTTPException(400, f"duration must be one of {', '.join(DURATIONS)}")
+            return refused(f"a silence lasts one of {', '.join(DURATIONS)}")
         hours = DURATIONS[duration]
-    if a is None or not (0 < hours <= 24 * 90):
-        raise HTTPException(400, "alerts disabled, or hours out of range")
+    if a is None:
+        raise HTTPException(404, "alerts are off for this host ([alerts] enabled = false)")
+    if not (0 < hours <= 24 * 90):
+        return refused("a silence lasts more than nothing and at most 90 days")
     try:
         a.silence(rule.strip() or None, subject.strip() or None, hours, reason.strip()[:500],
                   everything=confirm.strip().lower() == "all")
     except ValueError as exc:
-        raise HTTPException(400, str(exc)) from None
+        return refused(str(exc))
     return RedirectResponse(_back(request), status_code=303)
 
 

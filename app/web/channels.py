@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from app.alerting.saved_channels import SECTION, saved_configs
 from app.storage.monitors import MonitorError, delete_monitor, save_monitor
-from app.web.monitors import errors_in_words
+from app.web.monitors import errors_by_field
 from app.web.site import Checked, SiteDep
 
 router = APIRouter()
@@ -54,9 +54,17 @@ def channels_page(s: SiteDep, request: Request, edit: int | None = None) -> HTML
     return s.render(request, "channels.html", **_page(s, request, edit))
 
 
+class Refused(ValueError):
+    """A form refused: each field's complaint in words (never the URL itself)."""
+
+    def __init__(self, errors: dict[str, str]) -> None:
+        super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
+        self.errors = errors
+
+
 def entry_of(form: dict[str, str], keep_url: str | None) -> dict[str, object]:
-    """The posted form as a [[alerts.channels]] entry, checked by ChannelConfig (ValueError in
-    words that name the field, never the URL)."""
+    """The posted form as a [[alerts.channels]] entry, checked by ChannelConfig (Refused, with
+    words that name each field, never the URL)."""
     from app.alerting.config import ChannelConfig
 
     url = (form.get("url") or "").strip() or keep_url
@@ -68,27 +76,37 @@ def entry_of(form: dict[str, str], keep_url: str | None) -> dict[str, object]:
         if (form.get(key) or "").strip():
             entry[key] = form[key].strip()
     if entry["format"] not in FORMATS:
-        raise ValueError(f"format: one of {', '.join(FORMATS)}")
+        raise Refused({"format": f"one of {', '.join(FORMATS)}"})
     try:
         checked = ChannelConfig.model_validate(entry)
     except ValidationError as exc:
-        raise ValueError(errors_in_words(exc)) from None
+        raise Refused(errors_by_field(exc)) from None
     return {**checked.model_dump(mode="json", exclude={"url", "headers", "template"}),
             "url": checked.url.get_secret_value()}
 
 
 async def _save(s: Any, request: Request, channel_id: int | None, keep_url: str | None) -> Response:
     form = {k: str(v) for k, v in (await request.form()).items()}
+
+    def refused(errors: dict[str, str]) -> HTMLResponse:
+        # The form again as it was sent, each refusal beside its field: nothing typed is lost but
+        # the URL, a secret that is never written into a page (it is typed again).
+        if "url" not in errors and form.get("url"):
+            errors = {**errors, "url": "type it again: a URL is never sent back to the browser"}
+        page = s.render(request, "channels.html", **_page(s, request, channel_id), sent=form, errors=errors)
+        page.status_code = 400
+        return page
+
     try:
         entry = entry_of(form, keep_url)
-    except ValueError as exc:
-        raise HTTPException(400, f"channel not saved: {exc}") from None
+    except Refused as exc:
+        return refused(exc.errors)
     if entry["name"] in {c.name for c in s.cfg.alerts.channels}:
-        raise HTTPException(400, f"the config file has a channel named {entry['name']!r}: choose another name")
+        return refused({"name": f"the config file has a channel named {entry['name']!r}: choose another name"})
     try:
         await run_in_threadpool(save_monitor, s.engine, s.cfg.host, SECTION, str(entry["format"]), entry, channel_id)
     except MonitorError as exc:
-        raise HTTPException(400, str(exc).replace("monitor", "channel")) from None
+        return refused({"form": str(exc).replace("monitor", "channel")})
     await run_in_threadpool(s.runtime.load_channels)
     base = request.scope.get("rackpulse_base", "")
     return RedirectResponse(f"{base}/channels?saved={quote(str(entry['name']))}", status_code=303)

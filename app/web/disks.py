@@ -119,9 +119,14 @@ async def save_notes(s: SiteDep, request: Request, key: str) -> Response:
     if request.scope.get("rackpulse_host") not in (None, s.cfg.host):
         raise HTTPException(404, "an agent's disks keep their notes on the agent's own server page")
     form = await request.form()
+    sent = {f: str(form.get(f) or "") for f in disk_notes.FIELDS}
     try:
-        await run_in_threadpool(disk_notes.save, disk_notes.notes_file(s.cfg), key,
-                                {f: str(form.get(f) or "") for f in disk_notes.FIELDS})
+        await run_in_threadpool(disk_notes.save, disk_notes.notes_file(s.cfg), key, sent)
     except ValueError as exc:
-        raise HTTPException(400, str(exc)) from None
+        from app.web.pages import render_detail  # the disk's page, drawn as its own route draws it
+
+        smart = plugins()["smart"]
+        assert smart.detail is not None  # the smart plug-in declares the disk page
+        return render_detail("smart", smart.detail, s, request, key, status=400, notes_refused=str(exc),
+                             notes=sent)
     return RedirectResponse(f"/disks/{quote(key, safe='')}?saved=1#notes", status_code=303)

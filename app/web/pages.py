@@ -194,38 +194,47 @@ def detail_page(name: str, detail: Detail[Any]) -> Any:
     same its tile and alerts say), its stored entry once it is gone, its history and events."""
 
     def handler(s: SiteDep, request: Request, key: str, range: str = "") -> Response:  # noqa: A002
-        snap, store = s.view(request)
-        plugin = plugins()[name]
-        thing = _thing(plugin, detail, snap.states.get(name), key)
-        stored = store.entity(detail.kind, key)
-        base = request.scope.get("rackpulse_base", "")
-        if thing is None and stored is None:
-            # A disk this plug-in does not see (behind a RAID controller, or on another Ceph node)
-            # but another plug-in places in a bay: that one's entity page.
-            other = next((e for e in disk_bays.storage_bays(snap, placed=False) if e.serial == key and e.entity), None)
-            if other is None or other.entity is None:
-                raise HTTPException(404, f"no {detail.kind} {key!r}")
-            kind, ekey = other.entity
-            return RedirectResponse(f"{base}/entity/{quote(kind)}/{quote(ekey, safe='/:')}", status_code=303)
-        bay = getattr(thing, "bay", None)
-        changes = store.events_of([(detail.kind, key), *([("bay", bay)] if bay else [])], limit=100)
-        lines = [events.describe(e, plugins(), base) for e in changes]
-        # What the tile and the alerts say of it: the same findings, judged once.
-        said = [f for f in snap.findings_of(name) if f.subject == key]
-        extra = detail.view(plugin.typed(snap.states.get(name)), thing) if thing is not None else {}
-        if detail.kind == "disk":
-            extra = {**extra, "temp_max_30d": _max_30d(store, key)}
-            if snap.host == s.cfg.host:
-                extra = {**extra, **_disk_notes(s.cfg, key)}
-        range, pinned = story_range.chosen(s, request, range, [(f.rule, f.subject) for f in said if f.rule],  # noqa: A001
-                                           subject=key)
-        return s.render(request, f"{name}/{detail.template}", thing=thing, stored=stored, key=key, events=lines,
-                        said=said, can_label=thing is not None and snap.host == s.cfg.host,
-                        label_action=f"{base}/{detail.path}/{quote(key, safe='')}/bay", csrf=s.csrf_token(request),
-                        saved=request.query_params.get("saved") == "1", range=range,
-                        ranges_list=list(RANGES), **extra, **pinned)
+        return render_detail(name, detail, s, request, key, range)
 
     return handler
+
+
+def render_detail(name: str, detail: Detail[Any], s: Any, request: Request, key: str, range: str = "",  # noqa: A002
+                  status: int = 200, **refused: object) -> Response:
+    """The thing's page; with `refused`, a form on it that was not saved (its words and what was
+    typed), answered with status 400."""
+    snap, store = s.view(request)
+    plugin = plugins()[name]
+    thing = _thing(plugin, detail, snap.states.get(name), key)
+    stored = store.entity(detail.kind, key)
+    base = request.scope.get("rackpulse_base", "")
+    if thing is None and stored is None:
+        # A disk this plug-in does not see (behind a RAID controller, or on another Ceph node)
+        # but another plug-in places in a bay: that one's entity page.
+        other = next((e for e in disk_bays.storage_bays(snap, placed=False) if e.serial == key and e.entity), None)
+        if other is None or other.entity is None:
+            raise HTTPException(404, f"no {detail.kind} {key!r}")
+        kind, ekey = other.entity
+        return RedirectResponse(f"{base}/entity/{quote(kind)}/{quote(ekey, safe='/:')}", status_code=303)
+    bay = getattr(thing, "bay", None)
+    changes = store.events_of([(detail.kind, key), *([("bay", bay)] if bay else [])], limit=100)
+    lines = [events.describe(e, plugins(), base) for e in changes]
+    # What the tile and the alerts say of it: the same findings, judged once.
+    said = [f for f in snap.findings_of(name) if f.subject == key]
+    extra = detail.view(plugin.typed(snap.states.get(name)), thing) if thing is not None else {}
+    if detail.kind == "disk":
+        extra = {**extra, "temp_max_30d": _max_30d(store, key)}
+        if snap.host == s.cfg.host:
+            extra = {**extra, **_disk_notes(s.cfg, key)}
+    range, pinned = story_range.chosen(s, request, range, [(f.rule, f.subject) for f in said if f.rule],  # noqa: A001
+                                       subject=key)
+    page = s.render(request, f"{name}/{detail.template}", thing=thing, stored=stored, key=key, events=lines,
+                    said=said, can_label=thing is not None and snap.host == s.cfg.host,
+                    label_action=f"{base}/{detail.path}/{quote(key, safe='')}/bay", csrf=s.csrf_token(request),
+                    saved=request.query_params.get("saved") == "1", range=range,
+                    ranges_list=list(RANGES), **{**extra, **pinned, **refused})  # what was typed over what was saved
+    page.status_code = status
+    return page
 
 
 def _array_timeline(snap: Any, array: str) -> list[Any]:
@@ -269,7 +278,8 @@ def bay_label(name: str, detail: Detail[Any]) -> Any:
         try:
             bay_labels.save(bay_labels.labels_file(s.cfg), thing, label, s.saved_bays)
         except ValueError as exc:
-            raise HTTPException(400, str(exc)) from None
+            return render_detail(name, detail, s, request, key, status=400, label_refused=str(exc),
+                                 label_sent=label[:100])
         base = request.scope.get("rackpulse_base", "")
         return RedirectResponse(f"{base}/{detail.path}/{quote(key, safe='')}?saved=1", status_code=303)
 
