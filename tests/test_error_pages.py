@@ -131,10 +131,16 @@ def test_every_page_is_reachable_from_the_navigation_and_the_header_says_there_i
     _, c = lab
     page = c.get("/", headers=HTML).text
     nav = page.split('<nav id="pages"', 1)[1].split("</nav>", 1)[0]
-    for href in ("/monitors", "/status", "/channels", "/alerts", "/events", "/hosts", "/collectors", "/energy"):
+    for href in ("/monitors", "/status", "/channels", "/alerts", "/events", "/hosts", "/collectors", "/energy",
+                 "/users"):
         assert f'href="{href}"' in nav, href
     assert 'href="/audit"' not in nav  # no login: no audit of who did what, no link to it
-    assert "No login · this machine only" in page and "rackpulse users add NAME" in page
+    # in three groups: what this host has, what happened, setting up
+    groups = [g.split('aria-label="', 1)[1].split('"', 1)[0] for g in nav.split('<span class="group"')[1:]]
+    assert groups == ["This host", "What happened", "Setting up"]
+    assert 'href="/alerts"' in nav.split('aria-label="What happened"')[1].split("</span>")[0]
+    # the header says there is no login, and leads to where one is set up
+    assert '<a class="account open-access" href="/users#add"' in page and "No login · this machine only" in page
     assert 'href="/disks/all"' in c.get("/disks", headers=HTML).text
 
 

@@ -311,3 +311,48 @@ def test_an_admin_adds_a_viewer_on_the_users_page_who_then_sees_no_control_they_
     assert viewer.locator("nav#pages a[href='/users']").count() == 0
     keep_screenshot(viewer, ARTIFACTS / "viewer-alerts.png")
     ctx.close()
+
+
+# Every form a person types into, each with a value the server must refuse: (page, the form, the
+# values set, where the refusal shows, a value that must still be in the form afterwards). The
+# browser's own checks (required, maxlength, type=number) are switched off first, as an older
+# browser or a script sends it: the server's answer is what is tested.
+BAD_FORMS = [
+    ("/monitors?kind=tcp", "form.monitor", {"name": "nas-ssh", "host": "nas.lan", "port": "70000"},
+     "#err-port", ("name", "nas-ssh")),
+    ("/channels", "form.monitor", {"name": "phone", "url": "ntfy://ntfy.sh/rack", "quiet_hours": "late"},
+     "#err-quiet_hours", ("name", "phone")),
+    ("/alerts", "#new-silence form", {"rule": "", "subject": "", "reason": "moving house"},
+     "#silence-refused", ("reason", "moving house")),
+    ("/disks/ZA1000AK", "form.bay-label", {"label": "x" * 101}, "#err-label", None),
+    ("/disks/ZA1000AK", "form.disk-notes", {"purchased": "", "rma": "R" * 101}, "#notes-refused", None),
+    ("/users", "#add ~ form", {"name": "two words", "password": "long enough", "again": "long enough"},
+     "#err-name", ("name", "two words")),
+]
+
+
+@pytest.mark.parametrize("path, form, values, refusal, kept", BAD_FORMS,
+                         ids=[f"{p}:{f}" for p, f, *_ in BAD_FORMS])
+def test_every_form_refuses_a_bad_value_on_its_page_beside_the_field(
+        page: Page, path: str, form: str, values: dict[str, str], refusal: str,
+        kept: tuple[str, str] | None) -> None:
+    page.goto(path)
+    if form.startswith("#new-silence"):
+        page.click("#new-silence summary")
+    page.evaluate("""([form, values]) => {
+        const f = document.querySelector(form); f.noValidate = true;
+        for (const [name, value] of Object.entries(values)) {
+          const el = f.elements[name]; el.removeAttribute('maxlength'); el.removeAttribute('pattern');
+          if (el.type === 'number' || el.type === 'date') el.type = 'text';
+          el.value = value;
+        }}""", [form, values])
+    with page.expect_navigation():
+        page.locator(form).locator("button").last.click()
+    body = page.inner_text("body")
+    assert not body.lstrip().startswith("{") and "Traceback" not in body, body[:300]
+    expect(page.locator(refusal)).to_be_visible()
+    assert page.locator(refusal).inner_text().strip(), refusal
+    if kept:
+        assert page.locator(f"{form} [name={kept[0]}]").input_value() == kept[1]
+    wide = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert wide[0] <= wide[1]
