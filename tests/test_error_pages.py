@@ -169,8 +169,14 @@ def test_the_replacement_page_of_a_disk_that_moved_on_says_where_it_was_and_what
         tmp_path: Path) -> None:
     from tests.test_web import demo_app, fetch
 
-    # the story's failed disk, seen at t=0 in shelf 1, bay 7, replaced by the rebuild's worst moment
-    app = demo_app(tmp_path, 185.0, runs=2)
+    # the story's failed disk, seen at t=0 in shelf 1, bay 7: while md0 rebuilds onto the disk that
+    # took its bay, the replacement page stays, at its last step
+    rebuilding = fetch(demo_app(tmp_path, 185.0, runs=2), "/disks/ZA1049HK/replace", headers=HTML)
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", rebuilding.text))
+    assert rebuilding.status_code == 200 and "shelf 1, bay 7 holds ZR9Q0NEWK now, and md0 is rebuilding onto it" in text
+    assert re.search(r"\d+\.\d % done", text) and "Keep the old disk, ZA1049HK, until md0 is whole again" in text
+    # once it is whole, the old disk's address says where it was and what is there now
+    app = demo_app(tmp_path, 230.0, runs=2)
     r = fetch(app, "/disks/ZA1049HK/replace", headers=HTML)
     assert r.status_code == 404 and "<h1>Not found</h1>" in r.text
     assert "it was last seen in shelf 1, bay 7, which holds" in r.text

@@ -18,6 +18,7 @@ from app.web import error_pages
 from app.web.site import Checked, Site, SiteDep
 from collectors import plugins
 from collectors.base import CollectorError
+from collectors.disks.mdraid.state import MdraidState
 from collectors.disks.smart.collector import SmartCollector
 from collectors.disks.smart.state import SmartState
 from collectors.state import State
@@ -88,8 +89,27 @@ def replace_page(s: SiteDep, request: Request, key: str) -> Response:
         if name in plugins() and snap.states.get(name) is not None}
     found = plan(key, states)
     if found is None:
+        rebuilding = _rebuilding_onto_successor(states.get("mdraid"), store, key)
+        if rebuilding is not None:
+            return s.render(request, "replaced.html", key=key, **rebuilding)
         return _moved_on(s, request, store, key)
     return s.render(request, "replace.html", r=found, key=key)
+
+
+def _rebuilding_onto_successor(md: State | None, store: Store, key: str) -> dict[str, object] | None:
+    """The last step of a replacement: the disk is out, the one in its bay now is what its array
+    rebuilds onto. The replacement page stays while it runs (the old disk is kept until then), not a 404."""
+    gone = store.entity("disk", key)
+    bay = str(gone["attrs"].get("bay") or "") if gone else ""
+    now = store.entity("bay", bay) if bay else None
+    successor = str(now["attrs"].get("serial") or "") if now else ""
+    if not bay or not successor or successor == key or not isinstance(md, MdraidState):
+        return None
+    for a in md.arrays:
+        member = next((m for m in a.members if m.bay == bay and m.state in ("rebuilding", "spare", "replacement")), None)
+        if member is not None and (a.sync_action in ("recovery", "resync") or a.degraded):
+            return {"bay": bay, "successor": successor, "array": a, "member": member}
+    return None
 
 
 def _moved_on(s: Site, request: Request, store: Store, key: str) -> Response:
