@@ -676,3 +676,15 @@ def test_the_network_page_draws_bonds_and_tunnels_over_time(tmp_path: Path) -> N
     assert "bond0 slaves up" in titles and "site-b received" in titles and "site-b sent" in titles
     assert "tun0 packets dropped on send" in titles  # the tun's tx_dropped, as a rate
     assert "metric=rackpulse_openvpn_received_bytes_total" in text and "rate=1" in text
+
+
+@pytest.mark.parametrize("path", ["/host", "/network", "/power", "/entity/md_array/md0"])
+def test_every_charts_box_has_its_title_and_what_it_draws_from_the_first_paint(tmp_path: Path, path: str) -> None:
+    """Not a blank box while its data is on the way (nine of them on /host for up to a minute
+    on a loaded machine): the server writes each chart's title into it; app.js replaces it."""
+    page = fetch(demo_app(tmp_path, 80, runs=2), path).text
+    figures = re.findall(r'<figure class="chart[^"]*"[^>]*data-title="([^"]*)"[^>]*>(.*?)</figure>', page, re.S)
+    assert figures, path
+    for title, inside in figures:
+        assert f'<p class="chart-loading"><strong>{title}</strong><br><span class="muted">drawing the last 24 hours…' \
+               in inside, (path, title)

@@ -328,6 +328,8 @@ BAD_FORMS = [
     ("/disks/ZA1000AK", "form.disk-notes", {"purchased": "", "rma": "R" * 101}, "#notes-refused", None),
     ("/users", "#add ~ form", {"name": "two words", "password": "long enough", "again": "long enough"},
      "#err-name", ("name", "two words")),
+    ("/account", "form[action='/account/tokens']", {"name": "homeassistant", "expires": "soon"},
+     "main .callout.failing", None),
 ]
 
 
@@ -356,3 +358,19 @@ def test_every_form_refuses_a_bad_value_on_its_page_beside_the_field(
         assert page.locator(f"{form} [name={kept[0]}]").input_value() == kept[1]
     wide = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert wide[0] <= wide[1]
+
+
+def test_a_charts_box_shows_its_title_while_its_data_is_on_the_way_and_its_lines_after(page: Page) -> None:
+    held: list = []
+    page.route("**/api/series*", lambda route: held.append(route))  # the answers wait, as on a loaded server
+    page.goto("/host")
+    first = page.locator("figure.chart").first
+    title = first.get_attribute("data-title")
+    expect(first.locator("p.chart-loading")).to_be_visible()
+    expect(first.locator("p.chart-loading strong")).to_have_text(title or "")
+    expect(first.locator("p.chart-loading")).to_contain_text("drawing the last")
+    page.unroute("**/api/series*")
+    for route in held:
+        route.continue_()
+    expect(first.locator("canvas").first).to_be_visible(timeout=60_000)
+    assert first.locator("p.chart-loading").count() == 0
