@@ -99,10 +99,7 @@ def replace_page(s: SiteDep, request: Request, key: str) -> Response:
 def _rebuilding_onto_successor(md: State | None, store: Store, key: str) -> dict[str, object] | None:
     """The last step of a replacement: the disk is out, the one in its bay now is what its array
     rebuilds onto. The replacement page stays while it runs (the old disk is kept until then), not a 404."""
-    gone = store.entity("disk", key)
-    bay = str(gone["attrs"].get("bay") or "") if gone else ""
-    now = store.entity("bay", bay) if bay else None
-    successor = str(now["attrs"].get("serial") or "") if now else ""
+    bay, successor = _bay_and_successor(store, key)
     if not bay or not successor or successor == key or not isinstance(md, MdraidState):
         return None
     for a in md.arrays:
@@ -112,13 +109,18 @@ def _rebuilding_onto_successor(md: State | None, store: Store, key: str) -> dict
     return None
 
 
-def _moved_on(s: Site, request: Request, store: Store, key: str) -> Response:
-    """A disk no longer reported (pulled, or replaced and the array rebuilding onto the new one):
-    the bay it was last seen in and what that bay holds now, not a bare 404."""
+def _bay_and_successor(store: Store, key: str) -> tuple[str, str]:
+    """The bay a disk was last seen in, and the serial of the disk that bay holds now ("" for none)."""
     gone = store.entity("disk", key)
     bay = str(gone["attrs"].get("bay") or "") if gone else ""
     now = store.entity("bay", bay) if bay else None
-    successor = str(now["attrs"].get("serial") or "") if now else ""
+    return bay, str(now["attrs"].get("serial") or "") if now else ""
+
+
+def _moved_on(s: Site, request: Request, store: Store, key: str) -> Response:
+    """A disk no longer reported (pulled, or replaced and its array whole again): the bay it was
+    last seen in and what that bay holds now, not a bare 404."""
+    bay, successor = _bay_and_successor(store, key)
     base = request.scope.get("rackpulse_base", "")
     said = f"no disk {key!r} in a disk, array, pool or controller this host reports"
     links: list[tuple[str, str]] = []
@@ -145,8 +147,8 @@ async def save_notes(s: SiteDep, request: Request, key: str) -> Response:
     except ValueError as exc:
         from app.web.pages import render_detail  # the disk's page, drawn as its own route draws it
 
-        smart = plugins()["smart"]
-        assert smart.detail is not None  # the smart plug-in declares the disk page
-        return render_detail("smart", smart.detail, s, request, key, status=400, notes_refused=str(exc),
-                             notes=sent)
+        detail = plugins()["smart"].detail
+        if detail is None:  # a smart plug-in without its disk page: the refusal alone
+            raise HTTPException(400, str(exc)) from None
+        return render_detail("smart", detail, s, request, key, status=400, notes_refused=str(exc), notes=sent)
     return RedirectResponse(f"/disks/{quote(key, safe='')}?saved=1#notes", status_code=303)
