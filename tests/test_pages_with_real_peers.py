@@ -48,7 +48,8 @@ class Host:
     def page(self, path: str) -> str:
         r = fetch(self.app, path)
         assert r.status_code == 200
-        return r.text
+        # as a person reads it: a value is bound to its unit by a no-break space ("13.6\u00a0V")
+        return r.text.replace("\u00a0", " ").replace("&nbsp;", " ")
 
 
 @pytest.fixture(scope="module")
