@@ -103,14 +103,14 @@ def human_duration(s: float | None) -> str:
     return words.duration(s)
 
 
-# A number and the unit after it, in a finding's words ("RSCP -106 dBm", "slower than 300 ms").
-_VALUE = re.compile(r"(?<![\w.,])(-?\d[\d.,]*) (?=(?:[kMGTP]?B|[kMG]?bit/s|%|°C|h|min|d|V|A|W|kWh|RPM|ms|s|dBm|dB)(?![\w/]))")
-
-
+# The units a number is bound to ("RSCP -106 dBm", "slower than 300 ms"), in both patterns below.
+_UNITS = r"(?:[kMGTP]?B|[kMG]?bit/s|%|°C|h|min|d|V|A|W|kWh|RPM|ms|s|dBm|dB)"
+# A number and the unit after it, in a finding's words.
+_VALUE = re.compile(r"(?<![\w.,])(-?\d[\d.,]*) (?=" + _UNITS + r"(?![\w/]))")
 # The same in drawn HTML. It starts at a digit (the lookbehind of _VALUE at every character cost
 # 8 ms on 100 KB; this 1.7 ms) and leaves what is inside a tag: a unit followed by "=" or ">" is an
 # attribute (`width=2 d="…"`), not text.
-_VALUE_IN_HTML = re.compile(r"\d[\d.,]* (?=(?:[kMGTP]?B|[kMG]?bit/s|%|°C|h|min|d|V|A|W|kWh|RPM|ms|s|dBm|dB)(?![\w/=>]))")
+_VALUE_IN_HTML = re.compile(r"\d[\d.,]* (?=" + _UNITS + r"(?![\w/=>]))")
 
 
 def whole_values(text: object) -> str:
