@@ -22,6 +22,21 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def listening(port: int) -> bool:
+    """Whether some socket listens on this TCP port, read from /proc/net/tcp without connecting.
+
+    A peer that takes each connection as a client (iperf3 runs a test for it) is upset by a
+    readiness probe that connects and hangs up: under load its real client then came while the
+    server was still tearing the probe down and was reset."""
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                local, state = line.split()[1], line.split()[3]
+                if state == "0A" and int(local.rsplit(":", 1)[1], 16) == port:  # 0A: TCP_LISTEN
+                    return True
+    return False
+
+
 def stop_all(procs: Iterable[subprocess.Popen[bytes]], grace: float = 10) -> None:
     """TERM every child, then wait for each; KILL the ones that outlive the grace period."""
     procs = list(procs)

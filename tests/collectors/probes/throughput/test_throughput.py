@@ -20,6 +20,7 @@ from collectors.probes.throughput.iperf3 import Iperf3Error, Iperf3Result, parse
 from collectors.probes.throughput.state import ThroughputState
 from tests.agent_hosts import free_port
 from tests.paths import FIXTURES
+from tests.peers import listening
 
 FIX = FIXTURES / "iperf3"
 
@@ -64,14 +65,11 @@ def iperf3_server() -> Iterator[int]:
     port = free_port()
     proc = subprocess.Popen(["iperf3", "-s", "-p", str(port), "-B", "127.0.0.1"], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
+    # Listening is read from /proc, not probed: iperf3 takes a connection as a client and a probe
+    # that hangs up left it resetting the test's own control connection on a loaded machine.
     deadline = time.monotonic() + 10
-    import socket
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            time.sleep(0.05)
+    while not listening(port) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
     try:
         yield port
     finally:
