@@ -9,14 +9,15 @@ import tempfile
 from pathlib import Path
 
 
-def atomic_write(path: Path, text: str, touch: bool = False) -> None:
+def atomic_write(path: Path, text: str | bytes, touch: bool = False) -> None:
     """Write beside, then rename over: a collector reading at that moment sees old or new, never a
     torn file. A file that already says `text` is left alone: the demo writes its whole tree every
     second, and most of it changes far less often (that rewriting was the idle demo's CPU).
     `touch`: a file its program rewrites on a timer whether or not anything changed (OpenVPN's
     status file, whose age the collector checks) gets a fresh time instead."""
+    data = text.encode() if isinstance(text, str) else text
     try:
-        if path.read_bytes() == text.encode():
+        if path.read_bytes() == data:
             if touch:
                 os.utime(path)
             return
@@ -24,8 +25,8 @@ def atomic_write(path: Path, text: str, touch: bool = False) -> None:
         pass
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)  # one per writer
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
     os.chmod(tmp, 0o644)
     os.replace(tmp, path)
 

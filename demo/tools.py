@@ -2,12 +2,16 @@
 print, from the demo's state file. Run as ``python -I -S demo/tools.py smartctl STATE ARGS...``.
 
 The collectors start one of these per disk and per command, as they would start the real tool,
-so this file imports nothing beyond json and sys: each start costs Python's bare start-up only.
+so this file imports nothing but modules built into the interpreter (sys, marshal): each start
+costs Python's bare start-up only. Not even json: importing it (and the re, enum and functools it
+brings) was 11 of a stand-in's 17 ms of CPU, and the demo and the test suite start tens of
+thousands. The state comes as marshal (demo-state.marshal, written beside the JSON), and the
+answers are written by `_json`, which prints what `json.dumps` prints.
 """
 
 from __future__ import annotations
 
-import json
+import marshal
 import sys
 
 # Not `from typing import TYPE_CHECKING`: importing typing is 15 % of this file's start-up, and
@@ -17,12 +21,73 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+# What json.dumps escapes in a string: control characters and DEL; it writes ASCII only, so
+# anything beyond is a \u escape too (in _string).
+_ESCAPES = {**{i: f"\\u{i:04x}" for i in (*range(32), 127)}, 8: "\\b", 9: "\\t", 10: "\\n", 12: "\\f", 13: "\\r",
+            34: '\\"', 92: "\\\\"}
+
+
+def _string(text: str) -> str:
+    text = text.translate(_ESCAPES)
+    if not text.isascii():
+        out = []
+        for ch in text:
+            n = ord(ch)
+            if n < 128:
+                out.append(ch)
+            elif n < 0x10000:
+                out.append(f"\\u{n:04x}")
+            else:  # beyond the first plane: a surrogate pair, as JSON writes it
+                n -= 0x10000
+                out.append(f"\\u{0xD800 | n >> 10:04x}\\u{0xDC00 | n & 0x3FF:04x}")
+        text = "".join(out)
+    return '"' + text + '"'
+
+
+def _json(value: object) -> str:
+    """`json.dumps(value)` for what the stand-ins print (dicts, lists, strings, numbers, booleans,
+    None), the same text to the byte."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str):
+        return _string(value)
+    if isinstance(value, float):
+        if value != value:
+            return "NaN"
+        if value in (float("inf"), float("-inf")):
+            return "Infinity" if value > 0 else "-Infinity"
+        return repr(value)
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_json(k if isinstance(k, str) else _key(k))}: {_json(v)}"
+                               for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_json(v) for v in value) + "]"
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _key(key: object) -> str:
+    """A dict key as json.dumps turns it into a string."""
+    if isinstance(key, (bool, type(None))):
+        return _json(key)
+    if isinstance(key, float):
+        return _json(key)
+    if isinstance(key, int):
+        return int.__repr__(key)
+    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
+
+
 def smartctl(state: dict[str, Any], args: list[str]) -> int:
     disks = {d["dev"]: d for d in state["disks"]}
     if "--scan" in args:
         devs = [{"name": f"/dev/{d}", "info_name": f"/dev/{d}", "type": "nvme" if d.startswith("nvme") else "sat",
                  "protocol": "NVMe" if d.startswith("nvme") else "ATA"} for d in sorted(disks)]
-        print(json.dumps({"json_format_version": [1, 0], "smartctl": {"version": [7, 3], "exit_status": 0},
+        print(_json({"json_format_version": [1, 0], "smartctl": {"version": [7, 3], "exit_status": 0},
                           "devices": devs}))
         return 0
     dev = args[-1].removeprefix("/dev/")
@@ -31,7 +96,7 @@ def smartctl(state: dict[str, Any], args: list[str]) -> int:
     if d is None:
         meta.update(exit_status=2, messages=[{"string": f"Smartctl open device: /dev/{dev} failed: No such device",
                                                "severity": "error"}])
-        print(json.dumps({"json_format_version": [1, 0], "smartctl": meta}))
+        print(_json({"json_format_version": [1, 0], "smartctl": meta}))
         return 2
     nvme = dev.startswith("nvme")
     exit_status = 0 if d["passed"] else 8
@@ -72,7 +137,7 @@ def smartctl(state: dict[str, Any], args: list[str]) -> int:
         doc["ata_smart_data"] = {"self_test": {"status": {"value": 0, "string": "completed without error",
                                                           "passed": True},
                                                "polling_minutes": {"short": 2, "extended": 900}}}
-    print(json.dumps(doc))
+    print(_json(doc))
     return exit_status
 
 
@@ -152,9 +217,9 @@ def vtysh(state: dict[str, Any], args: list[str]) -> int:
     command = args[args.index("-c") + 1] if "-c" in args else ""
     t = state.get("t", 0.0)
     if "neighbors" in command:
-        print(json.dumps(bgp_neighbors(t)))
+        print(_json(bgp_neighbors(t)))
     elif "summary" in command:
-        print(json.dumps(bgp_summary(t)))
+        print(_json(bgp_summary(t)))
     else:
         print(f"% Unknown command: {command}")
     return 0
@@ -197,7 +262,7 @@ def iperf3(state: dict[str, Any], args: list[str]) -> int:
     mbps = 88.0 if not reverse else (41.0 if 120 <= t < 200 else 86.0)  # the evening rush, as the tun's drops
     seconds = float(args[args.index("-t") + 1]) if "-t" in args else 10.0
     bps = mbps * 1e6
-    print(json.dumps({"start": {"test_start": {"protocol": "TCP", "num_streams": 1, "duration": seconds,
+    print(_json({"start": {"test_start": {"protocol": "TCP", "num_streams": 1, "duration": seconds,
                                                "reverse": int(reverse)}},
                       "end": {"sum_sent": {"seconds": seconds, "bits_per_second": bps * 1.01, "retransmits": 7},
                               "sum_received": {"seconds": seconds, "bits_per_second": bps}}}))
@@ -265,8 +330,8 @@ def main() -> int:
         return replay(state_path, args)
     if tool == "ipmi":
         return ipmi(state_path, args)
-    with open(state_path, encoding="utf-8") as f:
-        state = json.load(f)
+    with open(state_path, "rb") as f:
+        state = marshal.load(f)
     return {"smartctl": smartctl, "mdadm": mdadm, "vtysh": vtysh, "fping": fping, "iperf3": iperf3}[tool](state, args)
 
 
