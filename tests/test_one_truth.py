@@ -38,7 +38,7 @@ def test_tile_page_and_alert_agree_on_a_flapping_bond_slave_and_a_hot_disk(tmp_p
     story.write_tree(root, story.story_state(10))
     state = json.loads((root / "demo-state.json").read_text())
     state["disks"][0]["temp"] = 45.0  # sda, ZA1000AK: hot from 40 °C on in this config
-    (root / "demo-state.json").write_text(json.dumps(state))
+    story.write_state(root, state)  # as the stand-ins read it
     port = free_port()
     cfg = story.demo_config(root, f"sqlite:///{tmp_path / 'r.db'}", port, INTERVAL)
     keep = {"smart", "bonding"}
