@@ -51,13 +51,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.peers)
         elif item.nodeid in SLOW:
             item.add_marker(pytest.mark.slow)
-        # `make test` runs on every core with --dist loadgroup: a file whose tests share a peer
-        # started once for the module (FRR, snmpd, upsd) stays on one worker, in order, and the
-        # browser tests all on one (each of their demo servers keeps a core busy: two at once
-        # starved everything else); every other test goes wherever a worker is free.
-        if item.path.parent.name == "e2e":
-            item.add_marker(pytest.mark.xdist_group(name="browser"))
-        elif together(item):
+        # `make test` runs with --dist loadgroup: a file whose tests share a peer started once for
+        # the module (FRR, snmpd, upsd, a browser module's demo server) stays on one worker, in
+        # order; every other test goes wherever a worker is free. The two browser modules once
+        # shared one worker, because two demo servers at once kept both cores busy with their
+        # tool stand-ins; since those start at bare Python cost (demo/tools.py) they run apart.
+        if together(item):
             item.add_marker(pytest.mark.xdist_group(name=str(item.path.relative_to(item.config.rootpath))))
 
 
