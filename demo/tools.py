@@ -1,5 +1,6 @@
 """Stand-ins for smartctl, mdadm, vtysh, fping, iperf3, FreeIPMI's tools and (by replay) the storage tools in `rackpulse demo`: they print what the real tools
-print, from the demo's state file. Run as ``python -I -S demo/tools.py smartctl STATE ARGS...``.
+print, from the demo's state file. Run as ``python -I -S demo-tools.pyc smartctl STATE ARGS...``
+(this file compiled into the demo's folder: `demo.story._Tools`; STATE is demo-state.marshal).
 
 The collectors start one of these per disk and per command, as they would start the real tool,
 so this file imports nothing but modules built into the interpreter (sys, marshal): each start
