@@ -30,6 +30,21 @@ def holders(engine: Engine) -> list[int]:
             "AND ((classid::bigint << 32) | objid::bigint) = :k"), {"k": LOCK_KEY}).scalars())
 
 
+def kill_backend(pid: int) -> None:
+    """End a backend and return once it is gone. pg_terminate_backend alone only signals it, and
+    the advisory lock goes with the process: on a loaded machine the standby asked while the
+    backend was still exiting, found the lock held, and the test failed. With a timeout
+    PostgreSQL waits until the process has ended (it answers the moment it has; the bound is
+    only there so that a wedged server fails the test instead of hanging it)."""
+    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as c:
+            ended = c.execute(text("SELECT pg_terminate_backend(:p, 60000)"), {"p": pid}).scalar()
+    finally:
+        admin.dispose()
+    assert ended is True, f"backend {pid} still running 60 s after it was told to end"
+
+
 def test_the_one_server_on_sqlite_always_leads_without_touching_a_lock(sqlite_url: str) -> None:
     e = make_engine(sqlite_url)
     try:
@@ -74,12 +89,7 @@ def test_a_leader_whose_connection_dies_loses_the_lead_and_a_standby_takes_it(
     a, b = Leadership(engine), Leadership(engine)
     assert a.check()
     [pid] = holders(engine)
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect() as c:  # what kill -9 of the leader's server looks like to PostgreSQL
-            c.execute(text("SELECT pg_terminate_backend(:p)"), {"p": pid})
-    finally:
-        admin.dispose()
+    kill_backend(pid)  # what kill -9 of the leader's server looks like to PostgreSQL
     assert b.check() is True  # the lock died with the connection
     assert a.check() is False  # the old leader sees its connection gone and does not claim the lead
     assert a._conn is None
@@ -94,12 +104,7 @@ def test_a_leader_that_lost_its_connection_takes_the_lead_again_when_nobody_hold
     a = Leadership(engine)
     assert a.check()
     [pid] = holders(engine)
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect() as c:
-            c.execute(text("SELECT pg_terminate_backend(:p)"), {"p": pid})
-    finally:
-        admin.dispose()
+    kill_backend(pid)
     assert a.check() is True  # a fresh connection, the lock taken anew
     assert len(holders(engine)) == 1 and holders(engine) != [pid]
     a.release()
