@@ -58,6 +58,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         # tool stand-ins; since those start at bare Python cost (demo/tools.py) they run apart.
         if together(item):
             item.add_marker(pytest.mark.xdist_group(name=str(item.path.relative_to(item.config.rootpath))))
+    # Longest first: the files that start servers, demos and browsers go out to the workers before
+    # the thousands of quick tests, which then fill the gaps. In collection order the slowest
+    # (tests/test_*.py) came last, and the run ended with one worker on them while the others
+    # idled: with the browser modules apart, 10 min 11 s and 10 min 22 s in that order, 9 min 27 s
+    # in this one. A file's tests stay together and in order (a module's peer is started once).
+    rank: dict[Path, int] = {}
+    for item in items:
+        starts_servers = item.path.name in PEER_FILES or item.path.parent.name == "e2e"
+        r = 0 if starts_servers else 1 if item.get_closest_marker("peers") or item.get_closest_marker("slow") else 2
+        rank[item.path] = min(rank.get(item.path, 2), r)
+    items.sort(key=lambda item: rank[item.path])
 
 
 def together(item: pytest.Item) -> bool:
