@@ -52,23 +52,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         elif item.nodeid in SLOW:
             item.add_marker(pytest.mark.slow)
         # `make test` runs with --dist loadgroup: a file whose tests share a peer started once for
-        # the module (FRR, snmpd, upsd, a browser module's demo server) stays on one worker, in
-        # order; every other test goes wherever a worker is free. The two browser modules once
-        # shared one worker, because two demo servers at once kept both cores busy with their
-        # tool stand-ins; since those start at bare Python cost (demo/tools.py) they run apart.
-        if together(item):
+        # the module (FRR, snmpd, upsd) stays on one worker, in order, and the two browser modules
+        # on one, each with its own demo server. Apart, on workers of their own, the suite took
+        # 9 min 27 s to 10 min 40 s on this 2-core machine (four runs, three over 10 min) against
+        # 9 min 24 s and 9 min 26 s together: two demo servers and two Chromiums at once cost the
+        # other tests more than the overlap gained. Every other test goes wherever a worker is free.
+        if item.path.parent.name == "e2e":
+            item.add_marker(pytest.mark.xdist_group(name="browser"))
+        elif together(item):
             item.add_marker(pytest.mark.xdist_group(name=str(item.path.relative_to(item.config.rootpath))))
-    # Longest first: the files that start servers, demos and browsers go out to the workers before
-    # the thousands of quick tests, which then fill the gaps. In collection order the slowest
-    # (tests/test_*.py) came last, and the run ended with one worker on them while the others
-    # idled: with the browser modules apart, 10 min 11 s and 10 min 22 s in that order, 9 min 27 s
-    # in this one. A file's tests stay together and in order (a module's peer is started once).
-    rank: dict[Path, int] = {}
-    for item in items:
-        starts_servers = item.path.name in PEER_FILES or item.path.parent.name == "e2e"
-        r = 0 if starts_servers else 1 if item.get_closest_marker("peers") or item.get_closest_marker("slow") else 2
-        rank[item.path] = min(rank.get(item.path, 2), r)
-    items.sort(key=lambda item: rank[item.path])
 
 
 def together(item: pytest.Item) -> bool:
