@@ -169,6 +169,13 @@ class EvpnPair(FrrPair):
                  f" neighbor {peer} remote-as 65000", f" neighbor {peer} timers connect 2",
                  " address-family l2vpn evpn", f"  neighbor {peer} activate", "  advertise-all-vni",
                  " exit-address-family"]
+        if r == "B":
+            # Only A connects. A loaded CI run saw the session drop twice in its first seconds
+            # (and the flap warning that followed was right about a flap the setup made). With
+            # both sides connecting every 2 s, an attempt that lands while the session is coming
+            # up is a collision for bgpd to settle; one passive side leaves none. Not reproduced
+            # here under CPU load alone, so this removes the likeliest race, not a proven one.
+            lines.insert(6, f" neighbor {peer} passive")
         (d / "bgpd.conf").write_text("\n".join(lines) + "\n")
 
     def up(self) -> None:
