@@ -74,9 +74,8 @@ def _json(value: object) -> str:
 
 def _key(key: object) -> str:
     """A dict key as json.dumps turns it into a string."""
-    if isinstance(key, (bool, type(None))):
-        return _json(key)
-    if isinstance(key, float):
+    # bool before int: True is an int, and json.dumps writes it "true", not "1".
+    if isinstance(key, (bool, type(None), float)):
         return _json(key)
     if isinstance(key, int):
         return int.__repr__(key)
