@@ -56,7 +56,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         # on one, each with its own demo server. Apart, on workers of their own, the suite took
         # 9 min 27 s to 10 min 40 s on this 2-core machine (four runs, three over 10 min) against
         # 9 min 24 s and 9 min 26 s together: two demo servers and two Chromiums at once cost the
-        # other tests more than the overlap gained. Every other test goes wherever a worker is free.
+        # other tests more than the overlap gained (a demo at the browser tests' --interval 2 burns
+        # 1.1 cores of this machine's 2, measured). Every other test goes wherever a worker is free.
         if item.path.parent.name == "e2e":
             item.add_marker(pytest.mark.xdist_group(name="browser"))
         elif together(item):
