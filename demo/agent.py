@@ -38,6 +38,8 @@ def to_toml(d: dict[str, Any], prefix: str = "") -> str:
 
 # seconds an agent waits for the server's answer to a batch before it calls the server "too slow"
 SEND_TIMEOUT = 5.0
+# How often the demo's agent polls its calm host, in seconds, when the demo's --interval is shorter.
+AGENT_INTERVAL = 10.0
 
 
 def agent_config(root: Path, host: str, interval: float = 1.0, listen_port: int | None = None) -> Path:

@@ -52,15 +52,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         elif item.nodeid in SLOW:
             item.add_marker(pytest.mark.slow)
         # `make test` runs with --dist loadgroup: a file whose tests share a peer started once for
-        # the module (FRR, snmpd, upsd) stays on one worker, in order, and the two browser modules
-        # on one, each with its own demo server. Apart, on workers of their own, the suite took
-        # 9 min 27 s to 10 min 40 s on this 2-core machine (four runs, three over 10 min) against
-        # 9 min 24 s and 9 min 26 s together: two demo servers and two Chromiums at once cost the
-        # other tests more than the overlap gained (a demo at the browser tests' --interval 2 burns
-        # 1.1 cores of this machine's 2, measured). Every other test goes wherever a worker is free.
-        if item.path.parent.name == "e2e":
-            item.add_marker(pytest.mark.xdist_group(name="browser"))
-        elif together(item):
+        # the module (FRR, snmpd, upsd, a browser module's demo server) stays on one worker, in
+        # order. The two browser modules run apart, at once, each with its own demo server and
+        # Chromium: tests/e2e/conftest.py says what their demos cost. Every other test goes
+        # wherever a worker is free.
+        if together(item):
             item.add_marker(pytest.mark.xdist_group(name=str(item.path.relative_to(item.config.rootpath))))
 
 

@@ -26,20 +26,24 @@ SPEED = 4  # the demo's story speed: a loop in demo.story.CYCLE / SPEED seconds
 # Every 2 s, not 1: the demo's collectors start their tool stand-ins (a Python each, one per disk for
 # smartctl) on every round, for the server and its agent; at 1 s that alone kept two cores busy and
 # the browser tests then timed out on a CI machine.
+INTERVAL = 2
 SEEDED = 300.0  # start-up, then two days of 5-minute rollups and a month of hourly ones (test_demo_starts.py)
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
                  "--disable-background-networking", "--disable-component-update"]
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A demo of the module's own (each browser module runs on a worker of its own, beside the rest
+    of the suite), polling every INTERVAL seconds or at the module's own DEMO_INTERVAL."""
+    interval = getattr(request.module, "DEMO_INTERVAL", INTERVAL)
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "RACKPULSE_PASSWORD_HASH": hash_password(PASSWORD, n=2**12)}
     log = tmp_path_factory.mktemp("demo") / "demo.log"
     # No --dir: the demo makes its own temporary folder and removes it when the SIGTERM below stops it.
     with log.open("wb") as out:
         proc = subprocess.Popen([sys.executable, "-m", "app.cli", "demo", "--port", str(port), "--speed", str(SPEED),
-                                 "--interval", "2"],
+                                 "--interval", str(interval)],
                                 cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
