@@ -65,7 +65,7 @@ def _run(args: argparse.Namespace, root: Path) -> int:
     from collectors.host.containers.demo import start_engine
     from demo import pve_api
     from demo import story as demo
-    from demo.agent import AGENT_HOST, AGENT_INTERVAL, start_demo_agent
+    from demo.agent import AGENT_HOST, start_demo_agent
     from demo.heatpump import start_isg
     from demo.power import start_upsd
 
@@ -88,11 +88,7 @@ def _run(args: argparse.Namespace, root: Path) -> int:
     print(f"rackpulse demo: starting (fixture host in {root}, a second host, {AGENT_HOST}, pushes through a real "
           "agent: /hosts)", flush=True)
 
-    # The agent's host stands still (its story stays at its first moment, below), so polling it at
-    # the server's beat only read the same answers again: at the browser tests' 2 s its stand-ins
-    # were a quarter of the demo's CPU (bench/demo_cpu.py). Every AGENT_INTERVAL at the most, far
-    # inside agents.silent_after, so the host never looks silent.
-    agent = start_demo_agent(root, db_url, args.port, max(args.interval, AGENT_INTERVAL))
+    agent = start_demo_agent(root, db_url, args.port, args.interval)
     at_forced_exit.insert(0, agent.kill)
     # The agent host lives a calm life (its story stands at its first, healthy moment), but its
     # files are rewritten as a live host's are: a status file written once went stale, and after
