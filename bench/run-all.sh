@@ -26,3 +26,4 @@ $PY bench/trust.py
 $PY bench/ingest_memory.py
 $PY bench/energy_page.py
 $PY bench/sparklines.py
+$PY bench/demo_cpu.py

@@ -25,7 +25,8 @@ PASSWORD = "correct horse battery"
 SPEED = 4  # the demo's story speed: a loop in demo.story.CYCLE / SPEED seconds
 # Every 2 s, not 1: the demo's collectors start their tool stand-ins (a Python each, one per disk for
 # smartctl) on every round, for the server and its agent; at 1 s that alone kept two cores busy and
-# the browser tests then timed out on a CI machine.
+# the browser tests then timed out on a CI machine. At 2 s a demo burns 0.61 cores of this machine's
+# two while it runs (`bench/demo_cpu.py`); each browser module has its own, at once, on two workers.
 INTERVAL = 2
 SEEDED = 300.0  # start-up, then two days of 5-minute rollups and a month of hourly ones (test_demo_starts.py)
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
