@@ -397,3 +397,22 @@ def test_a_year_of_hourly_rollups_is_grouped_by_the_database_with_each_groups_ex
     assert {b.ts - a.ts for a, b in zip(pts, pts[1:], strict=False)} == {6 * RES_1H}
     spike = next(p for p in pts if p.vmax == 99.0)
     assert spike.vmin == -3.0 and spike.vavg == pytest.approx((11.0 * 5 + 30.0) / 6)
+
+
+def test_imported_rollups_keep_a_bucket_that_is_there_already_and_add_the_rest(store: Store) -> None:
+    # The demo writes its disks' year first and every series' two days after: where both have a
+    # bucket, the first stays (ON CONFLICT DO NOTHING, through the driver's own executemany).
+    with store.engine.begin() as conn:
+        sid = store.series_ids(conn, [("rackpulse_x", "[]")])[0]
+    end = T0 // RES_1H
+
+    def rows(first: int, count: int, value: float) -> list[dict[str, object]]:
+        return [{"series_id": sid, "bucket": b, "vmin": value, "vavg": value, "vmax": value, "n": 120}
+                for b in range(first, first + count)]
+
+    store.import_rollups({RES_1H: rows(end - 10, 6, 1.0)}, {RES_1H: T0})
+    store.import_rollups({RES_1H: rows(end - 8, 8, 2.0), RES_5M: []}, {RES_1H: T0})
+    with store.engine.connect() as conn:
+        q = select(rollup_1h.c.bucket, rollup_1h.c.vavg).where(rollup_1h.c.series_id == sid)
+        got = {int(bucket): float(vavg) for bucket, vavg in conn.execute(q)}
+    assert got == {**{b: 1.0 for b in range(end - 10, end - 4)}, **{b: 2.0 for b in range(end - 4, end)}}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 
-from sqlalchemy import bindparam, delete, func, select
+from sqlalchemy import Connection, Table, bindparam, delete, func, select
 
 from app.storage import chunks
 from app.storage.base import (
@@ -34,6 +34,21 @@ from collectors.base import Labels
 _META_VALUE = select(meta.c.value).where(meta.c.key == bindparam("k"))
 
 
+def _insert_new(conn: Connection, table: Table, rows: Sequence[dict[str, object]]) -> None:
+    """Rows whose key is not in the table yet, as the driver's own executemany (the same columns
+    in every row). Through SQLAlchemy's insert each row's parameters were worked out
+    one by one: 10 of the 13 CPU-s a demo spent writing its 1.36 million rows of past."""
+    if not rows:
+        return
+    quote = conn.dialect.identifier_preparer
+    cols = [c for c in rows[0] if c in table.c]  # a name from the table, never one made up by a row
+    # Named parameters, so the rows go as they are: sqlite3 takes :name, psycopg %(name)s.
+    marks = [f":{c}" if conn.dialect.paramstyle in ("qmark", "named") else f"%({c})s" for c in cols]
+    sql = (f"INSERT INTO {quote.format_table(table)} ({', '.join(quote.quote(c) for c in cols)}) "
+           f"VALUES ({', '.join(marks)}) ON CONFLICT DO NOTHING")
+    conn.exec_driver_sql(sql, list(rows))
+
+
 class Rollups(StoreBase):
     def _watermark(self, res: int) -> int:
         with self.engine.connect() as conn:
@@ -50,7 +65,7 @@ class Rollups(StoreBase):
         with self.lock.shared(), self.engine.begin() as conn:
             for res, batch in rows.items():
                 for i in range(0, len(batch), 20_000):
-                    conn.execute(self._insert(ROLLUPS[res]).on_conflict_do_nothing(), batch[i:i + 20_000])
+                    _insert_new(conn, ROLLUPS[res], batch[i:i + 20_000])
             for res, value in folded_up_to.items():
                 self._set_watermark(conn, res, value)
         if rows:
