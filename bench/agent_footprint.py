@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.agent_hosts import (  # noqa: E402
     agent_config,
+    cpu_seconds,
     free_port,
     get_json,
     issue_token,
@@ -44,15 +45,6 @@ from tests.agent_hosts import (  # noqa: E402
     to_toml,
     wait_for,
 )
-
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid: int) -> tuple[float, float]:
-    """(own utime+stime, reaped children's cutime+cstime) of a process, in seconds."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
-    return (utime + stime) / TICK, (cutime + cstime) / TICK
 
 
 def memory_kb(pid: int) -> dict[str, int]:

@@ -23,16 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.agent_hosts import free_port, stop  # noqa: E402
-
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu(pid: int) -> tuple[float, float]:
-    """(own utime+stime, reaped children's cutime+cstime) in seconds."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
-    return (utime + stime) / TICK, (cutime + cstime) / TICK
+from tests.agent_hosts import cpu_seconds, free_port, stop  # noqa: E402
 
 
 def agent_pid(demo: int) -> int | None:
@@ -79,13 +70,13 @@ def main() -> None:
                 raise SystemExit(f"demo exited with {proc.returncode}")
             time.sleep(0.2)
         agent = agent_pid(proc.pid)
-        own0, kids0 = cpu(proc.pid)
-        a_own0, a_kids0 = cpu(agent) if agent else (0.0, 0.0)
+        own0, kids0 = cpu_seconds(proc.pid)
+        a_own0, a_kids0 = cpu_seconds(agent) if agent else (0.0, 0.0)
         print(f"demo {' '.join(argv[3:])}: seeded after {time.monotonic() - t0:.1f} s wall, "
               f"{own0 + kids0:.1f} CPU-s so far (server {own0:.1f}, its children {kids0:.1f})")
         time.sleep(args.seconds)
-        own1, kids1 = cpu(proc.pid)
-        a_own1, a_kids1 = cpu(agent) if agent else (0.0, 0.0)
+        own1, kids1 = cpu_seconds(proc.pid)
+        a_own1, a_kids1 = cpu_seconds(agent) if agent else (0.0, 0.0)
         per = 60.0 / args.seconds
         parts = {"server": own1 - own0, "server's stand-ins": kids1 - kids0,
                  "agent": a_own1 - a_own0, "agent's stand-ins": a_kids1 - a_kids0}

@@ -19,6 +19,15 @@ from demo.agent import agent_config, to_toml  # noqa: F401 - re-exported for the
 from tests.peers import free_port  # noqa: F401 - re-exported for the tests
 
 ROOT = Path(__file__).resolve().parent.parent
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """(own utime+stime, reaped children's cutime+cstime) of a process, in seconds: what the
+    benchmarks read from /proc/PID/stat (a process's tool stand-ins are its reaped children)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
+    return (utime + stime) / TICK, (cutime + cstime) / TICK
 
 
 def server_config(path: Path, db_url: str, port: int, test_speed: bool = True, **agents: Any) -> Path:
