@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import time
 from pathlib import Path
 
 
@@ -14,12 +15,17 @@ def atomic_write(path: Path, text: str | bytes, touch: bool = False) -> None:
     torn file. A file that already says `text` is left alone: the demo writes its whole tree every
     second, and most of it changes far less often (that rewriting was the idle demo's CPU).
     `touch`: a file its program rewrites on a timer whether or not anything changed (OpenVPN's
-    status file, whose age the collector checks) gets a fresh time instead."""
+    status file, whose age the collector checks) gets a fresh time instead.
+
+    Every file written is stamped with this process's own clock (time.time()), not left to the
+    kernel's: the same thing on a real clock, and under a fixed clock (libfaketime, the calendar
+    sweep) a status file is as old as the story says, not months old."""
     data = text.encode() if isinstance(text, str) else text
     try:
         if path.read_bytes() == data:
             if touch:
-                os.utime(path)
+                now = time.time()
+                os.utime(path, (now, now))
             return
     except OSError:  # not there yet (or not a file): written below
         pass
@@ -28,6 +34,8 @@ def atomic_write(path: Path, text: str | bytes, touch: bool = False) -> None:
     with os.fdopen(fd, "wb") as fh:
         fh.write(data)
     os.chmod(tmp, 0o644)
+    now = time.time()
+    os.utime(tmp, (now, now))
     os.replace(tmp, path)
 
 

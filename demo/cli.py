@@ -26,8 +26,20 @@ def add_arguments(d: argparse.ArgumentParser) -> None:
     d.add_argument("--port", type=int, default=9842, help="web port on 127.0.0.1 (default 9842)")
     d.add_argument("--speed", type=float, default=1.0, help="story speed (2 = twice as fast)")
     d.add_argument("--interval", type=float, default=5.0, help="collection interval in seconds")
+    d.add_argument("--calendar", type=_date, metavar="YYYY-MM-DD",
+                   help="the heat pump's first day (default: today); a fixed day gives the same day book, months "
+                        "and seasons on any day, for screenshots and comparisons")
     d.add_argument("--dir", help="where to build the fixture host and its database (default: a new temporary "
                                  "folder, removed when the demo stops)")
+
+
+def _date(text: str) -> str:
+    import datetime as dt
+
+    try:
+        return dt.date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -66,11 +78,12 @@ def _run(args: argparse.Namespace, root: Path) -> int:
     from demo import pve_api
     from demo import story as demo
     from demo.agent import AGENT_HOST, start_demo_agent
-    from demo.heatpump import start_isg
+    from demo.heatpump import pin_calendar, start_isg
     from demo.power import start_upsd
 
     t0 = time.monotonic()
     args.port = _port(args.port)
+    pin_calendar(getattr(args, "calendar", None))
 
     db_url = f"sqlite:///{root / 'rackpulse-demo.db'}"
     driver = demo.Driver(root, speed=args.speed)

@@ -38,10 +38,20 @@ START_HOUR = 3  # the story starts at 3 a.m. on day 0: today has energy from the
 SEEDED_DAYS = 7  # the week before the demo starts, in the heat pump's day book from the first page
 # The heat pump's calendar: story time as days from the day the demo starts (story.CYCLE is one
 # day here), so its day book is dated from today, not a fixed winter's day (January in November).
+# pin_calendar (`demo --calendar`) fixes that day, so output compared against a stored file (the
+# golden /metrics) is the same text on any day: "this month" differs on the 1st from the 15th.
 EPOCH = time.time()
 BASE = {"heat_heating": 6_345.0, "heat_hot_water": 2_410.0, "electricity_heating": 1_555.0,
         "electricity_hot_water": 730.0, "backup_heating": 212.0, "backup_hot_water": 35.0}
 _clock: list[Callable[[], float]] = []
+
+
+def pin_calendar(day: str | None) -> None:
+    """Start the heat pump's calendar at noon of `day` (YYYY-MM-DD), or today for None."""
+    import datetime as dt
+
+    global EPOCH
+    EPOCH = time.time() if day is None else dt.datetime.combine(dt.date.fromisoformat(day), dt.time(12)).timestamp()
 
 
 def day_of(t: float) -> tuple[int, float]:
