@@ -8,7 +8,7 @@ PORT   ?= 9842
 # the project's modules again (collection 8.3 s without them, 3.8 s with, measured).
 export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: slow-tests demo test quick install install-test assets lint bench mutation screenshots clean dist docs
+.PHONY: calendar slow-tests demo test quick install install-test assets lint bench mutation screenshots clean dist docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -70,7 +70,13 @@ test: install-test
 	$(BIN)/mypy
 	$(VULTURE)
 	$(BIN)/python -m pytest -n 4 --dist loadgroup --durations=10
+	$(BIN)/python scripts/calendar_sweep.py
 	$(BIN)/python scripts/pinned_mutants.py
+
+# The tests that touch dates (tests/calendar-sweep.txt) again with the wall clock at the 1st of a
+# month, 1 January, 29 February, both DST changes of Europe/Berlin and a late evening in UTC+4.
+calendar: install-test
+	$(BIN)/python scripts/calendar_sweep.py
 
 bench: install-test
 	bash bench/run-all.sh

@@ -16,6 +16,30 @@ if TYPE_CHECKING:
     from tests.peers.mosquitto import Broker
 
 FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _travel_for_the_calendar_sweep() -> None:
+    """RACKPULSE_TEST_CLOCK=<ISO date-time> (scripts/calendar_sweep.py sets it, with TZ): this
+    process's wall clock starts at that moment and ticks on, before any test module is imported
+    (the demo's heat pump reads the clock at import). time-machine moves time.time(), datetime and
+    localtime in-process and leaves time.monotonic and the peers' own clocks alone, which
+    libfaketime 0.9.10 could not here: with a faked monotonic clock Event.wait(1) never returned,
+    with a real one every time.sleep raised EINVAL."""
+    when = os.environ.get("RACKPULSE_TEST_CLOCK")
+    if not when:
+        return
+    import datetime as dt
+    from zoneinfo import ZoneInfo
+
+    import time_machine
+
+    moment = dt.datetime.fromisoformat(when)
+    if moment.tzinfo is None:  # local wall time of TZ, as a person names the moment
+        moment = moment.replace(tzinfo=ZoneInfo(os.environ.get("TZ", "UTC")))
+    time_machine.travel(moment, tick=True).start()
+
+
+_travel_for_the_calendar_sweep()
 # Fixtures that start or use a real peer (routers, openvpn, upsd, snmpd, Prometheus, a browser, the PostgreSQL
 # server). Tests using one are marked `peers`, so `-m "not peers"` picks the fast tests that need nothing
 # beyond this checkout (the quick loop; scripts/mutation.py runs it per mutant). SQLite runs in both.

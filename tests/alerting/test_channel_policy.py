@@ -142,8 +142,8 @@ def test_without_a_zone_quiet_hours_are_the_hosts_local_time(monkeypatch: pytest
         assert q.zone is None
         assert q.until(utc(17, 29)) is None  # 22:59 there
         assert q.until(utc(17, 30)) == utc(1, 30, day=27)  # 23:00 there, until 07:00 there
-    finally:
-        monkeypatch.delenv("TZ")
+    finally:  # the zone this run had (the calendar sweep sets one; deleting TZ left UTC for the next tests)
+        monkeypatch.undo()
         time.tzset()
 
 

@@ -71,6 +71,9 @@ class Totals(Record):
     outside_mean: float | None = None
     defrosts: int = 0
     starts: int = 0
+    # Heat of the period's days whose booster is not booked yet (today: the ISG adds the booster's
+    # day after midnight), left out of backup_share on both sides (periods sets it).
+    unbooked_heat: float = 0.0
 
     def _cop(self, heat: float, electricity: float) -> float | None:
         # Whole kWh: under one kWh of electricity the ratio says more about rounding than the pump.
@@ -105,8 +108,9 @@ class Totals(Record):
 
     @property
     def backup_share(self) -> float | None:
-        """The booster's part of all heat made (0..1)."""
-        return round(self.backup / self.heat, 3) if self.heat > 0 else None
+        """The booster's part of all heat made (0..1), over the days whose booster is booked."""
+        heat = self.heat - self.unbooked_heat
+        return round(self.backup / heat, 3) if heat > 1e-9 else None
 
 
 def local_date(ts: float) -> dt.date:
@@ -217,10 +221,17 @@ def seasons(days: Sequence[HeatpumpDay], start_month: int = 7) -> list[Totals]:
 
 
 def periods(days: Sequence[HeatpumpDay], today: str, start_month: int = 7) -> dict[str, Totals]:
-    """Totals of today, yesterday, this month and this season, from the day book."""
+    """Totals of today, yesterday, this month and this season, from the day book.
+
+    Today's booster comes only after midnight (TOTAL_ONLY), so the booster's share of a period
+    that holds today is over the days before it: today has none yet ("–", not 0 %), and on the 1st
+    of a month neither has the month, where counting today's heat alone made it 0 % in the demo and
+    on a real ISG alike."""
     yesterday = (dt.date.fromisoformat(today) - dt.timedelta(days=1)).isoformat()
     season = season_of(today, start_month)
-    return {"today": total("today", (d for d in days if d.date == today)),
+    unbooked = {"unbooked_heat": total("today", (d for d in days if d.date == today)).heat}
+    return {"today": total("today", (d for d in days if d.date == today)).model_copy(update=unbooked),
             "yesterday": total("yesterday", (d for d in days if d.date == yesterday)),
-            "month": total("month", (d for d in days if d.date[:7] == today[:7])),
-            "season": total("season", (d for d in days if season_of(d.date, start_month) == season))}
+            "month": total("month", (d for d in days if d.date[:7] == today[:7])).model_copy(update=unbooked),
+            "season": total("season", (d for d in days if season_of(d.date, start_month) == season)
+                            ).model_copy(update=unbooked)}

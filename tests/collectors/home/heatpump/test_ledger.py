@@ -70,8 +70,23 @@ def test_a_periods_total_sums_its_days_and_means_the_outside_readings() -> None:
                         defrosts=1, starts=1)])
     assert t.model_dump() == {"label": "x", "days": 2, "heat_heating": 2.0, "heat_hot_water": 1.0,
                               "electricity_heating": 1.0, "electricity_hot_water": 0.0, "backup_heating": 0.5,
-                              "backup_hot_water": 0.0, "outside_mean": -2.0, "defrosts": 3, "starts": 6}
+                              "backup_hot_water": 0.0, "outside_mean": -2.0, "defrosts": 3, "starts": 6,
+                              "unbooked_heat": 0.0}
     assert total("none", []).model_dump()["outside_mean"] is None
+
+
+def test_the_boosters_share_of_a_period_leaves_out_today_whose_booster_comes_after_midnight() -> None:
+    book_ = [day("2026-11-30", heat_heating=40, backup_heating=10), day("2026-12-01", heat_heating=30),
+             day("2026-12-02", heat_heating=20)]
+    on_the_1st = periods(book_[:2], "2026-12-01")
+    assert on_the_1st["today"].backup_share is None  # not booked yet: "–", not 0 %
+    assert on_the_1st["month"].backup_share is None  # the month holds only today (it read 0 % on 1 December)
+    assert on_the_1st["yesterday"].backup_share == 0.2  # 10 of 50 kWh, booked
+    assert on_the_1st["season"].backup_share == 0.2  # today's 30 kWh on neither side
+    assert on_the_1st["month"].cop is None and on_the_1st["month"].heat == 30  # the month's heat still counts
+    on_the_2nd = periods(book_, "2026-12-02")
+    assert on_the_2nd["month"].backup_share == 0.0  # 1 December is booked: no booster that day
+    assert on_the_2nd["season"].backup_share == round(10 / 80, 3)
 
 
 @pytest.mark.parametrize(("date", "start", "season"), [

@@ -1,0 +1,92 @@
+"""The calendar sweep: the tests listed in tests/calendar-sweep.txt, run again with the wall clock
+set to each moment below, so no test and no figure depends on the day the suite happens to run on.
+The golden /metrics went red on 1 December: "this month" of the demo's heat pump was another figure
+on the 1st than on the 15th.
+
+Each run's processes start at the moment and tick on from it: tests/conftest.py moves time.time(),
+datetime and localtime with time-machine when RACKPULSE_TEST_CLOCK is set, and TZ sets the zone
+(for the peers too). Monotonic clocks, timed waits and the peers' own clocks stay real; so do
+files' mtimes, so files whose age a test judges are stamped with the process's own clock when
+written (collectors/scenes.py). libfaketime (Debian's `faketime`) was tried first and fails here:
+with a faked monotonic clock threading.Event.wait(1) never returns, with a real one every
+time.sleep raises EINVAL, and fping's round trips came out at -2.6e9 ms.
+
+Usage: python scripts/calendar_sweep.py [--only N] [pytest args...]; exits non-zero when any
+moment fails, and names the moments that did.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LIST = ROOT / "tests" / "calendar-sweep.txt"
+# (when, TZ, why): ISO 8601; without an offset, the wall time of TZ.
+MOMENTS = [
+    ("2026-12-01T08:00:00", "Europe/Berlin", "the 1st of a month (CI went red on it)"),
+    ("2027-01-01T00:30:00", "Europe/Berlin", "1 January, half an hour into the year"),
+    ("2028-02-29T12:00:00", "Europe/Berlin", "29 February of a leap year"),
+    ("2027-03-28T01:00:30+00:00", "Europe/Berlin", "30 s after spring's DST change (02:00 -> 03:00 local)"),
+    ("2027-10-31T01:30:00+00:00", "Europe/Berlin", "autumn's DST change, 02:30 local the second time"),
+    ("2026-12-31T23:40:00", "Asia/Dubai", "a late evening in UTC+4, the last of the year"),
+]
+
+
+def selections(text: str) -> list[tuple[str, str | None]]:
+    """(path or node id, -k expression or None) per line of the list; '#' starts a comment."""
+    out = []
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        target, _, k = line.partition(" -k ")
+        out.append((target.strip(), k.strip().strip('"') or None))
+    return out
+
+
+def node_ids(python: str, picks: list[tuple[str, str | None]]) -> list[str]:
+    """The node ids the list names, collected once on the real clock (ids do not depend on it)."""
+    ids: list[str] = []
+    for target, k in picks:
+        argv = [python, "-m", "pytest", "--collect-only", "-p", "no:cacheprovider", target]
+        if k:
+            argv += ["-k", k]
+        out = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False).stdout
+        found = [line for line in out.splitlines() if "::" in line and not line.startswith(" ")]
+        if not found:
+            raise SystemExit(f"calendar-sweep: {target}{' -k ' + k if k else ''} selects no test")
+        ids += found
+    return ids
+
+
+def main(argv: list[str]) -> int:
+    python = str(ROOT / ".venv" / "bin" / "python")
+    moments = MOMENTS
+    if argv[:1] == ["--only"]:
+        moments, argv = [MOMENTS[int(argv[1])]], argv[2:]
+    ids = node_ids(python, selections(LIST.read_text()))
+    print(f"calendar-sweep: {len(ids)} tests at {len(moments)} moments", flush=True)
+    failed = []
+    for when, tz, why in moments:
+        print(f"calendar-sweep: {when} ({tz}): {why}", flush=True)
+        env = {**os.environ, "TZ": tz, "RACKPULSE_TEST_CLOCK": when}
+        started = time.monotonic()
+        rc = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
+                             *argv, *ids], cwd=ROOT, env=env, check=False).returncode
+        print(f"calendar-sweep: {when} ({tz}): {'passed' if rc == 0 else f'FAILED (pytest exit {rc})'} "
+              f"in {time.monotonic() - started:.0f} s", flush=True)
+        if rc != 0:
+            failed.append(f"{when} ({tz})")
+    if failed:
+        print("calendar-sweep: failed at " + "; ".join(failed), file=sys.stderr)
+        return 1
+    print(f"calendar-sweep: {len(ids)} tests passed at every one of {len(moments)} moments")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
