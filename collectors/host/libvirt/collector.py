@@ -82,6 +82,10 @@ class LibvirtCollector(Collector):
                 continue
             v = view(d, d.name in autostart, d.name in autostart or d.name in self.cfg.expect_running)
             views.append(v)
+            if d.bad:  # once per guest and run, every refused key in one line
+                bad = ", ".join(f"{k}={val[:20]}" for k, val in sorted(d.bad.items())[:8])
+                result.warnings.append(f"guest {d.name}: bad reads skipped (not a finite number of zero or more): "
+                                       f"{bad}{' ...' if len(d.bad) > 8 else ''}")
             self._samples(v, d, result)
         missing = [n for n in self.cfg.expect_running if n not in {d.name for d in stats}]
         for name in missing:  # expected, and not even defined: as down as a guest can be

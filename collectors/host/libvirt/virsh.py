@@ -9,6 +9,7 @@ not zero."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 # virDomainState, and the reasons virsh's domstate --reason names (libvirt-domain.h)
@@ -45,20 +46,33 @@ class DomainStats:
         words = REASONS.get(self.state, ())
         return words[self.reason] if 0 <= self.reason < len(words) else f"reason {self.reason}"
 
+    bad: dict[str, str] = field(default_factory=dict)  # key=value read as a number and refused
+
     def number(self, key: str) -> float | None:
+        """The value as a number; None when it is missing. Every statistic virsh prints is a
+        count, a size or a time: one that is not a finite number of zero or more (``inf``,
+        ``nan``, ``-5``, a word) is a bad read, kept in `bad` to be said once, and unknown."""
         raw = self.values.get(key)
-        try:
-            return float(raw) if raw is not None else None
-        except ValueError:
+        if raw is None:
             return None
+        try:
+            value = float(raw)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value < 0:
+            self.bad[key] = raw
+            return None
+        return value
 
     def total(self, group: str, key: str) -> float | None:
-        """The sum of ``<group>.<n>.<key>`` over the group's devices; None when it keeps none."""
-        count = self.number(f"{group}.count")
-        if count is None:
+        """The sum of ``<group>.<n>.<key>`` over the group's devices; None when it keeps none.
+        The devices summed are those the answer holds, whatever ``<group>.count`` claims
+        (``net.count=1000000000000`` ran a loop a trillion times long)."""
+        if self.number(f"{group}.count") is None:
             return None
-        found = [self.number(f"{group}.{i}.{key}") for i in range(int(count))]
-        present = [v for v in found if v is not None]
+        prefix, suffix = f"{group}.", f".{key}"
+        present = [v for k in list(self.values) if k.startswith(prefix) and k.endswith(suffix)
+                   and k[len(prefix):-len(suffix)].isdigit() and (v := self.number(k)) is not None]
         return sum(present) if present else None
 
 

@@ -108,3 +108,42 @@ def test_a_guests_page_charts_its_state_memory_and_its_cpu_disk_and_network_as_r
     assert all(c.labels == {"domain": "backup-vm"} for c in charts.values())
     assert [t for t, c in charts.items() if c.rate] == ["CPU", "Network received", "Network sent", "Disk read",
                                                          "Disk written"]
+
+
+HOSTILE = """Domain: 'web'
+  state.state=1
+  state.reason=1
+  cpu.time=-5
+  balloon.current=nan
+  vcpu.current=inf
+  net.count=inf
+  net.0.rx.bytes=100
+  block.count=1000000000000
+  block.0.rd.bytes=7
+  block.0.wr.bytes=-1
+Domain: 'db'
+  state.state=1
+  net.count=nan
+  net.0.rx.bytes=5
+"""
+
+
+def test_numbers_that_are_not_finite_or_below_zero_are_bad_reads_said_once_and_the_rest_is_kept() -> None:
+    from collectors.base import CommandResult
+
+    def runner(argv: list[str], timeout: float) -> CommandResult:
+        out = HOSTILE if "domstats" in argv else "web\n"
+        return CommandResult(tuple(argv), 0, out.encode(), b"")
+
+    r = LibvirtCollector(LibvirtConfig(uri="test:///default"), runner=runner).collect()
+    assert isinstance(r.state, LibvirtState)
+    web, db = (next(d for d in r.state.domains if d.name == n) for n in ("web", "db"))
+    assert (web.cpu_seconds, web.memory_bytes, web.vcpus, web.net_rx_bytes) == (None, None, None, None)
+    # a count of 10**12 sums the devices the answer holds (one), at once, not a trillion indices
+    assert (web.block_read_bytes, web.block_write_bytes) == (7, None)
+    assert db.net_rx_bytes is None and db.state == "running"
+    assert len(r.warnings) == 2  # once per guest, every refused key in the one line
+    assert r.warnings[0].startswith("guest web: bad reads skipped") and "cpu.time=-5" in r.warnings[0]
+    assert "net.count=inf" in r.warnings[0] and "block.0.wr.bytes=-1" in r.warnings[0]
+    assert "net.count=nan" in r.warnings[1]
+    assert all(s.value >= 0 for s in r.samples)
