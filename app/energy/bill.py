@@ -1,7 +1,7 @@
 """A month's energy and its cost from hourly energy, per source: pure arithmetic, no store.
 
-Energy is priced by the hour it was used in, at the band that covers the hour's start (local time):
-a band edge off the hour (22:30) prices that hour by its start. The month's projection is what it
+Energy is priced by the hour it was used in (local time), by the minute: an hour a band edge cuts
+(22:30) is priced at each band's share of its minutes, the energy taken as even over the hour. The month's projection is what it
 cost so far, spread over the days the month has."""
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ def bills(hourly: Mapping[str, Iterable[tuple[int, float]]], cfg: EnergyConfig, 
     this_month = month_start(local_now).timestamp()
     last_month = previous_month_start(local_now).timestamp()
     out = []
+    prices: dict[int, float] = {}  # by the hour's minute of the day: 60 look-ups once, not per hour
     for source, hours in hourly.items():
         # inside a source this host does not have (the UPS is on another host, or gone): nothing
         # else counts its energy, so the lab does
@@ -61,7 +62,10 @@ def bills(hourly: Mapping[str, Iterable[tuple[int, float]]], cfg: EnergyConfig, 
             if start < last_month or start >= now:
                 continue
             local = datetime.fromtimestamp(start, tz)
-            price = cfg.price_at(local.hour * 60 + local.minute)
+            minute = local.hour * 60 + local.minute
+            price = prices.get(minute)
+            if price is None:
+                price = prices[minute] = cfg.price_of_hour(minute)
             if start >= this_month:
                 b.month.add(joules, price)
                 if start >= today:

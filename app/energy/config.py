@@ -3,11 +3,12 @@ already counts (the servers behind the UPS)."""
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import tzinfo
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 _HHMM = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
 
@@ -66,6 +67,22 @@ class EnergyConfig(BaseModel):
                 raise ValueError(f"unknown time zone {v!r} (a name such as \"Europe/Berlin\")") from None
         return v
 
+    @model_validator(mode="after")
+    def _one_price_a_minute(self) -> EnergyConfig:
+        """Two bands over the same minute are refused, both named: the first used to win silently."""
+        owner: list[Tariff | None] = [None] * 1440
+        for band in self.tariffs:
+            for m in range(1440):
+                if not band.covers(m):
+                    continue
+                other = owner[m]
+                if other is not None:
+                    both = sorted(x for x in range(1440) if band.covers(x) and other.covers(x))
+                    raise ValueError(f"tariff bands {other.start}-{other.to} and {band.start}-{band.to} overlap "
+                                     f"from {m // 60:02d}:{m % 60:02d} ({len(both)} minutes a day): one price a minute")
+                owner[m] = band
+        return self
+
     def zone(self) -> tzinfo | None:
         """None: this machine's local time (datetime's naive local, with its daylight saving)."""
         from zoneinfo import ZoneInfo
@@ -75,3 +92,8 @@ class EnergyConfig(BaseModel):
     def price_at(self, minute_of_day: int) -> float:
         """The price of a kWh used at this minute of the (local) day: the first band that covers it."""
         return next((t.price for t in self.tariffs if t.covers(minute_of_day)), self.price_per_kwh)
+
+    def price_of_hour(self, minute_of_day: int) -> float:
+        """The price of a kWh used evenly over the hour that starts at this minute, by the minute:
+        a band from 22:30 prices half of the 22:00 hour (by the hour's start it priced all of it)."""
+        return math.fsum(self.price_at((minute_of_day + m) % 1440) for m in range(60)) / 60
