@@ -48,6 +48,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _in_folder(args: argparse.Namespace) -> int:
+    from demo.heatpump import pin_calendar
+
+    pin_calendar(getattr(args, "calendar", None))
     root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="rackpulse-demo-"))
     root.mkdir(parents=True, exist_ok=True)
     if not args.dir:  # also when a stop hangs and the watchdog ends the process (app/cli.py)
@@ -78,12 +81,11 @@ def _run(args: argparse.Namespace, root: Path) -> int:
     from demo import pve_api
     from demo import story as demo
     from demo.agent import AGENT_HOST, start_demo_agent
-    from demo.heatpump import pin_calendar, start_isg
+    from demo.heatpump import start_isg
     from demo.power import start_upsd
 
     t0 = time.monotonic()
     args.port = _port(args.port)
-    pin_calendar(getattr(args, "calendar", None))
 
     db_url = f"sqlite:///{root / 'rackpulse-demo.db'}"
     driver = demo.Driver(root, speed=args.speed)

@@ -252,7 +252,7 @@ def test_the_alerts_page_acks_and_silences_with_a_csrf_token(tmp_path: Path) -> 
     ("*", "", True), ("", "x", False),
 ])
 def test_a_silence_matches_exactly_or_as_a_shell_pattern(pattern: str | None, value: str, hit: bool) -> None:
-    from app.alerting.service import matches
+    from app.alerting.silences import matches
 
     assert matches(pattern, value) is hit
 

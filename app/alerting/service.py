@@ -9,17 +9,15 @@ drop the rare duplicate of a delivery that succeeded just before a crash.
 from __future__ import annotations
 
 import datetime as dt
-import fnmatch
 import json
 import logging
-import re
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, TypedDict
 
-from sqlalchemy import Engine, and_, func, select, update
+from sqlalchemy import Engine, and_, select, update
 
 from app.alerting import queries
 from app.alerting.channels import Channel
@@ -36,6 +34,16 @@ from app.alerting.records import (
     OutboxEntry,
     Recorded,
     Silence,
+)
+from app.alerting.silences import (
+    ALL_SILENCE_HOURS,
+    PATTERN_MAX,
+    SILENCES_MAX,
+    SILENCES_SECONDS,
+    SilenceRow,
+    covered_until,
+    matches,
+    matches_all,
 )
 from app.snapshot import Snapshot
 from app.storage.models import alert, alert_event, outbox, silence
@@ -77,7 +85,7 @@ class Alerting:
         # Several servers on one PostgreSQL: an acknowledgement may have been taken by another one
         # (a standby's page): the database says, and each evaluation reads it.
         self.shared = engine.dialect.name == "postgresql"
-        self._all_silenced: tuple[float, list[float]] | None = None  # silenced_all_until's last reading
+        self._all_silenced: tuple[float, list[SilenceRow]] | None = None  # silenced_all_until's last reading
         self.evaluations = 0  # since start-up; shown by /api/alerts
         # The scheduler thread evaluates while web requests acknowledge: without one lock over
         # both, an ack landing mid-evaluation was overwritten by the states that evaluation
@@ -268,8 +276,10 @@ class Alerting:
             if hours > ALL_SILENCE_HOURS:
                 raise ValueError(f"a silence of every alert lasts at most {ALL_SILENCE_HOURS // 24} days")
         with self.engine.begin() as c:
-            live = c.execute(select(func.count()).select_from(silence).where(silence.c.host == self.host,
-                                                                             silence.c.until > now)).scalar_one()
+            rows: list[SilenceRow] = [(r[0], r[1], r[2]) for r in c.execute(select(silence.c.rule, silence.c.subject, silence.c.until).where(
+                silence.c.host == self.host, silence.c.until > now))]
+            live = len(rows)
+            self._guard_together(rows, (rule or None, subject or None, now + hours * 3600), now, everything)
             if live >= SILENCES_MAX:
                 raise ValueError(f"{live} silences are in force on {self.host} already (at most {SILENCES_MAX}): "
                                  "end some, or make one that covers them (a pattern such as \"md*\")")
@@ -279,6 +289,24 @@ class Alerting:
             assert inserted is not None
         self._all_silenced = None  # after the commit: a reading between could not see it yet
         return int(inserted[0])
+
+    def _guard_together(self, rows: list[SilenceRow], new: SilenceRow, now: float,
+                        everything: bool) -> None:
+        """A silence that, with those in force, covers every rule for every subject is a silence of
+        everything and is guarded as one: 18 silences "a*" to "z*", one per first letter of the
+        rule names, muted every rule for 90 days without "all" and the overview said nothing."""
+        before, after = covered_until(rows, self._rule_names()), covered_until([*rows, new], self._rule_names())
+        if after is None or before is not None:
+            return
+        if not everything:
+            raise ValueError(f"with the {len(rows)} silences in force this one silences every alert, critical ones "
+                             "included: confirm with \"all\" to silence everything")
+        if after - now > ALL_SILENCE_HOURS * 3600:
+            raise ValueError(f"with the silences in force every alert would be silenced for "
+                             f"{(after - now) / 86400:.0f} days; at most {ALL_SILENCE_HOURS // 24} days")
+
+    def _rule_names(self) -> set[str]:
+        return set(BUILTIN) | set(self.rules)
 
     def expire(self, silence_id: int, now: float | None = None) -> bool:
         """End a silence now; False when it is not this host's or already over."""
@@ -308,10 +336,8 @@ class Alerting:
             with self.engine.connect() as c:
                 rows = c.execute(select(silence.c.rule, silence.c.subject, silence.c.until).where(
                     silence.c.host == self.host, silence.c.until > now)).all()
-            cached = self._all_silenced = (time.monotonic(),
-                                           [until for r, sub, until in rows if matches_all(r, "rule") and matches_all(sub)])
-        ends = [until for until in cached[1] if until > now]
-        return max(ends) if ends else None
+            cached = self._all_silenced = (time.monotonic(), [(r[0], r[1], r[2]) for r in rows])
+        return covered_until([r for r in cached[1] if r[2] > now], self._rule_names())
 
     def view(self, now: float | None = None, rule: str = "", severity: str = "") -> AlertsView:
         """What the alerts page shows; the history narrowed to a rule and a severity when asked."""
@@ -348,40 +374,3 @@ class Alerting:
         with self.engine.connect() as c:
             rows = c.execute(queries.SILENCES_IN_FORCE, {"host": self.host, "now": now}).all()
         return [Silence(**r._mapping) for r in rows]
-
-
-# A silence's patterns are short (a rule name, "md*", a subject); fnmatch on a megabyte pattern
-# per alert per tick stalled evaluation for 25 s.
-PATTERN_MAX = 200
-ALL_SILENCE_HOURS = 7 * 24
-SILENCES_SECONDS = 5.0
-
-
-SILENCES_MAX = 200  # in force at once on one host: more is a script gone wrong, and /alerts lists each
-# Values a pattern that "matches everything" must match: every rule's name, and subjects of every
-# shape (an array, a disk, an address, a BGP peer's path, a unit, digits only, one letter, non-ASCII).
-SUBJECT_PROBES = ("md0", "sda", "nvme0n1", "ZA1049HK", "10.0.0.2", "fe80::1", "default/ipv4Unicast/10.0.0.1",
-                  "nginx.service", "wg0/phone", "shelf 1, bay 7", "heatpump", "0", "Z", "-", "_", "Ü", "x" * 200)
-_WILDCARD = re.compile(r"(\*|\?|\[!?\]?[^\]]*\])+")
-
-
-def matches_all(pattern: str | None, kind: str = "subject") -> bool:
-    """Whether a silence's pattern matches every alert: none or empty; made of wildcards only
-    ("*", "?*", "[a-z]*": no literal character to narrow it); or matching every probe value
-    (every rule's name for a rule pattern). Such a silence must be confirmed as "all" and is
-    capped like one: "?*" silenced 22 of 22 alerts for 90 days without either."""
-    if not pattern:
-        return True
-    if _WILDCARD.fullmatch(pattern):
-        return True
-    probes = tuple(BUILTIN) if kind == "rule" else SUBJECT_PROBES
-    return all(matches(pattern, p) for p in probes)
-
-
-def matches(pattern: str | None, value: str) -> bool:
-    """A silence's matcher: None matches anything; "md*" or "sd?" as in a shell; else exactly."""
-    if pattern is None:
-        return True
-    if any(ch in pattern for ch in "*?["):
-        return fnmatch.fnmatchcase(value, pattern)
-    return pattern == value

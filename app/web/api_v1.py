@@ -17,7 +17,8 @@ from pydantic import BaseModel, Field
 
 from app import views
 from app.alerting.records import ActiveAlert, Silence
-from app.alerting.service import Alerting, matches_all
+from app.alerting.service import Alerting
+from app.alerting.silences import matches_all
 from app.disks import disk_notes
 from app.people import audit
 from app.people.users import UserError
