@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, select, update
+from sqlalchemy import ColumnElement, Connection, Engine, delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app import credentials
@@ -83,6 +83,21 @@ class User:
 def _revoke_tokens_of(c: Connection, owner: str) -> None:
     c.execute(update(api_token).where(api_token.c.owner == owner, api_token.c.revoked.is_(None))
               .values(revoked=time.time()))
+
+
+def _exists(name: str) -> UserError:
+    return UserError(f"user {name!r} exists already (`rackpulse users passwd {name}` changes the password)")
+
+
+def _another_admin_remains(c: Connection, name: str) -> ColumnElement[bool]:
+    """The condition, for the statement that demotes or removes `name`, that it is not an admin
+    or another admin remains: checked by the statement itself, so the check and the change are
+    one (SQLite runs one write at a time). On PostgreSQL the admins' rows are locked first: a
+    second transaction waits here and its statement then counts what the first one left."""
+    c.execute(select(web_user.c.name).where(web_user.c.role == "admin").with_for_update())
+    others = (select(func.count()).select_from(web_user)
+              .where(web_user.c.role == "admin", web_user.c.name != name).scalar_subquery())
+    return or_(web_user.c.role != "admin", others > 0)
 
 
 def _row(r: Any) -> User:
@@ -166,22 +181,32 @@ class Users:
         check_name(name), check_role(role), check_password(password)
         try:
             with self.engine.begin() as c:
+                # one name per person whatever its case: `Alice` beside `alice` is two logins a
+                # person cannot tell apart on /users
+                same = c.execute(select(web_user.c.name).where(func.lower(web_user.c.name) == name.lower())).first()
+                if same is not None and same[0] != name:
+                    raise UserError(f"user {same[0]!r} exists already, and names are the same whatever their case")
+                if same is not None:
+                    raise _exists(name)
                 c.execute(web_user.insert().values(name=name, role=role, epoch=0,
                                                    password_hash=credentials.hash_password(password),
                                                    created=now or time.time()))
         except IntegrityError:
-            raise UserError(f"user {name!r} exists already (`rackpulse users passwd {name}` changes the "
-                            "password)") from None
+            raise _exists(name) from None
         self.changed()
 
-    def _update(self, name: str, revoke_tokens: bool = False, **values: Any) -> None:
+    def _update(self, name: str, revoke_tokens: bool = False, keep_an_admin: bool = False, **values: Any) -> None:
         with self.engine.begin() as c:
-            done = c.execute(update(web_user).where(web_user.c.name == name)
-                             .values(epoch=web_user.c.epoch + 1, **values))
+            where = [web_user.c.name == name]
+            if keep_an_admin:
+                where.append(_another_admin_remains(c, name))
+            done = c.execute(update(web_user).where(*where).values(epoch=web_user.c.epoch + 1, **values))
             if done.rowcount and revoke_tokens:
                 _revoke_tokens_of(c, name)
         self.changed()
         if not done.rowcount:
+            if keep_an_admin and self.get(name) is not None:
+                raise UserError(f"{name} is the last admin: make another admin first")
             raise UserError(f"no user {name!r}")
 
     def end_sessions(self, name: str) -> None:
@@ -198,8 +223,11 @@ class Users:
         u = self.get(name)
         if u and u.role == "admin" and role != "admin" and self.admins() == 1:
             raise UserError(f"{name} is the last admin: make another admin first")
-        # a demotion revokes the tokens they made: a token must not keep powers its owner lost
-        self._update(name, revoke_tokens=bool(u and ROLES.index(role) > ROLES.index(u.role)), role=role)
+        # a demotion revokes the tokens they made: a token must not keep powers its owner lost;
+        # the last-admin check is made again inside the change's own transaction (two admins
+        # demoting each other at once both passed the check above and left no admin)
+        self._update(name, revoke_tokens=bool(u and ROLES.index(role) > ROLES.index(u.role)),
+                     keep_an_admin=role != "admin", role=role)
 
     def remove(self, name: str, other_login: bool = False) -> None:
         """Remove a person and revoke their tokens. Never the last admin unless another way in
@@ -210,9 +238,16 @@ class Users:
         if u.role == "admin" and self.admins() == 1 and not other_login:
             raise UserError(f"{name} is the last admin: make another admin first")
         with self.engine.begin() as c:
-            c.execute(delete(web_user).where(web_user.c.name == name))
-            _revoke_tokens_of(c, name)
+            where = [web_user.c.name == name]
+            if not other_login:
+                where.append(_another_admin_remains(c, name))
+            done = c.execute(delete(web_user).where(*where))
+            if done.rowcount:
+                _revoke_tokens_of(c, name)
         self.changed()
+        if not done.rowcount:
+            raise UserError(f"{name} is the last admin: make another admin first" if self.get(name) else
+                            f"no user {name!r}")
 
     # -- two-factor ---------------------------------------------------------------------------
 
