@@ -15,8 +15,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-# A device under /dev: letters, digits and _ : + , = -, a "." or "/" only between them (so no "..").
-DEVICE = r"/dev/([A-Za-z0-9_:+,=-]+[./]?)+"
+# The block and pass-through devices a disk is read through, and nothing else under /dev: SCSI/SATA
+# disks and their generic nodes, NVMe, md arrays, the udev links to them, the pass-through nodes
+# of RAID controllers (megaraid's /dev/bus/N, cciss, 3ware), each name's "." only between
+# characters (so no ".."). Not /dev/shm, /dev/fd/0, /dev/stdin or any other node: a link there to
+# /etc/shadow was opened as root.
+_NAME = r"[A-Za-z0-9_:+=-]+(\.[A-Za-z0-9_:+=-]+)*"
+DEVICE = (r"/dev/(sd[a-z]{1,3}[0-9]{0,3}|sg[0-9]{1,4}|hd[a-z][0-9]{0,2}|nvme[0-9]{1,3}(n[0-9]{1,3}(p[0-9]{1,3})?)?"
+          r"|md[0-9]{1,4}(p[0-9]{1,3})?|md/[A-Za-z0-9_:-]+|disk/by-(id|path|uuid|partuuid|label|partlabel|diskseq)/"
+          + _NAME + r"|bus/[0-9]{1,3}|cciss/c[0-9]{1,2}d[0-9]{1,3}|tw[ael][0-9]{1,2}|megaraid_sas_ioctl_node)")
+# smartctl's -d types that only read (smartctl(8), "-d TYPE"): never `jmb39x`/`jms56x` (they read
+# and write a sector of the disk and may overwrite it), `intelliprop` (switches the drive an
+# IntelliProp controller shows), `test`, nor anything with `force`.
+SMARTCTL_TYPES = (r"(ata|scsi|nvme(,0x[0-9a-f]{1,8}|,[0-9]{1,10})?|sat(,auto)?(,(12|16))?|auto|usbcypress(,0x[0-9a-f]{1,2})?"
+                  r"|usbjmicron(,p)?(,x)?(,[01])?|usbprolific|usbsunplus|sntasmedia|sntjmicron(,[0-9]{1,10})?|sntrealtek"
+                  r"|megaraid,[0-9]{1,3}|cciss,[0-9]{1,3}|areca,[0-9]{1,2}(/[0-9])?|aacraid,[0-9]{1,2},[0-9]{1,2},[0-9]{1,3}"
+                  r"|3ware,[0-9]{1,3}|hpt,[0-9]/[0-9]{1,2}(/[0-9])?|marvell)")
 # A mount point as the btrfs collector passes it: an absolute path without white space.
 MOUNT = r"/[^ ]*"
 
@@ -67,3 +81,10 @@ def without_sudo(argv: Sequence[str]) -> list[str]:
 
 def uses_sudo(argv: Sequence[str]) -> bool:
     return bool(argv) and argv[0].rsplit("/", 1)[-1] == "sudo"
+
+
+def read_only_smartctl_type(dev_type: str) -> bool:
+    """Whether `smartctl -d dev_type` only reads (SMARTCTL_TYPES): the collectors pass no other."""
+    import re
+
+    return re.fullmatch(SMARTCTL_TYPES, dev_type) is not None

@@ -8,13 +8,13 @@ from collectors.disks.smart.config import SmartConfig
 from collectors.disks.smart.starter import starter
 from collectors.disks.smart.state import SmartState
 from collectors.plugin import CollectorPlugin, Detail, Section
-from collectors.privilege import DEVICE, Privilege
+from collectors.privilege import DEVICE, SMARTCTL_TYPES, Privilege
 
 SECTION: Section[SmartState] = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
 # Each disk's page, /disks/<serial>: its facts, its counters against failure statistics, its history.
 DETAIL = Detail("disks", "disk", "disk.html", findings.find_disk, findings.disk_page)
 # What it needs on the host (its README says it: `make docs`).
-TYPE = r"( -d [a-z0-9_+,]+)?"
+TYPE = f"( -d {SMARTCTL_TYPES})?"  # read-only types alone: `-d jmb39x,0,force` writes LBA 33
 PRIVILEGES = (
     Privilege("smartctl", "finds the disks (`--scan`) and reads each one's SMART data: ATA/SCSI pass-through "
               "needs CAP_SYS_RAWIO, NVMe admin commands CAP_SYS_ADMIN, opening the device root",

@@ -46,6 +46,7 @@ from collectors.disks.smart.smartctl import (
 )
 from collectors.disks.smart.state import BayStay, Disk, SmartState
 from collectors.disks.smart.wear import wear, written_bytes
+from collectors.privilege import read_only_smartctl_type
 from collectors.state import State
 
 log = logging.getLogger("collectors.smart")
@@ -207,6 +208,9 @@ class SmartCollector(Collector):
             argv.append(f"--nocheck={self.nocheck}")
         # "-d scsi" from an old --scan would hide a SATA disk's ATA attributes: let smartctl probe.
         if dev_type and dev_type not in ("auto", "scsi"):
+            if not read_only_smartctl_type(dev_type):  # `--scan` may name one: jmb39x writes to the disk
+                raise CollectorError(f"smartctl {device}: device type {dev_type!r} is not one smartctl only reads "
+                                     "through (smartctl(8)): not asked")
             argv += ["-d", dev_type]
         argv.append(device)
         res = self.runner(argv, self.command_timeout)

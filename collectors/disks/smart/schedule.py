@@ -20,6 +20,7 @@ from collectors.base import host_path
 from collectors.config import Strict
 from collectors.disks.mdraid.mdstat import parse_mdstat
 from collectors.disks.smart.state import Disk
+from collectors.privilege import read_only_smartctl_type
 
 DAY = 86400.0
 TYPES = ("short", "long")
@@ -160,6 +161,8 @@ def refusal(d: Disk, busy: Busy, running: Iterable[Disk], wake: bool) -> str | N
         return f"{d.device} is already running a {d.selftests.running} test"
     if d.standby and not wake:
         return f"{d.device} is asleep (set wake = true to test sleeping disks)"
+    if d.dev_type and d.dev_type not in ("auto", "scsi") and not read_only_smartctl_type(d.dev_type):
+        return f"{d.device}'s device type {d.dev_type!r} is not one smartctl only reads through (smartctl(8))"
     if reason := busy.of(d):
         return reason
     mine = set(busy.groups_of(d))

@@ -25,6 +25,7 @@ from collectors.disks.smart.schedule import (
 from collectors.disks.smart.state import Disk
 from collectors.findings import Judging
 from tests.collectors.disks.smart.standin import StandIn
+from tests.paths import FIXTURES
 
 NIGHT = datetime(2026, 11, 25, 2, 0).timestamp()  # 02:00 local: inside 01:00-06:00
 DAY = 86400.0
@@ -296,3 +297,28 @@ def test_a_raid_controllers_drive_group_that_rebuilds_holds_its_disks_back() -> 
     busy = storage_busy({"megaraid": MegaraidState(controllers=[Controller(name="c0", pds=pds)])})
     assert refusal(due_disk("sdb", "M0"), busy, [], False) == "c0 drive group 0 is rebuilding"
     assert refusal(due_disk("sdz", "OTHER"), busy, [], False) is None
+
+
+def test_a_scanned_device_type_that_writes_to_the_disk_is_never_passed_to_smartctl(tmp_path: Path) -> None:
+    """`smartctl --scan` may name `jmb39x,0`: that type reads and writes LBA 33 (smartctl(8))."""
+    import json
+
+    from collectors.base import CommandResult
+
+    calls: list[list[str]] = []
+    ata = (FIXTURES / "smartctl" / "scrutiny__smart-ata.json").read_bytes()
+
+    def runner(argv: list[str], timeout: float) -> CommandResult:
+        calls.append(list(argv))
+        if "--scan" in argv:
+            return CommandResult(tuple(argv), 0, json.dumps({"devices": [
+                {"name": "/dev/sda", "type": "jmb39x,0"}, {"name": "/dev/sdb", "type": "sat"}]}).encode(), b"")
+        return CommandResult(tuple(argv), 0, ata, b"")
+
+    (tmp_path / "proc").mkdir()
+    r = SmartCollector(tmp_path, ["smartctl"], runner=runner).collect()
+    assert [c for c in calls if "jmb39x,0" in c] == []
+    assert any("device type 'jmb39x,0' is not one smartctl only reads through" in w for w in r.warnings)
+    assert ["smartctl", "--json", "--all", "--nocheck=standby", "-d", "sat", "/dev/sdb"] in calls
+    d = Disk(key="SERA", device="sda", dev_type="jmb39x,0")
+    assert "only reads through" in (refusal(d, md_busy(tmp_path), [], wake=True) or "")

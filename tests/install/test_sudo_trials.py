@@ -1,0 +1,97 @@
+"""What the drop-in `rackpulse init --sudoers` writes admits, asked of the real sudo: `sudo -l -U
+<user> <command> <args>` as root says whether that user may run exactly that, for every case a
+review tried. smartctl's `-d jmb39x,0,force` reads and writes LBA 33 of the disk (smartctl(8)),
+and a device "under /dev" was any node there: a link in /dev/shm to /etc/shadow was opened as
+root. And render() itself, without useradd or sudo."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.config import load_config
+from app.install.sudoers import install, render
+from tests.agent_hosts import to_toml
+
+USER = "rackpulse-sudo-trials"
+DROP_IN = Path("/etc/sudoers.d/rackpulse-sudo-trials")  # no "." in the name: sudo would skip it
+
+ALLOWED = ["--scan --json", "--json --all -d sat /dev/sda", "--json --all --nocheck=standby -d megaraid,7 /dev/bus/0",
+           "--json --all -d sat,12 /dev/sg3", "--json --all -d nvme /dev/nvme0n1", "--json --all /dev/sdab",
+           "--json --all -d aacraid,0,0,3 /dev/sdc", "--json --all /dev/disk/by-id/ata-ST4000DM004-2CV104_ZFN0ABCD",
+           "--json --all /dev/disk/by-path/pci-0000:03:00.0-sas-phy2-lun-0", "-t short --nocheck=standby /dev/sda",
+           "-t long -d usbjmicron /dev/sdb"]
+REFUSED = ["--json --all -d jmb39x,0,force /dev/sda", "--json --all -d jmb39x,0 /dev/sda",
+           "--json --all -d jms56x,0 /dev/sda", "--json --all -d intelliprop,1 /dev/sda", "--json --all -d test /dev/sda",
+           "--json --all -d sat,force /dev/sda", "--json --all /dev/shm/link", "--json --all /dev/fd/0",
+           "--json --all /dev/stdin", "--json --all /etc/shadow", "--json --all /dev/disk/by-id/../../shm/x",
+           "--json --all /dev/sda/../shm/x", "-s on /dev/sda", "--json --all /dev/sda --set=standby,now",
+           "-X /dev/sda", "-t offline /dev/sda", "--json --all -d sat /dev/sda /etc/shadow"]
+
+
+def _config(top: Path, smartctl: str, mdadm: str) -> object:
+    from collectors import plugins
+
+    path = top / "rackpulse.toml"
+    path.write_text(to_toml({"host": "nas", "storage": {"url": f"sqlite:///{top / 'x.db'}"},
+                             "collectors": {**{n: {"enabled": False} for n in plugins()},
+                                            "smart": {"enabled": True, "smartctl": [smartctl],
+                                                      "selftest": {"enabled": True}},
+                                            "mdraid": {"enabled": True, "mdadm": [mdadm]},
+                                            "wireguard": {"enabled": False}}}))
+    return load_config(path)
+
+
+@pytest.fixture
+def tools() -> Iterator[dict[str, str]]:
+    top = Path(tempfile.mkdtemp(prefix="rp-sudo-"))
+    os.chmod(top, 0o755)
+    out = {}
+    for name in ("smartctl", "mdadm"):
+        (top / name).write_text("#!/bin/sh\nexit 0\n")
+        os.chmod(top / name, 0o755)
+        out[name] = str(top / name)
+    out["top"] = str(top)
+    try:
+        yield out
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def test_render_grants_only_read_only_smartctl_types_and_device_paths(tools: dict[str, str]) -> None:
+    text = render(_config(Path(tools["top"]), tools["smartctl"], tools["mdadm"]), "svc")
+    smart = [line for line in text.splitlines() if line.startswith("svc ") and tools["smartctl"] in line]
+    assert len(smart) == 2  # reading, and self-tests
+    assert "jmb39x" not in text and "force" not in text and "[A-Za-z0-9_:+,=-]+[./]?" not in text
+    assert all("/dev/(sd[a-z]" in line for line in smart if "--scan" not in line.split(", ")[-1])
+
+
+@pytest.fixture
+def drop_in(tools: dict[str, str]) -> Iterator[dict[str, str]]:
+    if subprocess.run(["id", USER], capture_output=True).returncode != 0:
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", USER], check=True)
+    try:
+        install(render(_config(Path(tools["top"]), tools["smartctl"], tools["mdadm"]), USER), DROP_IN)
+        yield tools
+    finally:
+        DROP_IN.unlink(missing_ok=True)
+        subprocess.run(["userdel", USER], capture_output=True)
+
+
+def _may(exe: str, args: str) -> bool:
+    r = subprocess.run(["sudo", "-l", "-U", USER, exe, *args.split()], capture_output=True, text=True, timeout=30)
+    return r.returncode == 0
+
+
+def test_sudo_admits_each_read_only_call_and_refuses_every_other_type_path_and_option(drop_in: dict[str, str]) -> None:
+    smartctl, mdadm = drop_in["smartctl"], drop_in["mdadm"]
+    assert [a for a in ALLOWED if not _may(smartctl, a)] == []
+    assert [a for a in REFUSED if _may(smartctl, a)] == []
+    assert _may(mdadm, "--detail /dev/md127")
+    assert [a for a in ("--detail /dev/shm/x", "--stop /dev/md127", "--detail /dev/md0 /dev/sda") if _may(mdadm, a)] == []
