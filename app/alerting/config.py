@@ -80,6 +80,8 @@ class ChannelConfig(_Strict):
     @classmethod
     def _url_fits_format(cls, v: SecretStr, info: ValidationInfo) -> SecretStr:
         url = v.get_secret_value()
+        if problem := _port_problem(url):
+            raise ValueError(f"channel {info.data.get('name')!r}: {problem}")
         if info.data.get("format") == "apprise":
             # The error names the scheme at most, never the URL.
             from app.alerting.apprise_channel import url_problem
@@ -92,6 +94,19 @@ class ChannelConfig(_Strict):
             raise ValueError(f"channel {info.data.get('name')!r}: must be an http:// or https:// URL "
                              '(or set format = "apprise" for an Apprise URL)')
         return v
+
+
+def _port_problem(url: str) -> str | None:
+    """A port in the URL outside 1-65535, in words that never repeat the URL (it may hold a token)."""
+    import urllib.parse
+
+    if "://" not in url:
+        return None
+    try:
+        port = urllib.parse.urlsplit(url).port
+    except ValueError:
+        return "its port is not a number from 1 to 65535"
+    return "its port is not a number from 1 to 65535" if port == 0 else None
 
 
 class WindowConfig(_Strict):

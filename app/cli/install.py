@@ -22,7 +22,7 @@ def add_sudoers_arguments(p: argparse.ArgumentParser) -> None:
 
 def cmd_init_sudoers(args: argparse.Namespace) -> int:
     from app.config import load_config
-    from app.install.sudoers import DROP_IN, SudoersError, install, needed, render
+    from app.install.sudoers import DROP_IN, SudoersError, argv_lines, install, needed, render
 
     cfg = load_config(resolve_config_path(args.config))
     text = render(cfg, args.user)
@@ -36,7 +36,7 @@ def cmd_init_sudoers(args: argparse.Namespace) -> int:
         print(f"rackpulse init --sudoers: {exc}", file=sys.stderr)
         return 1
     print(f"wrote {target} (checked with visudo -cf)", file=sys.stderr)
-    changes = [line for n in needed(cfg) if (line := n.argv_line())]
+    changes = argv_lines(cfg)
     if changes:
         print("now run these commands through sudo, in the config:", file=sys.stderr)
         for line in changes:

@@ -77,15 +77,28 @@ def render(cfg: Any, user: str, which: Callable[[str], str | None] = shutil.whic
         "# Regenerate after enabling a collector. Delete the Defaults line to log every run.",
         DEFAULTS.format(user=user),
     ]
+    missing: list[str] = []
     for n in needed(cfg, which):
+        if n.executable is None and not n.privilege.group:  # nothing to grant: said once, below
+            name = without_sudo(n.argv)[0]
+            missing += [name] if name not in missing else []
+            continue
         lines += ["", f"# {n.collector}: {n.privilege.why}"]
-        if n.privilege.group:
-            lines.append(f"# not sudo: {n.grant(user)}")
-        elif n.executable is None:
-            lines.append(f"# {without_sudo(n.argv)[0]!r} is not on PATH: install it, then run this again")
-        else:
-            lines.append(n.grant(user))
+        lines.append(f"# not sudo: {n.grant(user)}" if n.privilege.group else n.grant(user))
+    if missing:
+        lines += ["", f"# not installed, so not granted: {', '.join(missing)} (run this again after installing)"]
     return "\n".join(lines) + "\n"
+
+
+def argv_lines(cfg: Any, which: Callable[[str], str | None] = shutil.which) -> list[str]:
+    """The config lines to change so the installed commands run through sudo, each once (smart's
+    two grants share its one `smartctl` argv: the line was printed twice)."""
+    out: list[str] = []
+    for n in needed(cfg, which):
+        line = n.argv_line() if n.executable is not None else None
+        if line and line not in out:
+            out.append(line)
+    return out
 
 
 class SudoersError(Exception):

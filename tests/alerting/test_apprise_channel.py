@@ -72,3 +72,16 @@ def test_a_service_that_never_answers_costs_the_channels_timeout_and_a_retry() -
         took = time.monotonic() - t0
     assert took < 3.0 and "did not answer within 1 s" in str(err.value)
     assert "b@mail.example" not in str(err.value)
+
+
+@pytest.mark.parametrize(("fmt", "url"), [("webhook", "https://hooks.example:99999/secretpw"),
+                                          ("webhook", "http://hooks.example:0/secretpw"),
+                                          ("webhook", "http://hooks.example:-1/secretpw"),
+                                          ("apprise", "json://hooks.example:65536/secretpw")])
+def test_a_channel_url_with_a_port_outside_1_to_65535_is_refused_without_repeating_the_url(fmt: str, url: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        load_config(None, {"alerts": {"channels": [{"name": "pager", "format": fmt, "url": url}]}})
+    said = str(err.value)
+    assert "pager" in said and "port is not a number from 1 to 65535" in said and "secretpw" not in said
+    ok = load_config(None, {"alerts": {"channels": [{"name": "pager", "url": "https://hooks.example:65535/x"}]}})
+    assert ok.alerts.channels[0].name == "pager"

@@ -95,3 +95,15 @@ def test_sudo_admits_each_read_only_call_and_refuses_every_other_type_path_and_o
     assert [a for a in REFUSED if _may(smartctl, a)] == []
     assert _may(mdadm, "--detail /dev/md127")
     assert [a for a in ("--detail /dev/shm/x", "--stop /dev/md127", "--detail /dev/md0 /dev/sda") if _may(mdadm, a)] == []
+
+
+def test_init_sudoers_names_each_installed_tool_once_and_grants_nothing_for_one_not_installed(
+        tools: dict[str, str]) -> None:
+    from app.install.sudoers import argv_lines
+
+    cfg = _config(Path(tools["top"]), tools["smartctl"], "mdadm-not-installed-here")
+    text = render(cfg, "svc")
+    assert "# not installed, so not granted: mdadm-not-installed-here" in text
+    assert [line for line in text.splitlines() if line.startswith("svc ") and "mdadm" in line] == []
+    lines = argv_lines(cfg)
+    assert lines == [f'smartctl = ["sudo", "-n", "{os.path.realpath(tools["smartctl"])}"]   # [collectors.smart]']
