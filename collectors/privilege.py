@@ -47,19 +47,24 @@ class Privilege:
     expressions, each matching whole argument lists the collector passes (without the command
     itself): the sudoers entry allows exactly these. `group`: instead of root, membership of this
     group is enough (vtysh: frrvty). `needed`: whether the section's config uses it at all
-    (self-tests are off by default)."""
+    (self-tests are off by default). `args_for`: the patterns for one config, where they hold a
+    path of its own (IPMI's SDR cache, which root writes into: never a folder the caller names)."""
 
     option: str
     why: str
     args: tuple[str, ...] = ()
     group: str = ""
     needed: Callable[[Any], bool] = _always
+    args_for: Callable[[Any], tuple[str, ...]] | None = None
 
-    def grant(self, user: str, executable: str) -> str:
+    def patterns(self, section: Any = None) -> tuple[str, ...]:
+        return self.args_for(section) if self.args_for is not None and section is not None else self.args
+
+    def grant(self, user: str, executable: str, section: Any = None) -> str:
         """The one line that grants it to `user`: a sudoers entry, or the group to join."""
         if self.group:
             return f"usermod -aG {self.group} {user}   # and SupplementaryGroups={self.group} in the unit"
-        allowed = ", ".join(f"{executable} {sudoers_escape(a)}" for a in self.args)
+        allowed = ", ".join(f"{executable} {sudoers_escape(a)}" for a in self.patterns(section))
         return f"{user} ALL=(root) NOPASSWD: {allowed}"
 
 

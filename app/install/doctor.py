@@ -72,7 +72,7 @@ def grants_for(refusal: Refusal, wanted: Sequence[Needed], user: str) -> list[st
         if not mine or not command or os.path.basename(command[0]) != os.path.basename(mine[0]):
             continue
         args = " ".join(command[1:])
-        if n.privilege.group or any(re.fullmatch(a, args) for a in n.privilege.args):
+        if n.privilege.group or any(re.fullmatch(a, args) for a in n.privilege.patterns(n.section)):
             out.append(n.grant(user))
             if line := n.argv_line():
                 out.append(line)

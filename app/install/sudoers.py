@@ -35,13 +35,14 @@ class Needed:
     privilege: Privilege
     argv: list[str]  # as the config has it now
     executable: str | None  # its absolute path, None when not found
+    section: Any = None  # the collector's config section
 
     @property
     def option(self) -> str:
         return f"collectors.{self.collector}.{self.privilege.option}"
 
     def grant(self, user: str) -> str:
-        return self.privilege.grant(user, self.executable or without_sudo(self.argv)[0])
+        return self.privilege.grant(user, self.executable or without_sudo(self.argv)[0], self.section)
 
     def argv_line(self) -> str | None:
         """The config line that runs it through sudo, or None when the config does already
@@ -66,7 +67,7 @@ def needed(cfg: Any, which: Callable[[str], str | None] = shutil.which) -> Itera
             argv = list(getattr(section, p.option))
             command = without_sudo(argv)
             exe = which(command[0]) if command else None
-            yield Needed(name, p, argv, os.path.realpath(exe) if exe else None)
+            yield Needed(name, p, argv, os.path.realpath(exe) if exe else None, section)
 
 
 def render(cfg: Any, user: str, which: Callable[[str], str | None] = shutil.which) -> str:

@@ -35,7 +35,7 @@ REFUSED = ["--json --all -d jmb39x,0,force /dev/sda", "--json --all -d jmb39x,0 
            "-X /dev/sda", "-t offline /dev/sda", "--json --all -d sat /dev/sda /etc/shadow"]
 
 
-def _config(top: Path, smartctl: str, mdadm: str) -> object:
+def _config(top: Path, smartctl: str, mdadm: str, ipmi: str | None = None, ipmi_work: str | None = None) -> object:
     from collectors import plugins
 
     path = top / "rackpulse.toml"
@@ -44,6 +44,9 @@ def _config(top: Path, smartctl: str, mdadm: str) -> object:
                                             "smart": {"enabled": True, "smartctl": [smartctl],
                                                       "selftest": {"enabled": True}},
                                             "mdraid": {"enabled": True, "mdadm": [mdadm]},
+                                            "ipmi": {"enabled": ipmi is not None, "local": "on",
+                                                     "ipmi_sensors": [ipmi or "ipmi-sensors"],
+                                                     **({"work_dir": ipmi_work} if ipmi_work else {})},
                                             "wireguard": {"enabled": False}}}))
     return load_config(path)
 
@@ -53,7 +56,7 @@ def tools() -> Iterator[dict[str, str]]:
     top = Path(tempfile.mkdtemp(prefix="rp-sudo-"))
     os.chmod(top, 0o755)
     out = {}
-    for name in ("smartctl", "mdadm"):
+    for name in ("smartctl", "mdadm", "ipmi-sensors"):
         (top / name).write_text("#!/bin/sh\nexit 0\n")
         os.chmod(top / name, 0o755)
         out[name] = str(top / name)
@@ -107,3 +110,25 @@ def test_init_sudoers_names_each_installed_tool_once_and_grants_nothing_for_one_
     assert [line for line in text.splitlines() if line.startswith("svc ") and "mdadm" in line] == []
     lines = argv_lines(cfg)
     assert lines == [f'smartctl = ["sudo", "-n", "{os.path.realpath(tools["smartctl"])}"]   # [collectors.smart]']
+
+
+@pytest.mark.parametrize("work", [None, "/var/lib/rackpulse/ipmi"])
+def test_the_ipmi_sdr_cache_is_granted_in_the_collectors_own_work_directory_alone(tools: dict[str, str],
+                                                                                   work: str | None) -> None:
+    """The pattern took any absolute path: the caller chose the folder root writes the cache into."""
+    import tempfile
+
+    if subprocess.run(["id", USER], capture_output=True).returncode != 0:
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", USER], check=True)
+    exe = tools["ipmi-sensors"]
+    own = work or f"{tempfile.gettempdir()}/rackpulse-ipmi-{os.getuid()}"
+    sensors = "--comma-separated-output --output-sensor-state --output-sensor-thresholds"
+    try:
+        install(render(_config(Path(tools["top"]), tools["smartctl"], tools["mdadm"], exe, work), USER), DROP_IN)
+        assert _may(exe, f"--quiet-cache --sdr-cache-directory={own}/sdr-cache {sensors}")
+        for elsewhere in ("/etc", "/root/.ssh", f"{own}/../../etc", "/var/lib/rackpulse/ipmi2",
+                          "/tmp/rackpulse-ipmi-0/sdr-cache/../../../etc"):
+            assert not _may(exe, f"--quiet-cache --sdr-cache-directory={elsewhere}/sdr-cache {sensors}"), elsewhere
+    finally:
+        DROP_IN.unlink(missing_ok=True)
+        subprocess.run(["userdel", USER], capture_output=True)

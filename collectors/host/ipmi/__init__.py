@@ -1,6 +1,8 @@
 """IPMI: a server's own health as its BMC reports it: sensors with their thresholds, the system
 event log (a failed PSU, an uncorrectable ECC error, an opened chassis), DCMI power."""
 
+import re
+import tempfile
 from pathlib import Path
 
 from collectors.host.ipmi import findings
@@ -13,7 +15,19 @@ from collectors.plugin import CollectorPlugin, Section
 from collectors.privilege import Privilege
 
 SECTION: Section[IpmiState] = Section("host", "Host", Path(__file__).parent, findings.view)
-_CACHE = "--quiet-cache --sdr-cache-directory=/[^ ]+"
+# The SDR cache root writes into: the collector's own work directory's (collector._work_dir), never
+# a folder the caller names (the pattern took any absolute path).
+_DEFAULT_WORK = re.escape(tempfile.gettempdir()) + "/rackpulse-ipmi-[0-9]+"
+_CACHE = f"--quiet-cache --sdr-cache-directory={_DEFAULT_WORK}/sdr-cache"
+_SENSORS = "--comma-separated-output --output-sensor-state --output-sensor-thresholds"
+_SEL = "--comma-separated-output --output-event-state -v --interpret-oem-data (--tail=[0-9]+|--display-range=[0-9]+-[0-9]+)"
+
+
+def _cache_of(c: IpmiConfig) -> str:
+    work = str(c.work_dir) if c.work_dir is not None else ""
+    if not work or any(ch.isspace() for ch in work):  # a space would end sudo's argument
+        return _CACHE
+    return f"--quiet-cache --sdr-cache-directory={re.escape(work)}/sdr-cache"
 
 
 def _local(c: IpmiConfig) -> bool:
@@ -23,11 +37,11 @@ def _local(c: IpmiConfig) -> bool:
 
 PRIVILEGES = (
     Privilege("ipmi_sensors", "reads this server's own BMC's sensors through /dev/ipmi0 (root, or read-write "
-              "access to the device)", args=(f"{_CACHE} --comma-separated-output --output-sensor-state "
-                                             "--output-sensor-thresholds",), needed=_local),
+              "access to the device)", args=(f"{_CACHE} {_SENSORS}",), needed=_local,
+              args_for=lambda c: (f"{_cache_of(c)} {_SENSORS}",)),
     Privilege("ipmi_sel", "reads the local BMC's system event log: its size, then the entries after the last one read",
-              args=(f"{_CACHE} --info", f"{_CACHE} --comma-separated-output --output-event-state -v --interpret-oem-data "
-                                        "(--tail=[0-9]+|--display-range=[0-9]+-[0-9]+)"), needed=_local),
+              args=(f"{_CACHE} --info", f"{_CACHE} {_SEL}"), needed=_local,
+              args_for=lambda c: (f"{_cache_of(c)} --info", f"{_cache_of(c)} {_SEL}")),
     Privilege("ipmi_dcmi", "reads the local BMC's DCMI power reading", args=("--get-system-power-statistics",),
               needed=_local),
 )

@@ -146,7 +146,7 @@ def test_the_sudoers_entries_allow_exactly_what_the_collector_runs_on_the_local_
     assert {a[0] for a in ran} == {"ipmi-sensors", "ipmi-sel", "ipmi-dcmi"}
     assert any(a for a in ran if any(x.startswith("--display-range=") for x in a))
     for argv in ran:
-        allowed = [p.args for p in PRIVILEGES if getattr(cfg, p.option)[0] == argv[0]]
+        allowed = [p.patterns(cfg) for p in PRIVILEGES if getattr(cfg, p.option)[0] == argv[0]]
         assert any(re.fullmatch(pattern, " ".join(argv[1:])) for args in allowed for pattern in args), argv
 
 
