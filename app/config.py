@@ -317,12 +317,13 @@ def _model_for(sections_in: tuple[tuple[str, type[Strict]], ...]) -> type[Config
 
 
 # Any: TOML as read, before Config validates it
-def load_config(path: Path | None, overrides: dict[str, Any] | None = None) -> Config:
+def load_config(path: Path | None, overrides: dict[str, Any] | None = None, text: str | None = None) -> Config:
+    """The config file (or `text`, read from it already: a reload's settled read) validated."""
     data: dict[str, Any] = {}
     name = str(path) if path else "<defaults>"
     if path is not None:
         try:
-            data = tomllib.loads(path.read_text())
+            data = tomllib.loads(path.read_text() if text is None else text)
         except FileNotFoundError:
             raise ConfigError(f"{name}: file not found") from None
         except tomllib.TOMLDecodeError as exc:

@@ -50,10 +50,17 @@ class Judge:
         self._last: dict[str, tuple[Any, tuple[Any, ...], list[Finding]]] = {}
 
     def configure(self, thresholds: Thresholds) -> None:
-        if thresholds != self.thresholds:
-            self.thresholds = thresholds
-            self._judgings.clear()
-            self._last.clear()
+        """New thresholds, as a reload brings them: each plug-in's Judging keeps its memory (a
+        bond's flaps, counters' rises: clearing it on any threshold's change made a flapping bond
+        look calm after an unrelated rule's level changed) and takes the new values in place; the
+        findings are judged again on their next read, with them."""
+        if thresholds == self.thresholds:
+            return
+        self.thresholds = thresholds
+        for j in self._judgings.values():
+            j.flap_count, j.flap_window = thresholds.flap_count, thresholds.flap_window
+            j.disk_hot_celsius, j.levels = thresholds.disk_hot_celsius, dict(thresholds.levels)
+        self._last.clear()
 
     def judging(self, name: str, status: Any, now: float | None = None) -> Judging:
         """The plug-in's one Judging, its memory kept, set to this moment and status."""

@@ -12,6 +12,9 @@ blanks them."""
 from __future__ import annotations
 
 import logging
+import os
+import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.config import Config, ConfigError, load_config
@@ -56,10 +59,34 @@ def one_line(exc: Exception) -> str:
     return " ".join(str(exc).split())
 
 
+# An editor that writes in place, or a SIGHUP sent as the file is saved: a half-written file was
+# taken (a false RESOLVED while a fan still read 0 RPM). The file is read until two reads a moment
+# apart agree and it has not changed for a second; after SETTLE_TRIES the last read is taken.
+SETTLE_SECONDS, SETTLE_PAUSE, SETTLE_TRIES = 1.0, 0.2, 50
+
+
+def settled_text(path: Path) -> str:
+    """The file's text once it has stopped changing (two equal reads, unchanged for SETTLE_SECONDS)."""
+    previous: bytes | None = None
+    for _ in range(SETTLE_TRIES):
+        st = os.stat(path)
+        data = path.read_bytes()
+        if data == previous and time.time() - st.st_mtime >= SETTLE_SECONDS and os.stat(path).st_mtime == st.st_mtime:
+            break
+        previous = data
+        time.sleep(SETTLE_PAUSE)
+    return data.decode("utf-8", "replace")
+
+
 def read(path: Any) -> Config | None:
     """The file, validated as `serve` validates it; None (and one line said) when it cannot be."""
     try:
-        cfg = load_config(path)
+        text = settled_text(Path(path))
+    except OSError as exc:
+        log.error("reload refused, the running config stays: %s: %s", path, exc.strerror)
+        return None
+    try:
+        cfg = load_config(path, text=text)
         check_serve(cfg)
     except ConfigError as exc:
         log.error("reload refused, the running config stays: %s", one_line(exc))

@@ -180,6 +180,12 @@ class Scheduler:
             error = f"{type(exc).__name__}: {exc}"
             log.error("%s: unexpected error\n%s", name, traceback.format_exc())
         duration = time.perf_counter() - t0
+        if self.collectors.get(name) is not coll:
+            # a reload removed or rebuilt it while it ran: what the old one read is not kept, and
+            # nothing of it is looked up (a KeyError here was 19 "Task exception never retrieved")
+            st.running = False
+            log.info("%s: removed or rebuilt by a reload while it ran; this run's result is dropped", name)
+            return st
         ok = error is None
         if result is not None:
             result = sane_result(result)
