@@ -32,7 +32,14 @@ REFUSED = ["--json --all -d jmb39x,0,force /dev/sda", "--json --all -d jmb39x,0 
            "--json --all -d sat,force /dev/sda", "--json --all /dev/shm/link", "--json --all /dev/fd/0",
            "--json --all /dev/stdin", "--json --all /etc/shadow", "--json --all /dev/disk/by-id/../../shm/x",
            "--json --all /dev/sda/../shm/x", "-s on /dev/sda", "--json --all /dev/sda --set=standby,now",
-           "-X /dev/sda", "-t offline /dev/sda", "--json --all -d sat /dev/sda /etc/shadow"]
+           "-X /dev/sda", "-t offline /dev/sda", "--json --all -d sat /dev/sda /etc/shadow", "--json --all /dev/mem",
+           "--json --all /dev/null", "--json --all /dev/sda1/../../etc/shadow", "-t short -d jmb39x,0 /dev/sda"]
+# The other plug-ins that run as root: each may run its reading calls and nothing else.
+OTHERS = {"btrfs": (["filesystem show --raw", "device stats /srv", "scrub status -R /srv"],
+                    ["device stats -z /srv", "scrub start /srv", "balance start /srv", "filesystem show"]),
+          "storcli64": (["/call show all J", "/call/eall/sall show all J", "/call show rebuild J"],
+                        ["/c0 set alarm=off", "/c0/v0 delete force", "/call show all"]),
+          "wg": (["show all dump"], ["set wg0 private-key /etc/shadow", "showconf wg0", "show all private-key"])}
 
 
 def _config(top: Path, smartctl: str, mdadm: str, ipmi: str | None = None, ipmi_work: str | None = None) -> object:
@@ -47,7 +54,9 @@ def _config(top: Path, smartctl: str, mdadm: str, ipmi: str | None = None, ipmi_
                                             "ipmi": {"enabled": ipmi is not None, "local": "on",
                                                      "ipmi_sensors": [ipmi or "ipmi-sensors"],
                                                      **({"work_dir": ipmi_work} if ipmi_work else {})},
-                                            "wireguard": {"enabled": False}}}))
+                                            "btrfs": {"enabled": True, "btrfs": [str(top / "btrfs")]},
+                                            "megaraid": {"enabled": True, "storcli": [str(top / "storcli64")]},
+                                            "wireguard": {"enabled": True, "wg": [str(top / "wg")]}}}))
     return load_config(path)
 
 
@@ -56,7 +65,7 @@ def tools() -> Iterator[dict[str, str]]:
     top = Path(tempfile.mkdtemp(prefix="rp-sudo-"))
     os.chmod(top, 0o755)
     out = {}
-    for name in ("smartctl", "mdadm", "ipmi-sensors"):
+    for name in ("smartctl", "mdadm", "ipmi-sensors", "btrfs", "storcli64", "wg"):
         (top / name).write_text("#!/bin/sh\nexit 0\n")
         os.chmod(top / name, 0o755)
         out[name] = str(top / name)
@@ -97,6 +106,9 @@ def test_sudo_admits_each_read_only_call_and_refuses_every_other_type_path_and_o
     assert [a for a in ALLOWED if not _may(smartctl, a)] == []
     assert [a for a in REFUSED if _may(smartctl, a)] == []
     assert _may(mdadm, "--detail /dev/md127")
+    for tool, (yes, no) in OTHERS.items():
+        assert [a for a in yes if not _may(drop_in[tool], a)] == [], tool
+        assert [a for a in no if _may(drop_in[tool], a)] == [], tool
     assert [a for a in ("--detail /dev/shm/x", "--stop /dev/md127", "--detail /dev/md0 /dev/sda") if _may(mdadm, a)] == []
 
 
@@ -108,8 +120,9 @@ def test_init_sudoers_names_each_installed_tool_once_and_grants_nothing_for_one_
     text = render(cfg, "svc")
     assert "# not installed, so not granted: mdadm-not-installed-here" in text
     assert [line for line in text.splitlines() if line.startswith("svc ") and "mdadm" in line] == []
-    lines = argv_lines(cfg)
+    lines = [line for line in argv_lines(cfg) if line.startswith("smartctl")]
     assert lines == [f'smartctl = ["sudo", "-n", "{os.path.realpath(tools["smartctl"])}"]   # [collectors.smart]']
+    assert len(argv_lines(cfg)) == len(set(argv_lines(cfg)))
 
 
 @pytest.mark.parametrize("work", [None, "/var/lib/rackpulse/ipmi"])
