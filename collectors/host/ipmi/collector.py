@@ -31,7 +31,14 @@ from collectors.base import (
 )
 from collectors.context import HostContext
 from collectors.host.ipmi.config import Bmc, IpmiConfig
-from collectors.host.ipmi.freeipmi import SelEntry, parse_dcmi_power, parse_sel, parse_sel_info, parse_sensors
+from collectors.host.ipmi.freeipmi import (
+    SelEntry,
+    judged_state,
+    parse_dcmi_power,
+    parse_sel,
+    parse_sel_info,
+    parse_sensors,
+)
 from collectors.host.ipmi.scan import Scan
 from collectors.host.ipmi.state import BmcView, IpmiState, SelEvent, Sensor
 from collectors.state import State
@@ -74,6 +81,7 @@ class IpmiCollector(Collector):
         self.cfg, self.root, self.runner, self.clock = cfg, root, runner, clock
         self._last: dict[str, BmcView] = {}  # by BMC: the SEL position and held events survive a failed run
         self._no_dcmi: set[str] = set()  # BMCs that said they have no DCMI: not asked again
+        self._bad: dict[str, list[str]] = {}  # per BMC: the lines of its last sensors read with a value not a number
         # DCMI's watts over time: a server as a source of the lab's energy. Across a gap of three
         # polls nothing is guessed.
         self._energy = energy.Integrator(gap=3 * cfg.interval)
@@ -99,6 +107,8 @@ class IpmiCollector(Collector):
             name = bmc.name if bmc else LOCAL
             try:
                 view = self._read(bmc, name)
+                if bad := self._bad.pop(name, []):  # once a run, the rest of the BMC's sensors read
+                    result.warnings.append(f"{name}: {len(bad)} value(s) not a number, taken as unknown: {bad[0]}")
             except CollectorError as exc:
                 result.warnings.append(f"{name}: {exc}")
                 view = self._down(name, bmc is not None, str(exc))
@@ -125,10 +135,12 @@ class IpmiCollector(Collector):
 
     def _read(self, bmc: Bmc | None, name: str) -> BmcView:
         with self._session(bmc) as scan:
-            sensors = [Sensor(name=s.name, type=s.type, state=s.state, reading=s.reading, unit=s.unit,
+            bad: list[str] = []
+            sensors = [Sensor(name=s.name, type=s.type, state=judged_state(s), reading=s.reading, unit=s.unit,
                               thresholds=s.thresholds, events=list(s.events))
                        for s in parse_sensors(scan.run(self.cfg.ipmi_sensors, "--comma-separated-output",
-                                                       "--output-sensor-state", "--output-sensor-thresholds"))]
+                                                       "--output-sensor-state", "--output-sensor-thresholds"), bad)]
+            self._bad[name] = bad
             info = parse_sel_info(scan.run(self.cfg.ipmi_sel, "--info"))
             last = self._last.get(name)
             recent, held, last_id = self._sel(scan, info.entries, last)

@@ -121,20 +121,51 @@ def _state(value: str, line: str) -> str | None:
     return text
 
 
-def parse_sensors(text: str) -> list[SensorReading]:
-    """`ipmi-sensors --comma-separated-output --output-sensor-state --output-sensor-thresholds`."""
+def parse_sensors(text: str, bad: list[str] | None = None) -> list[SensorReading]:
+    """`ipmi-sensors --comma-separated-output --output-sensor-state --output-sensor-thresholds`.
+    With `bad`, a number that is not one ("nan") is that value unknown, its line quoted in `bad`:
+    one such line hid every sensor of the BMC. Without it, it is a ParseError."""
     header, rows = _csv(text, _SENSOR_COLUMNS, "ipmi-sensors")
     out = []
     for line, fields in rows:
         row = dict(zip(header, fields, strict=True))
+
+        def number(value: str, line: str = line) -> float | None:
+            try:
+                return _number(value, line)
+            except ParseError as exc:
+                if bad is None:
+                    raise
+                bad.append(str(exc))
+                return None
+
         thresholds = {}
         for t in _THRESHOLDS:
-            if t in row and (v := _number(row[t], line)) is not None:
+            if t in row and (v := number(row[t])) is not None:
                 thresholds[t] = v
         out.append(SensorReading(name=row["Name"].strip(), type=row["Type"].strip(), state=_state(row["State"], line),
-                                 reading=_number(row["Reading"], line), unit=_na(row["Units"]),
+                                 reading=number(row["Reading"]), unit=_na(row["Units"]),
                                  thresholds=thresholds, events=_events(row["Event"])))
     return out
+
+
+def judged_state(s: SensorReading) -> str | None:
+    """The sensor's state, its reading judged against its own thresholds where FreeIPMI's word says
+    less: past an upper non-critical threshold (80 °C over 75) FreeIPMI prints "Nominal" with the
+    event "At or Above (>=) Upper Non-Critical Threshold". At or past a critical (or
+    non-recoverable) threshold: Critical; at or past a non-critical one: Warning."""
+    if s.state == "Critical" or s.reading is None:
+        return s.state
+    t, r = s.thresholds, s.reading
+
+    def past(upper: str, lower: str) -> bool:
+        return (upper in t and r >= t[upper]) or (lower in t and r <= t[lower])
+
+    if past("Upper C", "Lower C") or past("Upper NR", "Lower NR"):
+        return "Critical"
+    if s.state == "Warning" or past("Upper NC", "Lower NC"):
+        return "Warning"
+    return s.state
 
 
 def _events(value: str) -> tuple[str, ...]:

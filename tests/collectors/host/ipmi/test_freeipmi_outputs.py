@@ -174,3 +174,46 @@ def test_a_servers_dcmi_draw_is_a_source_of_the_labs_energy_kept_across_a_restar
     now[0] += 60
     state = again.collect().state
     assert state is not None and state.bmcs[0].energy_joules == 120.0 * 60 * 2
+
+
+# As FreeIPMI prints a reading past a non-critical threshold: the state word stays "Nominal" and
+# only the event says it (ipmi-sensors(8); seen against OpenIPMI's ipmi_sim).
+PAST_THRESHOLDS = """ID,Name,Type,State,Reading,Units,Lower NR,Lower C,Lower NC,Upper NC,Upper C,Upper NR,Event
+1,CPU Temp,Temperature,Nominal,80.00,C,N/A,N/A,N/A,75.00,90.00,N/A,'At or Above (>=) Upper Non-Critical Threshold'
+2,12V,Voltage,Nominal,11.44,V,N/A,11.00,11.63,12.40,12.60,N/A,'At or Below (<=) Lower Non-Critical Threshold'
+3,Switch Temp,Temperature,Nominal,95.00,C,N/A,N/A,N/A,80.00,90.00,N/A,'At or Above (>=) Upper Critical Threshold'
+4,FAN1,Fan,Nominal,5400.00,RPM,N/A,600.00,900.00,N/A,N/A,N/A,'OK'
+5,FAN2,Fan,Nominal,nan,RPM,N/A,600.00,900.00,N/A,N/A,N/A,'OK'
+"""
+
+
+def _collected(text: str, tmp_path: Path):  # type: ignore[no-untyped-def]
+    from collectors.base import CommandResult
+
+    answers = {"--info": fixture("sel-info.txt"), "--get-system-power-statistics": fixture("written__dcmi-power.txt"),
+               "--output-event-state": fixture("sel.csv"), "--output-sensor-state": text}
+
+    def runner(argv: list[str], timeout: float) -> CommandResult:
+        return CommandResult(tuple(argv), 0, next(t for f, t in answers.items() if f in argv).encode(), b"")
+
+    return IpmiCollector(IpmiConfig(local="on", work_dir=tmp_path / "ipmi"), runner=runner).collect()  # type: ignore[arg-type]
+
+
+def test_a_reading_past_its_own_thresholds_warns_or_is_critical_though_freeipmi_says_nominal(tmp_path: Path) -> None:
+    r = _collected(PAST_THRESHOLDS, tmp_path)
+    states = {s.name: s.state for s in r.state.bmcs[0].sensors}
+    assert states == {"CPU Temp": "Warning", "12V": "Warning", "Switch Temp": "Critical", "FAN1": "Nominal",
+                      "FAN2": "Nominal"}
+    rules = {(f.rule, f.subject) for f in findings.findings(r.state, Judging(host="h"))}
+    assert {("ipmi_sensor_warning", "local/CPU Temp"), ("ipmi_sensor_warning", "local/12V"),
+            ("ipmi_sensor_critical", "local/Switch Temp")} <= rules
+
+
+def test_one_value_that_is_not_a_number_leaves_every_other_sensor_read_and_is_said(tmp_path: Path) -> None:
+    r = _collected(PAST_THRESHOLDS, tmp_path)
+    sensors = {s.name: s for s in r.state.bmcs[0].sensors}
+    assert len(sensors) == 5 and sensors["FAN2"].reading is None and sensors["FAN1"].reading == 5400.0
+    assert r.state.bmcs[0].up
+    assert [w for w in r.warnings if "not a number" in w and "FAN2" in w]
+    with pytest.raises(ParseError, match="FAN2"):
+        parse_sensors(PAST_THRESHOLDS)  # without `bad`, as before: the line quoted
