@@ -44,7 +44,8 @@ class Inbox:
         self.by_topic: dict[str, list[tuple[Meter, Callable[[bytes], Reading]]]] = {}
         self.meters: dict[str, Meter] = {}
         for p in plugs:
-            m = Meter(p.name, p.kind, p.quiet_limit(), integrated=p.kind == "mqtt" and not p.energy_path)
+            m = Meter(p.name, p.kind, p.quiet_limit(), integrated=p.kind == "mqtt" and not p.energy_path,
+                      max_watts=p.max_watts, started=clock())
             self.meters[p.name] = m
             self.by_topic.setdefault(p.subscription(), []).append((m, parser(p)))
         self.broker_error: str | None = "not connected yet"

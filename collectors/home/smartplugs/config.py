@@ -25,6 +25,9 @@ class Plug(Strict):
     energy_path: str | None = None  # mqtt: where its energy counter is; none: integrated from watts
     energy_unit: Literal["Wh", "kWh", "J"] = "kWh"
     silent_after: Seconds | None = None  # default by kind: SILENT_AFTER
+    # The most the plug can pass (16 A at 230 V): its counter rising faster, or falling and coming
+    # back, is a bad read, never energy (a counter flapping 1,000,000 Wh / 0 booked 10,000 kWh).
+    max_watts: Annotated[float, Field(gt=0)] = 3680.0
 
     @model_validator(mode="after")
     def _paths(self) -> Plug:

@@ -86,12 +86,14 @@ DESK = {"name": "desk", "kind": "tasmota", "topic": "desk-plug"}
 
 
 def test_shelly_and_tasmota_payloads_give_watts_and_energy(broker: Broker, plugs: Plugs) -> None:
-    c = collector(broker.port, RACK, DESK)
+    now = [1_000_000.0]  # a plug reports every 30-60 s: its counter may rise by what 3,680 W make in that
+    c = collector(broker.port, RACK, DESK, clock=lambda: now[0])
     plugs.say("shellyplugpm-rack/status/switch:0", shelly(48.5, 1000.0))
     plugs.say("tele/desk-plug/SENSOR", tasmota(31, 12.345))
     views = until(c, lambda v: v["rack"].watts is not None and v["desk"].watts is not None)
     assert (views["rack"].watts, views["desk"].watts) == (48.5, 31.0)
     assert (views["rack"].energy_joules, views["desk"].energy_joules) == (0.0, 0.0)  # counted from here on
+    now[0] += 60
     plugs.say("shellyplugpm-rack/status/switch:0", shelly(50.0, 1012.5))
     plugs.say("tele/desk-plug/SENSOR", tasmota(33, 12.395))
     views = until(c, lambda v: v["rack"].watts == 50.0 and v["desk"].watts == 33.0)
@@ -103,13 +105,15 @@ def test_shelly_and_tasmota_payloads_give_watts_and_energy(broker: Broker, plugs
 
 
 def test_a_plug_that_reboots_loses_no_energy_and_a_restart_of_rackpulse_neither(broker: Broker, plugs: Plugs) -> None:
-    c = collector(broker.port, RACK)
+    now = [1_000_000.0]
+    c = collector(broker.port, RACK, clock=lambda: now[0])
     topic = "shellyplugpm-rack/status/switch:0"
     for apower, total in ((40.0, 100.0), (41.0, 150.0), (42.0, 5.0)):  # the third: rebooted, counting from 0
         plugs.say(topic, shelly(apower, total))
         views = until(c, lambda v, a=apower: v["rack"].watts == a)
+        now[0] += 60
     assert views["rack"].energy_joules == pytest.approx(55 * WH)  # 50 before the reboot, 5 after
-    again = collector(broker.port, RACK)
+    again = collector(broker.port, RACK, clock=lambda: now[0])
     again.restore(load(SmartplugsState, dump(c.collect().state)))  # type: ignore[arg-type]
     plugs.say(topic, shelly(43.0, 7.0))
     views = until(again, lambda v: v["rack"].watts == 43.0)
@@ -157,12 +161,46 @@ def test_a_generic_topic_without_a_counter_is_integrated_from_its_watts(broker: 
 
 
 def test_a_broker_that_is_down_stalls_nothing_and_every_plug_is_no_data() -> None:
-    c = collector(free_port(), RACK, DESK)  # nothing listens there
+    now = [1_000_000.0]
+    c = collector(free_port(), RACK, DESK, clock=lambda: now[0])  # nothing listens there
     t0 = time.monotonic()
     result = c.collect()
     assert time.monotonic() - t0 < c.cfg.timeout  # within its run budget: nothing waits on the network
     state = result.state
     assert isinstance(state, SmartplugsState)
+    # not "no data yet" 5 s after the start: only once silent_after has passed since
+    assert not any(p.silent for p in state.plugs) and all(p.watts is None for p in state.plugs)
+    assert [f for f in findings.findings(state, Judging(host="nas")) if f.rule == "smartplug_silent"] == []
+    now[0] += 901  # past both kinds' silent_after (300 s, 900 s)
+    state = c.collect().state
+    assert isinstance(state, SmartplugsState)
     assert all(p.silent and p.watts is None for p in state.plugs)
     texts = [f.text for f in findings.findings(state, Judging(host="nas"))]
     assert "smart plug rack: no data yet" in texts and any(t.startswith("smart plugs: ") for t in texts)
+
+
+def test_a_counter_that_flaps_or_jumps_books_no_more_than_the_plug_can_pass_and_watts_below_zero_none() -> None:
+    """Fed directly (no broker): a Shelly counter alternating 1,000,000 Wh / 0 every 2 s booked
+    10,000 kWh in 20 s; -1,000,000 W for 10 s booked -6.26 kWh."""
+    from collectors.home.smartplugs.meter import SETTLE, Meter
+    from collectors.home.smartplugs.payloads import Reading
+
+    m = Meter("rack", "shelly", 300.0, integrated=False, max_watts=3680.0, started=0.0)
+    booked, said = [], []
+    for i in range(10):
+        m.update(Reading(50.0, (1_000_000.0 if i % 2 == 0 else 0.0) * WH), 2.0 * i)
+        booked.append(m.energy or 0.0)
+        said.append(m.error or "")
+    assert max(booked) <= 3680.0 * 20 + 3600.0 and booked == sorted(booked)  # never falls
+    assert sum("bad read" in e for e in said) == 4  # each rise back to 1,000,000 Wh
+    m2 = Meter("desk", "mqtt", 120.0, integrated=True, max_watts=3680.0, started=0.0)
+    for t in range(0, 11, 1):
+        m2.update(Reading(-1_000_000.0, None), float(t))
+    assert (m2.energy or 0.0) >= 0.0 and m2.watts is None and "bad read" in (m2.error or "")
+    m3 = Meter("new", "shelly", 300.0, integrated=False, started=0.0)  # a plug replaced: its counter stays
+    m3.update(Reading(10.0, 100.0 * WH), 0.0)
+    for i in range(1, SETTLE + 1):
+        m3.update(Reading(10.0, 5_000_000.0 * WH), 60.0 * i)
+    assert m3.counter == 5_000_000.0 * WH and (m3.energy or 0.0) < 10 * WH  # new base, the jump not booked
+    m3.update(Reading(10.0, 5_000_001.0 * WH), 60.0 * (SETTLE + 1))
+    assert m3.energy == pytest.approx(1 * WH, abs=1e-6)
