@@ -49,7 +49,10 @@ def findings(state: FrrState, judging: Judging) -> list[Finding]:
             text = (f"BGP peer {p.peer} ({p.description or p.remote_as}) {afi_words(p.afi)} down ({p.state})"
                     + (f", last reset: {p.last_reset}" if p.last_reset else "")
                     + (f"; its BFD session is {p.bfd}" if p.bfd and p.bfd != "up" else ""))
-            out.append(Finding(BAD if all_down else WARN, text, "bgp_peer_down", subject, labels(p)))
+            # one level for the tile, /network and the alert: a warning while other peers carry
+            # the routes, critical when none does (the alert said critical while the tile said warning)
+            out.append(Finding(BAD if all_down else WARN, text, "bgp_peer_down", subject, labels(p),
+                               severity="critical" if all_down else "warning"))
             continue
         if p.bfd and p.bfd not in ("up", "shutdown", "adm-down"):
             out.append(Finding(WARN, f"BGP peer {p.peer} is Established but its BFD session is {p.bfd}: the path "

@@ -143,3 +143,20 @@ def test_vtyshs_ways_of_failing_become_one_clear_error(res: CommandResult, messa
 def test_permission_denied_with_output_still_gives_the_output() -> None:
     assert check_vtysh(run(0, out="{}", err="Permission denied on one socket"), "summary") == "{}"
     assert check_vtysh(run(0, out="{\"a\": 1}"), "summary") == "{\"a\": 1}"
+
+
+def test_a_peer_down_is_one_level_for_the_tile_and_the_alert_warning_while_others_carry_the_routes() -> None:
+    """The demo showed bgp_peer_down critical in /alerts while the BGP tile and /network said warning."""
+    from app.alerting.engine import Condition, Rule, evaluate
+    from collectors.findings import BAD, WARN, Judging
+    from collectors.network.frr.findings import findings
+    from collectors.network.frr.state import FrrState, Peer
+
+    a = Peer(vrf="default", afi="ipv4Unicast", peer="10.0.0.2", state="Active", up=False)
+    b = Peer(vrf="default", afi="ipv4Unicast", peer="10.0.0.3", state="Established", up=True)
+    rule = {"bgp_peer_down": Rule("bgp_peer_down", "critical", 0)}
+    for peers, level, severity in (([a, b], WARN, "warning"), ([a, b.model_copy(update={"up": False})], BAD, "critical")):
+        (f, *_) = [f for f in findings(FrrState(peers=peers), Judging(host="h")) if f.rule == "bgp_peer_down"]
+        assert (f.level, f.severity) == (level, severity)
+        states, _ = evaluate([Condition(f.rule, f.subject, f.text, {}, f.severity)], rule, {}, 1000.0, set())
+        assert {s.severity for s in states.values()} == {severity}
