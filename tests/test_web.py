@@ -703,3 +703,13 @@ def test_every_charts_box_has_its_title_and_what_it_draws_from_the_first_paint(t
         # (the last 24 hours, or the hour an alert of the shared app's story asks for)
         assert re.search(rf'<p class="chart-loading"><strong>{re.escape(title)}</strong><br><span class="muted">'
                          r"drawing the last (24 hours|hour)…", inside), (path, title)
+
+
+def test_hosts_names_this_servers_level_in_words_and_says_which_is_this_server(tmp_path: Path) -> None:
+    """The failing demo host's card read "✖ THIS SERVER"; /collectors said "✔ up (source absent)"."""
+    text = fetch(demo_app(tmp_path, 80), "/hosts").text
+    card = text.split('id="host-demo-nas"', 1)[1].split("</a>", 1)[0]
+    assert "</span> failing</span>" in card and "(this server)" in card
+    assert "</span> this server</span>" not in card
+    collectors = fetch(demo_app(tmp_path, 80), "/collectors").text
+    assert "up (source absent)" not in collectors
