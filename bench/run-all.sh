@@ -27,3 +27,4 @@ $PY bench/ingest_memory.py
 $PY bench/energy_page.py
 $PY bench/sparklines.py
 $PY bench/demo_cpu.py
+$PY bench/demo_rss.py

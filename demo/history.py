@@ -118,6 +118,9 @@ def seed_everything(store: Any, now: int, days_5m: int = DAYS_5M, days_1h: int =
     specs = specs if specs is not None else {**all_metric_specs(), **SELF_METRICS}
     rng = random.Random(7)
     rows: dict[int, list[dict[str, Any]]] = {RES_5M: [], RES_1H: []}
+    # Written in batches as they are made, never held whole: the 1.36 million rows as dicts in one
+    # list were +563 MB of the demo's peak (559-561 MB).
+    batch_rows = 100_000
     seeded = 0
     span = days_1h * 86400
     rate_of = rates(store)
@@ -140,6 +143,9 @@ def seed_everything(store: Any, now: int, days_5m: int = DAYS_5M, days_1h: int =
                 rows[res].append({"series_id": sid, "bucket": ts // res, "vmin": min(lo, avg), "vavg": avg,
                                   "vmax": max(hi, avg), "n": res // 30})
         seeded += 1
+        if len(rows[RES_5M]) + len(rows[RES_1H]) >= batch_rows:
+            store.import_rollups(rows, {})
+            rows = {RES_5M: [], RES_1H: []}
     store.import_rollups(rows, {RES_5M: now // RES_5M * RES_5M, RES_1H: now // RES_1H * RES_1H})
     return seeded
 
@@ -184,5 +190,8 @@ def seed_history(store: Any, now: float | None = None, days: int = 30) -> int:
                 rows[res].append(row)
                 if res == RES_5M:
                     hours.setdefault(ts // RES_1H, []).append(row)
+        if len(rows[RES_5M]) + len(rows[RES_1H]) >= 100_000:  # in batches, as seed_everything
+            store.import_rollups(rows, {})
+            rows = {RES_5M: [], RES_1H: []}
     store.import_rollups(rows, {RES_5M: now // RES_5M * RES_5M, RES_1H: now // RES_1H * RES_1H})
     return len(ids)

@@ -63,3 +63,28 @@ def test_a_demo_file_that_already_says_the_same_is_not_written_again(tmp_path: P
     assert path.stat().st_ino == inode  # left alone: a rewrite renames a new file over it
     atomic_write(path, "two\n")
     assert path.stat().st_ino != inode and path.read_text() == "two\n"
+
+
+def test_the_demos_past_is_written_in_batches_never_held_whole() -> None:
+    """1.36 million rollup rows as dicts in one list were +563 MB of the demo's 557-561 MB peak
+    (bench/demo_rss.py: 177 MB with batches)."""
+    from demo.history import seed_everything
+
+    class Store:  # what seed_everything asks of a store, and what it was handed
+        engine = None
+        batches: list[int] = []
+
+        def import_rollups(self, rows, folded):  # type: ignore[no-untyped-def]
+            self.batches.append(sum(len(v) for v in rows.values()))
+
+    store = Store()
+    import demo.history as h
+
+    latest = {i: ("rackpulse_disk_temperature_celsius", 30.0) for i in range(400)}
+    real_latest, real_rates = h.latest_values, h.rates
+    h.latest_values, h.rates = (lambda s: latest), (lambda s: {})  # type: ignore[assignment]
+    try:
+        assert seed_everything(store, 1_800_000_000) == 400
+    finally:
+        h.latest_values, h.rates = real_latest, real_rates
+    assert len(store.batches) > 2 and max(store.batches) < 120_000 and sum(store.batches) > 500_000
