@@ -40,6 +40,15 @@ class State(Record):
     instead of being misread."""
 
     version: ClassVar[int] = 1
+    # A plug-in that reads several sources (BMCs, UPSes, endpoints, plugs) names the finding label
+    # that says which source a finding is about ("bmc"), and says which sources it could not read
+    # this run (unreadable_sources): the alert engine holds their firing alerts, as it holds a
+    # whole collector's that cannot read its source (a BMC that went away read as "fixed").
+    source_label: ClassVar[str] = ""
+
+    def unreadable_sources(self) -> dict[str, float | None]:
+        """Source -> when it was last read (None: never), for those this run could not read."""
+        return {}
 
 
 S = TypeVar("S", bound=State)

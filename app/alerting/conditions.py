@@ -53,6 +53,36 @@ def held(down: Iterable[Any], previous: dict[tuple[str, str], AlertState], prese
     return out
 
 
+def held_sources(snap: Any, previous: dict[tuple[str, str], AlertState], present: set[tuple[str, str]]
+                 ) -> list[Condition]:
+    """The same hold for one source of a plug-in that reads several: the firing alerts whose
+    finding named a source (its state's source_label) that this run could not read stay as they
+    were, marked "(held: <source> unreachable since HH:MM)". The plug-in's own "unreachable"
+    finding for the source stands beside them."""
+    out: list[Condition] = []
+    by_plugin: dict[str, tuple[str, dict[str, float | None]]] = {}
+    for name in plugins():
+        state = snap.states.get(name)
+        if state is not None and type(state).source_label and (gone := state.unreadable_sources()):
+            by_plugin[name] = (type(state).source_label, gone)
+    if not by_plugin:
+        return out
+    for key, old in previous.items():
+        plugin = RULE_SOURCES.get(old.rule)
+        if old.state != "firing" or key in present or plugin not in by_plugin:
+            continue
+        label, gone = by_plugin[plugin]
+        source = old.labels.get(label)
+        if source not in gone:
+            continue
+        since = gone[source]
+        when = time.strftime("%H:%M", time.localtime(since)) if since else "its start"
+        summary = old.summary.split(" (held: ")[0]
+        out.append(Condition(old.rule, old.subject, f"{summary} (held: {source} unreachable since {when})",
+                             dict(old.labels), old.severity))
+    return out
+
+
 OPS = {">": operator.gt, "<": operator.lt, ">=": operator.ge, "<=": operator.le, "==": operator.eq,
        "!=": operator.ne}
 
@@ -96,6 +126,8 @@ class Conditions:
                                      {"host": host, "collector": st.name}))
         if down and previous:
             out += held(down, previous, {(c.rule, c.subject) for c in out})
+        if previous:
+            out += held_sources(snap, previous, {(c.rule, c.subject) for c in out})
         out += self._user(snap, user_rules, previous or {})
         return out
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -74,3 +75,36 @@ def test_a_heat_pump_fault_stays_firing_while_the_isg_is_silent_and_its_values_l
     finally:
         sim.stop()
         coll.close()
+
+
+def test_a_bmc_that_stops_answering_holds_its_alerts_while_the_other_sources_are_read() -> None:
+    """IPMI, one BMC of two: the simulated BMC fired "PSU2 status: power supply failure"; it was
+    stopped; 30 s later the webhook said RESOLVED. One source of a plug-in that reads several is
+    held as a whole collector is."""
+    from collectors.host.ipmi.state import BmcView, IpmiState, Sensor
+
+    now = time.time()
+    psu = Sensor(name="PSU2 Status", type="Power Supply", state="Critical", events=["Power Supply Failure detected"])
+    fine = BmcView(name="r720", up=True, last_read=now, sensors=[Sensor(name="CPU Temp", type="Temperature",
+                                                                        state="Nominal", reading=40.0)])
+    snap = Snapshot(host="demo-nas")
+    snap.states["ipmi"] = IpmiState(bmcs=[BmcView(name="switch", up=True, last_read=now - 30, sensors=[psu]), fine])
+    conds = Conditions().build(snap, now=now - 30)
+    states, _ = evaluate(conds, BUILTIN, {}, now - 30)
+    fired = {k: replace(s, state="firing", fired_at=now - 30) for k, s in states.items()}
+    assert ("ipmi_sensor_critical", "switch/PSU2 Status") in fired
+
+    snap = Snapshot(host="demo-nas")  # the next run: the switch's BMC does not answer
+    snap.states["ipmi"] = IpmiState(bmcs=[BmcView(name="switch", up=False, error="connection timed out",
+                                                  last_read=now - 30), fine])
+    conds = Conditions().build(snap, previous=fired, now=now)
+    states, events = evaluate(conds, BUILTIN, fired, now)
+    assert [e for e in events if e.kind == "resolved"] == []
+    held = next(c for c in conds if c.subject == "switch/PSU2 Status")
+    assert "(held: switch unreachable since " in held.summary
+    assert states[("ipmi_sensor_critical", "switch/PSU2 Status")].state == "firing"
+
+    snap = Snapshot(host="demo-nas")  # it answers again, the PSU replaced: now it resolves
+    snap.states["ipmi"] = IpmiState(bmcs=[BmcView(name="switch", up=True, last_read=now + 30), fine])
+    _, events = evaluate(Conditions().build(snap, previous=states, now=now + 30), BUILTIN, states, now + 30)
+    assert ("resolved", "ipmi_sensor_critical") in [(e.kind, e.alert.rule) for e in events]

@@ -146,7 +146,8 @@ class IpmiCollector(Collector):
             recent, held, last_id = self._sel(scan, info.entries, last)
             power = None if name in self._no_dcmi else self._power(scan, name)
         joules = self._energy.add(name, power, self.clock()) if power is not None else self._energy.energy.get(name)
-        return BmcView(name=name, remote=bmc is not None, up=True, sensors=sensors, power_watts=power, energy_joules=joules,
+        return BmcView(name=name, remote=bmc is not None, up=True, last_read=self.clock(), sensors=sensors,
+                       power_watts=power, energy_joules=joules,
                        sel_entries=info.entries, sel_used_ratio=info.used_ratio, sel_last_id=last_id,
                        recent=recent, held=held)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from collectors.state import Record, State
 
 
@@ -40,8 +42,13 @@ class BmcView(Record):
     sel_last_id: int | None = None  # the last record read: the next poll asks for what came after
     recent: list[SelEvent] = []  # the SEL's latest entries, newest last (the section's list)
     held: list[SelEvent] = []  # critical and warning entries read within sel_hold: findings
+    last_read: float | None = None  # when it last answered
 
 
 class IpmiState(State):
     bmcs: list[BmcView] = []
     sel_full_ratio: float | None = 0.9
+    source_label: ClassVar[str] = "bmc"
+
+    def unreadable_sources(self) -> dict[str, float | None]:
+        return {b.name: b.last_read for b in self.bmcs if not b.up}
