@@ -76,10 +76,9 @@ def held_sources(snap: Any, previous: dict[tuple[str, str], AlertState], present
         if source not in gone:
             continue
         since = gone[source]
-        when = time.strftime("%H:%M", time.localtime(since)) if since else "its start"
+        why = f"unreachable since {time.strftime('%H:%M', time.localtime(since))}" if since else "cannot be read now"
         summary = old.summary.split(" (held: ")[0]
-        out.append(Condition(old.rule, old.subject, f"{summary} (held: {source} unreachable since {when})",
-                             dict(old.labels), old.severity))
+        out.append(Condition(old.rule, old.subject, f"{summary} (held: {source} {why})", dict(old.labels), old.severity))
     return out
 
 

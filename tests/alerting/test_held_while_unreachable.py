@@ -108,3 +108,27 @@ def test_a_bmc_that_stops_answering_holds_its_alerts_while_the_other_sources_are
     snap.states["ipmi"] = IpmiState(bmcs=[BmcView(name="switch", up=True, last_read=now + 30), fine])
     _, events = evaluate(Conditions().build(snap, previous=states, now=now + 30), BUILTIN, states, now + 30)
     assert ("resolved", "ipmi_sensor_critical") in [(e.kind, e.alert.rule) for e in events]
+
+
+def test_a_backup_servers_datastore_whose_snapshots_answer_403_holds_its_verify_alert() -> None:
+    """PBS: when only .../snapshots answered 403, pbs_verify_failed store1/ct/101 was RESOLVED, then
+    fired again as a new episode once readable."""
+    from collectors.host.pbs.state import PbsDatastore, PbsGroup, PbsState
+
+    now = time.time()
+    store = PbsDatastore(name="store1", total_bytes=100.0, used_bytes=10.0)
+    snap = Snapshot(host="demo-nas")
+    snap.states["pbs"] = PbsState(datastores=[store], groups=[PbsGroup(store="store1", type="ct", id="101",
+                                                                       last_backup=now - 3600, verified="failed")])
+    states, _ = evaluate(Conditions().build(snap, now=now - 60), BUILTIN, {}, now - 60)
+    fired = {k: replace(s, state="firing", fired_at=now - 60) for k, s in states.items()}
+    assert ("pbs_verify_failed", "store1/ct/101") in fired
+    snap = Snapshot(host="demo-nas")
+    denied = ("the token monitor@pbs!rackpulse lacks Datastore.Audit on /datastore/store1, so "
+              "/admin/datastore/store1/snapshots cannot be read: proxmox-backup-manager acl update ...")
+    snap.states["pbs"] = PbsState(datastores=[store], groups=[PbsGroup(store="store1", type="ct", id="101",
+                                                                       last_backup=now - 3600)], denied=[denied])
+    conds = Conditions().build(snap, previous=fired, now=now)
+    _, events = evaluate(conds, BUILTIN, fired, now)
+    assert [e for e in events if e.kind == "resolved"] == []
+    assert "(held: store1 cannot be read now)" in next(c for c in conds if c.subject == "store1/ct/101").summary

@@ -3,6 +3,9 @@ snapshot and whether it verified, and the verify, sync, prune and garbage collec
 
 from __future__ import annotations
 
+import re
+from typing import ClassVar
+
 from collectors.state import Record, State
 
 
@@ -61,3 +64,13 @@ class PbsState(State):
     denied: list[str] = []
     snapshot_max_age: float | None = None
     ignore: list[str] = []  # the groups not judged (the collector's ignore)
+    source_label: ClassVar[str] = "store"
+
+    def unreadable_sources(self) -> dict[str, float | None]:
+        """Datastores that cannot be read, or whose groups or snapshots the token was refused (only
+        `.../snapshots` answering 403 resolved pbs_verify_failed, then it fired again as new)."""
+        out: dict[str, float | None] = {d.name: None for d in self.datastores if d.error}
+        for words in self.denied:
+            if m := re.search(r"/admin/datastore/([^/\s]+)/", words):
+                out[m.group(1)] = None
+        return out
