@@ -66,7 +66,9 @@ def hup_and_wait(proc: Any, log: Path, said: str, before: int) -> str:
     return wait_for(new_part, 60, said)
 
 
-def test_sighup_applies_a_new_config_and_keeps_history_states_and_alert_episodes(tmp_path: Path) -> None:
+def serving(tmp_path: Path) -> tuple[Any, int, Sink, Path, Path]:
+    """A host tree with a rebuilding md array and a bond with a slave down, and `serve` on it:
+    (process, port, sink, config path, log)."""
     (tmp_path / "host" / "proc" / "net" / "bonding").mkdir(parents=True)
     shutil.copy(FIXTURES / "mdstat" / "nagios-plugin-check_raid__mdadm__white-mdstat", tmp_path / "host/proc/mdstat")
     shutil.copy(FIXTURES / "bonding" / "telegraf__proc_net_bonding__active-backup_slave-down",
@@ -74,7 +76,11 @@ def test_sighup_applies_a_new_config_and_keeps_history_states_and_alert_episodes
     port, sink = free_port(), Sink()
     path, log = tmp_path / "rackpulse.toml", tmp_path / "serve.log"
     path.write_text(to_toml(config(tmp_path, port, sink)))
-    proc = rackpulse("serve", "--config", str(path), log=log)
+    return rackpulse("serve", "--config", str(path), log=log), port, sink, path, log
+
+
+def test_sighup_applies_a_new_config_and_keeps_history_states_and_alert_episodes(tmp_path: Path) -> None:
+    proc, port, sink, path, log = serving(tmp_path)
     base = f"http://127.0.0.1:{port}"
 
     def active() -> dict[tuple[str, str], dict[str, Any]]:

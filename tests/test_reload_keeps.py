@@ -20,10 +20,8 @@ import pytest
 from app.judge import Judge, Thresholds
 from app.reload import SETTLE_PAUSE, SETTLE_SECONDS, SETTLE_TRIES, settled_text
 from app.scheduler import Scheduler, Snapshot
-from tests.agent_hosts import get_json, rackpulse, stop, to_toml, wait_for
-from tests.alerting.sink import Sink
-from tests.peers import free_port
-from tests.test_reload import FIXTURES, INTERVAL, config
+from tests.agent_hosts import get_json, stop, to_toml, wait_for
+from tests.test_reload import INTERVAL, config, serving
 from tests.test_scheduler import Fake
 
 
@@ -82,16 +80,7 @@ def test_a_file_written_in_pieces_is_read_once_it_stops_changing(tmp_path: Path)
 
 
 def test_a_sighup_while_the_file_is_half_written_applies_the_whole_file(tmp_path: Path) -> None:
-    import shutil
-
-    (tmp_path / "host" / "proc" / "net" / "bonding").mkdir(parents=True)
-    shutil.copy(FIXTURES / "mdstat" / "nagios-plugin-check_raid__mdadm__white-mdstat", tmp_path / "host/proc/mdstat")
-    shutil.copy(FIXTURES / "bonding" / "telegraf__proc_net_bonding__active-backup_slave-down",
-                tmp_path / "host/proc/net/bonding/bond0")
-    port, sink = free_port(), Sink()
-    path, log = tmp_path / "rackpulse.toml", tmp_path / "serve.log"
-    path.write_text(to_toml(config(tmp_path, port, sink)))
-    proc = rackpulse("serve", "--config", str(path), log=log)
+    proc, port, sink, path, log = serving(tmp_path)
     try:
         wait_for(lambda: get_json(f"http://127.0.0.1:{port}/api/state")["states"].get("mdraid"), 60, "mdraid read")
         new = to_toml(config(tmp_path, port, sink, **{"collectors.bonding": {"enabled": True, "interval": INTERVAL}}))
