@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import getpass
+import logging
 import os
 import re
 import sys
@@ -90,10 +91,22 @@ def run(cfg: Config, user: str, out: TextIO = sys.stdout) -> int:
     if os.geteuid() == 0:
         print("  you are root: the service's user may read less. Run it as that user: "
               f"sudo -u {user} rackpulse doctor --config {cfg.source or '...'}", file=out)
+    else:
+        user = me  # the grants name the user it runs as (they named "rackpulse" for anyone)
     recorder = Recorder()
     colls = build_collectors(cfg, recorder, host=host_context(cfg, host_bays(cfg)))
     snap = Snapshot(host=cfg.host)
-    asyncio.run(Scheduler(colls, cfg.schedules(colls), snap).run_all_once())
+    # the report says what each collector could not read: the scheduler's own ERROR lines above
+    # its header said it again, in another voice
+    loggers = [logging.getLogger(n) for n in ("rackpulse", "collectors")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL)
+    try:
+        asyncio.run(Scheduler(colls, cfg.schedules(colls), snap).run_all_once())
+    finally:
+        for lg, was in zip(loggers, levels, strict=True):
+            lg.setLevel(was)
     wanted = list(needed(cfg))
     missing = 0
     for name, st in snap.statuses.items():

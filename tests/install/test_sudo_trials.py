@@ -145,3 +145,28 @@ def test_the_ipmi_sdr_cache_is_granted_in_the_collectors_own_work_directory_alon
     finally:
         DROP_IN.unlink(missing_ok=True)
         subprocess.run(["userdel", USER], capture_output=True)
+
+
+def test_doctor_names_the_user_it_runs_as_in_its_grants_and_logs_nothing_above_its_report(
+        tools: dict[str, str], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """Run as the service's own user (not root), its grant line named "rackpulse" whoever ran it,
+    under an ERROR log line from the scheduler."""
+    import getpass
+    import io
+    import logging
+
+    from app.install import doctor
+
+    refusing = Path(tools["top"]) / "smartctl"
+    refusing.write_text("#!/bin/sh\necho 'Smartctl open device: /dev/sda failed: Permission denied' >&2\nexit 2\n")
+    cfg = _config(Path(tools["top"]), str(refusing), tools["mdadm"])
+    monkeypatch.setattr(os, "geteuid", lambda: 1234)
+    monkeypatch.setattr(getpass, "getuser", lambda: "nas-monitor")
+    out = io.StringIO()
+    with caplog.at_level(logging.DEBUG):
+        assert doctor.run(cfg, "rackpulse", out) == 1  # type: ignore[arg-type]
+    report = out.getvalue()
+    assert "rackpulse doctor: as nas-monitor (uid 1234)" in report
+    grants = [line for line in report.splitlines() if "grant: " in line and "NOPASSWD" in line]
+    assert grants and all("grant: nas-monitor ALL=(root)" in g for g in grants), report
+    assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
