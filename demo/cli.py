@@ -110,21 +110,27 @@ def _run(args: argparse.Namespace, root: Path) -> int:
     # an hour `collector openvpn down: status file is 2874s old` fired on a host said to be fine.
     calm = demo.Driver(root / AGENT_HOST, speed=0.0)
     calm.start()
+    seeding = threading.Event()  # set: the history's writer stops between series
+    seeders: list[threading.Thread] = []
 
     def setup(app: Any) -> None:
         if app.state.scheduler is not None:
             demo.attach_simulations(app.state.scheduler.collectors, root)
         app.state.runtime.notice = ("History loading: the charts' past (two days, a month) is being written; "
                                     "live values are here already.")
-        threading.Thread(target=_seed, args=(app.state.runtime, cfg, root, db_url, args.speed, t0),
-                         name="demo-history", daemon=True).start()
+        seeder = threading.Thread(target=_seed, args=(app.state.runtime, cfg, root, db_url, args.speed, t0, seeding),
+                                  name="demo-history", daemon=True)
+        seeders.append(seeder)
+        seeder.start()
         threading.Thread(target=announce, args=(f"http://127.0.0.1:{args.port}/", t0, args.speed),
                          name="demo-announce", daemon=True).start()
 
     try:
         return serve_config(cfg, setup)
     finally:
-        # Everything that writes into root stops before root is removed.
+        # Everything that writes into root stops before root is removed: a history still being
+        # written made its database's journal again after the folder was removed (CI, stop 69).
+        seeding.set()
         agent.terminate()
         try:
             agent.wait(10)
@@ -135,6 +141,8 @@ def _run(args: argparse.Namespace, root: Path) -> int:
             d.join(5)
         for peer in (upsd, isg, fake_docker, pve, pbs):
             peer.stop()
+        for seeder in seeders:
+            seeder.join(30)  # one batch at most
 
 
 def _port(wanted: int) -> int:
@@ -145,7 +153,8 @@ def _port(wanted: int) -> int:
     return port
 
 
-def _seed(runtime: Any, cfg: Any, root: Path, db_url: str, speed: float, t0: float) -> None:
+def _seed(runtime: Any, cfg: Any, root: Path, db_url: str, speed: float, t0: float,
+          stop: threading.Event) -> None:
     """Every series' past (two days of 5-minute rollups, a month of hourly ones), in the
     background while the demo serves: the pages say so until it is there."""
     from app.storage.db import make_engine
@@ -156,8 +165,10 @@ def _seed(runtime: Any, cfg: Any, root: Path, db_url: str, speed: float, t0: flo
     try:
         store = Store(engine, cfg.host)
         started = int(first_round(cfg, root, store, speed=speed, advance=False))
-        seed_history(store, now=started)
-        n = seed_everything(store, now=started)
+        seed_history(store, now=started, stop=stop)
+        n = seed_everything(store, now=started, stop=stop)
+        if stop.is_set():
+            return
     except Exception as exc:  # noqa: BLE001 - the live demo goes on without its past
         runtime.notice = None
         print(f"rackpulse demo: history not seeded ({type(exc).__name__}: {exc}); live data only", flush=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import random
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -112,9 +113,11 @@ def value_at(kind: str, size: float, now_value: float, ts: int, now: int, span: 
 
 
 def seed_everything(store: Any, now: int, days_5m: int = DAYS_5M, days_1h: int = DAYS_1H,
-                    specs: Mapping[str, MetricSpec] | None = None, skip: set[int] | None = None) -> int:
+                    specs: Mapping[str, MetricSpec] | None = None, skip: set[int] | None = None,
+                    stop: threading.Event | None = None) -> int:
     """Rollups before `now` for every series of the store's host with a sample; returns how many
-    series. Buckets that exist already (a disk's year) are left as they are."""
+    series. Buckets that exist already (a disk's year) are left as they are. A set `stop` ends it
+    between series (the demo stopping: its folder is removed only once nothing writes there)."""
     specs = specs if specs is not None else {**all_metric_specs(), **SELF_METRICS}
     rng = random.Random(7)
     rows: dict[int, list[dict[str, Any]]] = {RES_5M: [], RES_1H: []}
@@ -125,6 +128,8 @@ def seed_everything(store: Any, now: int, days_5m: int = DAYS_5M, days_1h: int =
     span = days_1h * 86400
     rate_of = rates(store)
     for sid, (metric, v) in sorted(latest_values(store).items()):
+        if stop is not None and stop.is_set():
+            return seeded
         if skip and sid in skip:
             continue
         spec = specs.get(metric)
@@ -150,7 +155,7 @@ def seed_everything(store: Any, now: int, days_5m: int = DAYS_5M, days_1h: int =
     return seeded
 
 
-def seed_history(store: Any, now: float | None = None, days: int = 30) -> int:
+def seed_history(store: Any, now: float | None = None, days: int = 30, stop: threading.Event | None = None) -> int:
     """A month of 5-minute rollups and a year of hourly ones, so the charts have a past."""
     from app.storage.store import labels_key
     from demo.story import story_state
@@ -169,6 +174,8 @@ def seed_history(store: Any, now: float | None = None, days: int = 30) -> int:
         return math.sin(ts / 86400 * 2 * math.pi) * 2 + math.sin(ts / (86400 * 91) * 2 * math.pi) * 4
 
     for sid, (_, base) in zip(ids, keys, strict=True):
+        if stop is not None and stop.is_set():
+            return len(ids)
         # An hour the 5-minute rollups cover is their fold, as the real rollups are: a chart of
         # hourly ones shows the same highest and lowest as one of 5-minute ones.
         hours: dict[int, list[dict[str, Any]]] = {}
