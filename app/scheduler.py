@@ -274,7 +274,9 @@ class Scheduler:
             _close(self.collectors.pop(name))
             for held in (self.snapshot.statuses, self.snapshot.states, self.snapshot.blocks, self.snapshot.samples):
                 held.pop(name, None)
+            self.snapshot.unwatched.add(name)
         for name, coll in built.items():
+            self.snapshot.unwatched.discard(name)
             interval, timeout = settings[name]
             st = self.snapshot.statuses.get(name)
             if st is not None:

@@ -71,6 +71,9 @@ class Snapshot:
     blocks: dict[str, Families] = field(default_factory=dict)  # collector -> its part of /metrics
     samples: dict[str, list[Sample]] = field(default_factory=dict)  # the last samples, for user alert rules
     version: int = 0  # one more after each collection: what pages and /metrics were made of
+    # Collectors a reload removed: their firing alerts end "no longer watched", not resolved
+    # (nothing was read that says the problem is gone).
+    unwatched: set[str] = field(default_factory=set)
     judge: Judge = field(default=None)  # type: ignore[assignment]  # made for the host in __post_init__
     # What pages work out from the states and findings alone, kept with what it came from
     # (app/views.py: `same_inputs`): a page asked for every few seconds reads it again only

@@ -131,18 +131,22 @@ def _run(args: argparse.Namespace, root: Path) -> int:
         # Everything that writes into root stops before root is removed: a history still being
         # written made its database's journal again after the folder was removed (CI, stop 69).
         seeding.set()
-        agent.terminate()
-        try:
-            agent.wait(10)
-        except subprocess.TimeoutExpired:
-            agent.kill()
-        for d in (driver, calm):
-            d.stop_event.set()
-            d.join(5)
-        for peer in (upsd, isg, fake_docker, pve, pbs):
-            peer.stop()
-        for seeder in seeders:
-            seeder.join(30)  # one batch at most
+        _stop(agent, (driver, calm), (upsd, isg, fake_docker, pve, pbs), seeders)
+
+
+def _stop(agent: Any, drivers: tuple[Any, ...], peers: tuple[Any, ...], seeders: list[threading.Thread]) -> None:
+    agent.terminate()
+    try:
+        agent.wait(10)
+    except subprocess.TimeoutExpired:
+        agent.kill()
+    for d in drivers:
+        d.stop_event.set()
+        d.join(5)
+    for peer in peers:
+        peer.stop()
+    for seeder in seeders:
+        seeder.join(30)  # one batch at most
 
 
 def _port(wanted: int) -> int:

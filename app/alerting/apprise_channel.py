@@ -72,6 +72,8 @@ def title(ev: Notice) -> str:
     what = f"{ev['rule']} {ev['subject']}"
     if ev["kind"] == "resolved":
         return f"[rackpulse] RESOLVED {what} after {_duration(ev.get('duration'))}"
+    if ev["kind"] == "unwatched":
+        return f"[rackpulse] NO LONGER WATCHED {what} (removed from the config)"
     level = {"reminder": "STILL FIRING", "escalated": f"NOW {ev['severity'].upper()}"}.get(ev["kind"],
                                                                                        ev["severity"].upper())
     bay = ev["labels"].get("bay")
@@ -87,6 +89,7 @@ def body(ev: Notice, base_url: str = "") -> str:
     since = ev.get("since") or ev["ts"]
     when = time.strftime("%Y-%m-%d %H:%M %Z", time.localtime(since))
     state = {"resolved": f"resolved after {_duration(ev.get('duration'))}", "reminder": "still firing",
+             "unwatched": "no longer watched (removed from the config)",
              "escalated": f"escalated to {ev['severity']}"}.get(
         ev["kind"], f"{ev['severity']}, firing")
     rows = [("What", ev["summary"]), ("State", state), ("Since", when), ("Rule", ev["rule"])]

@@ -57,6 +57,9 @@ class Notice(TypedDict):
     since: float | None  # the episode's start, when known
 
 
+ENDED = ("resolved", "unwatched")  # the kinds that end an alert on the receiver's side
+
+
 def _iso(ts: float | None) -> str:
     return dt.datetime.fromtimestamp(ts or 0, dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
 
@@ -66,6 +69,8 @@ def human(ev: Notice) -> str:
     if ev["kind"] == "resolved":
         mins = int((ev.get("duration") or 0) // 60)
         return f"RESOLVED after {mins // 60}h {mins % 60}m: {ev['summary']}"
+    if ev["kind"] == "unwatched":  # its collector was removed: ended, not fixed
+        return f"NO LONGER WATCHED: {ev['summary']}"
     prefix = {"reminder": "STILL FIRING", "firing": ev["severity"].upper(),
               "escalated": f"NOW {ev['severity'].upper()}"}.get(ev["kind"], ev["kind"].upper())
     return f"{prefix}: {ev['summary']}"
@@ -74,7 +79,9 @@ def human(ev: Notice) -> str:
 def render(channel: Channel, ev: Notice, base_url: str = "") -> tuple[bytes, dict[str, str]]:
     """(body, headers) for one event on one channel."""
     labels = dict(ev["labels"])
-    status = "resolved" if ev["kind"] == "resolved" else "firing"
+    # A receiver must close what was opened: Alertmanager's and ntfy's "resolved" for an alert
+    # no longer watched too, its words saying it is not fixed.
+    status = "resolved" if ev["kind"] in ENDED else "firing"
     text = human(ev)
     if channel.format == "rackpulse":
         doc: Any = {"version": "rackpulse/1", "event_id": ev["id"], "kind": ev["kind"], "state": status,
@@ -121,7 +128,7 @@ def render(channel: Channel, ev: Notice, base_url: str = "") -> tuple[bytes, dic
 def group_headline(evs: list[Notice]) -> str:
     """"3 problems on nas1" or "2 resolved on nas1"."""
     host = evs[0]["labels"].get("host", "")
-    what = {"resolved": "resolved", "reminder": "problems still firing",
+    what = {"resolved": "resolved", "unwatched": "no longer watched", "reminder": "problems still firing",
             "escalated": "problems now worse"}.get(evs[0]["kind"], "problems")
     return f"{len(evs)} {what}" + (f" on {host}" if host else "")
 
@@ -137,7 +144,7 @@ def render_group(channel: Channel, evs: list[Notice], base_url: str = "") -> tup
         return render(channel, evs[0], base_url)
     first, text = evs[0], group_text(evs)
     host = first["labels"].get("host")
-    status = "resolved" if first["kind"] == "resolved" else "firing"
+    status = "resolved" if first["kind"] in ENDED else "firing"
     worst = "critical" if any(e["severity"] == "critical" for e in evs) else evs[0]["severity"]
     if channel.format == "rackpulse":
         # Each event as its single notification would have it, under one headline.

@@ -130,7 +130,7 @@ class Courier:
         older_episode = row.episode_since is not None and row.episode_since > row.ts
         state = "resolved" if older_episode else row.alert_state
         earlier = False
-        if row.kind == "resolved":
+        if row.kind in ("resolved", "unwatched"):
             with self.engine.connect() as c:
                 last = c.execute(select(outbox.c.skipped).join(alert_event, alert_event.c.id == outbox.c.event_id)
                                  .where(outbox.c.channel == ch.name, outbox.c.id < row.id,

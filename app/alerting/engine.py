@@ -38,6 +38,10 @@ class Condition:
 SEVERITY_RANK = {"info": 0, "warning": 1, "critical": 2}
 
 
+# How an alert ends whose collector a reload removed: nothing read says the problem is gone.
+UNWATCHED = "no longer watched: removed from the config"
+
+
 @dataclass(frozen=True)
 class AlertState:
     rule: str
@@ -59,7 +63,7 @@ class AlertState:
 
 @dataclass(frozen=True)
 class Event:
-    kind: str  # firing | resolved | reminder | escalated
+    kind: str  # firing | resolved | reminder | escalated | unwatched
     alert: AlertState
     duration: float | None = None  # for resolved: how long it was firing
 
@@ -70,8 +74,11 @@ def evaluate(
     previous: Mapping[tuple[str, str], AlertState],
     now: float,
     muted: set[tuple[str, str]] | None = None,
+    unwatched: set[tuple[str, str]] | None = None,
 ) -> tuple[dict[tuple[str, str], AlertState], list[Event]]:
     """Next states and the events to send. ``muted`` keys change state but send nothing.
+    ``unwatched`` keys are alerts whose source is no longer watched (a reload removed its
+    collector): they end as "no longer watched", not as resolved.
 
     An episode is pending -> firing -> resolved. A condition that holds again after its alert
     resolved starts a new episode (pending, then firing once); it never brings the old one back.
@@ -93,7 +100,7 @@ def evaluate(
         states[key] = st
     for key, old in previous.items():
         if key not in states:
-            ended = _ended(old, now, events)
+            ended = _ended(old, now, events, key in (unwatched or ()))
             if ended is not None:
                 states[key] = ended
     return states, events
@@ -141,13 +148,20 @@ def _step(st: AlertState, old: AlertState | None, rule: Rule, now: float, muted:
     return st, []
 
 
-def _ended(old: AlertState, now: float, events: list[Event]) -> AlertState | None:
+def _ended(old: AlertState, now: float, events: list[Event], unwatched: bool = False) -> AlertState | None:
     """An alert whose condition no longer holds: resolved (told if its firing was), kept as
-    resolved, or gone (a pending one that cleared before `for`)."""
+    resolved, or gone (a pending one that cleared before `for`). One whose source is no longer
+    watched ends the same way, told as "unwatched" in words that do not say it is fixed."""
     if old.state == "resolved":
         return old
     if old.state != "firing":
         return None  # a pending alert whose condition cleared before `for` simply disappears
+    if unwatched:
+        summary = f"{old.summary.split(' (held: ')[0]} ({UNWATCHED})"
+        st = replace(old, state="resolved", resolved_at=now, summary=summary)
+        if old.last_notified is not None:
+            events.append(Event("unwatched", st, duration=now - (old.fired_at or old.since)))
+        return st
     st = replace(old, state="resolved", resolved_at=now)
     # Tell exactly when the firing was told: an alert that fired under a silence resolves
     # quietly, and one that was told resolves aloud even if silenced since (a receiver must

@@ -60,7 +60,7 @@ def skip_reason(kind: str, severity: str, alert_state: str | None, acked: bool, 
 
     `alert_state` and `acked` are the alert's now; `earlier_skipped`: this channel's last
     notification of the same alert was skipped; `quiet`: it was held for quiet hours."""
-    if kind == "resolved":
+    if kind in ("resolved", "unwatched"):
         return "its firing was not sent on this channel" if earlier_skipped else None
     if not (escalating or quiet):
         return None

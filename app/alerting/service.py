@@ -126,13 +126,14 @@ class Alerting:
             conds = self.conditions.build(snap, self.user_rules, self.states, now) + list(extra)
             keys = set(self.states) | {(c.rule, c.subject) for c in conds}
             muted = self.muted(now, keys)
-            new_states, events = evaluate(conds, self.rules, self.states, now, muted)
+            gone = self._unwatched(snap)
+            new_states, events = evaluate(conds, self.rules, self.states, now, muted, gone)
             # Parents are known once this evaluation is: a parent and its children that begin to
             # fire in the same tick must not both be told, so evaluate again with the explained
             # ones held back (evaluate is pure: the first result is simply dropped).
             suppressed = explained(new_states, keys, self.dependencies, self.rule_source, explained_by)
             if set(suppressed) - muted:
-                new_states, events = evaluate(conds, self.rules, self.states, now, muted | set(suppressed))
+                new_states, events = evaluate(conds, self.rules, self.states, now, muted | set(suppressed), gone)
             self.suppressed = suppressed
             recorded = self._store(new_states, events, now)
             self.states = new_states
@@ -140,6 +141,14 @@ class Alerting:
         if deliver:
             self.deliver(now)
         return recorded
+
+    def _unwatched(self, snap: Snapshot) -> set[tuple[str, str]]:
+        """The firing alerts of collectors a reload removed (their collector_down too)."""
+        removed = getattr(snap, "unwatched", set())
+        if not removed:
+            return set()
+        return {k for k, st in self.states.items() if st.state == "firing"
+                and (self.rule_source.get(k[0]) in removed or (k[0] == "collector_down" and k[1] in removed))}
 
     def _take_acks(self) -> None:
         """The acknowledgements another server stored for alerts firing here (one small query)."""
