@@ -77,7 +77,13 @@ def sane_result(result: CollectResult) -> CollectResult:
     return CollectResult(samples, entities, state, [*result.warnings, warning])
 
 
-def in_daemon_thread(fn: Callable[[], Any], name: str) -> asyncio.Future[Any]:
+# Runs of one collector that timed out and may still hang in their threads before the next is
+# not started: each holds a thread (and what it read), so they are bounded, not left to pile up.
+ABANDONED_MAX = 2
+
+
+def in_daemon_thread(fn: Callable[[], Any], name: str, started: list[threading.Thread] | None = None
+                     ) -> asyncio.Future[Any]:
     """fn() in a thread of its own that never holds the process up: asyncio.to_thread's pool
     threads are joined when the loop closes, so one collection stuck in a read kept `serve` (and
     the demo) alive long after SIGTERM. A collection's thread is a daemon: it dies with the process."""
@@ -96,7 +102,10 @@ def in_daemon_thread(fn: Callable[[], Any], name: str) -> asyncio.Future[Any]:
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits any more
             loop.call_soon_threadsafe(settle, ok, result)
 
-    threading.Thread(target=run, name=name, daemon=True).start()
+    thread = threading.Thread(target=run, name=name, daemon=True)
+    thread.start()
+    if started is not None:  # the caller watches the thread itself (it outlives a closed loop's future)
+        started.append(thread)
     return fut
 
 
@@ -131,6 +140,9 @@ class Scheduler:
         self._stopping = False
         self._running = False  # start() was called: a collector added by a reload starts its loop
         self._inflight: dict[str, asyncio.Future[CollectResult]] = {}
+        # Threads of runs that timed out and still run (a read that trickles, a hung call): the
+        # next run does not wait for them, but no more than ABANDONED_MAX pile up per collector.
+        self._abandoned: dict[str, list[threading.Thread]] = {}
         for name in self.collectors:
             interval, timeout = settings[name]
             snapshot.statuses[name] = CollectorStatus(name, interval, timeout)
@@ -156,11 +168,15 @@ class Scheduler:
             # Telegraf's rule: never overlap a run that is still going (a hung smartctl).
             log.debug("%s: previous run still in progress; this run skipped", name)
             return st
+        if (hung := self._still_hung(name)) is not None:
+            self._record(st, time.time(), 0.0, False, hung, False, None)
+            return st
         coll = self.collectors[name]
         started = time.time()
         t0 = time.perf_counter()
         st.running = True
-        fut = in_daemon_thread(coll.collect, f"collect-{name}")
+        threads: list[threading.Thread] = []
+        fut = in_daemon_thread(coll.collect, f"collect-{name}", threads)
         self._inflight[name] = fut
         result: CollectResult | None = None
         error: str | None = None
@@ -169,6 +185,10 @@ class Scheduler:
             result = await asyncio.wait_for(asyncio.shield(fut), timeout=st.timeout)
         except TimeoutError:
             error = f"timed out after {st.timeout:g}s"
+            # Abandoned: its thread may never return (Python cannot stop it), and the next run must
+            # not wait for it (a trickling API's collector never ran again).
+            self._abandoned.setdefault(name, []).extend(threads)
+            self._inflight.pop(name, None)
         except NoData as exc:
             no_data, error = True, None
             result = CollectResult()
@@ -197,6 +217,15 @@ class Scheduler:
             except Exception:  # noqa: BLE001 - keep collecting; the snapshot still serves pages
                 log.exception("%s: could not store the run", name)
         return st
+
+    def _still_hung(self, name: str) -> str | None:
+        """Why the run is not started: ABANDONED_MAX earlier runs of it still hang in their threads."""
+        alive = [t for t in self._abandoned.get(name, []) if t.is_alive()]
+        self._abandoned[name] = alive
+        if len(alive) < ABANDONED_MAX:
+            return None
+        return (f"its last {len(alive)} runs timed out and still hang in their threads; it runs again as soon "
+                "as one of them returns")
 
     def _record(self, st: CollectorStatus, started: float, duration: float, ok: bool, error: str | None,
                 no_data: bool, result: CollectResult | None) -> None:

@@ -79,14 +79,11 @@ def test_a_hung_collector_times_out_without_delaying_the_others() -> None:
         assert not s.snapshot.statuses["hung"].up
         assert s.snapshot.statuses["hung"].last_error == "timed out after 0.3s"
         assert s.snapshot.statuses["good"].up
-        # While the hung thread is still running, the next run is skipped, not stacked.
-        await s.run_once("hung")
-        assert hung.calls == 1
-        hung.release.set()
-        await asyncio.sleep(0.2)
+        # The hung thread was abandoned: the next run starts on time, beside it.
         hung.behaviour = "ok"
         await s.run_once("hung")
         assert hung.calls == 2 and s.snapshot.statuses["hung"].up
+        hung.release.set()
 
     run(scenario())
 
@@ -343,19 +340,69 @@ def test_what_goes_wrong_is_logged_in_words_that_name_the_collector(caplog: pyte
     assert ("ERROR", "could not load stored collector state") in msgs
 
 
-def test_a_run_that_overlaps_a_hung_one_is_skipped_and_says_so(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_run_that_overlaps_one_still_within_its_timeout_is_skipped_and_says_so(
+        caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG, logger="rackpulse.scheduler")
     c = Fake("smart", "hang")
-    s = make(c, timeout=0.1)
+    s = make(c, timeout=5.0)
 
     async def scenario() -> None:
-        await s.run_once("smart")  # times out; the thread still hangs
-        st = await s.run_once("smart")
-        assert c.calls == 1 and st.last_error == "timed out after 0.1s"
+        first = asyncio.create_task(s.run_once("smart"))
+        await asyncio.sleep(0.05)  # it runs, within its timeout
+        await s.run_once("smart")
+        assert c.calls == 1
         c.release.set()
+        await first
 
     run(scenario())
     assert any(r.getMessage() == "smart: previous run still in progress; this run skipped" for r in caplog.records)
+
+
+class HangsFirst(Fake):
+    """An API that trickles its answer once: the first run hangs far past its timeout."""
+
+    def collect(self) -> CollectResult:
+        if self.calls == 0:
+            self.calls += 1
+            self.release.wait(30)
+            return CollectResult()
+        return super().collect()
+
+
+def test_a_run_that_timed_out_is_abandoned_and_the_next_run_happens_on_time() -> None:
+    """A trickling API timed the run out but its thread never returned, and the collector never
+    ran again: the next run no longer waits for the abandoned one."""
+    c = HangsFirst("proxmox")
+    s = make(c, timeout=0.2)
+    try:
+        st = run(s.run_once("proxmox"))
+        assert st.up is False and st.last_error == "timed out after 0.2s"
+        st = run(s.run_once("proxmox"))
+        assert st.up is True and c.calls == 2
+        assert s.snapshot.states["proxmox"] == FakeState(value=1.0)
+    finally:
+        c.release.set()
+
+
+def test_runs_that_keep_hanging_hold_at_most_two_threads_and_the_status_says_why() -> None:
+    c = Fake("ipmi", "hang")
+    s = make(c, timeout=0.1)
+    before = threading.active_count()
+    try:
+        for _ in range(6):
+            st = run(s.run_once("ipmi"))
+        assert c.calls == 2  # two abandoned runs; the others not started
+        assert threading.active_count() - before <= 2
+        assert st.up is False and "still hang in their threads" in (st.last_error or "")
+        c.release.set()  # they return at last: the next run starts again
+        deadline = time.monotonic() + 10
+        while any(t.is_alive() for t in s._abandoned["ipmi"]) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        c.behaviour = "ok"
+        st = run(s.run_once("ipmi"))
+        assert st.up is True and c.calls == 3
+    finally:
+        c.release.set()
 
 
 class Clock:
