@@ -262,6 +262,7 @@ class Reader:
     def __init__(self, api: Api, token_id: str, grant: str) -> None:
         self.api, self.token_id, self.grant = api, token_id, grant
         self.denied: list[str] = []
+        self.missed: list[str] = []  # the paths this run could not read (refused, or not answered)
 
     def __call__(self, path: str, default: Any, **params: object) -> Any:  # Any: the API's JSON
         try:
@@ -270,12 +271,14 @@ class Reader:
             said = denied_words(exc, self.token_id, self.grant.format(token=self.token_id))
             if said not in self.denied:
                 self.denied.append(said)
+            self.missed.append(path)
             return default
 
     def soft(self, path: str, default: Any, **params: object) -> Any:
         try:
             return self(path, default, **params)
         except ApiError:
+            self.missed.append(path)
             return default
 
 

@@ -192,10 +192,16 @@ class NutCollector(Collector):
         # What the UPS's output draws, over time: the UPS as a source of the lab's energy (nothing
         # guessed across three missed polls)
         self._energy = energy.Integrator(gap=3 * interval)
+        self._read_at: dict[str, float] = {}  # UPS -> when it last answered
+        self._names: dict[tuple[str, int], list[str]] = {}  # upsd -> the UPSes it last listed
 
     def restore(self, state: State) -> None:
         if isinstance(state, NutState):
             self._energy.seed({u.name: u.energy_joules for u in state.ups})
+            self._read_at.update({u.name: u.last_read for u in state.ups if u.last_read is not None})
+
+    def _unread(self, name: str, error: str) -> Ups:
+        return Ups(name=name, up=False, error=error, last_read=self._read_at.get(name))
 
     def collect(self) -> CollectResult:
         if not self.targets and not self.snmp_targets:
@@ -207,22 +213,25 @@ class NutCollector(Collector):
                 views.append(self._ups(ups_state(card.name, self._snmp_vars(card)), result))
             except CollectorError as exc:
                 result.warnings.append(str(exc))
-                views.append(Ups(name=card.name, up=False, error=str(exc)))
+                views.append(self._unread(card.name, str(exc)))
         for t in self.targets:
             try:
                 with NutClient(t.host, t.port, self.timeout, t.username, t.password_value()) as c:
                     names = list(t.ups) or list(parse_list_ups(c.list("UPS")))
+                    self._names[(t.host, t.port)] = names
                     for name in names:
                         try:
                             st = ups_state(name, parse_list_var(c.list(f"VAR {name}"), name))
                         except CollectorError as exc:
                             result.warnings.append(f"{t.host}:{t.port}: {exc}")
-                            views.append(Ups(name=name, up=False, error=str(exc)))
+                            views.append(self._unread(name, str(exc)))
                             continue
                         views.append(self._ups(st, result))
             except CollectorError as exc:
                 result.warnings.append(str(exc))
-                views.append(Ups(name=f"{t.host}:{t.port}", up=False, error=str(exc)))
+                # Each UPS it served is unreadable by name, so that UPS's firing alerts are held.
+                known = list(t.ups) or self._names.get((t.host, t.port)) or [f"{t.host}:{t.port}"]
+                views += [self._unread(name, str(exc)) for name in known if name not in {v.name for v in views}]
         if not any(v.up for v in views):
             raise CollectorError("; ".join(result.warnings) or "no UPS found")
         result.state = NutState(ups=views)
@@ -273,7 +282,8 @@ class NutCollector(Collector):
         joules = self._energy.add(st.name, watts, now) if watts is not None else self._energy.energy.get(st.name)
         s += energy.samples(st.name, watts, joules)
         result.entities.append(Entity("ups", st.name, {"status": " ".join(sorted(st.flags))}))
-        return Ups(name=st.name, up=True, flags=sorted(st.flags), on_battery=on_battery,
+        self._read_at[st.name] = now
+        return Ups(last_read=now, name=st.name, up=True, flags=sorted(st.flags), on_battery=on_battery,
                    on_battery_seconds=ob_seconds, low_battery="LB" in st.flags,
                    model=st.vars.get("ups.model") or st.vars.get("device.model"),
                    battery_voltage=st.num("battery.voltage"), charge=st.num("battery.charge"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from collectors.state import Record, State
 
 
@@ -22,7 +24,13 @@ class Ups(Record):
     output_voltage: float | None = None
     watts: float | None = None  # its output's draw: ups.realpower, or the load of ups.realpower.nominal
     energy_joules: float | None = None  # those watts over time since first read (collectors/energy.py)
+    last_read: float | None = None  # when upsd (or the card) last answered for it
 
 
 class NutState(State):
     ups: list[Ups] = []
+    # A UPS whose upsd stops answering has not come back on line: its firing alerts are held.
+    source_label: ClassVar[str] = "ups"
+
+    def unreadable_sources(self) -> dict[str, float | None]:
+        return {u.name: u.last_read for u in self.ups if not u.up}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from collectors.state import Record, State
 
 
@@ -22,3 +24,8 @@ class PlugView(Record):
 class SmartplugsState(State):
     plugs: list[PlugView] = []
     broker_error: str | None = None  # the broker cannot be reached: every plug is no data
+    # The broker away: no plug can be heard, and their firing alerts are held.
+    source_label: ClassVar[str] = "plug"
+
+    def unreadable_sources(self) -> dict[str, float | None]:
+        return {p.name: p.last_seen for p in self.plugs} if self.broker_error else {}

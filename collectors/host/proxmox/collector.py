@@ -102,6 +102,7 @@ class ProxmoxCollector(Collector):
         return ProxmoxState(
             url=self.cfg.url, tls=self.cfg.tls_words(), cluster=cluster, quorate=quorate, nodes=nodes, guests=guests,
             storages=storages, replication=replication, denied=read.denied, backup_max_age=self.cfg.backup_max_age,
+            unread=read.missed,
             failed_tasks=[t for t in tasks if parse.task_failed(t)
                           and now - (t.start or 0) <= self.cfg.failed_tasks_window][:FAILED_TASKS_SHOWN],
             backup_job_failures=job_failures(tasks))

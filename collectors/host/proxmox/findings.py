@@ -29,6 +29,7 @@ def _why_expected(g: PveGuest) -> str:
 
 def guest_findings(g: PveGuest, now: float, max_age: float) -> list[Finding]:
     labels = {"vmid": g.vmid, "guest": g.name, "node": g.node}
+    backups = {**labels, "source": "backups"}  # what the storages' listings and the tasks say
     subject = str(g.vmid)
     out = []
     if g.expected and not g.running:
@@ -41,19 +42,19 @@ def guest_findings(g: PveGuest, now: float, max_age: float) -> list[Finding]:
         last = f"; its last good backup is {age(backup_age)} old" if backup_age is not None else \
             "; it has no backup" if g.backup is None else ""
         out.append(Finding(BAD, f"{g.label}: its backup {age(now - g.backup_failed_at)} ago failed "
-                                f"({g.backup_failed}){last}", "pve_backup_failed", subject, labels))
+                                f"({g.backup_failed}){last}", "pve_backup_failed", subject, backups))
     elif g.backup is not None and g.backup.verified == "failed":
         when = f"{age(backup_age)} old, " if backup_age is not None else ""
         out.append(Finding(BAD, f"{g.label}: its newest backup ({when}on {g.backup.storage}) "
-                                f"failed verification", "pve_backup_failed", subject, labels))
+                                f"failed verification", "pve_backup_failed", subject, backups))
     if g.backup_expected:
         if g.backup is None:
             out.append(Finding(WARN, f"{g.label} on {g.node} has no backup on any storage the token may read",
-                               "pve_backup_stale", subject, labels))
+                               "pve_backup_stale", subject, backups))
         elif backup_age is not None and backup_age > max_age:
             out.append(Finding(WARN, f"{g.label} on {g.node}: its newest backup is {age(backup_age)} old "
                                      f"(on {g.backup.storage}), older than {age(max_age)}",
-                               "pve_backup_stale", subject, labels))
+                               "pve_backup_stale", subject, backups))
     return out
 
 
@@ -71,7 +72,7 @@ def findings(state: ProxmoxState, judging: Judging) -> list[Finding]:
     for t in state.backup_job_failures:
         when = f" {age(now - t.start)} ago" if t.start is not None else ""
         out.append(Finding(BAD, f"the backup job on node {t.node}{when} failed ({t.status})",
-                           "pve_backup_failed", f"job on {t.node}", {"node": t.node}))
+                           "pve_backup_failed", f"job on {t.node}", {"node": t.node, "source": "backups"}))
     for s in state.storages:
         pct = s.used_percent
         sev = None if pct is None else judging.level("pve_storage_full", pct, STORAGE_WARNING, STORAGE_CRITICAL)
@@ -85,7 +86,7 @@ def findings(state: ProxmoxState, judging: Judging) -> list[Finding]:
             times = "" if r.fail_count is None else f" {r.fail_count} time{'s' if r.fail_count != 1 else ''}"
             out.append(Finding(WARN, f"replication {r.id} of guest {r.guest} to {r.target} failed{times}"
                                      + (f": {r.error}" if r.error else ""),
-                               "pve_replication_failed", r.id, {"job": r.id, "guest": r.guest}))
+                               "pve_replication_failed", r.id, {"job": r.id, "guest": r.guest, "source": "replication"}))
     return out
 
 

@@ -3,6 +3,8 @@ replication jobs and the tasks that failed."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from collectors.state import Record, State
 
 
@@ -119,3 +121,16 @@ class ProxmoxState(State):
     backup_job_failures: list[PveTask] = []  # job-wide vzdump tasks that failed, newest per node
     denied: list[str] = []  # what the token may not read, each naming the privilege it lacks
     backup_max_age: float | None = None  # the collector's backup_max_age
+    unread: list[str] = []  # API paths this run could not read (refused, or not answered)
+    # Its findings name the part of the API they come from (label "source"): a part that cannot
+    # be read holds their firing alerts (pve_backup_failed resolved when a listing answered 403).
+    source_label: ClassVar[str] = "source"
+
+    def unreadable_sources(self) -> dict[str, float | None]:
+        out: dict[str, float | None] = {}
+        for path in self.unread:
+            if "/storage/" in path or path.startswith(("/cluster/backup", "/cluster/tasks")):
+                out["backups"] = None
+            if path.endswith("/replication"):
+                out["replication"] = None
+        return out

@@ -9,6 +9,7 @@ change between polls, or an ifLastChange that moved while the status looks the s
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -177,10 +178,13 @@ class SnmpCollector(Collector):
         self.walker = walker or walk
         self._prev: dict[tuple[str, str], tuple[str, int | None]] = {}  # (oper, last_change) per port
         self._flaps: dict[tuple[str, str], int] = {}
+        self._read_at: dict[str, float] = {}  # target -> when it last answered
 
     def restore(self, state: State) -> None:
         if isinstance(state, SnmpState):
             for t in state.targets:
+                if t.last_read is not None:
+                    self._read_at[t.name] = t.last_read
                 for p in t.ports:
                     self._flaps[(t.name, p.name)] = p.flaps or 0
 
@@ -198,19 +202,25 @@ class SnmpCollector(Collector):
             if isinstance(answer, BaseException):
                 msg = str(answer) if isinstance(answer, CollectorError) else f"{target.name}: {answer!r}"
                 result.warnings.append(msg)
-                views.append(Target(name=target.name, host=target.host, up=False, error=msg))
+                views.append(self._unread(target, msg))
                 continue
             _, varbinds = answer
             try:
                 ports = parse_if_walk(varbinds)
             except CollectorError as exc:
                 result.warnings.append(f"{target.name}: {exc}")
+                views.append(self._unread(target, f"{target.name}: {exc}"))
                 continue
+            self._read_at[target.name] = time.time()
             views.append(self._target_view(target, ports, result))
         if all(not v.up for v in views):
             raise CollectorError("; ".join(result.warnings))
         result.state = SnmpState(targets=views)
         return result
+
+    def _unread(self, target: SnmpTarget, error: str) -> Target:
+        return Target(name=target.name, host=target.host, up=False, error=error,
+                      last_read=self._read_at.get(target.name))
 
     def _target_view(self, target: SnmpTarget, ports: list[Port], result: CollectResult) -> Target:
         out = []
@@ -241,7 +251,7 @@ class SnmpCollector(Collector):
                                 speed_bps=p.speed_bps, in_octets=p.in_octets, out_octets=p.out_octets,
                                 counters_64bit=p.counters_64bit, in_errors=p.in_errors, out_errors=p.out_errors,
                                 flaps=flaps))
-        return Target(name=target.name, host=target.host, up=True, ports=out)
+        return Target(name=target.name, host=target.host, up=True, ports=out, last_read=self._read_at.get(target.name))
 
 
 # -- plug-in -----------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from collectors.state import Record, State
 
 
@@ -26,7 +28,13 @@ class Target(Record):
     up: bool = False  # answered
     error: str | None = None
     ports: list[PortView] = []
+    last_read: float | None = None  # when it last answered
 
 
 class SnmpState(State):
     targets: list[Target] = []
+    # A switch that stops answering has not repaired its ports: their firing alerts are held.
+    source_label: ClassVar[str] = "target"
+
+    def unreadable_sources(self) -> dict[str, float | None]:
+        return {t.name: t.last_read for t in self.targets if not t.up}
