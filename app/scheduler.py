@@ -240,6 +240,7 @@ class Scheduler:
             st.last_success = started
             if not no_data:
                 st.last_error = None
+                st.last_data = started
             st.warnings = list(result.warnings) if result else []
             if was_up is False:
                 log.info("%s: recovered", st.name)

@@ -51,6 +51,7 @@ class CollectorStatus:
     no_data: bool = False  # source absent on this host: not a failure
     last_run: float | None = None
     last_success: float | None = None
+    last_data: float | None = None  # the last run that read its source (not "source absent")
     duration: float | None = None
     last_error: str | None = None
     warnings: list[str] = field(default_factory=list)

@@ -38,19 +38,26 @@ def held(down: Iterable[Any], previous: dict[tuple[str, str], AlertState], prese
     """The firing alerts of collectors that cannot read their source now, held as they were: a heat
     pump that stops answering while its fault fires has not repaired itself. Each resolves only
     once its source is read again and the condition is gone. (Only firing ones: a pending alert
-    was never confirmed, and the plug-in's own "unreachable" finding stands for itself.)"""
+    was never confirmed, and the plug-in's own "unreachable" finding stands for itself.) A source
+    that went absent (its file gone, "no data") while an alert of it fired is held the same way."""
     sources = RULE_SOURCES
     out = []
     for st in down:
-        since = st.last_success or st.last_run
+        absent = st.up is not False and st.no_data
+        since = (st.last_data if absent else st.last_success) or st.last_run
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(since)) if since else "its start"
+        why = "source absent" if absent else "source unreachable"
         for key, old in previous.items():
             if old.state != "firing" or key in present or sources.get(old.rule) != st.name:
                 continue
-            summary = old.summary.split(" (held: ")[0]
-            out.append(Condition(old.rule, old.subject, f"{summary} (held: source unreachable since {when})",
+            out.append(Condition(old.rule, old.subject, f"{unheld(old.summary)} (held: {why} since {when})",
                                  dict(old.labels), old.severity))
     return out
+
+
+def unheld(summary: str) -> str:
+    """A held alert's words without the mark of its hold."""
+    return summary.split(" (held: ")[0]
 
 
 def held_sources(snap: Any, previous: dict[tuple[str, str], AlertState], present: set[tuple[str, str]]
@@ -77,8 +84,8 @@ def held_sources(snap: Any, previous: dict[tuple[str, str], AlertState], present
             continue
         since = gone[source]
         why = f"unreachable since {time.strftime('%H:%M', time.localtime(since))}" if since else "cannot be read now"
-        summary = old.summary.split(" (held: ")[0]
-        out.append(Condition(old.rule, old.subject, f"{summary} (held: {source} {why})", dict(old.labels), old.severity))
+        out.append(Condition(old.rule, old.subject, f"{unheld(old.summary)} (held: {source} {why})", dict(old.labels),
+                             old.severity))
     return out
 
 
@@ -123,6 +130,8 @@ class Conditions:
                 out.append(Condition("collector_down", st.name, f"collector {st.name} "
                                      f"{'down: ' + (st.last_error or '') if st.up is False else 'stale'}",
                                      {"host": host, "collector": st.name}))
+            elif st.no_data and st.last_data is not None:
+                down.append(st)  # it read its source before, and that source is gone: not a repair
         if down and previous:
             out += held(down, previous, {(c.rule, c.subject) for c in out})
         if previous:

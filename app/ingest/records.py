@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 
 from sqlalchemy import Connection, bindparam, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -109,13 +109,17 @@ def status_after(old: CollectorStatus | None, r: RunRecord) -> CollectorStatus:
     st = old or CollectorStatus(r.collector, r.interval, r.interval)
     last_success: float | None = r.started if r.ok else st.last_success
     last_error = (None if not r.no_data else r.error) if r.ok else r.error
+    last_data = r.started if r.ok and not r.no_data else st.last_data
     return replace(st, interval=r.interval, up=r.ok, no_data=r.no_data, last_run=r.started, duration=r.duration,
-                   warnings=list(r.warnings), runs=st.runs + 1, last_success=last_success, last_error=last_error)
+                   warnings=list(r.warnings), runs=st.runs + 1, last_success=last_success, last_error=last_error,
+                   last_data=last_data)
 
 
 def load_statuses(text: str | None) -> dict[str, CollectorStatus]:
     """The agent row's statuses column (JSON: each collector's last run as the agent reported it)."""
-    return {name: CollectorStatus(**st) for name, st in json.loads(text or "{}").items()}
+    known = {f.name for f in fields(CollectorStatus)}  # a newer agent's extra keys are left out
+    return {name: CollectorStatus(**{k: v for k, v in st.items() if k in known})
+            for name, st in json.loads(text or "{}").items()}
 
 
 def dump_statuses(statuses: dict[str, CollectorStatus]) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from collectors.state import Record, State
 
 
@@ -34,3 +36,8 @@ class HwmonState(State):
     rails: list[RailView] = []
     fans: list[FanView] = []
     sensors: list[SensorView] = []
+    # A rail whose sensor cannot be read now has not come back into its limits: held.
+    source_label: ClassVar[str] = "rail"
+
+    def unreadable_sources(self) -> dict[str, float | None]:
+        return {r.name: None for r in self.rails if r.volts is None}

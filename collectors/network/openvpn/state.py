@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from collectors.state import Record, State
 
 
@@ -52,3 +54,9 @@ class Instance(Record):
 
 class OpenvpnState(State):
     instances: list[Instance] = []
+    # An instance that cannot be read (its status file stale, its management socket away) is
+    # vpn_down by itself; the rest of what fired for it (its tun's drops) is held meanwhile.
+    source_label: ClassVar[str] = "instance"
+
+    def unreadable_sources(self) -> dict[str, float | None]:
+        return {v.name: None for v in self.instances if not v.up}

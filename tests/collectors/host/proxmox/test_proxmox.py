@@ -385,3 +385,44 @@ def test_a_cluster_answering_100000_guests_is_read_up_to_max_items_in_bounded_me
                                      for i in range(5_000)])
     state = read(api, max_items=2000, command_timeout=30.0)
     assert len(state.guests) == 2000
+
+
+@pytest.mark.parametrize("how", [{"status": 403, "reason": "Permission check failed (/storage/pbs-store, Datastore.Audit)"},
+                                 {"status": 595, "reason": "no route to host"}, {"delay": 30}],
+                         ids=["403", "unreachable", "timeout"])
+def test_a_backup_listing_that_cannot_be_read_holds_the_failed_backup_alert_until_it_is_read_again(
+        api: PveStandin, how: dict[str, Any]) -> None:
+    """PVE: when only a storage's listing answered 403, pve_backup_failed 101 was RESOLVED, then
+    fired again as a new episode once readable."""
+    from dataclasses import replace
+
+    from app.alerting.conditions import BUILTIN, Conditions
+    from app.alerting.engine import evaluate
+    from app.scheduler import CollectorStatus, Snapshot
+
+    def run(when: float, previous: dict[Any, Any]) -> tuple[dict[Any, Any], list[Any]]:
+        snap = Snapshot(host="h")
+        snap.states["proxmox"] = collector(api, command_timeout=2.0).collect().state
+        snap.statuses["proxmox"] = CollectorStatus("proxmox", 60, 30, up=True, last_run=when, last_success=when)
+        return evaluate(Conditions().build(snap, previous=previous, now=when), BUILTIN, previous, when)
+
+    content = api.read("nodes/pve1/storage/pbs-store/content")
+    newest = max((b for b in content if b["vmid"] == 104), key=lambda b: b["ctime"])
+    newest["verification"] = {"state": "failed", "upid": "UPID:pbs:..."}
+    api.write("nodes/pve1/storage/pbs-store/content", content)
+    states, _ = run(NOW, {})
+    states = {k: replace(s, state="firing", fired_at=NOW, last_notified=NOW) if k[0] == "pve_backup_failed" else s
+              for k, s in states.items()}
+    assert ("pve_backup_failed", "104") in states
+
+    api.misbehave("/nodes/pve1/storage/pbs-store/content", **how)
+    states, events = run(NOW + 60, states)
+    assert [e.alert.key for e in events if e.kind == "resolved"] == []
+    assert states[("pve_backup_failed", "104")].state == "firing"
+    assert "(held: backups cannot be read now)" in states[("pve_backup_failed", "104")].summary
+
+    api.misbehave("/nodes/pve1/storage/pbs-store/content")  # answers again, the backup verified
+    newest["verification"] = {"state": "ok", "upid": "UPID:pbs:..."}
+    api.write("nodes/pve1/storage/pbs-store/content", content)
+    _, events = run(NOW + 120, states)
+    assert ("resolved", ("pve_backup_failed", "104")) in [(e.kind, e.alert.key) for e in events]
