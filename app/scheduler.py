@@ -33,6 +33,7 @@ from collectors.base import (
     Sample,
     kill_running_commands,
 )
+from collectors.counters import CounterBook
 
 __all__ = ["SELF_METRICS", "CollectorStatus", "RunSink", "Scheduler", "Snapshot", "read_states", "sane_result"]
 
@@ -143,6 +144,9 @@ class Scheduler:
         # Threads of runs that timed out and still run (a read that trickles, a hung call): the
         # next run does not wait for them, but no more than ABANDONED_MAX pile up per collector.
         self._abandoned: dict[str, list[threading.Thread]] = {}
+        # Every counter of every collector, guarded once here: never falling, never faster than
+        # the device can (a flapping plug booked 10,000 kWh in 20 s), whichever plug-in reads it.
+        self.counters = CounterBook()
         for name in self.collectors:
             interval, timeout = settings[name]
             snapshot.statuses[name] = CollectorStatus(name, interval, timeout)
@@ -208,7 +212,7 @@ class Scheduler:
             return st
         ok = error is None
         if result is not None:
-            result = sane_result(result)
+            result = self._guarded(name, coll, sane_result(result))
         self._record(st, started, duration, ok, error, no_data, result)
         if self.store is not None:
             try:
@@ -217,6 +221,18 @@ class Scheduler:
             except Exception:  # noqa: BLE001 - keep collecting; the snapshot still serves pages
                 log.exception("%s: could not store the run", name)
         return st
+
+    def _guarded(self, name: str, coll: Collector, result: CollectResult) -> CollectResult:
+        """The result with its counters through the CounterBook; each bad read is a warning."""
+        try:
+            limits, now = coll.counter_limits(), coll.counter_now()
+        except Exception as exc:  # noqa: BLE001 - a plug-in's bug costs its limits, not the run
+            log.error("%s: its counter limits could not be read (%s); the limits of their units apply", name, exc)
+            limits, now = {}, time.time()
+        samples, said = self.counters.judge(name, result.samples, coll.metrics, limits, now)
+        if said:
+            log.info("%s: %s", name, "; ".join(said[:3]))  # said on /collectors as the run's warnings
+        return CollectResult(samples, result.entities, result.state, [*result.warnings, *said])
 
     def _still_hung(self, name: str) -> str | None:
         """Why the run is not started: ABANDONED_MAX earlier runs of it still hang in their threads."""
@@ -302,6 +318,7 @@ class Scheduler:
                 task.cancel()
                 self._tasks.remove(task)
             _close(self.collectors.pop(name))
+            self.counters.forget(name)
             for held in (self.snapshot.statuses, self.snapshot.states, self.snapshot.blocks, self.snapshot.samples):
                 held.pop(name, None)
             self.snapshot.unwatched.add(name)

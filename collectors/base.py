@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
+from collectors.counters import Most
 from collectors.state import State
 
 Labels = tuple[tuple[str, str], ...]
@@ -102,6 +103,18 @@ class Collector:
     def restore(self, state: State) -> None:
         """Seed memory from the state stored by the last run before a restart (optional): the
         plug-in's own State type, read back from the database or the agent's outbox."""
+
+    def counter_limits(self) -> Mapping[str, Most]:
+        """How fast each of its counters can rise at most (the most the device can do): every
+        counter it exports passes the scheduler's CounterBook (collectors/counters.py), and one not
+        named here is held to the most of its unit (counters.BY_UNIT)."""
+        return {}
+
+    def counter_now(self) -> float:
+        """The time its counters' rises are judged by: its own clock when it has one (the demo's
+        heat pump lives a day in four minutes on its simulated clock)."""
+        clock = getattr(self, "clock", None)
+        return float(clock()) if callable(clock) else time.time()
 
 
 @dataclass(frozen=True)

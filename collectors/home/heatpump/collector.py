@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from collectors import energy
 from collectors.base import Collector, CollectorError, CollectResult, Entity, MetricSpec, Runner, Sample
 from collectors.context import HostContext
-from collectors.counters import CounterGuard
+from collectors.counters import CounterGuard, Most
 from collectors.energy import samples as energy_source
 from collectors.home.heatpump.isg_map import (
     BLOCKS,
@@ -123,6 +123,12 @@ class HeatpumpCollector(Collector):
         self.energy_pace = 1.0
         self.guard = CounterGuard(MAX_KW / 3600, SLACK_KWH, CEILING_KWH)
         self._connected_logged: bool | None = None
+
+    def counter_limits(self) -> Mapping[str, Most]:
+        # 100 kW at most, and the whole kWh the ISG moves at once (its hours of compressor run too).
+        joules = Most(MAX_KW * 1000, SLACK_KWH * JOULES_PER_KWH)
+        return {**{m: joules for m in METRIC_OF.values()}, energy.ENERGY: joules,
+                "rackpulse_heatpump_compressor_run_seconds_total": Most(1.0, 2 * 3600.0)}
 
     def restore(self, state: State) -> None:
         if isinstance(state, HeatpumpState):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import socket
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -29,6 +29,7 @@ from collectors.base import (
     read_line,
 )
 from collectors.context import HostContext
+from collectors.counters import Most
 from collectors.home.nut.config import UpsdTarget
 from collectors.home.nut.state import NutState, Ups
 from collectors.snmpwire import SnmpTarget
@@ -165,6 +166,10 @@ class NutClient:
                 return lines
 
 
+# The most a UPS's output passes (a large rack UPS): its energy rising faster is a bad read.
+UPS_MAX_WATTS = 20_000.0
+
+
 class NutCollector(Collector):
     name: ClassVar[str] = "nut"
     metrics: ClassVar[dict[str, MetricSpec]] = {
@@ -194,6 +199,9 @@ class NutCollector(Collector):
         self._energy = energy.Integrator(gap=3 * interval)
         self._read_at: dict[str, float] = {}  # UPS -> when it last answered
         self._names: dict[tuple[str, int], list[str]] = {}  # upsd -> the UPSes it last listed
+
+    def counter_limits(self) -> Mapping[str, Most]:
+        return {energy.ENERGY: Most(UPS_MAX_WATTS, 3600.0)}
 
     def restore(self, state: State) -> None:
         if isinstance(state, NutState):

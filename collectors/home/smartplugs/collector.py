@@ -9,7 +9,7 @@ import ssl
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from collectors import energy
 from collectors.base import Collector, CollectorError, CollectResult, MetricSpec, NoData, Runner, Sample
 from collectors.context import HostContext
+from collectors.counters import Most
 from collectors.home.smartplugs.config import Plug, SmartplugsConfig
 from collectors.home.smartplugs.meter import Meter
 from collectors.home.smartplugs.payloads import Reading, parse_paths, parse_shelly, parse_tasmota
@@ -94,6 +95,10 @@ class SmartplugsCollector(Collector):
         self._client: Any = None
         # The demo's plugs (no broker there): (topic, payload) pairs read as if they had arrived
         self.feed: Callable[[], list[tuple[str, bytes]]] | None = None
+
+    def counter_limits(self) -> Mapping[str, Most]:
+        # A plug's energy rises no faster than the most it can pass, plus a whole Wh of rounding.
+        return {energy.ENERGY: Most(max((p.max_watts for p in self.cfg.plugs), default=3680.0), 3600.0)}
 
     def restore(self, state: State) -> None:
         if isinstance(state, SmartplugsState):

@@ -12,7 +12,7 @@ import os
 import stat
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
@@ -30,6 +30,7 @@ from collectors.base import (
     run_command,
 )
 from collectors.context import HostContext
+from collectors.counters import Most
 from collectors.host.ipmi.config import Bmc, IpmiConfig
 from collectors.host.ipmi.freeipmi import (
     SelEntry,
@@ -56,6 +57,10 @@ UNIT_METRICS = {"C": "rackpulse_ipmi_temperature_celsius", "RPM": "rackpulse_ipm
 # -v adds the event direction; OEM data decoded where FreeIPMI knows the vendor (a Dell DIMM's name)
 SEL_ARGS = ("--comma-separated-output", "--output-event-state", "-v", "--interpret-oem-data")
 _NO_DCMI = ("invalid or unsupported", "not supported", "unsupported", "privilege level insufficient")
+
+
+# The most a server draws (a 4U box with GPUs): its DCMI energy rising faster is a bad read.
+SERVER_MAX_WATTS = 10_000.0
 
 
 class IpmiCollector(Collector):
@@ -85,6 +90,9 @@ class IpmiCollector(Collector):
         # DCMI's watts over time: a server as a source of the lab's energy. Across a gap of three
         # polls nothing is guessed.
         self._energy = energy.Integrator(gap=3 * cfg.interval)
+
+    def counter_limits(self) -> Mapping[str, Most]:
+        return {energy.ENERGY: Most(SERVER_MAX_WATTS, 3600.0)}
 
     def restore(self, state: State) -> None:
         if isinstance(state, IpmiState):

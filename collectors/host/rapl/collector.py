@@ -9,13 +9,14 @@ root, needs the udev rule in this plug-in's README."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
 from collectors import energy
 from collectors.base import Collector, CollectorError, CollectResult, MetricSpec, NoData, Runner, Sample
 from collectors.context import HostContext
+from collectors.counters import Most
 from collectors.host.rapl.config import RaplConfig
 from collectors.host.rapl.powercap import PowercapError, Zone, read_zones, rise_uj
 from collectors.host.rapl.state import RaplState, ZoneView
@@ -40,6 +41,10 @@ class RaplCollector(Collector):
         self._last: dict[str, tuple[int, float]] = {}  # zone id -> (energy_uj, when) at the last read
         self._energy: dict[str, float] = {}  # zone id -> joules booked
         self._source: float | None = None
+
+    def counter_limits(self) -> Mapping[str, Most]:
+        most = Most(self.cfg.max_watts, 1.0)  # what the CPUs can draw: a reset or a bad read beyond
+        return {"rackpulse_rapl_energy_joules_total": most, energy.ENERGY: most}
 
     def restore(self, state: State) -> None:
         if isinstance(state, RaplState):
