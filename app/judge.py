@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from collectors import plugins
-from collectors.findings import Finding, Judging
+from collectors.findings import BAD, WARN, Finding, Judging
 from collectors.state import State
 
 
@@ -30,13 +30,34 @@ class Thresholds:
     disk_hot_celsius: float = 50.0
     # rule -> (warning, critical): the rules given two levels under [alerts.rules.<rule>]
     levels: tuple[tuple[str, tuple[float | None, float | None]], ...] = ()
+    # rule -> severity: the rules given another severity under [alerts.rules.<rule>]
+    severities: tuple[tuple[str, str], ...] = ()
 
 
 def thresholds(cfg: Any) -> Thresholds:
     """The thresholds of the app's Config."""
     levels = tuple(sorted((name, (o.warning, o.critical)) for name, o in cfg.alerts.rules.items()
                           if o.warning is not None or o.critical is not None))
-    return Thresholds(cfg.alerts.flap_count, cfg.alerts.flap_window, cfg.disk_hot_celsius(), levels)
+    severities = tuple(sorted((name, o.severity) for name, o in cfg.alerts.rules.items() if o.severity))
+    return Thresholds(cfg.alerts.flap_count, cfg.alerts.flap_window, cfg.disk_hot_celsius(), levels, severities)
+
+
+def rule_severities(configured: tuple[tuple[str, str], ...] = ()) -> dict[str, str]:
+    """Every plug-in rule's severity, as configured."""
+    return {**{r.name: r.severity for p in plugins().values() for r in p.rules}, **dict(configured)}
+
+
+def one_level(found: list[Finding], severities: dict[str, str]) -> list[Finding]:
+    """Each finding that raises a rule, at the level its alert has: one truth for the tile, the
+    host card, the page and the alert (BGP's tile said warning while its alert was critical).
+    The finding's own severity (a rule with two levels) wins, else the rule's as configured."""
+    out = []
+    for f in found:
+        severity = (f.severity or severities.get(f.rule)) if f.rule else None
+        level = {"critical": BAD, "warning": WARN}.get(severity or "")
+        out.append(f if level is None or (f.level, f.severity) == (level, severity)
+                   else replace(f, level=level, severity=severity))
+    return out
 
 
 class Judge:
@@ -46,6 +67,7 @@ class Judge:
         self.clock = clock  # the demo's story tests run it ahead of the wall clock
         self.thresholds = thresholds or Thresholds()
         self._judgings: dict[str, Judging] = {}
+        self._severities = rule_severities(self.thresholds.severities)
         # plug-in -> (the state object judged, what of its status was seen, the findings)
         self._last: dict[str, tuple[Any, tuple[Any, ...], list[Finding]]] = {}
 
@@ -57,6 +79,7 @@ class Judge:
         if thresholds == self.thresholds:
             return
         self.thresholds = thresholds
+        self._severities = rule_severities(thresholds.severities)
         for j in self._judgings.values():
             j.flap_count, j.flap_window = thresholds.flap_count, thresholds.flap_window
             j.disk_hot_celsius, j.levels = thresholds.disk_hot_celsius, dict(thresholds.levels)
@@ -82,7 +105,7 @@ class Judge:
         if last is not None and last[0] is state and last[1] == seen:
             return last[2]
         plugin = plugins().get(name)
-        found = plugin.judge(state, self.judging(name, status, now)) if plugin else []
+        found = one_level(plugin.judge(state, self.judging(name, status, now)), self._severities) if plugin else []
         self._last[name] = (state, seen, found)
         return found
 

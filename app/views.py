@@ -42,6 +42,7 @@ class TileView:
     href: str
     level: str
     reason: str
+    subjects: tuple[str, ...] = ()  # "<plug-in>:<subject>" of each finding that raises a rule (data-subjects)
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,14 @@ class SectionView:
     status: CollectorStatus | None
     v: View
     summary: str | None = None  # its part of the overview, a template beside the section
+    level: str = OK  # the worst of its findings: the tile's and the alerts' level (data-level)
+    subjects: tuple[str, ...] = ()  # "<plug-in>:<subject>" of its findings that raise a rule
+
+
+def subject_keys(name: str, found: list[Finding]) -> tuple[str, ...]:
+    """The subjects of a plug-in's findings as a page marks them (data-subjects): its name and
+    the subject, so "md0" of mdraid and of another plug-in stay apart."""
+    return tuple(sorted({f"{name}:{f.subject}" for f in found if f.rule}))
 
 
 def judging(snap: Snapshot, name: str, now: float | None = None) -> Judging:
@@ -87,6 +96,7 @@ class _Merged:
     href: str
     found: list[Finding] = field(default_factory=list)
     clear: list[str] = field(default_factory=list)
+    subjects: tuple[str, ...] = ()
 
 
 def tiles(snap: Snapshot, now: float | None = None) -> list[TileView]:
@@ -102,9 +112,13 @@ def _tiles(snap: Snapshot, found: dict[str, list[Finding]], now: float | None) -
     for name, plugin in plugins().items():
         if plugin.tile is None or name not in found:
             continue
-        clear = plugin.clear_words(snap.states.get(name), judging(snap, name, now))
+        status = snap.statuses.get(name)
+        # A source absent here has nothing to call fine ("Services OK" on a host without systemd).
+        absent = status is not None and status.no_data
+        clear = None if absent else plugin.clear_words(snap.states.get(name), judging(snap, name, now))
         t = merged.setdefault(plugin.tile.title, _Merged(plugin.tile.title, plugin.tile.href))
         t.found += found[name]
+        t.subjects += subject_keys(name, found[name])
         if clear is not None:
             t.clear.append(clear)
     out = []
@@ -113,7 +127,8 @@ def _tiles(snap: Snapshot, found: dict[str, list[Finding]], now: float | None) -
             continue
         wrong = sorted(t.found, key=lambda f: -RANK[f.level])
         level = worst([f.level for f in wrong]) if wrong else OK
-        out.append(TileView(t.title, t.href, level, first([f.text for f in wrong]) if wrong else ", ".join(t.clear)))
+        out.append(TileView(t.title, t.href, level, first([f.text for f in wrong]) if wrong else ", ".join(t.clear),
+                            t.subjects))
     return out
 
 
@@ -168,9 +183,10 @@ def pages() -> dict[str, str]:
 def _section(snap: Snapshot, name: str) -> SectionView:
     p = plugins()[name]
     summary = p.section.summary if p.section else None
-    return SectionView(name, f"{name}/section.html", snap.statuses.get(name),
-                       p.view(snap.states.get(name), snap.findings_of(name) if snap.seen(name) else []),
-                       f"{name}/{summary}" if summary else None)
+    found = snap.findings_of(name) if snap.seen(name) else []
+    return SectionView(name, f"{name}/section.html", snap.statuses.get(name), p.view(snap.states.get(name), found),
+                       f"{name}/{summary}" if summary else None, worst([f.level for f in found]) if found else OK,
+                       subject_keys(name, found))
 
 
 def sections(snap: Snapshot, page: str) -> list[SectionView]:

@@ -12,7 +12,7 @@ word is bad news) is here.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from collectors.findings import natural
@@ -193,3 +193,16 @@ def headline(kind: str, attrs: Mapping[str, object], present: bool,
     said = [(f.name if f.words in ("yes", "no") else f.words, f.raw) for _, f in (wrong[:2] or telling[:1])]
     level = wrong[0][1].level if wrong else OK
     return Fact("state", " · ".join(w for w, _ in said), " ".join(r for _, r in said if r) or None, level)
+
+
+def judged(head: Fact, said: Sequence[tuple[str, str]]) -> Fact:
+    """The headline held to what is judged of the thing now: its findings' and firing alerts'
+    (level, words), so that its page never opens with a green "stopped" while pve_guest_down fires
+    for it. The worst of them leads, the stored state after it."""
+    rank = {FAILING: 0, WARNING: 1, OK: 2, INFO: 3}
+    worst = sorted(said, key=lambda lw: rank.get(lw[0], 3))
+    if not worst or rank.get(worst[0][0], 3) >= rank.get(head.level, 3):
+        return head
+    level, text_ = worst[0]
+    raw = " · ".join(x for x in (head.words, head.raw) if x and x != "present")
+    return Fact(head.name, text_, raw or None, level)

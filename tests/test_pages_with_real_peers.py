@@ -145,3 +145,23 @@ def test_the_network_page_follows_bgpd_from_established_to_down_and_names_the_pe
         assert any(s.endswith("/10.199.0.2") for s in down)
     finally:
         routers.start_b()
+
+
+def test_a_guests_page_opens_with_the_alert_that_fires_for_it_not_a_green_stopped(tmp_path: Path) -> None:
+    """While pve_guest_down fired for VM 107, /entity/pve_vm/107 opened with a green "✔ stopped":
+    its headline was built from stored fields and never read the judgement."""
+    from tests.peers.pve import TOKEN_ID, PveStandin
+
+    with running(PveStandin, "pve") as api:
+        api.write("nodes/pve2/qemu/103/config", {"name": "win11", "onboot": 1})  # stopped, set to start at boot
+        host = Host(tmp_path, "proxmox", {"url": api.url, "token_id": TOKEN_ID, "token_secret_file":
+                                          str(api.secret_file), "ca_file": str(api.ca_file)})
+        host.sched.store = host.app.state.store
+        host.collect()
+        host.app.state.runtime.alert_tick()
+        page = host.page("/entity/pve_vm/103")
+        head = re.search(r'<p class="callout (\w+) headline"[^>]*>.*?<strong>(.*?)</strong>', page, re.S)
+        assert head is not None
+        assert head.group(1) == "failing", head.group(0)
+        assert "is stopped; it is set to start at boot" in head.group(2)
+        assert 'data-level="failing"' in page and 'data-subject="103"' in page

@@ -22,6 +22,7 @@ from app.ingest.agents import revoke
 from app.web import story_range
 from app.web.permissions import Admins
 from app.web.site import RANGES, Checked, SiteDep
+from app.words import FAILING, WARNING
 from collectors import plugins
 from collectors.findings import natural
 from collectors.plugin import DOMAINS, CollectorPlugin, Detail
@@ -90,11 +91,26 @@ def entity_page(s: SiteDep, request: Request, kind: str, key: str,
     return s.render(request, "entity.html", kind=kind, key=key, shown_key=events.key_words(key, plugin), stored=stored,
                     noun=events.noun(kind, plugins()),
                     timeline=_array_timeline(snap, key) if kind == "md_array" else [],
-                    head=words.headline(kind, stored["attrs"], stored["present"], plugin),
+                    head=words.judged(words.headline(kind, stored["attrs"], stored["present"], plugin),
+                                      judged_of(s, snap, plugin, key)),
                     facts=words.facts(kind, stored["attrs"], plugin),
                     lines=[events.describe(e, plugins(), base) for e in store.events(kind, key)],
                     charts=views.entity_charts(kind, key, stored["attrs"]), range=range, ranges_list=list(RANGES),
                     **pinned)
+
+
+def judged_of(s: Any, snap: Any, plugin: Any, key: str) -> list[tuple[str, str]]:
+    """(level, words) of what is judged about the thing `key` now: its plug-in's findings whose
+    subject it is, and the firing alerts about it (a held one too, whose source is away)."""
+    if plugin is None:
+        return []
+    out = [(f.level, f.text) for f in snap.findings_of(plugin.name) if f.subject == key]
+    alerting = s.alerting_for(snap.host)
+    if alerting is not None:
+        rules = {r.name for r in plugin.rules}
+        out += [(FAILING if a.severity == "critical" else WARNING, a.summary) for a in list(alerting.states.values())
+                if a.state == "firing" and a.subject == key and a.rule in rules]
+    return out
 
 
 @router.get("/collectors", response_class=HTMLResponse, name="collectors")

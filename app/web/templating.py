@@ -79,7 +79,9 @@ def render_section(ctx: Context, sec: views.SectionView, template: str | None = 
         try:
             tmpl = ctx.environment.get_template(template or sec.template)
             html = tmpl.render({**ctx.get_all(), "v": sec.v, "status": sec.status})
-            return Markup(whole_values_in_html(html))  # noqa: S704 - the template's own escaped output
+            # Its level and subjects, for a machine to read (the story walk holds them to the alerts').
+            return Markup('<div class="judged" data-plugin="{}" data-level="{}" data-subjects="{}">').format(
+                sec.name, sec.level, " ".join(sec.subjects)) + Markup(whole_values_in_html(html)) + Markup("</div>")  # noqa: S704
         except Exception as exc:  # noqa: BLE001
             error = f"{sec.name}: state not understood ({type(exc).__name__}: {exc})"[:300]
             log.warning("section %s could not be drawn: %s", sec.name, error)

@@ -9,7 +9,7 @@ from collectors.host.pbs.config import PbsConfig
 from collectors.host.pbs.state import PbsState
 from collectors.plugin import CollectorPlugin, Section
 
-SECTION: Section[PbsState] = Section("host", "Host", Path(__file__).parent)
+SECTION: Section[PbsState] = Section("host", "Host", Path(__file__).parent, findings.view)
 PERMISSIONS = ("An API token with the Audit role on / (Datastore.Audit, Sys.Audit, Remote.Audit): read-only "
                "(proxmox-backup-manager acl update / Audit --auth-id ID). Only HTTPS GET; the secret is read from "
                "token_secret_file and sent to no other host.")

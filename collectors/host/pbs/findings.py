@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import fnmatch
 import time
+from collections.abc import Sequence
 
-from collectors.findings import BAD, WARN, Finding, Judging, RuleSpec, Tile
+from collectors.findings import BAD, WARN, Finding, Judging, RuleSpec, Tile, about, level_of
 from collectors.host.pbs.state import PbsGroup, PbsState
+from collectors.plugin import View
 from collectors.proxmoxapi import age
 
 RULES = (RuleSpec("pbs_datastore_full", "warning"), RuleSpec("pbs_verify_failed", "critical"),
@@ -75,3 +77,13 @@ def all_clear(state: PbsState, judging: Judging) -> str | None:
 
 
 TILE = Tile("Backups", "/host#pbs", all_clear)
+
+
+def view(state: PbsState, found: Sequence[Finding]) -> View:
+    """The section's rows, each at the level of the findings about it: the row of a group whose
+    snapshot is stale warns as the Backups tile does (it was not marked)."""
+    groups = {f"{g.store}/{g.name}": level_of(about(found, store=g.store, group=g.name)) for g in state.groups}
+    stores = {d.name: level_of([f for f in about(found, store=d.name) if "group" not in f.labels and "job" not in f.labels])
+              for d in state.datastores}
+    jobs = {f"{j.kind}/{j.id}": level_of(about(found, kind=j.kind, job=j.id)) for j in state.jobs}
+    return {**dict(state), "group_level": groups, "store_level": stores, "job_level": jobs}
