@@ -16,9 +16,10 @@ import time
 from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar
 
+from collectors import finite
 from collectors.base import DEFAULT_MAX_BYTES, CollectorError
+from collectors.finite import MAX_DEPTH
 
-MAX_DEPTH = 64  # no API a plug-in reads nests deeper than a dozen levels
 CHUNK = 64 * 1024
 T = TypeVar("T")
 
@@ -57,45 +58,28 @@ def read_body(resp: Readable, what: str, deadline_seconds: float, max_bytes: int
                                 "then); not read further")
 
 
-def loads(body: bytes | str, what: str, max_depth: int = MAX_DEPTH) -> Any:  # Any: JSON, read by the caller
-    """json.loads, refusing nesting past `max_depth` (checked before parsing: a bracket count, so a
-    200,000-deep document costs one pass, not Python's recursion)."""
+def loads(body: bytes | str, what: str, max_depth: int = MAX_DEPTH, max_objects: int | None = None
+          ) -> Any:  # Any: JSON, read by the caller
+    """json.loads, refusing nesting past `max_depth` (collectors.finite.depth: a bracket count, so a
+    200,000-deep document costs one pass, not Python's recursion) and, with `max_objects`, an
+    answer of more objects than that: the parse stops there, before the rest is built (100,000
+    guests parsed whole were +77 MB before any cap on the list could apply)."""
     text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
-    if _depth(text) > max_depth:
+    if finite.depth(text, max_depth) > max_depth:
         raise BoundExceeded(f"{what}: JSON nested deeper than {max_depth} levels; not read")
+    hook = None
+    if max_objects is not None:
+        made = [0]
+
+        def hook(pairs: list[tuple[str, object]]) -> dict[str, object]:
+            made[0] += 1
+            if made[0] > max_objects:
+                raise BoundExceeded(f"{what}: more than {max_objects} objects in one answer; not read further")
+            return dict(pairs)
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=hook)
     except (ValueError, RecursionError) as exc:
         raise CollectorError(f"{what}: not JSON ({str(exc)[:80]})") from None
-
-
-def _depth(text: str) -> int:
-    """The deepest nesting of [ and { outside strings. Cheap where it matters: a document with
-    fewer brackets than the limit cannot be deeper, and is not scanned."""
-    opens = text.count("[") + text.count("{")
-    if opens <= MAX_DEPTH:
-        return opens
-    depth = deepest = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > MAX_DEPTH:
-                    return deepest
-        elif ch in "]}":
-            depth -= 1
-    return deepest
 
 
 def capped(items: Sequence[T], limit: int, what: str, warnings: list[str] | None = None) -> list[T]:

@@ -45,10 +45,56 @@ def _json_int(text: str) -> int | float | None:
     return value if -INT_LIMIT <= value <= INT_LIMIT else None
 
 
-def loads(text: str | bytes) -> Any:
+# No tool or API a plug-in reads nests deeper than a dozen levels.
+MAX_DEPTH = 64
+
+
+class TooDeep(ValueError):
+    """JSON nested past MAX_DEPTH: refused before parsing, never a RecursionError."""
+
+
+def loads(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
     """json.loads for a tool's answer: NaN, Infinity, -Infinity, 1e400 and integers beyond
-    64 bits become null (the value is unknown; the rest of the answer is read as usual)."""
-    return json.loads(text, parse_constant=lambda _: None, parse_float=_json_float, parse_int=_json_int)
+    64 bits become null (the value is unknown; the rest of the answer is read as usual). Nesting
+    deeper than `max_depth` is TooDeep (a ValueError), checked in one pass before parsing: JSON
+    nested 200,000 deep raised an uncaught RecursionError."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    if depth(text, max_depth) > max_depth:
+        raise TooDeep(f"JSON nested deeper than {max_depth} levels; not read")
+    try:
+        return json.loads(text, parse_constant=lambda _: None, parse_float=_json_float, parse_int=_json_int)
+    except RecursionError:  # a parser's own limit, in case: still only a bad answer
+        raise TooDeep("JSON nested too deep to read") from None
+
+
+def depth(text: str, limit: int = MAX_DEPTH) -> int:
+    """The deepest nesting of [ and { outside strings, up to just past `limit`. A document with
+    fewer brackets than the limit cannot be deeper, and is not scanned."""
+    opens = text.count("[") + text.count("{")
+    if opens <= limit:
+        return opens
+    level = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            level += 1
+            if level > deepest:
+                deepest = level
+                if deepest > limit:
+                    return deepest
+        elif ch in "]}":
+            level -= 1
+    return deepest
 
 
 def _bad(x: Any) -> bool:

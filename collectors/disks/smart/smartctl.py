@@ -6,7 +6,6 @@ and the exit status bitmask in smartctl(8), section RETURN VALUES.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -374,7 +373,7 @@ def what_it_said(stdout: bytes, stderr: bytes) -> str:
     """Why a run failed, in smartctl's words: its JSON messages (where --json puts even "Permission
     denied"), else the start of its standard error."""
     try:
-        meta = json.loads(stdout).get("smartctl", {})
+        meta = finite.loads(stdout).get("smartctl", {})
         words = [str(m.get("string", "")) for m in meta.get("messages", []) if isinstance(m, dict)]
     except (ValueError, AttributeError, TypeError):
         words = []

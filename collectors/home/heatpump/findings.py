@@ -18,7 +18,8 @@ RULES = (RuleSpec("heatpump_fault", "critical", 0, 12), RuleSpec("heatpump_unrea
 def findings(state: HeatpumpState, judging: Judging) -> list[Finding]:
     status = judging.status
     if status is not None and status.up is False:
-        return [Finding(BAD, f"heat pump unreachable: {status.last_error}", "heatpump_unreachable", "heatpump")]
+        # A warning, as its rule is: what the heat pump does is unknown, not known to be wrong.
+        return [Finding(WARN, f"heat pump unreachable: {status.last_error}", "heatpump_unreachable", "heatpump")]
     found = []
     if state.fault:
         found.append(Finding(BAD, f"heat pump fault: {fault_words(state.active_error)}", "heatpump_fault", "heatpump",

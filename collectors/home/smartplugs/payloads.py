@@ -16,7 +16,6 @@ Formats:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +33,7 @@ class Reading:
 
 def _json(payload: bytes) -> Any:
     try:
-        return json.loads(payload)
+        return finite.loads(payload)  # no deeper than finite.MAX_DEPTH: a hostile payload is a bad read
     except (ValueError, UnicodeDecodeError):
         raise ParseError(f"not JSON: {payload[:200]!r}") from None
 

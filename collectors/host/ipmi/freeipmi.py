@@ -99,7 +99,10 @@ def _csv(text: str, required: tuple[str, ...], what: str) -> tuple[list[str], li
     lines = [ln for ln in text.splitlines() if ln.strip()]
     if not lines:
         return [], []
-    header = next(csv.reader([lines[0]]))
+    try:
+        header = next(csv.reader([lines[0]]))
+    except csv.Error as exc:  # a field past csv's limit (131,072 characters): not FreeIPMI's output
+        raise ParseError(f"{what}: not comma-separated output ({exc}): {lines[0][:200]!r}") from None
     missing = [c for c in required if c not in header]
     if missing:
         raise ParseError(f"{what}: the header lacks {', '.join(missing)}: {lines[0][:200]!r}")

@@ -17,8 +17,11 @@ def findings(state: BondingState, judging: Judging) -> list[Finding]:
             subject, labels = f"{b.name}/{s.name}", {"bond": b.name, "slave": s.name}
             if not s.up:
                 up = "?" if b.slaves_up is None else b.slaves_up
+                # One level for tile and alert: a warning while other slaves carry the bond,
+                # critical when none does (the bond itself is down).
                 out.append(Finding(BAD if all_down else WARN, f"bond {b.name}: slave {s.name} down "
-                                   f"({up}/{len(slaves)} up)", "bond_slave_down", subject, labels))
+                                   f"({up}/{len(slaves)} up)", "bond_slave_down", subject, labels,
+                                   "critical" if all_down else None))
             rose = judging.rose(f"bond:{subject}", s.link_failures or 0)
             if rose >= judging.flap_count:
                 out.append(Finding(WARN, f"bond {b.name}: slave {s.name} failed {rose} times in {judging.window}",
