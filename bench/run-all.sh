@@ -28,3 +28,4 @@ $PY bench/energy_page.py
 $PY bench/sparklines.py
 $PY bench/demo_cpu.py
 $PY bench/demo_rss.py
+$PY bench/hostile.py
