@@ -32,8 +32,12 @@ class Integrator:
         self._last: dict[str, tuple[float, float]] = {}  # source -> (when, watts)
 
     def add(self, source: str, watts: float, at: float) -> float:
-        last = self._last.get(source)
         total = self.energy.get(source, 0.0)
+        if not watts >= 0:  # below zero (or NaN) is a bad read: no energy, and no reading to span from
+            self._last.pop(source, None)
+            self.energy[source] = total
+            return total
+        last = self._last.get(source)
         if last is not None and 0 < at - last[0] <= self.gap:
             total += (last[1] + watts) / 2 * (at - last[0])
         self.energy[source] = total

@@ -128,3 +128,12 @@ def test_a_bad_read_is_said_as_a_warning_of_the_run_naming_the_series(tmp_path: 
     st = asyncio.run(sched.run_once("smartplugs"))
     assert st.up is True
     assert any('rackpulse_energy_joules_total{source="s1"}: moved from 0 to 3.6e+09' in w for w in st.warnings)
+
+
+def test_watts_below_zero_integrate_to_nothing_for_every_source_that_reports_watts_only() -> None:
+    """A plug at -1,000,000 W for 10 s booked -6.26 kWh: a UPS or a BMC reporting watts alike."""
+    from collectors.energy import Integrator
+
+    i = Integrator(gap=60)
+    totals = [i.add("ups", w, t) for t, w in ((0, 100.0), (10, -1_000_000.0), (20, 100.0), (30, 100.0))]
+    assert totals == [0.0, 0.0, 0.0, 1000.0]
