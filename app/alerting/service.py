@@ -144,7 +144,7 @@ class Alerting:
 
     def _unwatched(self, snap: Snapshot) -> set[tuple[str, str]]:
         """The firing alerts of collectors a reload removed (their collector_down too)."""
-        removed = getattr(snap, "unwatched", set())
+        removed: set[str] = getattr(snap, "unwatched", set())
         if not removed:
             return set()
         return {k for k, st in self.states.items() if st.state == "firing"
