@@ -269,6 +269,8 @@ class Scheduler:
         if result is not None:
             if result.state is not None:
                 self.snapshot.states[st.name] = result.state
+                if (before := self.snapshot.rebuilt.pop(st.name, None)) is not None:
+                    self.snapshot.unwatched_sources[st.name] = before - result.state.sources()
             elif no_data:  # the source went away: nothing of it to show any more
                 self.snapshot.states.pop(st.name, None)
         if self.judging:
@@ -332,6 +334,9 @@ class Scheduler:
                     continue
             if (old := self.collectors.get(name)) is not None and old is not coll:
                 _close(old)
+                if (before := self.snapshot.states.get(name)) is not None:
+                    self.snapshot.rebuilt[name] = before.sources()
+                self.snapshot.unwatched_sources.pop(name, None)
             self.collectors[name] = coll
             if (state := self.snapshot.states.get(name)) is not None:
                 coll.restore(state)

@@ -75,6 +75,11 @@ class Snapshot:
     # Collectors a reload removed: their firing alerts end "no longer watched", not resolved
     # (nothing was read that says the problem is gone).
     unwatched: set[str] = field(default_factory=set)
+    # Sources (a BMC, a UPS) a reload removed from a collector's section: plug-in -> their names.
+    # Known once the rebuilt collector has run (what its last state knew, less what its new one
+    # knows); their firing alerts end "no longer watched".
+    unwatched_sources: dict[str, set[str]] = field(default_factory=dict)
+    rebuilt: dict[str, set[str]] = field(default_factory=dict)  # plug-in -> its sources before the reload
     judge: Judge = field(default=None)  # type: ignore[assignment]  # made for the host in __post_init__
     # What pages work out from the states and findings alone, kept with what it came from
     # (app/views.py: `same_inputs`): a page asked for every few seconds reads it again only

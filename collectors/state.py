@@ -50,6 +50,11 @@ class State(Record):
         """Source -> when it was last read (None: never), for those this run could not read."""
         return {}
 
+    def sources(self) -> set[str]:
+        """Every source this state knows, read or not: one a reload removed from the config is gone
+        from the next state, and its firing alerts end "no longer watched", not resolved."""
+        return set(self.unreadable_sources())
+
 
 S = TypeVar("S", bound=State)
 

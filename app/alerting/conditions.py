@@ -33,6 +33,12 @@ def rule_sources() -> dict[str, str]:
 
 RULE_SOURCES = rule_sources()
 
+
+def source_label(plugin: str) -> str:
+    """The finding label that names a plug-in's sources ("bmc"), or "" when it reads one source."""
+    p = plugins().get(plugin)
+    return p.state.source_label if p is not None else ""
+
 def held(down: Iterable[Any], previous: dict[tuple[str, str], AlertState], present: set[tuple[str, str]]
          ) -> list[Condition]:
     """The firing alerts of collectors that cannot read their source now, held as they were: a heat

@@ -21,7 +21,7 @@ from sqlalchemy import Engine, and_, select, update
 
 from app.alerting import queries
 from app.alerting.channels import Channel
-from app.alerting.conditions import BUILTIN, Conditions, MetricRule, rule_sources
+from app.alerting.conditions import BUILTIN, Conditions, MetricRule, rule_sources, source_label
 from app.alerting.delivery import Courier, try_channel
 from app.alerting.dependencies import Dependency, explained
 from app.alerting.engine import AlertState, Condition, Rule, Window, evaluate
@@ -143,12 +143,22 @@ class Alerting:
         return recorded
 
     def _unwatched(self, snap: Snapshot) -> set[tuple[str, str]]:
-        """The firing alerts of collectors a reload removed (their collector_down too)."""
+        """The firing alerts of collectors a reload removed (their collector_down too), and of
+        sources a reload removed from a collector's section (a BMC taken out of [collectors.ipmi])."""
         removed: set[str] = getattr(snap, "unwatched", set())
-        if not removed:
+        gone: dict[str, set[str]] = getattr(snap, "unwatched_sources", {})
+        if not removed and not gone:
             return set()
-        return {k for k, st in self.states.items() if st.state == "firing"
-                and (self.rule_source.get(k[0]) in removed or (k[0] == "collector_down" and k[1] in removed))}
+        out = set()
+        for k, st in self.states.items():
+            if st.state != "firing":
+                continue
+            plugin = self.rule_source.get(k[0])
+            if plugin in removed or (k[0] == "collector_down" and k[1] in removed):
+                out.add(k)
+            elif plugin in gone and (label := source_label(plugin)) and st.labels.get(label) in gone[plugin]:
+                out.add(k)
+        return out
 
     def _take_acks(self) -> None:
         """The acknowledgements another server stored for alerts firing here (one small query)."""

@@ -64,3 +64,48 @@ def test_a_no_longer_watched_notice_reads_as_such_on_a_phone() -> None:
           "summary": "heat pump fault 29 (no longer watched: removed from the config)", "labels": {"host": "nas"},
           "ts": 0.0, "duration": 60.0, "since": None}
     assert human(ev).startswith("NO LONGER WATCHED: heat pump fault 29")  # type: ignore[arg-type]
+
+
+class Bmcs:
+    """An IPMI collector's stand-in: the BMCs of its section, the switch's PSU failing."""
+
+    name = "ipmi"
+
+    def __init__(self, *bmcs: str) -> None:
+        from collectors.host.ipmi.collector import IpmiCollector
+
+        self.bmcs, self.metrics = bmcs, IpmiCollector.metrics
+
+    def collect(self):  # type: ignore[no-untyped-def]
+        from collectors.base import CollectResult
+        from collectors.host.ipmi.state import BmcView, IpmiState, Sensor
+
+        psu = Sensor(name="PSU2 Status", type="Power Supply", state="Critical", events=["Power Supply Failure detected"])
+        return CollectResult(state=IpmiState(bmcs=[BmcView(name=b, up=True, last_read=time.time(),
+                                                            sensors=[psu] if b == "switch" else [])
+                                                    for b in self.bmcs]))
+
+    def restore(self, state) -> None:  # type: ignore[no-untyped-def]
+        pass
+
+    def counter_limits(self):  # type: ignore[no-untyped-def]
+        return {}
+
+    def counter_now(self) -> float:
+        return time.time()
+
+
+def test_a_bmc_a_reload_takes_out_of_the_section_ends_its_alerts_as_no_longer_watched(tmp_path: Path) -> None:
+    snap = Snapshot(host="nas")
+    sched = Scheduler({"ipmi": Bmcs("switch", "r720")}, {"ipmi": (30.0, 5.0)}, snap)  # type: ignore[dict-item]
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    upgrade(url)
+    alerting = Alerting(make_engine(url), "nas")
+    asyncio.run(sched.run_once("ipmi"))
+    t0 = time.time()
+    assert [r["kind"] for r in alerting.tick(snap, now=t0) if r["rule"] == "ipmi_sensor_critical"] == ["firing"]
+    sched.reconfigure({"ipmi": Bmcs("r720")}, {"ipmi": (30.0, 5.0)}, {"ipmi"})  # type: ignore[dict-item]
+    asyncio.run(sched.run_once("ipmi"))
+    told = [r for r in alerting.tick(snap, now=t0 + 30) if r["rule"] == "ipmi_sensor_critical"]
+    assert [r["kind"] for r in told] == ["unwatched"]
+    assert "no longer watched: removed from the config" in told[0]["summary"]

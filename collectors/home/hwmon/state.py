@@ -41,3 +41,6 @@ class HwmonState(State):
 
     def unreadable_sources(self) -> dict[str, float | None]:
         return {r.name: None for r in self.rails if r.volts is None}
+
+    def sources(self) -> set[str]:
+        return {r.name for r in self.rails}

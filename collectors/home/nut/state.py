@@ -34,3 +34,6 @@ class NutState(State):
 
     def unreadable_sources(self) -> dict[str, float | None]:
         return {u.name: u.last_read for u in self.ups if not u.up}
+
+    def sources(self) -> set[str]:
+        return {u.name for u in self.ups}

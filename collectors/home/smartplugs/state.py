@@ -29,3 +29,6 @@ class SmartplugsState(State):
 
     def unreadable_sources(self) -> dict[str, float | None]:
         return {p.name: p.last_seen for p in self.plugs} if self.broker_error else {}
+
+    def sources(self) -> set[str]:
+        return {p.name for p in self.plugs}

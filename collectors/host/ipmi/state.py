@@ -52,3 +52,6 @@ class IpmiState(State):
 
     def unreadable_sources(self) -> dict[str, float | None]:
         return {b.name: b.last_read for b in self.bmcs if not b.up}
+
+    def sources(self) -> set[str]:
+        return {b.name for b in self.bmcs}

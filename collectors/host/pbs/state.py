@@ -74,3 +74,6 @@ class PbsState(State):
             if m := re.search(r"/admin/datastore/([^/\s]+)/", words):
                 out[m.group(1)] = None
         return out
+
+    def sources(self) -> set[str]:
+        return {d.name for d in self.datastores}

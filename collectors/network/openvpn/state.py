@@ -60,3 +60,6 @@ class OpenvpnState(State):
 
     def unreadable_sources(self) -> dict[str, float | None]:
         return {v.name: None for v in self.instances if not v.up}
+
+    def sources(self) -> set[str]:
+        return {v.name for v in self.instances}

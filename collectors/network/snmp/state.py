@@ -38,3 +38,6 @@ class SnmpState(State):
 
     def unreadable_sources(self) -> dict[str, float | None]:
         return {t.name: t.last_read for t in self.targets if not t.up}
+
+    def sources(self) -> set[str]:
+        return {t.name for t in self.targets}
