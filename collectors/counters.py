@@ -143,7 +143,7 @@ class CounterBook:
               ) -> tuple[float | None, str | None]:
         st = self._series.get(key)
         if value < 0:
-            return (None if st is None else st.raw + st.offset), f"read {value:g}: a counter is never negative; skipped"
+            return (None if st is None else st.raw + st.offset), f"read {_n(value)}: a counter is never negative; skipped"
         if st is None:
             self._series[key] = _Series(value, now)
             return value, None
@@ -160,13 +160,18 @@ class CounterBook:
             if seen[2] + 1 >= self.settle:
                 st.offset = exported - value  # the new base: the jump itself booked nowhere
                 st.raw, st.at, st.suspect = value, now, None
-                return exported, f"{self.settle} readings in a row agree on {value:g}: taken as its new base, " \
+                return exported, f"{self.settle} readings in a row agree on {_n(value)}: taken as its new base, " \
                                  "the jump booked nowhere"
             st.suspect = (value, now, seen[2] + 1)
         else:
             st.suspect = (value, now, 1)
-        return exported, (f"moved from {st.raw:g} to {value:g} in {now - st.at:.0f} s, more than it can "
-                          f"({allowed:g}): a bad read, skipped")
+        return exported, (f"moved from {_n(st.raw)} to {_n(value)} in {now - st.at:.0f} s, more than it can "
+                          f"({_n(allowed)}): a bad read, skipped")
+
+
+def _n(x: float) -> str:
+    """A reading in words: whole numbers with thousands' commas, not 2.592e+08."""
+    return f"{x:,.0f}" if abs(x) >= 1e5 or x == int(x) else f"{x:g}"
 
 
 def _labels(labels: tuple[tuple[str, str], ...]) -> str:

@@ -127,7 +127,7 @@ def test_a_bad_read_is_said_as_a_warning_of_the_run_naming_the_series(tmp_path: 
     asyncio.run(sched.run_once("smartplugs"))
     st = asyncio.run(sched.run_once("smartplugs"))
     assert st.up is True
-    assert any('rackpulse_energy_joules_total{source="s1"}: moved from 0 to 3.6e+09' in w for w in st.warnings)
+    assert any('rackpulse_energy_joules_total{source="s1"}: moved from 0 to 3,600,000,000' in w for w in st.warnings)
 
 
 def test_watts_below_zero_integrate_to_nothing_for_every_source_that_reports_watts_only() -> None:
