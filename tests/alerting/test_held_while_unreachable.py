@@ -47,14 +47,19 @@ def test_once_the_source_answers_again_and_all_is_well_the_held_alert_resolves()
     assert [(e.kind, e.alert.rule) for e in events] == [("resolved", "heatpump_fault")]
 
 
-def test_a_heat_pump_fault_stays_firing_while_the_isg_is_silent_and_its_values_leave_metrics() -> None:
+def faulted_heat_pump() -> tuple[IsgSim, HeatpumpCollector, Snapshot, Scheduler]:
+    """A real ISG (pymodbus) whose heat pump reports fault 29, and a scheduler over its collector."""
     sim = IsgSim(wpm3_registers())
     sim.start()
     sim.set_input(2503, [1])  # fault status
     sim.set_input(2506, [29])  # active error 29
     coll = HeatpumpCollector("127.0.0.1", sim.port, timeout=1)
     snap = Snapshot(host="nas")
-    sched = Scheduler({"heatpump": coll}, {"heatpump": (30.0, 5.0)}, snap)
+    return sim, coll, snap, Scheduler({"heatpump": coll}, {"heatpump": (30.0, 5.0)}, snap)
+
+
+def test_a_heat_pump_fault_stays_firing_while_the_isg_is_silent_and_its_values_leave_metrics() -> None:
+    sim, coll, snap, sched = faulted_heat_pump()
     try:
         asyncio.run(sched.run_once("heatpump"))
         t0 = time.time()

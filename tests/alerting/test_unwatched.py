@@ -13,20 +13,14 @@ from app.alerting.channels import Channel, human
 from app.alerting.service import Alerting
 from app.scheduler import Scheduler, Snapshot
 from app.storage.db import make_engine, upgrade
-from collectors.home.heatpump.collector import HeatpumpCollector
 from tests.alerting.sink import Sink
 from tests.alerting.test_delivery import wait_for
-from tests.peers.isg import IsgSim, wpm3_registers
+from tests.alerting.test_held_while_unreachable import faulted_heat_pump
 
 
 def test_a_collector_removed_by_a_reload_ends_its_alerts_as_no_longer_watched_not_resolved(tmp_path: Path) -> None:
-    sim, sink = IsgSim(wpm3_registers()), Sink()
-    sim.start()
-    sim.set_input(2503, [1])  # fault status
-    sim.set_input(2506, [29])  # active error 29
-    coll = HeatpumpCollector("127.0.0.1", sim.port, timeout=1)
-    snap = Snapshot(host="nas")
-    sched = Scheduler({"heatpump": coll}, {"heatpump": (30.0, 5.0)}, snap)
+    sink = Sink()
+    sim, coll, snap, sched = faulted_heat_pump()
     url = f"sqlite:///{tmp_path / 'a.db'}"
     upgrade(url)
     alerting = Alerting(make_engine(url), "nas", channels=[Channel("hook", sink.url + "/hook", timeout=2)])
