@@ -21,6 +21,9 @@ from tests.agent_hosts import to_toml
 
 USER = "rackpulse-sudo-trials"
 DROP_IN = Path("/etc/sudoers.d/rackpulse-sudo-trials")  # no "." in the name: sudo would skip it
+# One user and one drop-in for the whole file: its tests run on one worker, one after another
+# (on two workers, one test's clean-up removed the drop-in while another asked sudo: CI went red).
+pytestmark = pytest.mark.xdist_group("sudo-trials")
 
 ALLOWED = ["--scan --json", "--json --all -d sat /dev/sda", "--json --all --nocheck=standby -d megaraid,7 /dev/bus/0",
            "--json --all -d sat,12 /dev/sg3", "--json --all -d nvme /dev/nvme0n1", "--json --all /dev/sdab",
