@@ -165,8 +165,15 @@ def run(name: str, specs: list[str], tests: list[str], show: bool = False) -> tu
 
 
 def main() -> int:
+    if {"-h", "--help"} & set(sys.argv[1:]):
+        print(__doc__.strip() + "\n\nPackages:\n" + "\n".join(f"  {name}" for name in PACKAGES))
+        return 0
     show = "--show" in sys.argv
     wanted = [a for a in sys.argv[1:] if a != "--show"] or list(PACKAGES)
+    unknown = [w for w in wanted if w not in PACKAGES]
+    if unknown:
+        print(f"no such package: {', '.join(unknown)} (--help lists them)", file=sys.stderr)
+        return 2
     rows = []
     for name in wanted:
         files, tests = PACKAGES[name]

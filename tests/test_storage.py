@@ -357,13 +357,22 @@ def test_the_highest_value_of_a_span_is_the_same_as_the_highest_point_its_chart_
 @pytest.mark.peers  # the real PostgreSQL server
 def test_two_servers_migrating_a_new_postgresql_database_at_once_both_succeed(pg_url: str) -> None:
     """Two servers started together on a new database: the second waits for the first's migration
-    (an advisory lock) instead of failing on "alembic_version already exists"."""
+    (an advisory lock) instead of failing on "alembic_version already exists". Without the lock
+    the migrations block each other's DDL and never end: the wait is bounded by a few times what
+    one migration takes alone on this machine, and the stuck ones are cut off, so a lost lock
+    fails in seconds (it took six minutes of joins before)."""
     import threading
+    import time
 
     from sqlalchemy import text
 
     from app.storage.db import make_engine, upgrade
+    from tests.conftest import pg_database
 
+    with pg_database() as alone:
+        t0 = time.monotonic()
+        upgrade(alone)
+        one = time.monotonic() - t0
     errors: list[BaseException] = []
 
     def migrate() -> None:
@@ -372,13 +381,22 @@ def test_two_servers_migrating_a_new_postgresql_database_at_once_both_succeed(pg
         except BaseException as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
 
-    threads = [threading.Thread(target=migrate) for _ in range(3)]
+    threads = [threading.Thread(target=migrate, daemon=True) for _ in range(3)]
     for t in threads:
         t.start()
+    deadline = time.monotonic() + max(10.0, 5 * one)  # three in a row, and room for a loaded machine
     for t in threads:
-        t.join(120)
-    assert errors == []
+        t.join(max(0.0, deadline - time.monotonic()))
+    stuck = sum(t.is_alive() for t in threads)
     engine = make_engine(pg_url)
+    if stuck:
+        with engine.connect() as c:  # cut the stuck migrations off, so nothing hangs past the test
+            c.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                           "WHERE datname = current_database() AND pid <> pg_backend_pid()"))
+        for t in threads:
+            t.join(10)
+    assert stuck == 0, f"{stuck} of 3 migrations still running after {max(10.0, 5 * one):.0f} s (one alone: {one:.1f} s)"
+    assert errors == []
     with engine.connect() as c:
         assert c.execute(text("SELECT count(*) FROM alembic_version")).scalar_one() == 1
     engine.dispose()

@@ -357,10 +357,6 @@ class Agents:
             snap.version += 1
             self.generation += 1
 
-    def metrics_parts(self) -> list[Families]:
-        """Every part, one list (``exposition.merge`` joins them)."""
-        return [part for group in self.metrics_groups() for part in group]
-
     def metrics_groups(self) -> list[list[Families]]:
         """Every agent host's samples in the exposition format, re-rendered only when they changed,
         one group per host; first what the server knows of each agent (with the server's host)."""
