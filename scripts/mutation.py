@@ -94,6 +94,19 @@ PACKAGES: dict[str, tuple[list[str], list[str]]] = {
     "snmp parser": (["collectors/network/snmp/collector.py::parse_if_walk,_int,count_flaps,_value", "collectors/snmpwire.py::explain"],
                     ["tests/collectors/network/snmp/test_snmp.py", "tests/collectors/network/snmp/test_snmp_edges.py",
                      "-m", "not peers"]),
+    # Issue 63: what issue 61's round added (the bill, the counters' guard, reload, sudoers).
+    "energy bill": (["app/energy/bill.py", "app/energy/config.py"],
+                    ["tests/energy/test_bill_calendar.py", "tests/energy/test_tariffs.py",
+                     "tests/energy/test_energy_watch.py"]),
+    "counters": (["collectors/counters.py"], ["tests/test_counter_contract.py"]),
+    "reload and sudoers": (["app/reload.py::restart_needed,live_part,changed_collectors,one_line",
+                            "app/install/sudoers.py"],
+                           ["tests/test_reload_units.py", "tests/install/test_sudoers_render.py",
+                            "tests/install/test_privilege_split.py"]),
+    "proxmox and pbs judging": (["collectors/host/proxmox/parse.py", "collectors/host/proxmox/findings.py",
+                                 "collectors/host/pbs/findings.py", "collectors/host/pbs/parse.py"],
+                                ["tests/collectors/host/proxmox/test_backup_judging.py",
+                                 "tests/collectors/host/proxmox/test_proxmox.py", "tests/collectors/host/pbs/test_pbs.py"]),
 }
 
 
