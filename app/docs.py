@@ -172,6 +172,11 @@ def write_all() -> list[Path]:
     written[0].write_text(metrics_md())
     written[1].write_text(example_toml())
     written[2].write_text(permissions_md())
+    from app.rooms import with_room_table
+
+    architecture = ROOT / "ARCHITECTURE.md"
+    architecture.write_text(with_room_table(architecture.read_text()))
+    written.append(architecture)
     for p in plugins().values():
         path = package_of(p) / "README.md"
         path.write_text(readme(p))

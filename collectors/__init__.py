@@ -12,7 +12,7 @@ from typing import Any
 
 from collectors.base import Collector, MetricSpec, Runner, run_command
 from collectors.context import BayRules, HostContext, PingBook, SavedEntries
-from collectors.disks.location import BayRule, bay_rules
+from collectors.location import BayRule, bay_rules
 from collectors.plugin import CollectorPlugin, discover
 
 _only: frozenset[str] | None = None

@@ -12,7 +12,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from collectors.disks.location import BayRule
+from collectors.location import BayRule
 
 M = TypeVar("M", bound=BaseModel)
 

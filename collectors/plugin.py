@@ -112,6 +112,10 @@ class CollectorPlugin(Generic[S]):
     # The commands it runs that need root or a group (collectors/privilege.py): the sudoers
     # drop-in, its README and `rackpulse doctor` are made from these.
     privileges: tuple[Privilege, ...] = ()
+    # The other plug-ins whose modules it imports (their state types, a parser): smart reads
+    # mdraid's, ZFS's and MegaRAID's states to know a disk's group. tests/test_house_rules.py
+    # fails on an import of another plug-in not named here, so the coupling stays in sight.
+    uses: tuple[str, ...] = ()
 
     # -- called by the app: one plug-in's bad state costs its own tile or section, never the page ----
 

@@ -59,7 +59,7 @@ PACKAGES: dict[str, tuple[list[str], list[str]]] = {
     "openvpn status": (["collectors/network/openvpn/status.py", "collectors/network/openvpn/collector.py::tuning_hints,read_interface"],
                        ["tests/collectors/network/openvpn/test_openvpn.py", "tests/collectors/network/openvpn/test_openvpn_edges.py",
                         "tests/collectors/test_parsed_golden.py", "-m", "not peers"]),
-    "disk location": (["collectors/disks/location.py"], ["tests/collectors/disks/test_disklocation.py",
+    "disk location": (["collectors/location.py"], ["tests/collectors/disks/test_disklocation.py",
                                                        "tests/collectors/disks/test_disklocation_tree.py"]),
     "frr parser": (["collectors/network/frr/collector.py::parse_bgp_summary,_afi_peers,_count,parse_bgp_neighbors,check_vtysh"],
                    ["tests/collectors/network/frr/test_frr.py", "tests/collectors/network/frr/test_frr_edges.py",

@@ -1,48 +1,24 @@
-"""The rooms of app/ and which way their imports may run, read from the code's own imports (every
-`import`, lazy ones inside functions too): the next feature cannot quietly add an arrow the wrong
-way. ARCHITECTURE.md draws the same rooms."""
+"""The rooms of app/ and which way their imports may run (app/rooms.py), read from the code's own
+imports (every `import`, lazy ones inside functions, those only for type checking, and
+`importlib.import_module` of a name it can read): the next feature cannot quietly add an arrow the
+wrong way, a room without a rule, or two modules that import each other. In collectors/, the
+shared core imports no domain or plug-in, and a plug-in imports another only when its
+CollectorPlugin names it in `uses`. ARCHITECTURE.md's room table is written from the same rules."""
 
 from __future__ import annotations
 
 import ast
+import sys
+from collections.abc import Iterable, Mapping
+from functools import cache
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from app.rooms import ROOMS, room_table
 
-# What a room may import of app/ (beyond itself). A room not named here may import any room but
-# the two at the top: the command line and the web.
-MAY_IMPORT = {
-    "app.storage": {"app.credentials", "app.files"},
-    "app.people": {"app.credentials", "app.storage", "app.files", "app.logsafe"},
-    "app.disks": {"app.files", "app.storage", "app.config", "app.words", "app.snapshot"},
-    # an agent has no database, no server, no alerting: what it imports it carries on a Pi
-    "app.agent": {"app.batch", "app.config", "app.exposition", "app.files", "app.scheduler", "app.snapshot",
-                  "app.logsafe"},
-    "app.snapshot": {"app.exposition", "app.judge"},
-    # alerting judges snapshots and keeps its state in storage; the whole config imports its section,
-    # so it never imports the config (app/alerting/setup.py reads it through a Protocol)
-    "app.alerting": {"app.logsafe", "app.snapshot", "app.storage", "app.judge", "app.exposition", "app.words"},
-    # the agents' side of the server: below the runtime and the web that hold it
-    "app.ingest": {"app.alerting", "app.batch", "app.credentials", "app.exposition", "app.judge", "app.snapshot",
-                   "app.storage"},
-    "app.config": {"app.alerting", "app.energy", "app.export", "app.storage"},  # each room's section comes from that room
-    # the power bill: priced from the store's counters, shown by the web; its watch (watch.py) says
-    # the bill on /metrics and raises the energy rules as the alert engine's conditions
-    "app.energy": {"app.alerting", "app.exposition"},
-    "app.scheduler": {"app.exposition", "app.snapshot"},
-    "app.exposition": set(),
-    "app.judge": set(),
-    "app.words": set(),
-    "app.files": set(),
-    "app.credentials": set(),
-    "app.logsafe": set(),
-    "app.batch": set(),
-}
-# Who may import the top: the command line is imported by nothing in app/ but itself; the web by
-# the command line (serve), its own routes and `make docs`.
-TOP = {"app.cli": {"app.cli"}, "app.web": {"app.web", "app.cli", "app.docs"}}
+ROOT = Path(__file__).resolve().parent.parent
+MAY_IMPORT = {r.name: set(r.may_import) for r in ROOMS}
 
 
 def module_of(path: Path) -> str:
@@ -50,12 +26,33 @@ def module_of(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports(path: Path) -> set[str]:
-    """Every module `path` imports, absolute, with each name taken from a package as well."""
+@cache
+def modules() -> frozenset[str]:
+    return frozenset(module_of(p) for folder in ("app", "collectors", "demo") for p in (ROOT / folder).rglob("*.py"))
+
+
+def _dynamic(node: ast.Call) -> str | None:
+    """The module an `importlib.import_module(...)` or `__import__(...)` names: a constant string,
+    or the constant start of an f-string up to its last dot ("collectors." of f"collectors.{x}")."""
+    fn = node.func
+    name = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
+    if name not in ("import_module", "__import__") or not node.args:
+        return None
+    arg = node.args[0]
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return arg.value
+    if isinstance(arg, ast.JoinedStr) and arg.values and isinstance(arg.values[0], ast.Constant):
+        return str(arg.values[0].value).rsplit(".", 1)[0] or None
+    return None
+
+
+def imports(path: Path, source: str | None = None) -> set[str]:
+    """Every module `path` imports, absolute: `from pkg import name` is pkg.name when that is a
+    module, else pkg."""
     mod = module_of(path)
     pkg = mod if path.name == "__init__.py" else mod.rsplit(".", 1)[0]
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(ast.parse(path.read_text() if source is None else source)):
         if isinstance(node, ast.Import):
             out |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -63,14 +60,19 @@ def imports(path: Path) -> set[str]:
             if node.level:
                 up = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
                 base = ".".join(up + ([base] if base else []))
-            out.add(base)
-            out |= {f"{base}.{a.name}" for a in node.names}
+            out |= {f"{base}.{a.name}" if f"{base}.{a.name}" in modules() else base for a in node.names}
+        elif isinstance(node, ast.Call) and (target := _dynamic(node)):
+            out.add(target)
     return out
 
 
 def room(module: str) -> str:
     """app/<room>/... or app/<module>.py: the room is app.<first part>."""
     return ".".join(module.split(".")[:2])
+
+
+def known_rooms() -> set[str]:
+    return {room(m) for m in modules() if m.startswith("app.")}
 
 
 def arrows(folder: str) -> set[tuple[str, str, str]]:
@@ -84,22 +86,38 @@ def arrows(folder: str) -> set[tuple[str, str, str]]:
     return out
 
 
-def known_rooms() -> set[str]:
-    return {room(module_of(p)) for p in (ROOT / "app").rglob("*.py") if module_of(p) != "app"}
-
-
-def wrong_way(found: set[tuple[str, str, str]]) -> list[str]:
+def wrong_way(found: Iterable[tuple[str, str, str]], rules: Mapping[str, set[str]] = MAY_IMPORT) -> list[str]:
     bad = []
     for file, here, there in sorted(found):
-        if here in MAY_IMPORT and there not in MAY_IMPORT[here]:
-            bad.append(f"{file}: {here} may not import {there} (it may import: {sorted(MAY_IMPORT[here]) or 'nothing'})")
-        if there in TOP and here not in TOP[there]:
-            bad.append(f"{file}: {here} imports {there}, which only {sorted(TOP[there])} may")
+        if here not in rules:
+            bad.append(f"{file}: {here} has no rule in app/rooms.py (say what it may import)")
+        elif there not in rules[here]:
+            bad.append(f"{file}: {here} may not import {there} (it may import: {sorted(rules[here]) or 'nothing'})")
     return bad
+
+
+def test_every_room_of_app_has_a_rule_and_every_rule_a_room() -> None:
+    assert sorted(known_rooms() - set(MAY_IMPORT)) == []
+    assert sorted(set(MAY_IMPORT) - known_rooms()) == []
+
+
+def test_every_rule_points_down_the_list_so_no_room_can_import_one_above_it() -> None:
+    seen: set[str] = set()
+    up = []
+    for r in ROOMS:
+        up += [f"{r.name} may import {m}, which stands above it" for m in sorted(r.may_import - seen)]
+        seen.add(r.name)
+    assert up == []
 
 
 def test_every_arrow_between_the_rooms_of_app_runs_the_way_the_rules_allow() -> None:
     assert wrong_way(arrows("app")) == []
+
+
+def test_the_command_line_and_the_web_are_imported_from_above_only() -> None:
+    into_top = sorted(f"{f}: {here} imports {there}" for f, here, there in arrows("app")
+                      if there in ("app.cli", "app.web") and here not in ("app.cli", "app.docs"))
+    assert into_top == []
 
 
 def test_the_plug_ins_never_import_the_app() -> None:
@@ -121,9 +139,131 @@ def test_every_room_says_what_it_is_for_in_its_first_line() -> None:
     ("app/runtime.py", "app.runtime", "app.cli"),  # the core reaching into the command line
     ("app/alerting/setup.py", "app.alerting", "app.config"),  # the arrow that ran back up until 2026-11
     ("app/ingest/agents.py", "app.ingest", "app.runtime"),
+    ("app/views.py", "app.views", "app.runtime"),  # a room that had no rule until issue 63 let this pass
+    ("app/newroom/x.py", "app.newroom", "app.files"),  # a room nobody gave a rule
 ])
-def test_an_arrow_the_wrong_way_is_named(file: str, here: str, there: str) -> None:
+def test_an_arrow_the_wrong_way_or_from_a_room_without_a_rule_is_named(file: str, here: str, there: str) -> None:
     assert wrong_way({(file, here, there)}) != []
+
+
+def test_an_import_by_importlib_is_read_like_any_other() -> None:
+    path = ROOT / "app" / "views.py"
+    found = imports(path, 'import importlib\nimportlib.import_module("app.runtime")\n'
+                          'importlib.import_module(f"app.web.{name}")\n')
+    assert {"app.runtime", "app.web"} <= found
+    assert wrong_way({(str(path), "app.views", room(t)) for t in found if t.startswith("app.")}) != []
+
+
+# -- no two modules import each other ---------------------------------------------------------------
+
+
+def graph(extra: Mapping[str, set[str]] | None = None) -> dict[str, set[str]]:
+    """Each module of app/, collectors/ and demo/ and the modules of those it imports."""
+    out = {module_of(p): {t for t in imports(p) if t in modules() and t != module_of(p)}
+           for folder in ("app", "collectors", "demo") for p in (ROOT / folder).rglob("*.py")}
+    for m, more in (extra or {}).items():
+        out.setdefault(m, set()).update(more)
+    return out
+
+
+def circles(g: Mapping[str, set[str]]) -> list[list[str]]:
+    """The strongly connected parts of more than one module (Tarjan's algorithm): each a circle."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(g.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while (w := stack.pop()) != v:
+                on.discard(w)
+                part.append(w)
+            on.discard(v)
+            if part:
+                out.append(sorted([v, *part]))
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10 * len(g)))
+    try:
+        for v in sorted(g):
+            if v not in index:
+                visit(v)
+    finally:
+        sys.setrecursionlimit(limit)
+    return out
+
+
+def test_no_modules_import_each_other_in_a_circle() -> None:
+    assert circles(graph()) == []
+
+
+def test_a_circle_is_found_however_long() -> None:
+    assert circles(graph({"app.files": {"app.storage.db"}})) != []  # storage imports files
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+# -- collectors/: the core, the domains' shared modules, the plug-ins ---------------------------------
+
+
+def plugin_of(module: str) -> str | None:
+    """collectors.<domain>.<name>[...] of a plug-in's folder: its name; None for the core
+    (collectors/*.py) and a domain's shared modules (collectors/<domain>/*.py)."""
+    parts = module.split(".")
+    return parts[2] if len(parts) >= 3 and (ROOT.joinpath(*parts[:3]) / "__init__.py").exists() else None
+
+
+def collector_arrows_wrong(uses: Mapping[str, Iterable[str]]) -> list[str]:
+    bad = []
+    for path in sorted((ROOT / "collectors").rglob("*.py")):
+        here = module_of(path)
+        mine = plugin_of(here)
+        for t in sorted(imports(path)):
+            if not t.startswith("collectors.") or t not in modules():
+                continue
+            theirs, depth = plugin_of(t), len(t.split("."))
+            core = depth == 2 and not (ROOT / "collectors" / t.split(".")[1]).is_dir()
+            if mine is None and here.count(".") == 1 and not core:
+                bad.append(f"{path.relative_to(ROOT)}: the shared core imports {t}, a domain's or a plug-in's")
+            elif mine is None and theirs is not None:
+                bad.append(f"{path.relative_to(ROOT)}: a domain's shared module imports the plug-in {t}")
+            elif mine is not None and theirs not in (None, mine) and theirs not in uses.get(mine, ()):
+                bad.append(f"{path.relative_to(ROOT)}: {mine} imports {theirs} ({t}) without `uses=({theirs!r},)`")
+    return bad
+
+
+def declared_uses() -> dict[str, tuple[str, ...]]:
+    from collectors import plugins
+
+    return {name: p.uses for name, p in plugins().items()}
+
+
+def test_the_core_of_collectors_imports_no_domain_and_a_plug_in_imports_another_only_when_it_says_so() -> None:
+    assert collector_arrows_wrong(declared_uses()) == []
+
+
+def test_a_plug_in_importing_another_without_saying_so_is_named() -> None:
+    uses = {**declared_uses(), "proxmox": ()}
+    assert any("proxmox imports pbs" in line for line in collector_arrows_wrong(uses))
+
+
+def test_every_declared_use_is_a_plug_in_that_is_installed() -> None:
+    installed = set(declared_uses())
+    assert {u for us in declared_uses().values() for u in us} <= installed
+
+
+def test_the_maps_room_table_is_the_rules() -> None:
+    assert room_table() in (ROOT / "ARCHITECTURE.md").read_text(), "run `make docs`"
 
 
 # `dict[str, Any]` in app/ and collectors/: only where JSON or TOML comes in before it is

@@ -14,7 +14,7 @@ import pytest
 from app.config import load_config
 from app.starter.discover import discover, propose_bays
 from app.starter.toml import render
-from collectors.disks.location import DiskLocation
+from collectors.location import DiskLocation
 from demo import story
 from tests.cli import run_cli
 

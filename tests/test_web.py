@@ -509,7 +509,7 @@ def test_an_nvme_disk_shows_its_health_log() -> None:
 
 
 def test_an_unlabelled_disk_gets_a_hint_and_a_label_saved_from_its_page_beside_the_database(tmp_path: Path) -> None:
-    from collectors.disks import location
+    from collectors import location
 
     app = demo_app(tmp_path, 0, extra={"disks": {"bays": []}})
     try:
@@ -534,7 +534,7 @@ def test_an_unlabelled_disk_gets_a_hint_and_a_label_saved_from_its_page_beside_t
         assert saved == [{"label": "shelf 1, bay 7", "path": "pci-0000:03:00.0-sas-phy7-lun-0"}]
         assert "rackpulse.toml" not in {p.name for p in tmp_path.iterdir()}
         # every collector places it from its next collection on, without a restart...
-        from collectors.disks.location import read_locations
+        from collectors.location import read_locations
 
         assert read_locations(tmp_path, app.state.site.saved_bays)["sdh"].bay == "shelf 1, bay 7"
         # ...and a restart reads the file again, into the new app's rules (no module-wide state)

@@ -13,8 +13,8 @@ from typing import Any
 from sqlalchemy.engine import make_url
 
 from app.files import atomic_write, locked
+from collectors import location
 from collectors.context import BayRules
-from collectors.disks import location
 
 log = logging.getLogger("rackpulse.web")
 LABEL = re.compile(r"^[^\x00-\x1f]{1,100}$")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from collectors import plugins
-from collectors.disks.location import DiskLocation, read_locations
+from collectors.location import DiskLocation, read_locations
 from collectors.starter import HostTree
 
 log = logging.getLogger("rackpulse.init")

@@ -11,7 +11,7 @@ from typing import Any, ParamSpec, Protocol, TypeVar
 
 from collectors import finite
 from collectors.base import CommandNotFound, CommandResult, NoData, ParseError, Runner
-from collectors.disks.location import BayRule, DiskLocation, base_device, bay_of, parse_by_id_name
+from collectors.location import BayRule, DiskLocation, base_device, bay_of, parse_by_id_name
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -26,10 +26,10 @@ from collectors.base import (
     run_command,
 )
 from collectors.context import HostContext
-from collectors.disks.location import BayRule, DiskLocation, base_device, read_locations
 from collectors.disks.mdraid.mdadm import MdadmDetail, parse_mdadm_detail
 from collectors.disks.mdraid.mdstat import MdArray, parse_mdstat
 from collectors.disks.mdraid.state import Array, MdraidState, Member
+from collectors.location import BayRule, DiskLocation, base_device, read_locations
 from collectors.state import State
 
 log = logging.getLogger("collectors.mdraid")

@@ -29,4 +29,5 @@ PLUGIN = CollectorPlugin("smart", SmartCollector, build, SmartConfig, SmartState
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
                          section=SECTION, detail=DETAIL, bays=findings.bay_devices,
                          api={"disks": findings.disks}, nouns={"disk": "disk", "bay": "bay"},
-                         moved={"temperature_warning": "alerts.disk_hot_celsius"}, starter=starter, privileges=PRIVILEGES)
+                         moved={"temperature_warning": "alerts.disk_hot_celsius"}, starter=starter, privileges=PRIVILEGES,
+                         uses=("mdraid", "zfs", "megaraid"))

@@ -23,7 +23,6 @@ from collectors.base import (
     run_command,
 )
 from collectors.context import HostContext
-from collectors.disks.location import BayRule, DiskLocation, read_locations
 from collectors.disks.smart import bay_history
 from collectors.disks.smart.schedule import (
     TYPES,
@@ -46,6 +45,7 @@ from collectors.disks.smart.smartctl import (
 )
 from collectors.disks.smart.state import BayStay, Disk, SmartState
 from collectors.disks.smart.wear import wear, written_bytes
+from collectors.location import BayRule, DiskLocation, read_locations
 from collectors.privilege import read_only_smartctl_type
 from collectors.state import State
 

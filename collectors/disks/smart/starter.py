@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collectors.disks.location import read_locations
+from collectors.location import read_locations
 from collectors.starter import HostTree
 
 

@@ -19,4 +19,4 @@ PERMISSIONS = ("An API token with the PVEAuditor role on / (Sys.Audit, VM.Audit,
 PLUGIN = CollectorPlugin("proxmox", ProxmoxCollector, build, ProxmoxConfig, ProxmoxState, domain="host",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, section=SECTION,
                          scene=write_scene, nouns={"pve_vm": "Proxmox VM", "pve_ct": "Proxmox container"},
-                         charts=findings.CHARTS, rank=7)
+                         charts=findings.CHARTS, rank=7, uses=("pbs",))

@@ -16,4 +16,5 @@ PERMISSIONS = ("`mmcli` reads ModemManager over D-Bus: allowed for root and, by 
 
 PLUGIN = CollectorPlugin("modems", ModemsCollector, build, ModemsConfig, ModemsState, domain="network",
                          findings=findings.findings, rules=findings.RULES, tile=findings.TILE, section=SECTION,
-                         scene=write_scene, nouns={"modem": "modem"}, api={"modems": lambda s: s.modems})
+                         scene=write_scene, nouns={"modem": "modem"}, api={"modems": lambda s: s.modems},
+                         uses=("bonding",))

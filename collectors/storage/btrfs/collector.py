@@ -21,7 +21,7 @@ from collectors.base import (
     run_command,
 )
 from collectors.context import HostContext
-from collectors.disks.location import BayRule, DiskLocation, read_locations
+from collectors.location import BayRule, DiskLocation, read_locations
 from collectors.state import State
 from collectors.storage.btrfs.parse import (
     ERROR_KINDS,

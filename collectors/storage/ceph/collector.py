@@ -20,7 +20,7 @@ from collectors.base import (
     run_command,
 )
 from collectors.context import HostContext
-from collectors.disks.location import BayRule, read_locations
+from collectors.location import BayRule, read_locations
 from collectors.storage.ceph.parse import (
     HEALTH,
     OsdMetadata,

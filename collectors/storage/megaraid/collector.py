@@ -19,7 +19,7 @@ from collectors.base import (
     run_command,
 )
 from collectors.context import HostContext
-from collectors.disks.location import BayRule, DiskLocation, read_locations
+from collectors.location import BayRule, DiskLocation, read_locations
 from collectors.state import State
 from collectors.storage.common import first_line, identify, run_tool
 from collectors.storage.megaraid.state import Bbu, MegaraidState

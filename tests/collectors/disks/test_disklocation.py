@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from collectors.disks.location import BayRule, base_device, parse_by_id_name, read_locations
+from collectors.location import BayRule, base_device, parse_by_id_name, read_locations
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from collectors.disks.location import BayRule, DiskLocation, bay_rules, parse_by_id_name, read_locations
+from collectors.location import BayRule, DiskLocation, bay_rules, parse_by_id_name, read_locations
 
 
 @pytest.mark.parametrize("name, want", [

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from collectors.base import CommandResult, NoData, ParseError
-from collectors.disks.location import bay_rules
 from collectors.disks.mdraid.collector import MdraidCollector
+from collectors.location import bay_rules
 from demo import story as demo
 from tests.paths import FIXTURES
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from collectors.disks.location import BayRule
 from collectors.disks.smart.bay_history import of_bay, update
 from collectors.disks.smart.collector import SmartCollector
 from collectors.disks.smart.findings import findings
 from collectors.disks.smart.state import BayStay, Disk, SmartState
 from collectors.findings import Judging
+from collectors.location import BayRule
 from collectors.state import dump
 from tests.collectors.disks.smart.standin import StandIn
 from tests.states import one

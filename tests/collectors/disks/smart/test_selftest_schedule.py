@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from collectors.base import CollectorError
-from collectors.disks.location import BayRule
 from collectors.disks.smart.collector import SmartCollector
 from collectors.disks.smart.findings import findings
 from collectors.disks.smart.schedule import (
@@ -24,6 +23,7 @@ from collectors.disks.smart.schedule import (
 )
 from collectors.disks.smart.state import Disk
 from collectors.findings import Judging
+from collectors.location import BayRule
 from tests.collectors.disks.smart.standin import StandIn
 from tests.paths import FIXTURES
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from collectors.base import CollectorError
-from collectors.disks.location import BayRule
 from collectors.disks.smart.collector import SmartCollector
+from collectors.location import BayRule
 from collectors.state import dump
 from tests.paths import FIXTURES
 from tests.states import one

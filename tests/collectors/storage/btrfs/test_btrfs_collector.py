@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from collectors.base import CollectorError, NoData, ParseError
-from collectors.disks.location import BayRule
 from collectors.findings import Judging
+from collectors.location import BayRule
 from collectors.storage.btrfs import findings
 from collectors.storage.btrfs.collector import BtrfsCollector
 from tests.collectors.storage_helpers import fixture, host_tree, runner

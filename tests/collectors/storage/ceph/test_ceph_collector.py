@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from collectors.base import CollectorError, NoData, ParseError
-from collectors.disks.location import BayRule
+from collectors.location import BayRule
 from collectors.storage.ceph import findings
 from collectors.storage.ceph.collector import CephCollector
 from tests.collectors.storage_helpers import fixture, host_tree, runner

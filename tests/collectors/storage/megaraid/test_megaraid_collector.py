@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from collectors.base import CollectorError, NoData, ParseError
-from collectors.disks.location import BayRule
 from collectors.findings import Judging
+from collectors.location import BayRule
 from collectors.state import dump
 from collectors.storage.megaraid import findings
 from collectors.storage.megaraid.collector import MegaraidCollector

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from collectors.base import CollectorError, NoData, ParseError
-from collectors.disks.location import BayRule
 from collectors.findings import Judging
+from collectors.location import BayRule
 from collectors.storage.zfs import findings
 from collectors.storage.zfs.collector import ZfsCollector
 from collectors.storage.zfs.zpool_text import LIST_COLUMNS
