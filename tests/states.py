@@ -23,3 +23,17 @@ def raw(states: Mapping[str, State]) -> dict[str, dict[str, Any]]:
 def one(name: str, data: Mapping[str, Any]) -> State:
     """One plug-in's JSON state read as its type."""
     return plugins()[name].load(data)
+
+
+def all_off(**on: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """Every installed plug-in's section switched off, but those given: a test that runs one
+    collector names that one, not the list of all the others (a new plug-in changes no test)."""
+    return {**{name: {"enabled": False} for name in plugins()}, **on}
+
+
+def enabled_in(config_path: Any) -> set[str]:
+    """The collectors a config file enables (what its agent or server will run)."""
+    from app.config import load_config
+
+    cfg = load_config(config_path)
+    return {name for name in plugins() if getattr(cfg.collectors, name).enabled}

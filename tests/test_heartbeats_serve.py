@@ -18,6 +18,7 @@ from tests.agent_hosts import get_json, rackpulse, stop, wait_for
 from tests.alerting.sink import Sink
 from tests.cli import run_cli
 from tests.peers import free_port
+from tests.states import all_off
 
 INTERVAL = 0.5  # the heartbeats collector's and the alerts' interval, in seconds
 EVERY, GRACE = 2.0, 1.0  # the job's period and how late it may be
@@ -49,12 +50,9 @@ def refused_by_its_length(url: str, length: int) -> int:
 
 def test_a_job_that_pings_misses_fails_with_its_log_and_pings_again(tmp_path: Path) -> None:
     port, sink = free_port(), Sink()
-    off = {"enabled": False}
-    others = ("mdraid", "smart", "frr", "bonding", "openvpn", "snmp", "nut", "hwmon", "heatpump", "host", "probes",
-              "throughput", "zfs", "btrfs", "megaraid", "ceph")
     cfg = {"host": "nas", "host_root": str(tmp_path), "web": {"port": port},
            "storage": {"url": f"sqlite:///{tmp_path / 'r.db'}"},
-           "collectors": {**{n: off for n in others},
+           "collectors": {**all_off(),
                           "heartbeats": {"interval": INTERVAL, "checks": [
                               {"name": "nightly-backup", "every": EVERY, "grace": GRACE}]}},
            "alerts": {"interval": INTERVAL, "group_wait": 0, "base_url": f"http://127.0.0.1:{port}",

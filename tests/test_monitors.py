@@ -30,6 +30,7 @@ from collectors.probes.checks.config import HttpProbe, TcpProbe
 from demo.agent import to_toml
 from tests.agent_hosts import rackpulse, stop, wait_for
 from tests.peers import free_port
+from tests.states import all_off
 
 
 def test_a_monitor_is_stored_listed_changed_and_removed(db_url: str) -> None:
@@ -82,13 +83,10 @@ def service() -> Iterator[int]:
 
 
 def raw_config(tmp_path: Path, port: int = 9842) -> dict[str, object]:
-    off = {"enabled": False}
     return {"host": "nas", "host_root": str(tmp_path / "root"), "web": {"port": port},
             "storage": {"url": f"sqlite:///{tmp_path / 'r.db'}"},
-            "collectors": {**{n: off for n in ("mdraid", "smart", "frr", "bonding", "openvpn", "snmp", "nut", "hwmon",
-                                               "heatpump", "host", "zfs", "btrfs", "megaraid", "ceph", "throughput")},
-                           "probes": {"interval": 1, "tcp": [{"name": "from the file", "host": "127.0.0.1",
-                                                              "port": 9, "timeout": 1}]}}}
+            "collectors": all_off(probes={"interval": 1, "tcp": [{"name": "from the file", "host": "127.0.0.1",
+                                                                  "port": 9, "timeout": 1}]})}
 
 
 def test_a_probe_made_in_the_browser_runs_from_the_next_collection_and_the_files_stay_read_only(

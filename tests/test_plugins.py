@@ -22,9 +22,16 @@ from tests.peers import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 
-BUILT_IN = {"mdraid", "smart", "frr", "bonding", "openvpn", "snmp", "nut", "hwmon", "heatpump", "host", "probes", "throughput",
-            "heartbeats", "wireguard", "containers", "systemd", "ipmi", "rapl", "libvirt", "proxmox", "pbs", "smartplugs",
-            "zfs", "btrfs", "megaraid", "ceph"}
+def built_in() -> set[str]:
+    """The plug-ins rackpulse ships: its own pyproject's entry points (the one place a new one is
+    named), not a list kept here."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    return set(project["entry-points"]["rackpulse.collectors"])
+
+
+BUILT_IN = built_in()
 
 # The smallest plug-in: a collector, its config section and its state's type.
 UPTIME = '''

@@ -14,22 +14,20 @@ from demo.agent import to_toml
 from tests.agent_hosts import rackpulse, stop, wait_for
 from tests.alerting.sink import Sink
 from tests.peers import free_port
+from tests.states import all_off
 
 INTERVAL = 0.5  # the probes' and the alerts' interval, in seconds
 GROUP_WAIT = 2.0  # what is told together waits this long for the rest of its host's news
 
 
 def config(tmp: Path, port: int, sink: Sink, gateway: int, nas: int, cloud: int) -> Path:
-    off = {"enabled": False}
-    others = ("mdraid", "smart", "frr", "bonding", "openvpn", "snmp", "nut", "hwmon", "heatpump", "host",
-              "throughput", "zfs", "btrfs", "megaraid", "ceph")
     probes = {"interval": INTERVAL, "tcp": [
         {"name": "gateway", "host": "127.0.0.1", "port": gateway, "timeout": 1},
         {"name": "nas", "host": "127.0.0.1", "port": nas, "timeout": 1}],
         "http": [{"name": "nextcloud", "url": f"http://127.0.0.1:{cloud}/status.php", "timeout": 1}]}
     cfg = {"host": "nas", "host_root": str(tmp), "web": {"port": port},
            "storage": {"url": f"sqlite:///{tmp / 'r.db'}"},
-           "collectors": {**{n: off for n in others}, "probes": probes},
+           "collectors": all_off(probes=probes),
            "alerts": {"interval": INTERVAL, "group_wait": GROUP_WAIT, "rules": {"probe_down": {"for_seconds": 0}},
                       "channels": [{"name": "hook", "url": f"{sink.url}/hook", "timeout": 5}],
                       "dependencies": [{"parent": {"rule": "probe_down", "subject": "gateway"},
