@@ -25,6 +25,7 @@ from app.scheduler import Scheduler, Snapshot
 from app.storage.db import make_engine, upgrade
 from app.storage.meta import get_meta, set_meta
 from app.storage.monitors import as_entries, list_monitors
+from app.storage.opening import url_of
 from app.storage.store import Store
 from collectors import build_collectors, host_context
 from collectors.base import Runner, run_command
@@ -49,7 +50,7 @@ class Runtime:
         self.saved_bays = bay_labels.host_bays(cfg)  # with the labels saved from disk pages; every collector holds it
         self.saved_entries = SavedEntries()  # monitors made in the browser, read from the database at start()
         self.pings = PingBook()  # what jobs said at /ping/<token>, read from the database at start()
-        self.engine = make_engine(cfg.storage.url)
+        self.engine = make_engine(url_of(cfg))
         self.store = Store(self.engine, cfg.host)
         self.snap = snapshot or Snapshot(host=cfg.host)
         self.snap.judge.configure(thresholds(cfg))
@@ -244,7 +245,7 @@ class Runtime:
     async def start(self, sessions_load: Callable[[], object] | None = None) -> None:
         cfg, scheduler = self.cfg, self.scheduler
         if self.migrate:
-            upgrade(cfg.storage.url)
+            upgrade(url_of(cfg))
         await run_in_threadpool(self.load_monitors)
         await run_in_threadpool(self.load_channels)
         await run_in_threadpool(self.load_pings)

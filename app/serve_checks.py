@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.config import Config, ConfigError
+from app.storage.opening import url_of
 
 
 def missing_sqlite_file(url: str) -> Path | None:
@@ -51,7 +52,7 @@ def check_serve(cfg: Config) -> None:
         password = None
         problems.append(f"{name}: web.password_hash_file: cannot read it ({exc.strerror})")
     if not is_loopback(cfg.web.listen) and not password and not problems and not cfg.web.proxy_user_header \
-            and not _users_exist(cfg.storage.url):
+            and not _users_exist(url_of(cfg)):
         problems.append(f"{name}: web.listen = {cfg.web.listen!r} is not loopback, so a login is required: "
                         "set web.password_hash (make one with `rackpulse hash-password`), web.password_hash_file, "
                         "or $RACKPULSE_PASSWORD_HASH; or add a user (`rackpulse users add NAME --role admin`); "
@@ -71,7 +72,7 @@ def check_serve(cfg: Config) -> None:
     try:
         from app.storage.db import newer_schema
 
-        newer = newer_schema(cfg.storage.url)
+        newer = newer_schema(url_of(cfg))
     except Exception:  # noqa: BLE001 - a database not reachable now is the server's to retry, not a config error
         newer = None
     if newer:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Generic
@@ -71,18 +71,28 @@ def _none(state: State, judging: Judging) -> list[Finding]:
 
 @dataclass(frozen=True)
 class CollectorPlugin(Generic[S]):
+    """A plug-in is these five, given in this order, and whatever of the rest it has, by name
+    (docs/first-collector.md builds one in three files). The rest come in groups: what is wrong,
+    its parts of pages, what it needs of the host, and the demo and `init`."""
+
     name: str  # the config section, the scheduler's name, the metric subsystem
     collector: type[Collector]  # its declared metrics are read from here without building it
     build: Callable[[Any, HostContext, Runner], Collector]  # (its validated section, the host, the command runner)
     config: type[CollectorBase]  # its section's model, [collectors.<name>]
     state: type[S]  # what its collector's collect() returns as CollectResult.state
-    domain: str = ""  # disks, network, home ... (a folder under collectors/ for the built-in ones)
+    _: KW_ONLY  # everything below is optional and named
+
+    # -- what is wrong: the words of tiles, alerts and webhooks, and the rules they raise --------------
     findings: Callable[[S, Judging], list[Finding]] = _none
-    rules: tuple[RuleSpec, ...] = ()  # the alert rules its findings raise
-    tile: Tile[S] | None = None
-    charts: dict[str, ChartSpec] = field(default_factory=dict)
+    rules: tuple[RuleSpec, ...] = ()
+    tile: Tile[S] | None = None  # its tile on the overview, with its all-clear sentence
+
+    # -- its place and its parts of pages --------------------------------------------------------------
+    domain: str = ""  # disks, network, home ... (a folder under collectors/ for the built-in ones)
+    rank: int = 0  # its place within its domain (tiles, page sections): lower first, then by name
     section: Section[S] | None = None
     detail: Detail[S] | None = None
+    charts: dict[str, ChartSpec] = field(default_factory=dict)
     # What people call the kinds of entity it reports, for the events page: {"md_member":
     # "array member"}. A kind not named here reads as itself with spaces ("bond slave").
     nouns: dict[str, str] = field(default_factory=dict)
@@ -95,20 +105,8 @@ class CollectorPlugin(Generic[S]):
     bays: Callable[[S], list[BayDevice]] | None = None
     # The things /status lists with their uptime (probes).
     monitors: Callable[[S], list[Monitor]] | None = None
-    # Keys /api/state has carried for it since before every plug-in's state was there
-    # ({"arrays": lambda s: s.arrays}): kept for the scripts that read them.
-    api: Mapping[str, Callable[[S], object]] = field(default_factory=dict)
-    # Keys of its section that now live in the app's config ({"temperature_warning":
-    # "alerts.disk_hot_celsius"}): still read when the new one is not set, and said deprecated.
-    moved: Mapping[str, str] = field(default_factory=dict)
-    # Its part of `rackpulse demo`: writes what it reads into the demo's host tree at story
-    # time t (seconds into the loop), so the demo shows it without hardware.
-    scene: Callable[[Path, float], None] | None = None
-    # Its part of `rackpulse init`: what it finds in the host's tree, as its section of the
-    # starter config (TOML lines, commented); [] when there is nothing of it here.
-    starter: Callable[[HostTree], list[str]] | None = None
-    # Its place within its domain (tiles, page sections): lower first, then by name.
-    rank: int = 0
+
+    # -- what it needs of the host and of other plug-ins -----------------------------------------------
     # The commands it runs that need root or a group (collectors/privilege.py): the sudoers
     # drop-in, its README and `rackpulse doctor` are made from these.
     privileges: tuple[Privilege, ...] = ()
@@ -116,6 +114,22 @@ class CollectorPlugin(Generic[S]):
     # mdraid's, ZFS's and MegaRAID's states to know a disk's group. tests/test_house_rules.py
     # fails on an import of another plug-in not named here, so the coupling stays in sight.
     uses: tuple[str, ...] = ()
+
+    # -- the demo and `rackpulse init` -----------------------------------------------------------------
+    # Its part of `rackpulse demo`: writes what it reads into the demo's host tree at story
+    # time t (seconds into the loop), so the demo shows it without hardware.
+    scene: Callable[[Path, float], None] | None = None
+    # Its part of `rackpulse init`: what it finds in the host's tree, as its section of the
+    # starter config (TOML lines, commented); [] when there is nothing of it here.
+    starter: Callable[[HostTree], list[str]] | None = None
+
+    # -- kept for what came before ---------------------------------------------------------------------
+    # Keys /api/state has carried for it since before every plug-in's state was there
+    # ({"arrays": lambda s: s.arrays}): kept for the scripts that read them.
+    api: Mapping[str, Callable[[S], object]] = field(default_factory=dict)
+    # Keys of its section that now live in the app's config ({"temperature_warning":
+    # "alerts.disk_hot_celsius"}): still read when the new one is not set, and said deprecated.
+    moved: Mapping[str, str] = field(default_factory=dict)
 
     # -- called by the app: one plug-in's bad state costs its own tile or section, never the page ----
 

@@ -306,3 +306,15 @@ def test_no_function_is_over_60_lines() -> None:
                 if (n := node.end_lineno - node.lineno + 1) > 60:
                     long.append(f"{p.relative_to(ROOT)}:{node.lineno} {node.name}: {n} lines")
     assert long == []
+
+
+def test_the_databases_url_is_read_off_the_config_in_one_place() -> None:
+    """`cfg.storage.url` was read in 14 places of 7 files; now only app/storage/opening.py does."""
+    reads = []
+    for p in sources():
+        for node in ast.walk(ast.parse(p.read_text())):
+            if (isinstance(node, ast.Attribute) and node.attr == "url" and isinstance(node.value, ast.Attribute)
+                    and node.value.attr == "storage"):
+                reads.append(f"{p.relative_to(ROOT)}:{node.lineno}")
+    assert [r for r in reads if not r.startswith("app/storage/opening.py:")] == []
+    assert reads  # the one place is still read this way (else this test looks at nothing)

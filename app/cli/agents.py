@@ -41,17 +41,18 @@ def cmd_agents(args: argparse.Namespace) -> int:
     """Tokens for agents, on the server: issue (or re-issue), revoke, list."""
     from app.ingest import agents
     from app.storage.db import make_engine, upgrade
+    from app.storage.opening import url_of
 
     cfg = _load(args)
     if args.action == "list":
         # Reading creates nothing: no database file, no schema.
-        missing = missing_sqlite_file(cfg.storage.url)
+        missing = missing_sqlite_file(url_of(cfg))
         if missing is not None:
             print(f"no agents: the database {missing} does not exist yet", file=sys.stderr)
             return 0
     else:
-        upgrade(cfg.storage.url)
-    engine = make_engine(cfg.storage.url)
+        upgrade(url_of(cfg))
+    engine = make_engine(url_of(cfg))
     try:
         if args.action == "list":
             for a in agents.list_agents(engine):

@@ -32,13 +32,12 @@ def cmd_notify_test(args: argparse.Namespace) -> int:
 
 def cmd_heartbeats(args: argparse.Namespace) -> int:
     """`heartbeats url NAME`: a new secret URL for a job to call (the old one stops working)."""
-    from app.storage.db import make_engine, upgrade
     from app.storage.heartbeats import issue
     from app.storage.monitors import list_monitors
+    from app.storage.opening import migrated_engine
 
     cfg = _load(args)
-    upgrade(cfg.storage.url)
-    engine = make_engine(cfg.storage.url)
+    engine = migrated_engine(cfg)
     section = getattr(cfg.collectors, "heartbeats", None)
     names = {h.name for h in getattr(section, "checks", [])}
     names |= {m.name for m in list_monitors(engine, cfg.host, "heartbeats")}

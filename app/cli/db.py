@@ -7,6 +7,7 @@ import logging
 import sys
 
 from app.cli.common import load_args as _load
+from app.storage.opening import url_of
 
 log = logging.getLogger("rackpulse")
 
@@ -15,8 +16,8 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
     from app.storage.db import upgrade
 
     cfg = _load(args)
-    upgrade(cfg.storage.url)
-    print(f"database at {_safe_url(cfg.storage.url)} is at the latest revision")
+    upgrade(url_of(cfg))
+    print(f"database at {_safe_url(url_of(cfg))} is at the latest revision")
     return 0
 
 
@@ -29,13 +30,13 @@ def _safe_url(url: str) -> str:
 def cmd_backup(args: argparse.Namespace) -> int:
     from app.storage.backup import cmd_backup as run
 
-    return run(args, _load(args).storage.url)
+    return run(args, url_of(_load(args)))
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
     from app.storage.backup import cmd_restore as run
 
-    return run(args, _load(args).storage.url)
+    return run(args, url_of(_load(args)))
 
 
 def cmd_db(args: argparse.Namespace) -> int:
@@ -46,7 +47,7 @@ def cmd_db(args: argparse.Namespace) -> int:
     if not args.to:
         print("rackpulse db copy: give --to URL (and --from URL, default: storage.url)", file=sys.stderr)
         return 2
-    src = args.source or _load(args).storage.url
+    src = args.source or url_of(_load(args))
     from app.storage.dbcopy import CopyError
 
     try:

@@ -19,19 +19,18 @@ if TYPE_CHECKING:
 
 def _engine(args: argparse.Namespace) -> Engine:
     from app.serve_checks import missing_sqlite_file
-    from app.storage.db import make_engine, upgrade
+    from app.storage.opening import migrated_engine, url_of
 
     path = resolve_config_path(args.config)
     cfg = load_config(path)
-    missing = missing_sqlite_file(cfg.storage.url)
+    missing = missing_sqlite_file(url_of(cfg))
     if path is None and missing is not None:
         # No config found: the built-in default is a database in this folder. Making one here
         # would give a user to no server (`users add` once said "added" into a new ./rackpulse.db).
         raise ConfigError(f"no config (no --config, $RACKPULSE_CONFIG or ./rackpulse.toml) and no "
                          f"database at {missing}: give the server's config, e.g. "
                          f"`rackpulse {args.cmd} ... --config /etc/rackpulse/rackpulse.toml`")
-    upgrade(cfg.storage.url)
-    return make_engine(cfg.storage.url)
+    return migrated_engine(cfg)
 
 
 def _password(prompt: str = "Password: ") -> str:

@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy.engine import make_url
 
 from app.files import atomic_write, locked
+from app.storage.opening import url_of
 from collectors import location
 from collectors.context import BayRules
 
@@ -24,7 +25,7 @@ MATCHERS = ("path", "enclosure_slot", "serial", "wwn")
 def labels_file(cfg: Any) -> Path:
     """bay-labels.json beside a SQLite file; beside the config file (or in the working folder)
     for PostgreSQL."""
-    u = make_url(cfg.storage.url)
+    u = make_url(url_of(cfg))
     if u.get_backend_name() == "sqlite" and u.database and u.database != ":memory:":
         return Path(u.database).expanduser().resolve().parent / "bay-labels.json"
     return (cfg.source.parent if cfg.source else Path.cwd()) / "bay-labels.json"
