@@ -40,7 +40,7 @@ MUTANTS: list[tuple[str, str, str, str]] = [
     ("app/storage/size.py", 'limit = min(keep_from, folded_up_to) if tier.name == "raw samples" else keep_from',
      "limit = keep_from",
      "tests/test_storage_size.py::test_raw_samples_the_5_minute_fold_has_not_taken_yet_are_never_trimmed"),
-    ("app/runtime.py", "a.states = a._load()", "pass",
+    ("app/runtime/alerts.py", "a.states = a._load()", "pass",
      "tests/test_leader_takeover.py::"
      "test_the_new_leader_neither_fires_again_nor_forgets_to_resolve_what_the_old_one_told"),
     ("collectors/disks/mdraid/mdstat.py", "return self.missing > 0\n", "return self.missing > 0 and self.sync is None\n",

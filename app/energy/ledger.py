@@ -16,13 +16,14 @@ from typing import Any
 
 from app.energy.bill import SourceBill, bills, lab_total, previous_month_start, projected
 from app.energy.config import EnergyConfig
+from app.energy.reading import HourPoint, SeriesStore
 
 clock = time.time  # what "now" is for the report (a test's month is a fixed one)
 ENERGY = "rackpulse_energy_joules_total"
 POWER = "rackpulse_power_watts"
 
 
-def hourly(points: Sequence[Any]) -> list[tuple[int, float]]:
+def hourly(points: Sequence[HourPoint]) -> list[tuple[int, float]]:
     """(hour's start, joules) from a counter's hourly points (ts, vmin, vavg, vmax)."""
     out = []
     for i, p in enumerate(points):
@@ -31,7 +32,7 @@ def hourly(points: Sequence[Any]) -> list[tuple[int, float]]:
     return out
 
 
-def hourly_by_source(store: Any, since: float, now: float) -> dict[str, list[tuple[int, float]]]:
+def hourly_by_source(store: SeriesStore, since: float, now: float) -> dict[str, list[tuple[int, float]]]:
     """Each source's (hour's start, joules) from `since` on, read from the hourly rollups (and the
     raw samples of the hours not folded yet). A source stored as several series (its plug-in
     moved hosts' names, say) is their sum."""
@@ -59,7 +60,7 @@ class EnergyReport:
     with_power: set[str]  # the sources that report their draw, not only a counter (a heat pump's kWh)
 
 
-def report(store: Any, snapshot_samples: dict[str, list[Any]], cfg: EnergyConfig, now: float | None = None) -> EnergyReport:
+def report(store: SeriesStore, snapshot_samples: dict[str, list[Any]], cfg: EnergyConfig, now: float | None = None) -> EnergyReport:
     now = now or clock()
     tz = cfg.zone()
     since = int(previous_month_start(datetime.fromtimestamp(now, tz)).timestamp())

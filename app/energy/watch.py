@@ -19,6 +19,7 @@ from app.alerting.engine import Condition
 from app.energy.bill import month_start
 from app.energy.config import EnergyConfig
 from app.energy.ledger import POWER, EnergyReport, report
+from app.energy.reading import SeriesStore
 from app.exposition import render_families
 from collectors.base import MetricSpec, Sample
 
@@ -47,7 +48,7 @@ class EnergyWatch:
     baselines: dict[str, float] = field(default_factory=dict)  # source -> median watts over its days
     _failing: bool = False
 
-    def update(self, store: Any, snap: Any, cfg: EnergyConfig, now: float) -> list[Condition]:
+    def update(self, store: SeriesStore, snap: Any, cfg: EnergyConfig, now: float) -> list[Condition]:
         """Refresh what is due; the conditions of this moment."""
         try:
             if now - self._report_at >= self.report_every:
@@ -80,7 +81,7 @@ def cost_samples(r: EnergyReport) -> list[Sample]:
     return out
 
 
-def baselines(store: Any, now: float, days: int) -> dict[str, float]:
+def baselines(store: SeriesStore, now: float, days: int) -> dict[str, float]:
     """Each source's median draw over its last `days` days, from hourly means; only for a source
     with at least two days of them (a plug added yesterday has no usual yet)."""
     out = {}

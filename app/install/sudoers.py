@@ -17,10 +17,13 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from collectors import plugins
 from collectors.privilege import Privilege, uses_sudo, without_sudo
+
+if TYPE_CHECKING:
+    from app.config import Config
 
 DROP_IN = Path("/etc/sudoers.d/rackpulse")
 # Every few minutes per disk: without these, auth.log gets a session line for each smartctl.
@@ -54,7 +57,7 @@ class Needed:
         return f"{self.privilege.option} = [{words}]   # [collectors.{self.collector}]"
 
 
-def needed(cfg: Any, which: Callable[[str], str | None] = shutil.which) -> Iterator[Needed]:
+def needed(cfg: Config, which: Callable[[str], str | None] = shutil.which) -> Iterator[Needed]:
     """The privileged commands of every collector `cfg` enables, in the config's order."""
     for name in type(cfg.collectors).model_fields:
         section = getattr(cfg.collectors, name)
@@ -70,7 +73,7 @@ def needed(cfg: Any, which: Callable[[str], str | None] = shutil.which) -> Itera
             yield Needed(name, p, argv, os.path.realpath(exe) if exe else None, section)
 
 
-def render(cfg: Any, user: str, which: Callable[[str], str | None] = shutil.which) -> str:
+def render(cfg: Config, user: str, which: Callable[[str], str | None] = shutil.which) -> str:
     """The drop-in's text: one commented entry per privileged command; groups only as a note."""
     lines = [
         "# Written by `rackpulse init --sudoers`: what rackpulse's collectors may run as root, and",
@@ -91,7 +94,7 @@ def render(cfg: Any, user: str, which: Callable[[str], str | None] = shutil.whic
     return "\n".join(lines) + "\n"
 
 
-def argv_lines(cfg: Any, which: Callable[[str], str | None] = shutil.which) -> list[str]:
+def argv_lines(cfg: Config, which: Callable[[str], str | None] = shutil.which) -> list[str]:
     """The config lines to change so the installed commands run through sudo, each once (smart's
     two grants share its one `smartctl` argv: the line was printed twice)."""
     out: list[str] = []

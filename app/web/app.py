@@ -1,4 +1,4 @@
-"""FastAPI app factory: the shared Site over the Runtime (app/runtime.py, which it starts and
+"""FastAPI app factory: the shared Site over the Runtime (app/runtime/, which it starts and
 stops), the routers by page family, and the guards in front of it all."""
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ log = logging.getLogger("rackpulse.web")
 
 def create_app(cfg: Config, *, runtime: Runtime | None = None, **runtime_options: Any) -> FastAPI:
     """The web app over a Runtime (built here from `runtime_options` when none is given: see
-    app/runtime.py for `collect`, `runner`, `snapshot`, `scheduler` and `migrate`). The app starts
+    app/runtime/ for `collect`, `runner`, `snapshot`, `scheduler` and `migrate`). The app starts
     and stops it with itself; everything else it only reads."""
     rt = runtime or Runtime(cfg, **runtime_options)
     s = Site(cfg, rt)

@@ -15,6 +15,7 @@ from app.energy.bill import SourceBill, Tally
 from app.energy.chart import BOTTOM, HEIGHT, LEFT, RANGES, WIDTH, Stack, since, stack
 from app.energy.config import EnergyConfig
 from app.energy.ledger import EnergyReport, hourly_by_source, report
+from app.energy.reading import SeriesStore
 from app.web.api_v1 import ERRORS
 from app.web.site import SiteDep
 
@@ -82,7 +83,7 @@ async def _report(s: Any, request: Request) -> EnergyOut:
     return energy_out(r)
 
 
-def _stack(store: Any, cfg: EnergyConfig, range_: str) -> Stack:
+def _stack(store: SeriesStore, cfg: EnergyConfig, range_: str) -> Stack:
     now = ledger.clock()
     tz = cfg.zone()
     return stack(hourly_by_source(store, since(range_, now, tz), now), cfg.inside, range_, now, tz)

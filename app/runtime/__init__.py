@@ -18,12 +18,11 @@ from app.config import Config
 from app.disks import bay_labels
 from app.energy.watch import EnergyWatch
 from app.ingest.agents import Agents
-from app.ingest.conditions import agent_conditions
 from app.judge import thresholds
 from app.leader import Leadership
+from app.runtime.alerts import RuntimeAlerts
 from app.scheduler import Scheduler, Snapshot
 from app.storage.db import make_engine, upgrade
-from app.storage.meta import get_meta, set_meta
 from app.storage.monitors import as_entries, list_monitors
 from app.storage.opening import url_of
 from app.storage.store import Store
@@ -32,14 +31,12 @@ from collectors.base import Runner, run_command
 from collectors.context import PingBook, SavedEntries
 
 if TYPE_CHECKING:  # built on first use (their imports are heavy, and alerting's tables need the migrations)
-    from app.alerting.channels import Channel
     from app.alerting.service import Alerting
     from app.export.mqtt import MqttExport
     from app.export.remote_write import RemoteWrite
 
 log = logging.getLogger("rackpulse.runtime")
 ENERGY_TICK = 60.0  # the draw now against each source's baseline; the bill itself is worked out every 5 minutes
-LEADER_HOST = "alerts_leader_host"  # meta: the host name of the server that leads the alerts
 
 
 class Runtime:
@@ -65,112 +62,50 @@ class Runtime:
         self.scheduler = scheduler
         self.mqtt: MqttExport | None = None
         self.remote_writes: list[RemoteWrite] = []
-        self._alerting: dict[str, Alerting | None] = {}
-        self.host_alerting: dict[str, Alerting] = {}  # agent host -> its Alerting
-        self._failed_hosts: set[str] = set()
-        self._channels: list[Channel] | None = None  # the config's and the browser's, once loaded
         self.energy = EnergyWatch()  # the bill on /metrics; energy_budget and power_above_baseline
         self.energy_conditions: list[Any] = []
         # Several servers on one PostgreSQL: one evaluates and notifies (app/leader.py).
         self.leadership = Leadership(self.engine)
-        self.leading = False
+        self.alerts = RuntimeAlerts(lambda: self.cfg, self.engine, self.snap, self.agents, self.leadership,
+                                    lambda: self.energy_conditions)
         self.size_note: dict[str, object] | None = None  # what storage.max_size gave up last (the overview)
         # A line every page shows while it is set: the demo's "history loading" while it seeds.
         self.notice: str | None = None
 
-    # -- alerting ---------------------------------------------------------------------------
+    # -- alerting (app/runtime/alerts.py): the names the web and reload call -----------------
 
     def get_alerting(self) -> Alerting | None:
-        """Built on first use: its tables exist only after the migrations ran."""
-        if "a" not in self._alerting:
-            from app.alerting.setup import from_config
-
-            a = self._alerting["a"] = from_config(self.cfg, self.engine) if self.cfg.alerts.enabled else None
-            if a is not None and self._channels is not None:
-                a.set_channels(self._channels)
-        return self._alerting["a"]
+        return self.alerts.get()
 
     def built_alerting(self) -> Alerting | None:
-        return self._alerting.get("a")
+        return self.alerts.built()
 
     def alerting_ready(self, host: str) -> bool:
-        """Whether alerting_for(host) is in memory already (else it reads its states from SQL)."""
-        if "a" not in self._alerting:
-            return False
-        return host == self.cfg.host or self._alerting["a"] is None or host in self.host_alerting
+        return self.alerts.ready(host)
 
     def alerting_for(self, host: str) -> Alerting | None:
-        """One Alerting per agent host (its own states, flaps and silences); None when disabled."""
-        if host == self.cfg.host or self.get_alerting() is None:
-            return self.get_alerting()
-        if host not in self.host_alerting:
-            from app.alerting.setup import from_config
-
-            a = self.host_alerting[host] = from_config(self.cfg, self.engine, host=host)
-            if self._channels is not None:
-                a.set_channels(self._channels)
-        return self.host_alerting[host]
+        return self.alerts.for_host(host)
 
     def load_channels(self) -> None:
-        """The config file's channels and the ones made in the browser, into every host's alerting."""
-        from app.alerting.saved_channels import saved_channels
-        from app.alerting.setup import channels_of
-
-        try:
-            saved = saved_channels(self.engine, self.cfg.host, self.cfg.alerts.timezone)
-        except SQLAlchemyError as exc:  # a database without the table yet (migrate=False): none
-            log.warning("channels made in the browser not read: %s", exc)
-            saved = []
-        self._channels = channels_of(self.cfg) + saved
-        for a in [self._alerting.get("a"), *self.host_alerting.values()]:
-            if a is not None:
-                a.set_channels(self._channels)
+        self.alerts.load_channels()
 
     def alert_tick(self) -> None:
-        """This host's alerts, on every server (what only it sees: its collectors, its heartbeats),
-        unless the leader has the same host name; then, on the leader only, each agent host's, with
-        its agent_silent, clock skew and cardinality kept among them (keyed by the agent, whichever
-        server evaluates). All only queue; the leader's courier delivers for all."""
-        now = time.time()
-        local = self.get_alerting()
-        if local is None:
-            return
-        leading = self.lead()
-        if leading or self._own_host_is_mine():
-            local.tick(self.snap, now, extra=self.energy_conditions, deliver=False)
-        if not leading:
-            return
-        if self.leadership.shared:  # another server may have taken an agent's latest batch
-            self.agents.catch_up()
-        about: dict[str, list[Any]] = {}
-        for c in agent_conditions(self.agents, self.cfg, now):
-            about.setdefault(c.subject, []).append(c)
-        for host in sorted({*self.agents.snapshots, *about}):
-            alerting = self.alerting_for(host)
-            if alerting is None:
-                return
-            hsnap = self.agents.snapshots.get(host) or Snapshot(host=host)
-            try:  # one agent host's odd state must not stop alerts for the others
-                alerting.tick(hsnap, now, extra=about.get(host, ()), deliver=False)
-            except Exception:  # noqa: BLE001
-                if host not in self._failed_hosts:
-                    log.exception("alerts for agent host %s failed", host)
-                    self._failed_hosts.add(host)
-        local.courier.wake()  # delivery runs in the courier's threads: a hanging endpoint never delays this
+        self.alerts.tick()
+
+    def lead(self) -> bool:
+        return self.alerts.lead()
+
+    @property
+    def leading(self) -> bool:
+        return self.alerts.leading
+
+    @property
+    def host_alerting(self) -> dict[str, Alerting]:
+        return self.alerts.host_alerting
 
     def energy_tick(self) -> None:
         """This host's energy figures: the cost gauge, and the energy rules' conditions for the next alert tick."""
         self.energy_conditions = self.energy.update(self.store, self.snap, self.cfg.energy, time.time())
-
-    def _own_host_is_mine(self) -> bool:
-        """A standby evaluates its own host itself, unless the leader has the same host name (two
-        servers of one identity): nobody else sees its collectors and the pings it takes."""
-        if not self.leadership.shared:
-            return False
-        try:
-            return get_meta(self.engine, LEADER_HOST) != self.cfg.host
-        except SQLAlchemyError:
-            return False
 
     def maintain(self) -> None:
         """Fold, prune by age, then (storage.max_size) by size."""
@@ -197,27 +132,6 @@ class Runtime:
             return last_trim(self.engine)
         except SQLAlchemyError:
             return None
-
-    def lead(self) -> bool:
-        """Whether this server evaluates alerts now. Taking over from another server, it reads
-        the alerts' states that server left in the database first: what it notified stays
-        notified, what it acknowledged stays acknowledged."""
-        leading = self.leadership.check()
-        if leading and not self.leading:
-            if self.leadership.shared:
-                log.info("alerts: this server evaluates and notifies now (it holds the lead in the database)")
-                try:
-                    set_meta(self.engine, LEADER_HOST, self.cfg.host)
-                except SQLAlchemyError as exc:
-                    log.warning("could not note the leader's host name: %s", exc)
-            for a in [self._alerting.get("a"), *self.host_alerting.values()]:
-                if a is not None:
-                    with a.lock:
-                        a.states = a._load()
-        elif self.leading and not leading:
-            log.info("alerts: another server evaluates and notifies; this one stands by")
-        self.leading = leading
-        return leading
 
     # -- monitors made in the browser ---------------------------------------------------------
 

@@ -1,0 +1,32 @@
+"""What the bill reads of the store, as Protocols: the energy room never imports storage (the
+rules in app/rooms.py), and `store: Any` said nothing of what it needs. The Store of
+app/storage/store.py is one; a test's list of points is another."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+
+class HourPoint(Protocol):
+    """A point of a series' history: its start and the lowest, mean and highest value in it."""
+
+    @property
+    def ts(self) -> int: ...
+    @property
+    def vmin(self) -> float: ...
+    @property
+    def vavg(self) -> float: ...
+    @property
+    def vmax(self) -> float: ...
+
+
+class SeriesStore(Protocol):
+    def series_of(self, metric: str) -> Sequence[tuple[int, Mapping[str, str]]]:
+        """Every series of `metric` on this host: (id, its labels)."""
+        ...
+
+    def history(self, series_id: int, start: int, end: int, max_points: int = ...,
+                thinned: bool = ...) -> Sequence[HourPoint]:
+        """Its points from `start` to `end`: raw samples for short ranges, rollups otherwise."""
+        ...
