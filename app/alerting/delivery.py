@@ -23,7 +23,7 @@ from sqlalchemy import Engine, and_, select, update
 
 from app.alerting.apprise_channel import group_body, group_title, notify
 from app.alerting.channels import Channel, DeliveryError, Notice, render_group, send
-from app.alerting.policy import skip_reason
+from app.alerting.policy import held_for_quiet, skip_reason
 from app.logsafe import redact
 from app.storage.models import alert, alert_event, outbox
 
@@ -126,7 +126,7 @@ class Courier:
         escalating = ch.escalate_after_minutes > 0
         if not escalating and ch.quiet is None:
             return None  # a channel without a policy sends everything
-        held = ch.quiet is not None and row.severity != "critical" and ch.quiet.until(row.created) is not None
+        held = held_for_quiet(row.severity, ch.quiet, row.created) is not None
         older_episode = row.episode_since is not None and row.episode_since > row.ts
         state = "resolved" if older_episode else row.alert_state
         earlier = False

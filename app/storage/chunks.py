@@ -140,21 +140,3 @@ def absorb(conn, marks: dict[str, int], tier: Tier, ids: Sequence[int], lo: int,
     if not ids or lo >= top:
         return
     conn.exec_driver_sql(move_sql(tier, restricted=True), (0, 2**31 - 1, top, list(ids), lo))
-
-
-def ddl(tier: Tier) -> list[str]:
-    """The chunk table and the view of one tier (migration 0011 holds a copy: migrations do not
-    follow later code)."""
-    types = {"value": "float8", "vmin": "float8", "vavg": "float8", "vmax": "float8", "n": "integer"}
-    arrays = ", ".join(f"{v} {types[v]}[] NOT NULL" for v in tier.values)
-    key = f"c.chunk::bigint * {tier.span} + u.k" if tier.key == "ts" else f"c.chunk * {tier.span} + u.k"
-    own = f"({tier.key} / {tier.span})::integer"
-    vals = ", ".join(tier.values)
-    return [
-        f"CREATE TABLE {tier.chunk_table} (series_id integer NOT NULL, chunk integer NOT NULL, "
-        f"k smallint[] NOT NULL, {arrays}, CONSTRAINT pk_{tier.chunk_table} PRIMARY KEY (series_id, chunk))",
-        f"CREATE VIEW {tier.view} AS SELECT series_id, {tier.key}, {vals}, {own} AS chunk FROM {tier.table} "
-        f"UNION ALL SELECT c.series_id, {key}, {', '.join('u.' + v for v in tier.values)}, c.chunk "
-        f"FROM {tier.chunk_table} c CROSS JOIN LATERAL unnest(c.k, {', '.join('c.' + v for v in tier.values)}) "
-        f"AS u(k, {vals})",
-    ]

@@ -16,7 +16,8 @@ down_revision = "0010"
 branch_labels = None
 depends_on = None
 
-# A copy of app.storage.chunks.ddl() as it was written: a migration does not follow later code.
+# The chunk tables as they were written in 2026-11 (app/storage/chunks.py held the same as ddl()
+# until issue 63 removed that unused copy): a migration does not follow later code.
 STATEMENTS = (
     'CREATE TABLE sample_chunk (series_id integer NOT NULL, chunk integer NOT NULL, k smallint[] NOT NULL, value float8[] NOT NULL, CONSTRAINT pk_sample_chunk PRIMARY KEY (series_id, chunk))',
     'CREATE VIEW sample_all AS SELECT series_id, ts, value, (ts / 7200)::integer AS chunk FROM sample UNION ALL SELECT c.series_id, c.chunk::bigint * 7200 + u.k, u.value, c.chunk FROM sample_chunk c CROSS JOIN LATERAL unnest(c.k, c.value) AS u(k, value)',
