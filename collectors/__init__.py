@@ -8,10 +8,9 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
 from collectors.base import Collector, MetricSpec, Runner, run_command
-from collectors.context import BayRules, HostContext, PingBook, SavedEntries
+from collectors.context import BayRules, HostConfig, HostContext, PingBook, SavedEntries
 from collectors.location import BayRule, bay_rules
 from collectors.plugin import CollectorPlugin, discover
 
@@ -32,7 +31,7 @@ def plugins() -> dict[str, CollectorPlugin]:
     return discover(_only)
 
 
-def host_context(cfg: Any, saved: Iterable[BayRule] | BayRules = (), entries: SavedEntries | None = None,
+def host_context(cfg: HostConfig, saved: Iterable[BayRule] | BayRules = (), entries: SavedEntries | None = None,
                  pings: PingBook | None = None, states: Mapping[str, object] | None = None) -> HostContext:
     """What the plug-ins may know of this host, from the app's Config (which they never see), the
     bay labels saved from disk pages and the config entries made in the browser (`entries`)."""
@@ -46,7 +45,7 @@ def host_context(cfg: Any, saved: Iterable[BayRule] | BayRules = (), entries: Sa
                        states if states is not None else {})
 
 
-def build_collectors(cfg: Any, runner: Runner = run_command, host: HostContext | None = None,
+def build_collectors(cfg: HostConfig, runner: Runner = run_command, host: HostContext | None = None,
                      keep: Mapping[str, Collector] | None = None) -> dict[str, Collector]:
     """Every enabled collector, by name, in the order of the config's sections. Each gets its own
     section, the host (`host_context`) and the runner: `build(section, host, runner)`; one

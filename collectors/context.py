@@ -5,10 +5,10 @@ Config; everything it needs of the host is here."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -117,3 +117,42 @@ class HostContext:
     # The host's latest state of every collector, by name (the scheduler's Snapshot.states, live):
     # what one plug-in may read of another's, e.g. the self-test schedule of a ZFS scrub.
     states: Mapping[str, object] = field(default_factory=dict)
+
+
+# -- what the app's Config gives the plug-ins' host, as Protocols: collectors/ never imports app/ --
+
+
+class _BayLine(Protocol):
+    def model_dump(self) -> Mapping[str, str]: ...  # a bay line: label, serial, wwn, path, slot ...
+
+
+class _Accepted(Protocol):
+    @property
+    def serial(self) -> str: ...
+    @property
+    def attribute(self) -> str: ...
+    @property
+    def value(self) -> float: ...
+
+
+class _Disks(Protocol):
+    @property
+    def bays(self) -> Sequence[_BayLine]: ...
+    @property
+    def accept(self) -> Sequence[_Accepted]: ...
+
+
+class HostConfig(Protocol):
+    """What host_context() and build_collectors() read of the app's Config: the host, its root,
+    the [disks] section, every collector's section (a pydantic model, one field a plug-in) and the
+    hot-disk threshold."""
+
+    @property
+    def host(self) -> str: ...
+    @property
+    def host_root(self) -> Path: ...
+    @property
+    def disks(self) -> _Disks: ...
+    @property
+    def collectors(self) -> BaseModel: ...
+    def disk_hot_celsius(self) -> float: ...

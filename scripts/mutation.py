@@ -1,6 +1,6 @@
 """`make mutation`: mutmut 3 over the code whose bugs matter most, package by package, in a
 scratch copy of the repository (mutmut rewrites the tree it runs in). Prints the share of
-mutants killed per package against the floor of 85 %. Mutants judged equivalent (no test can
+mutants killed per package against its floor (85 %, or 90 % for FLOOR_90's). Mutants judged equivalent (no test can
 tell them from the original) are listed with the reason in tests/mutation-equivalent.txt and
 left out of the share. Slow (tens of minutes): not part of `make test`.
 
@@ -28,6 +28,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 MUTMUT = Path(sys.executable).parent / "mutmut"
 FLOOR = 0.85
+# Issue 63's packages, held to 90 %: what the last round added, and what guards money and logins.
+FLOOR_90 = {"energy", "counters", "reload", "install", "proxmox and pbs", "ipmi", "rapl", "smartplugs", "libvirt",
+            "sessions and proxies", "storage db"}
+
+
+def floor(name: str) -> float:
+    return 0.90 if name in FLOOR_90 else FLOOR
 EQUIVALENT = ROOT / "tests" / "mutation-equivalent.txt"
 DETECTED = ("killed", "timeout")
 
@@ -208,13 +215,14 @@ def main() -> int:
         killed, total, survivors = run(name, files, tests, show)
         share = killed / total if total else 0.0
         rows.append((name, killed, total, share, time.monotonic() - t0, survivors))
-        print(f"{name:20} {killed:5}/{total:<5} killed {share:6.1%}  {'ok' if share >= FLOOR else 'BELOW 85 %'}"
+        print(f"{name:20} {killed:5}/{total:<5} killed {share:6.1%}  "
+              f"{'ok' if share >= floor(name) else f'BELOW {floor(name):.0%}'}"
               f"  ({time.monotonic() - t0:.0f}s)", flush=True)
     for name, *_, survivors in rows:
         if survivors:
             print(f"\nsurvivors in {name} ({len(survivors)}): " + ", ".join(survivors[:40])
                   + (" ..." if len(survivors) > 40 else ""))
-    return 0 if all(r[3] >= FLOOR for r in rows) else 1
+    return 0 if all(r[3] >= floor(r[0]) for r in rows) else 1
 
 
 if __name__ == "__main__":
