@@ -113,8 +113,9 @@ PACKAGES: dict[str, tuple[list[str], list[str]]] = {
                 ["tests/install/test_sudoers_render.py", "tests/install/test_doctor_units.py"]),
     "proxmox and pbs": (["collectors/host/proxmox/parse.py", "collectors/host/proxmox/findings.py",
                          "collectors/host/pbs/findings.py", "collectors/host/pbs/parse.py"],
+                        # the units only: the plug-ins' real-peer tests start an API stand-in per test
                         ["tests/collectors/host/proxmox/test_backup_judging.py",
-                         "tests/collectors/host/proxmox/test_proxmox.py", "tests/collectors/host/pbs/test_pbs.py"]),
+                         "tests/collectors/host/proxmox/test_parse_units.py", "tests/collectors/host/pbs/test_pbs_units.py"]),
     "ipmi": (["collectors/host/ipmi/freeipmi.py", "collectors/host/ipmi/findings.py"],
              ["tests/collectors/host/ipmi/test_freeipmi_outputs.py"]),
     "rapl": (["collectors/host/rapl/powercap.py", "collectors/host/rapl/collector.py"],
