@@ -115,7 +115,8 @@ PACKAGES: dict[str, tuple[list[str], list[str]]] = {
                          "collectors/host/pbs/findings.py", "collectors/host/pbs/parse.py"],
                         # the units only: the plug-ins' real-peer tests start an API stand-in per test
                         ["tests/collectors/host/proxmox/test_backup_judging.py",
-                         "tests/collectors/host/proxmox/test_parse_units.py", "tests/collectors/host/pbs/test_pbs_units.py"]),
+                         "tests/collectors/host/proxmox/test_parse_units.py", "tests/collectors/host/proxmox/test_findings_units.py",
+                         "tests/collectors/host/pbs/test_pbs_units.py"]),
     "ipmi": (["collectors/host/ipmi/freeipmi.py", "collectors/host/ipmi/findings.py"],
              ["tests/collectors/host/ipmi/test_freeipmi_outputs.py"]),
     "rapl": (["collectors/host/rapl/powercap.py", "collectors/host/rapl/collector.py"],
