@@ -11,7 +11,15 @@ import pytest
 
 from collectors.findings import BAD, WARN, Judging
 from collectors.host.proxmox.findings import DEFAULT_MAX_AGE, all_clear, findings, guest_findings, max_age
-from collectors.host.proxmox.state import PveBackup, PveGuest, PveNode, ProxmoxState, PveReplication, PveStorage, PveTask
+from collectors.host.proxmox.state import (
+    ProxmoxState,
+    PveBackup,
+    PveGuest,
+    PveNode,
+    PveReplication,
+    PveStorage,
+    PveTask,
+)
 
 NOW = 1_800_000_000.0
 H = 3600.0
