@@ -126,7 +126,7 @@ PACKAGES: dict[str, tuple[list[str], list[str]]] = {
                    ["tests/collectors/home/smartplugs/test_smartplugs_units.py",
                     "tests/collectors/home/smartplugs/test_smartplugs_mqtt.py"]),
     "libvirt": (["collectors/host/libvirt/virsh.py", "collectors/host/libvirt/findings.py"],
-                ["tests/collectors/host/libvirt/test_libvirt.py"]),
+                ["tests/collectors/host/libvirt/test_libvirt_units.py", "tests/collectors/host/libvirt/test_libvirt.py"]),
     "sessions and proxies": (["app/web/sessions.py", "app/web/proxies.py"],
                              ["tests/security/test_sessions_units.py", "tests/security/test_client_address.py"]),
     "storage db": (["app/storage/db.py"], ["tests/test_storage_db_units.py"]),
