@@ -10,7 +10,14 @@ import pytest
 from collectors.findings import BAD, WARN, Judging
 from collectors.host.libvirt.findings import all_clear, domain_findings, findings
 from collectors.host.libvirt.state import DomainView, LibvirtState
-from collectors.host.libvirt.virsh import REASONS, STATES, DomainStats, VirshFormatError, parse_domstats, parse_names
+from collectors.host.libvirt.virsh import (
+    REASONS,
+    STATES,
+    DomainStats,
+    VirshFormatError,
+    parse_domstats,
+    parse_names,
+)
 
 DOMSTATS = """Domain: 'web'
   state.state=1
