@@ -108,8 +108,10 @@ PACKAGES: dict[str, tuple[list[str], list[str]]] = {
                 "tests/energy/test_ledger_units.py"]),
     "counters": (["collectors/counters.py"], ["tests/test_counters_units.py", "tests/test_counter_contract.py"]),
     "reload": (["app/reload.py::restart_needed,live_part,changed_collectors,one_line"], ["tests/test_reload_units.py"]),
-    "install": (["app/install/sudoers.py::needed,render,argv_lines,Needed.grant,Needed.argv_line",
-                 "app/install/doctor.py"],
+    # the pure parts: doctor's run() and sudoers' install() are the real machine's (useradd, sudo,
+    # visudo), left to tests/install/test_privilege_split.py and test_sudo_trials.py
+    "install": (["app/install/sudoers.py::needed,render,argv_lines,Needed.grant,Needed.argv_line,Needed.option",
+                 "app/install/doctor.py::grants_for,_belongs,Recorder.__call__,doctor_config"],
                 ["tests/install/test_sudoers_render.py", "tests/install/test_doctor_units.py"]),
     "proxmox and pbs": (["collectors/host/proxmox/parse.py", "collectors/host/proxmox/findings.py",
                          "collectors/host/pbs/findings.py", "collectors/host/pbs/parse.py"],

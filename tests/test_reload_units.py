@@ -62,3 +62,29 @@ def test_a_change_of_one_collectors_section_rebuilds_that_one_only() -> None:
 def test_an_unchanged_config_rebuilds_nothing_and_needs_no_restart() -> None:
     assert changed_collectors(config(), config()) == set()
     assert restart_needed(config(), config()) == []
+
+
+def test_the_live_part_takes_the_new_alerts_but_keeps_whether_they_are_on() -> None:
+    old = config()
+    new = config(**{"alerts.enabled": False, "alerts.interval": 7.0, "collectors.mdraid": {"enabled": True}})
+    live = live_part(old, new)
+    assert (live.alerts.enabled, live.alerts.interval) == (True, 7.0)
+    assert live.collectors.mdraid.enabled is True  # what applies live is the new config's
+    assert live.storage == old.storage and live.web == old.web
+    assert restart_needed(old, new) == ["alerts.enabled"]
+
+
+def test_several_sections_needing_a_restart_are_named_in_the_configs_order() -> None:
+    new = config(**{"web.port": 9999, "storage.url": "sqlite:///b.db", "host": "other"})
+    assert restart_needed(config(), new) == ["host", "storage", "web"]
+
+
+def test_the_hot_disk_threshold_rebuilds_every_collector_too() -> None:
+    new = config(**{"alerts.disk_hot_celsius": 61.0})
+    assert changed_collectors(config(), new) == set(type(new.collectors).model_fields)
+
+
+def test_an_error_is_said_on_one_line() -> None:
+    from app.reload import one_line
+
+    assert one_line(ValueError("a\n  b\tc  ")) == "a b c"
