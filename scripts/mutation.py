@@ -122,7 +122,7 @@ PACKAGES: dict[str, tuple[list[str], list[str]]] = {
     "ipmi": (["collectors/host/ipmi/freeipmi.py", "collectors/host/ipmi/findings.py"],
              ["tests/collectors/host/ipmi/test_freeipmi_outputs.py"]),
     "rapl": (["collectors/host/rapl/powercap.py", "collectors/host/rapl/collector.py"],
-             ["tests/collectors/host/rapl/test_rapl.py"]),
+             ["tests/collectors/host/rapl/test_rapl_units.py", "tests/collectors/host/rapl/test_rapl.py"]),
     "smartplugs": (["collectors/home/smartplugs/payloads.py", "collectors/home/smartplugs/meter.py",
                     "collectors/home/smartplugs/findings.py"],
                    ["tests/collectors/home/smartplugs/test_smartplugs_units.py",
