@@ -120,7 +120,7 @@ PACKAGES: dict[str, tuple[list[str], list[str]]] = {
                          "tests/collectors/host/proxmox/test_parse_units.py", "tests/collectors/host/proxmox/test_findings_units.py",
                          "tests/collectors/host/pbs/test_pbs_units.py"]),
     "ipmi": (["collectors/host/ipmi/freeipmi.py", "collectors/host/ipmi/findings.py"],
-             ["tests/collectors/host/ipmi/test_freeipmi_outputs.py"]),
+             ["tests/collectors/host/ipmi/test_ipmi_findings_units.py", "tests/collectors/host/ipmi/test_freeipmi_outputs.py"]),
     "rapl": (["collectors/host/rapl/powercap.py", "collectors/host/rapl/collector.py"],
              ["tests/collectors/host/rapl/test_rapl_units.py", "tests/collectors/host/rapl/test_rapl.py"]),
     "smartplugs": (["collectors/home/smartplugs/payloads.py", "collectors/home/smartplugs/meter.py",
