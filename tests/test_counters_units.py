@@ -197,3 +197,97 @@ def test_a_guard_takes_a_new_base_after_settle_readings_agree() -> None:
     assert g.check("k", 502.0, 3.0) == "rebased"
     assert g.check("k", 503.0, 4.0) is None
     assert g.most(-5.0) == 2.0 and g.most(3.0) == 5.0
+
+
+# -- the edges make mutation found unpinned ------------------------------------------------------------
+
+
+def test_a_reading_just_past_a_hundred_thousand_is_said_with_commas() -> None:
+    assert _n(100000.5) == "100,000"
+
+
+def test_a_counter_that_stands_still_is_taken_as_it_is_not_as_a_reset() -> None:
+    book = CounterBook()
+    got = feed(book, [(0, 1e6), (1, 1e6), (2, 1e6)])
+    assert [v for v, _ in got] == [1e6, 1e6, 1e6] and all(said == [] for _, said in got)
+
+
+def test_impossible_readings_agree_up_to_exactly_the_most_since_the_first_and_no_further() -> None:
+    book = CounterBook(settle=2)  # Most(10, 5): within 2 s two readings may differ by 25
+    assert [v for v, _ in feed(book, [(0, 100.0), (10, 5000.0), (12, 5025.0)])] == [100.0, 100.0, 100.0]
+    assert book._series[("c", "x_joules_total", ())].offset != 0  # taken as the new base
+    book = CounterBook(settle=2)
+    feed(book, [(0, 100.0), (10, 5000.0), (12, 5026.0)])
+    assert book._series[("c", "x_joules_total", ())].offset == 0  # 26 apart: not the same reading again
+    book = CounterBook(settle=2)
+    feed(book, [(0, 100.0), (10, 5000.0), (10.5, 5012.0)])  # half a second: 10 apart at most
+    assert book._series[("c", "x_joules_total", ())].offset == 0
+
+
+def test_settle_counts_every_agreeing_reading_once() -> None:
+    book = CounterBook(settle=4)
+    got = feed(book, [(0, 100.0), (10, 5000.0), (20, 5000.0), (30, 5000.0), (40, 5000.0)])
+    assert ["new base" in said[0] for _, said in got[1:]] == [False, False, False, True]
+
+
+def test_a_negative_reading_after_a_reset_exports_the_last_value_with_what_the_reset_moved() -> None:
+    book = CounterBook()
+    got = feed(book, [(0, 1000.0), (10, 50.0), (11, -1.0)])
+    assert [v for v, _ in got] == [1000.0, 1050.0, 1050.0]
+
+
+def test_an_unchanged_sample_is_passed_as_it_is_and_a_changed_one_keeps_its_name_and_labels() -> None:
+    book = CounterBook()
+    first = [S("x_joules_total", 100.0, (("source", "ups"),))]
+    out, _ = book.judge("c", first, KINDS, MOST, 0.0)
+    assert out[0] is first[0]
+    out, _ = book.judge("c", [S("x_joules_total", 10.0, (("source", "ups"),))], KINDS, MOST, 10.0)
+    assert out == [S("x_joules_total", 110.0, (("source", "ups"),))]
+
+
+def test_a_guard_takes_zero_and_a_fraction_as_a_first_reading() -> None:
+    assert guard().check("k", 0.0, 0.0) is None
+    assert guard().check("k", 0.5, 0.0) is None
+
+
+def test_a_guard_takes_the_same_value_again_and_refuses_a_rise_just_past_its_most() -> None:
+    g = guard()
+    g.seed("k", 100.0, 1000.0)
+    assert g.check("k", 100.0, 1001.0) is None
+    assert g.check("k", 100.0 + 5 * 1.0 + 2.0 + 1.0, 1006.0) is not None  # most(5 s) = 7
+
+
+def test_a_good_reading_clears_what_the_guard_suspected() -> None:
+    g = guard()
+    g.seed("k", 100.0, 0.0)
+    assert g.check("k", 500.0, 1.0) is not None
+    assert g.check("k", 101.0, 2.0) is None
+    assert g.check("k", 500.0, 3.0) is not None
+    assert g.check("k", 500.0, 4.0) is not None  # two in a row since the good one: not yet three
+
+
+def test_a_guards_suspect_agrees_within_exactly_its_most_since() -> None:
+    g = guard()
+    g.seed("k", 100.0, 0.0)
+    g.check("k", 500.0, 10.0)
+    g.check("k", 507.0, 15.0)  # most(5 s) = 7: agrees
+    assert g.check("k", 507.0, 16.0) == "rebased"
+    g = guard()
+    g.seed("k", 100.0, 0.0)
+    g.check("k", 500.0, 10.0)
+    g.check("k", 508.0, 15.0)  # 8 apart: a new suspect
+    assert g.check("k", 508.0, 16.0) != "rebased"
+
+
+def test_after_a_new_base_the_guard_judges_from_it_and_forgets_its_suspicion(caplog: pytest.LogCaptureFixture) -> None:
+    g = guard()
+    g.seed("k", 100.0, 0.0)
+    for t, v in ((1.0, 500.0), (2.0, 501.0)):
+        g.check("k", v, t)
+    with caplog.at_level("WARNING", logger="collectors.counters"):
+        assert g.check("k", 502.0, 3.0) == "rebased"
+    assert caplog.records[0].getMessage() == ("counter k: 3 readings in a row agree on 502 (was 100): taken as its new "
+                                              "base, the jump itself booked nowhere")
+    fell = g.check("k", 499.0, 4.0)
+    assert fell is not None and fell.startswith("k fell from 502 to 499")
+    assert g.check("k", 900.0, 5.0) is not None  # an impossible jump from the new base
