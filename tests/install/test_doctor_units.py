@@ -105,3 +105,41 @@ def test_the_doctors_round_writes_nothing_to_a_device() -> None:
     cfg = doctor_config(None)
     assert cfg.collectors.smart.selftest.enabled is False
     assert "smart" in plugins() and NO_WRITES["collectors"]
+
+
+def test_the_doctors_config_is_the_file_given_with_self_tests_off(tmp_path: Path) -> None:
+    path = tmp_path / "rackpulse.toml"
+    path.write_text('host = "from-the-file"\n[collectors.smart.selftest]\nenabled = true\n')
+    cfg = doctor_config(path)
+    assert cfg.host == "from-the-file" and cfg.collectors.smart.selftest.enabled is False
+    assert cfg.collectors.modems.signal_setup == 0
+
+
+def test_a_refusal_that_cannot_start_is_remembered_with_the_error_and_output_that_is_not_utf8_is_read(
+        tmp_path: Path) -> None:
+    rec = Recorder()
+    locked = tmp_path / "locked"
+    locked.write_text("#!/bin/sh\n")
+    locked.chmod(0o600)
+    with pytest.raises(CollectorError) as err:
+        rec([str(locked)], 5.0)
+    assert rec.refused[0].said == str(err.value)
+    rec = Recorder()
+    rec([script(tmp_path, "t", r"printf '\377\376 permission denied\n' >&2; exit 1")], 5.0)
+    assert rec.refused[0].said == "\ufffd\ufffd permission denied"
+
+
+def test_a_long_refusal_line_is_cut_at_200_characters(tmp_path: Path) -> None:
+    rec = Recorder()
+    rec([script(tmp_path, "t", f'echo "permission denied {"x" * 300}" >&2; exit 1')], 5.0)
+    assert len(rec.refused[0].said) == 200
+
+
+def test_a_refusal_is_granted_by_whichever_wanted_command_it_is_not_only_the_first() -> None:
+    from app.config import load_config
+
+    cfg = load_config(None, {"collectors": all_off(smart={"smartctl": ["smartctl"]}, mdraid={"enabled": True})})
+    wanted = [n for n in needed(cfg, lambda c: f"/usr/sbin/{c}")]
+    assert [n.collector for n in wanted][:1] == ["mdraid"]  # another tool first
+    grants = grants_for(Refusal(("smartctl", "--scan", "--json"), "Permission denied"), wanted, "u")
+    assert grants and grants[0].startswith("u ALL=(root) NOPASSWD: /usr/sbin/smartctl ")

@@ -44,3 +44,37 @@ def test_the_argv_lines_to_change_are_each_said_once() -> None:
     lines = argv_lines(config({"smart"}), installed("smartctl"))
     assert len(lines) == len(set(lines)) >= 1
     assert all(line.endswith("# [collectors.smart]") for line in lines)
+
+
+def test_the_drop_in_reads_whole_with_a_group_grant_as_a_note_and_the_missing_tools_last() -> None:
+    cfg = load_config(None, {"host": "nas", "collectors": {**{n: {"enabled": False} for n in plugins()},
+                                                           "frr": {"enabled": True}, "mdraid": {"enabled": True},
+                                                           "btrfs": {"enabled": True}}})
+    assert render(cfg, "monitor", installed("vtysh")) == (
+        "# Written by `rackpulse init --sudoers`: what rackpulse's collectors may run as root, and\n"
+        "# nothing else (argument lists are anchored regular expressions: sudo 1.9.10 or later).\n"
+        "# Regenerate after enabling a collector. Delete the Defaults line to log every run.\n"
+        "Defaults:monitor !syslog, !pam_session, !lecture\n"
+        "\n"
+        "# frr: vtysh talks to FRR's daemons over their sockets in /run/frr, open to the frrvty group\n"
+        "# not sudo: usermod -aG frrvty monitor   # and SupplementaryGroups=frrvty in the unit\n"
+        "\n"
+        "# not installed, so not granted: mdadm, btrfs (run this again after installing)\n")
+
+
+def test_each_grant_follows_its_own_comment_and_every_enabled_tool_is_listed() -> None:
+    text = render(config({"smart", "mdraid"}), "monitor", installed("smartctl", "mdadm"))
+    blocks = text.split("\n\n")[1:]
+    assert [b.splitlines()[0].split(":")[0] for b in blocks] == ["# mdraid", "# smart", "# smart"]  # the config's order
+    assert all(b.splitlines()[1].startswith("monitor ALL=(root) NOPASSWD: /usr/sbin/") for b in blocks)
+    assert text.endswith("$\n") and not text.endswith("\n\n")
+
+
+def test_a_command_found_by_its_path_is_granted_by_its_real_path(tmp_path: Path) -> None:
+    real = tmp_path / "real-smartctl"
+    real.write_text("")
+    link = tmp_path / "smartctl"
+    link.symlink_to(real)
+    (n, *_) = list(needed(config({"smart"}), lambda c: str(link)))
+    assert n.executable == str(real) and n.section is not None and n.section.enabled
+    assert n.option == "collectors.smart.smartctl"
