@@ -51,8 +51,11 @@ def read_zones(root: Path) -> list[Zone]:
     """Every RAPL zone under ``root`` (a /sys/class/powercap), packages before their parts."""
     if not root.is_dir():
         return []
+    # by number where a part is one ("intel-rapl:10" after ":2"); a part that is not (no kernel
+    # names one so, but a tree may hold anything) after the numbers, not a TypeError
     entries = sorted((p for p in root.iterdir() if p.name.startswith(PREFIX)),
-                     key=lambda p: [int(x) if x.isdigit() else x for x in p.name[len(PREFIX):].split(":")])
+                     key=lambda p: [(0, int(x), "") if x.isdigit() else (1, 0, x)
+                                    for x in p.name[len(PREFIX):].split(":")])
     names: dict[str, str] = {}
     out = []
     for path in entries:

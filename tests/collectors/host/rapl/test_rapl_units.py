@@ -188,3 +188,77 @@ def test_the_counters_most_is_max_watts() -> None:
     assert {m.per_second for m in limits.values()} == {250.0}
     assert set(limits) == {"rackpulse_rapl_energy_joules_total", "rackpulse_energy_joules_total"}
     assert Zone("a", "psys", 0, 1, True).platform and not Zone("a", "package-0", 0, 1, True).platform
+
+
+# -- the edges make mutation found unpinned ------------------------------------------------------------
+
+
+def test_build_reads_the_powercap_tree_under_the_host_root(tmp_path: Path) -> None:
+    from collectors.context import HostContext
+    from collectors.host.rapl.collector import build
+
+    zone(tmp_path / "sys/class/powercap", "intel-rapl:0", "package-0", 0)
+    c = build(RaplConfig(source="server"), HostContext("h", tmp_path), lambda argv, timeout: None)  # type: ignore[arg-type,return-value]
+    state = c.collect().state
+    assert [z.name for z in state.zones] == ["package-0"] and state.source == "server"
+
+
+def test_figures_are_rounded_to_centiwatts_and_millijoules(tmp_path: Path) -> None:
+    zone(tmp_path, "intel-rapl:0", "package-0", 0)
+    c, clock = collector(tmp_path)
+    c.collect()
+    clock.t += 3
+    set_energy(tmp_path, "intel-rapl:0", 1_000_123)  # 1.000123 J in 3 s
+    r = c.collect()
+    assert values(r, "rackpulse_rapl_power_watts") == {"package-0": 0.33}
+    assert values(r, "rackpulse_rapl_energy_joules_total") == {"package-0": 1.0}
+    assert (r.state.source_watts, r.state.source_joules, r.state.zones[0].energy_joules) == (0.33, 1.0, 1.0)
+    clock.t += 3
+    set_energy(tmp_path, "intel-rapl:0", 2_001_123)
+    r = c.collect()
+    assert r.state.source_joules == 2.001 and r.state.zones[0].energy_joules == 2.001
+    assert r.warnings == []
+
+
+def test_a_read_at_the_same_instant_is_neither_booked_nor_a_bad_read(tmp_path: Path) -> None:
+    zone(tmp_path, "intel-rapl:0", "package-0", 0)
+    c, _ = collector(tmp_path)
+    c.collect()
+    set_energy(tmp_path, "intel-rapl:0", 5_000_000)
+    assert c.collect().warnings == []
+
+
+def test_a_counter_root_may_not_read_says_the_udev_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    d = zone(tmp_path, "intel-rapl:0", "package-0", 0)
+    real = Path.read_text
+
+    def refuse(self: Path, *a: object, **k: object) -> str:
+        if self.name == "energy_uj":
+            raise PermissionError(13, "Permission denied")
+        return real(self, *a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "read_text", refuse)
+    c, _ = collector(tmp_path)
+    with pytest.raises(CollectorError) as err:
+        c.collect()
+    assert str(err.value) == f"RAPL: {d / 'energy_uj'}: permission denied ({UDEV_HINT})"
+
+
+def test_a_long_bad_counter_is_quoted_to_40_characters(tmp_path: Path) -> None:
+    d = zone(tmp_path, "intel-rapl:0", "package-0", 0)
+    (d / "energy_uj").write_text("y" * 100)
+    with pytest.raises(PowercapError) as err:
+        read_zones(tmp_path)
+    assert str(err.value) == f"{d / 'energy_uj'}: not a counter: {'y' * 40!r}"
+
+
+def test_a_zone_with_a_part_that_is_not_a_number_is_still_ordered(tmp_path: Path) -> None:
+    zone(tmp_path, "intel-rapl:0", "package-0", 0)
+    zone(tmp_path, "intel-rapl:0:x", "odd", 0)
+    zone(tmp_path, "intel-rapl:0:0", "core", 0)
+    assert [z.id for z in read_zones(tmp_path)] == ["intel-rapl:0", "intel-rapl:0:0", "intel-rapl:0:x"]
+
+
+def test_the_counters_slack_is_a_joule() -> None:
+    c = RaplCollector(Path("/nonexistent"), RaplConfig())
+    assert {m.slack for m in c.counter_limits().values()} == {1.0}
