@@ -193,3 +193,91 @@ def test_an_ignored_proxy_login_is_logged_once_per_address_per_ten_minutes(caplo
     lines = [r.getMessage() for r in caplog.records]
     assert lines[0] == "proxy login header X-Remote-User (user 'anna') from 1.2.3.4 ignored: not in web.trusted_proxies"
     assert len(lines) == 2 and f"(user {'x' * 60!r})" in lines[1]
+
+
+# -- the edges make mutation found unpinned ------------------------------------------------------------
+
+
+def test_the_throttles_defaults_are_ten_attempts_a_minute() -> None:
+    t = Throttle()
+    assert (t.limit, t.window) == (10, 60.0)
+
+
+def test_an_attempt_exactly_a_window_after_the_first_still_waits_a_second() -> None:
+    t = Throttle(limit=1, window=60.0)
+    assert t.attempt("a", now=100.0) == 0
+    assert t.attempt("a", now=160.0) == 1
+    assert t.attempt("a", now=160.5) == 0
+
+
+def test_a_busy_throttle_keeps_what_is_recent_up_to_exactly_its_window_and_bounds_each_queue() -> None:
+    t = Throttle(limit=2, window=10.0)
+    for i in range(10_001):
+        t.failed(f"a{i}", now=1.0)
+    t.failed("edge", now=90.0)
+    t.failed("recent", now=95.0)
+    t.failed("late", now=100.0)
+    assert set(t._failures) == {"edge", "recent", "late"}
+    for _ in range(50):
+        t.failed("late", now=100.0)
+    assert len(t._failures["late"]) == 8  # limit * 4: the most a wait is worked out from
+
+
+def test_a_fresh_databases_sessions_carry_generation_and_epoch_zero(url: str) -> None:
+    token = sessions(url).make(NOW)
+    assert token.split(".")[2] == "0" and token.split(".")[4] == "0"
+    assert sessions(url).who(token, NOW)[2] == 0  # type: ignore[index]
+
+
+def test_check_and_logout_judge_at_the_time_given(url: str) -> None:
+    s = sessions(url)
+    old = s.make(1000.0)  # long expired by the wall clock
+    assert s.check(old, 1000.0 + SESSION_SECONDS + 1) is None
+    assert s.check(old, 1010.0) is not None
+    s.logout(old, 1010.0)
+    assert s.check(old, 1010.0) is None
+    assert s._revoked == {old.split(".")[0]: int(old.split(".")[1])}
+
+
+def test_each_logout_everywhere_ends_the_sessions_made_before_it_and_starts_afresh(url: str) -> None:
+    s = sessions(url)
+    s.logout(s.make(NOW), NOW)
+    s.logout_everywhere()
+    between = s.make(NOW)
+    s.logout_everywhere()
+    assert s.check(between, NOW) is None
+    again = sessions(url)
+    again.load()
+    assert (again._generation, again._revoked) == (2, {})
+
+
+@pytest.mark.parametrize("parts", [("x", "0"), ("0", "x")])
+def test_a_signed_cookie_with_a_part_that_is_no_number_is_no_session(url: str, parts: tuple[str, str]) -> None:
+    s = sessions(url)
+    generation, epoch = parts
+    body = f"{'ab' * 16}.{int(NOW + 60)}.{generation}.{'61'}.{epoch}"
+    assert s.who(f"{body}.{s._sign(body)}", NOW) is None
+    body = f"{'ab' * 16}.soon.0.61.0"
+    assert s.who(f"{body}.{s._sign(body)}", NOW) is None
+
+
+def test_no_password_and_an_empty_one_sign_alike(url: str) -> None:
+    assert sessions(url, "").check(sessions(url, None).make(NOW), NOW) is not None
+
+
+def test_a_single_trusted_hop_is_the_client() -> None:
+    assert Proxies(["10.0.0.0/8"], "X").client("10.0.0.2", "10.0.0.7") == "10.0.0.7"
+
+
+def test_an_ignored_proxy_login_is_logged_again_after_exactly_ten_minutes(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    import app.web.proxies as proxies
+
+    clock = {"t": 0.0}
+    monkeypatch.setattr(proxies.time, "monotonic", lambda: clock["t"])
+    p = Proxies([], "X")
+    with caplog.at_level(logging.WARNING, logger="rackpulse.web"):
+        for t in (0.0, 599.0, 600.0):
+            clock["t"] = t
+            p.ignored("1.2.3.4", "anna")
+    assert len(caplog.records) == 2
