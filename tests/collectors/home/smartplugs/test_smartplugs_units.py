@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from collectors.base import ParseError
-from collectors.findings import Judging
+from collectors.findings import WARN, Judging
 from collectors.home.smartplugs.findings import all_clear, findings, plug_findings
 from collectors.home.smartplugs.meter import SETTLE, SLACK_J, Meter
 from collectors.home.smartplugs.payloads import JOULES, Reading, dig, parse_paths, parse_shelly, parse_tasmota
@@ -187,3 +187,119 @@ def test_the_tiles_sentence_counts_the_plugs_drawing_and_their_watts() -> None:
                                             PlugView(name="c")]), j) == "2 plugs drawing 31 W"
     assert all_clear(SmartplugsState(plugs=[PlugView(name="a", watts=5.0)]), j) == "1 plug drawing 5 W"
     assert all_clear(SmartplugsState(plugs=[PlugView(name="a")]), j) is None
+
+
+# -- the edges make mutation found unpinned ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("seconds", "words"), [(59 * 60 + 59, "59 min"), (60 * 60, "1 h 0 min"),
+                                                (61 * 60 + 30, "1 h 1 min"), (125 * 60, "2 h 5 min"), (89.9, "1 min")])
+def test_a_silence_is_said_in_whole_minutes_and_hours(seconds: float, words: str) -> None:
+    (f,) = plug_findings(PlugView(name="p", silent=True, last_seen=1000.0), 1000.0 + seconds)
+    assert f.text == f"smart plug p: no data for {words}"
+
+
+def test_every_finding_is_a_warning_and_a_bad_message_is_about_its_plug() -> None:
+    found = plug_findings(PlugView(name="p", silent=True, error="boom"), 0.0)
+    assert [f.level for f in found] == [WARN, WARN]
+    assert found[1].labels == {"plug": "p"}
+    (broker,) = [f for f in findings(SmartplugsState(plugs=[PlugView(name="p", silent=True)], broker_error="down"),
+                                     Judging(now=0.0)) if f.text.startswith("smart plugs:")]
+    assert broker.level == WARN
+
+
+def test_a_plug_drawing_nothing_counts_as_zero_watts_in_the_tile() -> None:
+    plugs = [PlugView(name="a", watts=0.0), PlugView(name="b", watts=0.0)]
+    assert all_clear(SmartplugsState(plugs=plugs), Judging(now=0.0)) == "2 plugs drawing 0 W"
+
+
+def test_the_section_marks_each_plug_by_its_own_findings() -> None:
+    from collectors.home.smartplugs.findings import view
+
+    state = SmartplugsState(plugs=[PlugView(name="a", silent=True), PlugView(name="b", watts=3.0)], broker_error="x")
+    v = view(state, findings(state, Judging(now=0.0)))
+    assert [(p.name, level) for p, level in v["plugs"]] == [("a", "warning"), ("b", "ok")]  # type: ignore[attr-defined]
+    assert v["broker_error"] == "x" and isinstance(v["now"], float)
+
+
+def test_a_counter_standing_still_books_nothing_and_is_not_a_reboot() -> None:
+    m = counting()
+    m.update(Reading(None, 1e9), 0.0)
+    m.update(Reading(None, 1e9), 1.0)
+    assert m.energy == 0.0 and m.error is None
+
+
+def test_a_step_within_the_slack_at_the_same_instant_is_booked_and_one_past_it_is_not() -> None:
+    m = counting()
+    m.update(Reading(None, 0.0), 5.0)
+    m.update(Reading(None, SLACK_J), 5.0)
+    assert m.energy == SLACK_J
+    m.update(Reading(None, 2 * SLACK_J + 50.0), 5.5)  # half a second: at most 50 J and the slack
+    assert m.energy == 2 * SLACK_J + 50.0 and m.error is None
+    m.update(Reading(None, 3 * SLACK_J + 101.0), 6.0)
+    assert m.energy == 2 * SLACK_J + 50.0 and m.error is not None
+
+
+def test_readings_that_agree_within_exactly_the_slack_settle_as_a_new_base() -> None:
+    m = counting()
+    m.update(Reading(None, 0.0), 0.0)
+    for i, c in enumerate((1e9, 1e9 + SLACK_J, 1e9)):
+        m.update(Reading(None, c), 1.0 + i)
+    assert m.counter == 1e9 and m.error is not None and "new base" in m.error
+
+
+@pytest.mark.parametrize(("watts", "bad"), [(0.0, False), (0.5, False), (100.0, False), (100.01, True)])
+def test_watts_from_zero_to_exactly_max_watts_are_good(watts: float, bad: bool) -> None:
+    m = counting()
+    m.update(Reading(watts, None), 0.0)
+    assert (m.error is not None) is bad and (m.watts is None) is bad
+
+
+def test_readings_close_together_are_integrated_and_two_at_the_same_instant_add_nothing() -> None:
+    m = integrating()
+    m.update(Reading(10.0, None), 0.0)
+    m.update(Reading(10.0, None), 0.5)
+    assert m.energy == 5.0
+    m.update(Reading(30.0, None), 0.5)
+    assert m.energy == 5.0
+
+
+def test_a_meters_view_says_its_kind_and_how_it_counts() -> None:
+    v = counting().view(0.0)
+    assert (v.kind, v.method) == ("shelly", "counter")
+    assert Meter("x", "tasmota", 60.0, True).view(0.0).kind == "tasmota"
+
+
+def test_payload_errors_quote_200_bytes_of_it() -> None:
+    long = b"x" * 300
+    with pytest.raises(ParseError) as err:
+        parse_shelly(long)
+    assert str(err.value) == f"not JSON: {long[:200]!r}"
+    payload = b'{"apower": "lots", "pad": "' + b"y" * 300 + b'"}'
+    with pytest.raises(ParseError) as err:
+        parse_shelly(payload)
+    assert str(err.value) == f"power 'lots' is not a finite number in: {payload[:200]!r}"
+    payload = b'{"apower": [1, {"a": 2}], "pad": "' + b"y" * 300 + b'"}'
+    with pytest.raises(ParseError) as err:
+        parse_shelly(payload)
+    assert str(err.value) == f"power is not a number in: {payload[:200]!r}"
+    payload = b'{"apower": 1, "aenergy": {"total": -2}, "pad": "' + b"y" * 300 + b'"}'
+    with pytest.raises(ParseError) as err:
+        parse_shelly(payload)
+    assert str(err.value) == f"energy -2 is negative in: {payload[:200]!r}"
+
+
+def test_a_counter_of_zero_or_a_fraction_is_a_reading() -> None:
+    assert parse_shelly(b'{"aenergy": {"total": 0}}') == Reading(None, 0.0)
+    assert parse_shelly(b'{"aenergy": {"total": 0.5}}') == Reading(None, 1800.0)
+
+
+def test_a_list_index_past_its_end_is_nothing() -> None:
+    assert dig({"a": [1, 2]}, "a.2") is None
+
+
+def test_a_meter_restored_without_a_time_goes_on_from_its_next_message() -> None:
+    m = counting()
+    m.restore(PlugView(name="rack", energy_joules=10.0, counter_joules=100.0, last_seen=None))
+    m.update(Reading(None, 150.0), 5.0)
+    assert m.energy == 60.0 and m.error is None
