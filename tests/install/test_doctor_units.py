@@ -143,3 +143,9 @@ def test_a_refusal_is_granted_by_whichever_wanted_command_it_is_not_only_the_fir
     assert [n.collector for n in wanted][:1] == ["mdraid"]  # another tool first
     grants = grants_for(Refusal(("smartctl", "--scan", "--json"), "Permission denied"), wanted, "u")
     assert grants and grants[0].startswith("u ALL=(root) NOPASSWD: /usr/sbin/smartctl ")
+
+
+def test_a_refusal_without_a_newline_is_quoted_as_it_was_said(tmp_path: Path) -> None:
+    rec = Recorder()
+    rec([script(tmp_path, "t", "printf 'open failed: Permission denied' >&2; printf 'stdout here'; exit 1")], 5.0)
+    assert rec.refused[0].said == "open failed: Permission denied"

@@ -78,3 +78,7 @@ def test_a_command_found_by_its_path_is_granted_by_its_real_path(tmp_path: Path)
     (n, *_) = list(needed(config({"smart"}), lambda c: str(link)))
     assert n.executable == str(real) and n.section is not None and n.section.enabled
     assert n.option == "collectors.smart.smartctl"
+
+
+def test_a_tool_that_is_not_installed_has_no_argv_line_to_change() -> None:
+    assert argv_lines(config({"smart"}), installed()) == []
