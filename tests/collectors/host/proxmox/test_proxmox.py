@@ -400,9 +400,14 @@ def test_a_backup_listing_that_cannot_be_read_holds_the_failed_backup_alert_unti
     from app.alerting.engine import evaluate
     from app.scheduler import CollectorStatus, Snapshot
 
+    # The product's own timeout (ProxmoxConfig's), but where the listing is made to hang: there
+    # a shorter one, still well past what a small answer on loopback takes (2 s failed at load 20)
+    timeout = 5.0 if how.get("delay") else ProxmoxConfig().command_timeout
+    assert how.get("delay", 0) > 2 * timeout or not how.get("delay")
+
     def run(when: float, previous: dict[Any, Any]) -> tuple[dict[Any, Any], list[Any]]:
         snap = Snapshot(host="h")
-        snap.states["proxmox"] = collector(api, command_timeout=2.0).collect().state
+        snap.states["proxmox"] = collector(api, command_timeout=timeout).collect().state
         snap.statuses["proxmox"] = CollectorStatus("proxmox", 60, 30, up=True, last_run=when, last_success=when)
         return evaluate(Conditions().build(snap, previous=previous, now=when), BUILTIN, previous, when)
 
