@@ -12,13 +12,20 @@ command -v stress-ng >/dev/null || { echo "suite_under_load: install stress-ng f
 mkdir -p test-artifacts
 stress-ng --cpu 2 --quiet &
 load=$!
-trap 'kill $load 2>/dev/null' EXIT
+suite=""
+# Stopped early (Ctrl-C, kill), the suite's workers and the demos and peers they started go too:
+# left behind, two demos kept the machine at a load of 45 for the next run.
+trap 'kill $load 2>/dev/null; [ -n "$suite" ] && kill -- -"$suite" 2>/dev/null' EXIT
+trap 'exit 130' INT TERM
 failed=0
 for i in $(seq 1 "$runs"); do
   log="test-artifacts/under-load-$i.log"
   start=$(date +%s)
-  .venv/bin/python -m pytest -p no:cacheprovider -n 4 --dist loadgroup -q -rf > "$log" 2>&1
+  setsid .venv/bin/python -m pytest -p no:cacheprovider -n 4 --dist loadgroup -q -rf > "$log" 2>&1 &
+  suite=$!
+  wait "$suite"
   rc=$?
+  suite=""
   echo "run $i: exit $rc in $(( $(date +%s) - start )) s, load $(cut -d' ' -f1-3 /proc/loadavg): $(tail -1 "$log")"
   grep '^FAILED' "$log" | sed 's/^/    /'
   [ "$rc" -eq 0 ] || failed=1
