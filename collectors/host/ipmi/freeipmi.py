@@ -166,9 +166,9 @@ def judged_state(s: SensorReading) -> str | None:
 
     if past("Upper C", "Lower C") or past("Upper NR", "Lower NR"):
         return "Critical"
-    if s.state == "Warning" or past("Upper NC", "Lower NC"):
+    if past("Upper NC", "Lower NC"):
         return "Warning"
-    return s.state
+    return s.state  # Warning stays Warning; Nominal, Nominal
 
 
 def _events(value: str) -> tuple[str, ...]:

@@ -154,3 +154,35 @@ def test_the_section_lists_failing_sensors_first_and_the_log_newest_first() -> N
     assert [words for _, words in one["recent"]] == ["DIMM B1: correctable ECC (memory module 10)",
                                                      "DIMM A1: correctable ECC (memory module 10)"]
     assert one["level"] == "failing"
+
+
+def test_an_event_changes_only_in_case_its_spacing_and_hex_module_number_as_written() -> None:
+    assert _phrase("Power  Supply AC lost") == "power  supply AC lost"
+    assert event_words(sel(1, event="Correctable ECC ; Event Data3 = 10h")) == "DIMM A1: correctable ECC (memory module 16)"
+
+
+def test_two_of_the_same_sel_entry_are_said_as_two_times() -> None:
+    (f,) = bmc_findings(bmc(held=[sel(7), sel(8)]), IpmiState())
+    assert f.text == "r720: event log: DIMM A1: correctable ECC (memory module 10), 2 times"
+
+
+def test_every_finding_carries_the_labels_naming_its_bmc_and_sensor() -> None:
+    sensors = [fan(0.0), fan(700.0, name="FAN1", state="Warning"),
+               Sensor(name="PS Redundancy", type="Power Supply", state="Critical", events=["Redundancy Lost"])]
+    up = bmc_findings(bmc(sensors=sensors, sel_used_ratio=0.95), IpmiState())
+    assert [f.labels for f in up] == [{"bmc": "r720", "sensor": "FAN3"}, {"bmc": "r720", "sensor": "FAN1"},
+                                      {"bmc": "r720", "sensor": "PS Redundancy"}, {"bmc": "r720"}]
+    away = bmc_findings(bmc(up=False, error="x"), IpmiState())
+    local = bmc_findings(bmc(name="local", remote=False, up=False, error="x"), IpmiState())
+    assert [f.labels for f in away + local] == [{"bmc": "r720"}, {"bmc": "local"}]
+
+
+def test_the_section_judges_each_bmc_and_each_sensor_by_its_own_findings_only() -> None:
+    failing = bmc(sensors=[fan(0.0, name="B"), fan(700.0, name="C", state="Warning"),
+                           Sensor(name="PSU", type="Power Supply", state="Nominal")])
+    fine = bmc(name="r630", sensors=[fan(5000.0, name="B", state="Nominal")])
+    state = IpmiState(bmcs=[failing, fine])
+    first, second = view(state, findings(state, Judging(now=0.0)))["bmcs"]  # type: ignore[misc]
+    assert (first["bmc"], first["level"], second["bmc"], second["level"]) == (failing, "failing", fine, "ok")
+    assert [(s.name, level) for s, level, _ in first["sensors"]] == [("B", "failing"), ("C", "warning"), ("PSU", "ok")]
+    assert [(s.name, level) for s, level, _ in second["sensors"]] == [("B", "ok")]
