@@ -218,13 +218,13 @@ class Config(_Strict):
 
     def _moved(self) -> list[tuple[str, str, Any]]:
         """Plug-in keys set in this file that now live elsewhere: (the old key, where it lives now,
-        its value). Each plug-in names its own (CollectorPlugin.moved)."""
+        its value). Each plug-in names its own (CollectorPlugin.legacy.moved)."""
         from collectors import plugins
 
         out = []
         for name, plugin in plugins().items():
             section = getattr(self.collectors, name, None)
-            for key, target in plugin.moved.items():
+            for key, target in plugin.legacy.moved.items():
                 if section is not None and key in section.model_fields_set:
                     out.append((f"collectors.{name}.{key}", target, getattr(section, key)))
         return out

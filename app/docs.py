@@ -122,7 +122,7 @@ def privileges_md(p: CollectorPlugin) -> list[str]:
     """What `rackpulse init --sudoers` allows it (or the group it joins), entry by entry."""
     out = ["Its commands that need more than an ordinary user, as `rackpulse init --sudoers` grants them "
            "(the service's user `rackpulse`, the command where `which` finds it):", ""]
-    for v in p.privileges:
+    for v in p.needs.privileges:
         out += [f"- `{v.option}`: {v.why}.", "", "  ```", f"  {v.grant('rackpulse', '/usr/sbin/' + v.option)}", "  ```"]
     return [*out, ""]
 
@@ -134,7 +134,7 @@ def readme(p: CollectorPlugin) -> str:
     out = [f"# {p.name}", "", about, "", "Written by `make docs` from the plug-in's code and example.toml.", ""]
     if getattr(pkg, "PERMISSIONS", ""):
         out += ["## Permissions", "", pkg.PERMISSIONS, ""]
-    if p.privileges:
+    if p.needs.privileges:
         out += privileges_md(p)
     fragment = package_of(p) / "example.toml"
     if fragment.is_file():

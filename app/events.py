@@ -3,7 +3,7 @@
 
 Each stored event (kind, key, field, old, new) becomes an `EventLine` with a level (how bad
 the change is), the domain of the collector that reports the entity (for the filters), and a
-link to the page that shows it. The nouns come from the plug-ins (`CollectorPlugin.nouns`).
+link to the page that shows it. The nouns come from the plug-ins (`CollectorPlugin.pages.nouns`).
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ class EventLine:
 
 def noun(kind: str, plugins: Mapping[str, CollectorPlugin]) -> str:
     for p in plugins.values():
-        if kind in p.nouns:
-            return p.nouns[kind]
+        if kind in p.pages.nouns:
+            return p.pages.nouns[kind]
     return kind.replace("_", " ")
 
 
@@ -57,7 +57,7 @@ def plural(word: str) -> str:
 def domain_of(event: Mapping[str, Any], plugins: Mapping[str, CollectorPlugin]) -> str:
     plugin = plugins.get(event.get("collector") or "")
     if plugin is None:  # an entity no longer in the inventory table: find its kind's owner
-        plugin = next((p for p in plugins.values() if event["kind"] in p.nouns), None)
+        plugin = next((p for p in plugins.values() if event["kind"] in p.pages.nouns), None)
     return plugin.domain if plugin and plugin.domain else "other"
 
 
@@ -72,7 +72,7 @@ def href_of(kind: str, key: str, base: str = "") -> str:
 def key_words(key: str, plugin: CollectorPlugin | None) -> str:
     """An entity's key as a person reads it: each part the plug-in has words for ("key" in its
     words) in them, "default/ipv4Unicast/10.0.250.1" -> "default/IPv4 unicast/10.0.250.1"."""
-    known = plugin.words.get("key", {}) if plugin is not None else {}
+    known = plugin.pages.words.get("key", {}) if plugin is not None else {}
     return "/".join(known.get(part, part) for part in key.split("/")) if known else key
 
 

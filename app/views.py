@@ -175,14 +175,14 @@ def pages() -> dict[str, str]:
     """The pages the collector plug-ins' sections make, page -> title, in plug-in order."""
     out: dict[str, str] = {}
     for p in plugins().values():
-        if p.section is not None:
-            out.setdefault(p.section.page, p.section.title)
+        if p.pages.section is not None:
+            out.setdefault(p.pages.section.page, p.pages.section.title)
     return out
 
 
 def _section(snap: Snapshot, name: str) -> SectionView:
     p = plugins()[name]
-    summary = p.section.summary if p.section else None
+    summary = p.pages.section.summary if p.pages.section else None
     found = snap.findings_of(name) if snap.seen(name) else []
     return SectionView(name, f"{name}/section.html", snap.statuses.get(name), p.view(snap.states.get(name), found),
                        f"{name}/{summary}" if summary else None, worst([f.level for f in found]) if found else OK,
@@ -192,13 +192,13 @@ def _section(snap: Snapshot, name: str) -> SectionView:
 def sections(snap: Snapshot, page: str) -> list[SectionView]:
     """What a page shows: each of its collectors' sections, with what the section reads (its
     state, and the findings judged on it: a page says what the tile and the alerts say)."""
-    return [_section(snap, name) for name, p in plugins().items() if p.section and p.section.page == page]
+    return [_section(snap, name) for name, p in plugins().items() if p.pages.section and p.pages.section.page == page]
 
 
 def summaries(snap: Snapshot) -> list[SectionView]:
     """The sections that draw a summary on the overview (md arrays), of collectors seen here."""
     return [_section(snap, name) for name, p in plugins().items()
-            if p.section and p.section.summary and snap.seen(name)]
+            if p.pages.section and p.pages.section.summary and snap.seen(name)]
 
 
 @dataclass(frozen=True)
@@ -277,7 +277,7 @@ class ChartView:
 
 def entity_charts(kind: str, key: str, attrs: Mapping[str, object] | None = None) -> list[ChartView]:
     """Charts for an entity page; label values come from the key's parts or ("attr:x") its attributes."""
-    spec = next((p.charts[kind] for p in plugins().values() if kind in p.charts), None)
+    spec = next((p.pages.charts[kind] for p in plugins().values() if kind in p.pages.charts), None)
     if spec is None:
         return []
     attrs = attrs or {}

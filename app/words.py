@@ -4,8 +4,8 @@
 ("up"/"down", "degraded: yes"); numbers with their units. The events page, the entity pages
 and their charts read the same words, so a change and the page it links to agree.
 
-The words for a plug-in's own states come from the plug-in (`CollectorPlugin.words`,
-`CollectorPlugin.field_names`); what is common to all (a boolean, a unit suffix, whether a
+The words for a plug-in's own states come from the plug-in (`CollectorPlugin.pages.words`,
+`.pages.field_names`); what is common to all (a boolean, a unit suffix, whether a
 word is bad news) is here.
 """
 
@@ -68,7 +68,7 @@ def duration(seconds: float) -> str:
 
 def owner(kind: str, plugins: Mapping[str, CollectorPlugin]) -> CollectorPlugin | None:
     """The plug-in that reports entities of this kind."""
-    return next((p for p in plugins.values() if kind in p.nouns), None)
+    return next((p for p in plugins.values() if kind in p.pages.nouns), None)
 
 
 def text(value: object) -> str | None:
@@ -84,8 +84,8 @@ def text(value: object) -> str | None:
 
 def field_name(field: str, plugin: CollectorPlugin | None = None) -> tuple[str, str | None]:
     """(what a field is called, the unit of its values)."""
-    if plugin is not None and field in plugin.field_names:
-        return plugin.field_names[field], None
+    if plugin is not None and field in plugin.pages.field_names:
+        return plugin.pages.field_names[field], None
     if field in _BOOL_NAMES:
         return _BOOL_NAMES[field], None
     for suffix, unit in _UNITS.items():
@@ -102,7 +102,7 @@ def value_words(field: str, value: str | None, plugin: CollectorPlugin | None = 
     if value in ("true", "false"):
         yes, no = _BOOL_WORDS.get(field, ("yes", "no"))
         return (yes if value == "true" else no), None
-    known = plugin.words.get(field, {}) if plugin is not None else {}
+    known = plugin.pages.words.get(field, {}) if plugin is not None else {}
     if value in known:
         return known[value], (value if known[value].lower() != value.lower() else None)
     tokens = value.split()

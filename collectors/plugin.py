@@ -70,29 +70,17 @@ def _none(state: State, judging: Judging) -> list[Finding]:
 
 
 @dataclass(frozen=True)
-class CollectorPlugin(Generic[S]):
-    """A plug-in is these five, given in this order, and whatever of the rest it has, by name
-    (docs/first-collector.md builds one in three files). The rest come in groups: what is wrong,
-    its parts of pages, what it needs of the host, and the demo and `init`."""
+class Pages(Generic[S]):
+    """Its parts of pages beyond its tile, and the words they use. A plug-in without pages
+    still has its tile, its alerts, /metrics and the /collectors page."""
 
-    name: str  # the config section, the scheduler's name, the metric subsystem
-    collector: type[Collector]  # its declared metrics are read from here without building it
-    build: Callable[[Any, HostContext, Runner], Collector]  # (its validated section, the host, the command runner)
-    config: type[CollectorBase]  # its section's model, [collectors.<name>]
-    state: type[S]  # what its collector's collect() returns as CollectResult.state
-    _: KW_ONLY  # everything below is optional and named
-
-    # -- what is wrong: the words of tiles, alerts and webhooks, and the rules they raise --------------
-    findings: Callable[[S, Judging], list[Finding]] = _none
-    rules: tuple[RuleSpec, ...] = ()
-    tile: Tile[S] | None = None  # its tile on the overview, with its all-clear sentence
-
-    # -- its place and its parts of pages --------------------------------------------------------------
-    domain: str = ""  # disks, network, home ... (a folder under collectors/ for the built-in ones)
-    rank: int = 0  # its place within its domain (tiles, page sections): lower first, then by name
     section: Section[S] | None = None
     detail: Detail[S] | None = None
     charts: dict[str, ChartSpec] = field(default_factory=dict)
+    # The devices it places in the user's bays (the bay map, the "pull" callouts).
+    bays: Callable[[S], list[BayDevice]] | None = None
+    # The things /status lists with their uptime (probes).
+    monitors: Callable[[S], list[Monitor]] | None = None
     # What people call the kinds of entity it reports, for the events page: {"md_member":
     # "array member"}. A kind not named here reads as itself with spaces ("bond slave").
     nouns: dict[str, str] = field(default_factory=dict)
@@ -101,12 +89,12 @@ class CollectorPlugin(Generic[S]):
     words: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     # What its entities' fields are called on their pages: {"dg": "drive group"}.
     field_names: Mapping[str, str] = field(default_factory=dict)
-    # The devices it places in the user's bays (the bay map, the "pull" callouts).
-    bays: Callable[[S], list[BayDevice]] | None = None
-    # The things /status lists with their uptime (probes).
-    monitors: Callable[[S], list[Monitor]] | None = None
 
-    # -- what it needs of the host and of other plug-ins -----------------------------------------------
+
+@dataclass(frozen=True)
+class Needs:
+    """What it needs of the host and of other plug-ins."""
+
     # The commands it runs that need root or a group (collectors/privilege.py): the sudoers
     # drop-in, its README and `rackpulse doctor` are made from these.
     privileges: tuple[Privilege, ...] = ()
@@ -115,21 +103,58 @@ class CollectorPlugin(Generic[S]):
     # fails on an import of another plug-in not named here, so the coupling stays in sight.
     uses: tuple[str, ...] = ()
 
-    # -- the demo and `rackpulse init` -----------------------------------------------------------------
-    # Its part of `rackpulse demo`: writes what it reads into the demo's host tree at story
-    # time t (seconds into the loop), so the demo shows it without hardware.
+
+@dataclass(frozen=True)
+class Setup:
+    """Its part of `rackpulse demo` and of `rackpulse init`."""
+
+    # Writes what it reads into the demo's host tree at story time t (seconds into the loop), so
+    # the demo shows it without hardware.
     scene: Callable[[Path, float], None] | None = None
-    # Its part of `rackpulse init`: what it finds in the host's tree, as its section of the
-    # starter config (TOML lines, commented); [] when there is nothing of it here.
+    # What it finds in the host's tree, as its section of the starter config (TOML lines,
+    # commented); [] when there is nothing of it here.
     starter: Callable[[HostTree], list[str]] | None = None
 
-    # -- kept for what came before ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Legacy(Generic[S]):
+    """Kept for what came before."""
+
     # Keys /api/state has carried for it since before every plug-in's state was there
     # ({"arrays": lambda s: s.arrays}): kept for the scripts that read them.
     api: Mapping[str, Callable[[S], object]] = field(default_factory=dict)
     # Keys of its section that now live in the app's config ({"temperature_warning":
     # "alerts.disk_hot_celsius"}): still read when the new one is not set, and said deprecated.
     moved: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CollectorPlugin(Generic[S]):
+    """A plug-in is these five, given in this order, and whatever of the rest it has, by name
+    (docs/first-collector.md builds one in three files): what is wrong and its tile, where it
+    sits, and four groups a first plug-in leaves out: its pages, what it needs of the host, its
+    part of the demo and of `init`, and what is kept for older versions."""
+
+    name: str  # the config section, the scheduler's name, the metric subsystem
+    collector: type[Collector]  # its declared metrics are read from here without building it
+    build: Callable[[Any, HostContext, Runner], Collector]  # (its validated section, the host, the command runner)
+    config: type[CollectorBase]  # its section's model, [collectors.<name>]
+    state: type[S]  # what its collector's collect() returns as CollectResult.state
+    _: KW_ONLY  # everything below is optional and named
+
+    # What is wrong: the words of tiles, alerts and webhooks, and the rules they raise.
+    findings: Callable[[S, Judging], list[Finding]] = _none
+    rules: tuple[RuleSpec, ...] = ()
+    tile: Tile[S] | None = None  # its tile on the overview, with its all-clear sentence
+    # Where it sits: its domain (disks, network, home ...: a folder under collectors/ for the
+    # built-in ones), and its place within it (tiles, page sections): lower first, then by name.
+    domain: str = ""
+    rank: int = 0
+    # The four groups.
+    pages: Pages[S] = field(default_factory=Pages)
+    needs: Needs = field(default_factory=Needs)
+    setup: Setup = field(default_factory=Setup)
+    legacy: Legacy[S] = field(default_factory=Legacy)
 
     # -- called by the app: one plug-in's bad state costs its own tile or section, never the page ----
 
@@ -164,20 +189,21 @@ class CollectorPlugin(Generic[S]):
 
     def view(self, state: State | None, found: Sequence[Finding] = ()) -> View:
         """What its section reads; {"error": ...} (shown in place of the section) when it cannot."""
-        if self.section is None:
+        section = self.pages.section
+        if section is None:
             return {}
         try:
             typed = self.typed(state)
-            return self.section.view(typed, found) if self.section.view else dict(typed)
+            return section.view(typed, found) if section.view else dict(typed)
         except Exception as exc:  # noqa: BLE001
             _log_once(self.name, "section", exc)
             return {"error": f"{self.name}: state not understood ({type(exc).__name__}: {exc})"[:300]}
 
     def bay_list(self, state: State | None) -> list[BayDevice]:
-        return self._list(self.bays, state, "bays")
+        return self._list(self.pages.bays, state, "bays")
 
     def monitor_list(self, state: State | None) -> list[Monitor]:
-        return self._list(self.monitors, state, "monitors")
+        return self._list(self.pages.monitors, state, "monitors")
 
     def _list(self, fn: Callable[[S], list[Any]] | None, state: State | None, where: str) -> list[Any]:
         if fn is None:

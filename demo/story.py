@@ -159,8 +159,8 @@ def write_tree(root: Path, state: dict[str, Any]) -> None:
     from collectors import plugins
 
     for plugin in plugins().values():  # the scenes collectors bring in their own folders
-        if plugin.scene is not None:
-            plugin.scene(root, state.get("t", 0.0))
+        if plugin.setup.scene is not None:
+            plugin.setup.scene(root, state.get("t", 0.0))
     write_state(root, state)
 
 

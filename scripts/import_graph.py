@@ -100,7 +100,7 @@ def main() -> int:
             elif mine is not None and theirs not in (None, mine):
                 across.append(f"  {mod} -> {t}")
     print("\n".join(up) + f"\n  ({len(up)})" if up else "  (0)")
-    print("collectors/: a plug-in importing another (each must be in its CollectorPlugin.uses)")
+    print("collectors/: a plug-in importing another (each must be in its CollectorPlugin.needs.uses)")
     print("\n".join(across) + f"\n  ({len(across)})" if across else "  (0)")
     found = circles(g)
     print(f"circles of modules: {len(found)}" + "".join(f"\n  {' <-> '.join(c)}" for c in found))

@@ -21,7 +21,7 @@ failed=0
 for i in $(seq 1 "$runs"); do
   log="test-artifacts/under-load-$i.log"
   start=$(date +%s)
-  setsid .venv/bin/python -m pytest -p no:cacheprovider -n 4 --dist loadgroup -q -rf > "$log" 2>&1 &
+  setsid .venv/bin/python -m pytest -p no:cacheprovider -n 4 --dist loadgroup -q -rf --durations=30 > "$log" 2>&1 &
   suite=$!
   wait "$suite"
   rc=$?

@@ -238,14 +238,14 @@ def collector_arrows_wrong(uses: Mapping[str, Iterable[str]]) -> list[str]:
             elif mine is None and theirs is not None:
                 bad.append(f"{path.relative_to(ROOT)}: a domain's shared module imports the plug-in {t}")
             elif mine is not None and theirs not in (None, mine) and theirs not in uses.get(mine, ()):
-                bad.append(f"{path.relative_to(ROOT)}: {mine} imports {theirs} ({t}) without `uses=({theirs!r},)`")
+                bad.append(f"{path.relative_to(ROOT)}: {mine} imports {theirs} ({t}) without `needs=Needs(uses=({theirs!r},))`")
     return bad
 
 
 def declared_uses() -> dict[str, tuple[str, ...]]:
     from collectors import plugins
 
-    return {name: p.uses for name, p in plugins().items()}
+    return {name: p.needs.uses for name, p in plugins().items()}
 
 
 def test_the_core_of_collectors_imports_no_domain_and_a_plug_in_imports_another_only_when_it_says_so() -> None:

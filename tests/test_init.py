@@ -15,6 +15,7 @@ from app.config import load_config
 from app.starter.discover import discover, propose_bays
 from app.starter.toml import render
 from collectors.location import DiskLocation
+from collectors.plugin import Setup
 from demo import story
 from tests.cli import run_cli
 
@@ -101,7 +102,7 @@ def test_a_plug_in_whose_starter_fails_costs_its_own_part_and_is_said_in_the_fil
     def boom(tree: object) -> list[str]:
         raise RuntimeError("a third party's bug")
 
-    monkeypatch.setitem(plugins(), "bonding", replace(plugins()["bonding"], starter=boom))
+    monkeypatch.setitem(plugins(), "bonding", replace(plugins()["bonding"], setup=Setup(starter=boom)))
     text = render(discover(demo_host(tmp_path)), tmp_path)
     assert "[collectors.bonding]" not in text and "## could not read: bonding: could not look at the host" in text
     assert "## md0: raid6" in text and "[[collectors.openvpn.instances]]" in text  # the others still wrote theirs

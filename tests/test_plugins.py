@@ -229,3 +229,27 @@ def get_text(url: str) -> str:
 
     with urllib.request.urlopen(url, timeout=5) as r:  # noqa: S310 - loopback
         return str(r.read().decode())
+
+
+def test_a_plug_in_is_five_required_fields_and_nine_optional_names_four_of_them_groups() -> None:
+    """What a newcomer meets in collectors/plugin.py: the five a plug-in must give, then what is
+    wrong, where it sits, and four groups it names only when it has them. A field added at the
+    top level, instead of into its group, fails here."""
+    import dataclasses
+
+    from collectors.base import Collector
+    from collectors.config import CollectorBase
+    from collectors.plugin import CollectorPlugin, Legacy, Needs, Pages, Setup
+    from collectors.state import State
+
+    fields = dataclasses.fields(CollectorPlugin)
+    required = [f.name for f in fields if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+    assert required == ["name", "collector", "build", "config", "state"]
+    assert [f.name for f in fields if f.name not in required] == [
+        "findings", "rules", "tile", "domain", "rank", "pages", "needs", "setup", "legacy"]
+    assert all(f.kw_only for f in fields if f.name not in required)
+    groups = {cls.__name__: [f.name for f in dataclasses.fields(cls)] for cls in (Pages, Needs, Setup, Legacy)}
+    assert groups == {"Pages": ["section", "detail", "charts", "bays", "monitors", "nouns", "words", "field_names"],
+                      "Needs": ["privileges", "uses"], "Setup": ["scene", "starter"], "Legacy": ["api", "moved"]}
+    minimal = CollectorPlugin("x", Collector, lambda c, h, r: Collector(), CollectorBase, State)
+    assert (minimal.pages, minimal.needs, minimal.setup, minimal.legacy) == (Pages(), Needs(), Setup(), Legacy())

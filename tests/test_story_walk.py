@@ -105,8 +105,8 @@ def walk(app: object, snap: Snapshot, firing: list, t: float, checked: dict[str,
             out.append(f"t={t:.0f} /alerts: {st.rule} {st.subject} shown {rows.get((st.rule, st.subject))}")
     for level, attrs in marked(fetch(app, "/").text, "subjects"):
         held("tile", level, attrs["subjects"].split())
-    pages = {plugins()[k.split(":")[0]].section.page for k in worst_of  # type: ignore[union-attr]
-             if k.split(":")[0] in plugins() and plugins()[k.split(":")[0]].section}
+    pages = {plugins()[k.split(":")[0]].pages.section.page for k in worst_of  # type: ignore[union-attr]
+             if k.split(":")[0] in plugins() and plugins()[k.split(":")[0]].pages.section}
     for page in sorted(pages):
         text = fetch(app, f"/{page}").text
         for level, attrs in marked(text, "plugin"):

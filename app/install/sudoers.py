@@ -64,7 +64,7 @@ def needed(cfg: Config, which: Callable[[str], str | None] = shutil.which) -> It
         plugin = plugins().get(name)
         if plugin is None or not section.enabled:
             continue
-        for p in plugin.privileges:
+        for p in plugin.needs.privileges:
             if not p.needed(section):
                 continue
             argv = list(getattr(section, p.option))

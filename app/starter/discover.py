@@ -78,10 +78,10 @@ def discover(host_root: Path) -> Found:
                          key=lambda d: (len(d.device), d.device))
     found.bays = propose_bays(found.disks)
     for name, plugin in plugins().items():
-        if plugin.starter is None:
+        if plugin.setup.starter is None:
             continue
         try:
-            found.parts[name] = plugin.starter(tree)
+            found.parts[name] = plugin.setup.starter(tree)
         except Exception as exc:  # noqa: BLE001 - one plug-in's bug costs its own part of the file
             log.warning("init: %s could not look at the host: %s", name, exc)
             tree.notes.append(f"{name}: could not look at the host ({type(exc).__name__})")

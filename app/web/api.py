@@ -98,7 +98,7 @@ async def api_state(s: SiteDep, request: Request) -> dict[str, object]:
     snap, _ = s.view(request)
     legacy: dict[str, object] = {}
     for name, p in plugins().items():
-        for key, pick in p.api.items():
+        for key, pick in p.legacy.api.items():
             try:
                 legacy[key] = pick(p.typed(snap.states.get(name)))
             except StateError:

@@ -274,8 +274,8 @@ def put_bay(s: SiteDep, request: Request, serial: str, body: BayLabel) -> BayLab
 
     snap, _ = s.view(request)
     p = plugins().get("smart")
-    thing = _thing(p, p.detail, snap.states.get("smart"), serial) if (
-        p and p.detail and snap.host == s.cfg.host) else None
+    thing = _thing(p, p.pages.detail, snap.states.get("smart"), serial) if (
+        p and p.pages.detail and snap.host == s.cfg.host) else None
     if thing is None:
         raise HTTPException(404, f"no disk {serial!r} on this host")
     try:

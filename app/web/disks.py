@@ -147,7 +147,7 @@ async def save_notes(s: SiteDep, request: Request, key: str) -> Response:
     except ValueError as exc:
         from app.web.pages import render_detail  # the disk's page, drawn as its own route draws it
 
-        detail = plugins()["smart"].detail
+        detail = plugins()["smart"].pages.detail
         if detail is None:  # a smart plug-in without its disk page: the refusal alone
             raise HTTPException(400, str(exc)) from None
         return render_detail("smart", detail, s, request, key, status=400, notes_refused=str(exc), notes=sent)

@@ -306,12 +306,12 @@ def detail_pages() -> APIRouter:
     """A route for every kind of thing a plug-in gives a page of its own (/disks/<serial>)."""
     out = APIRouter()
     for name, p in plugins().items():
-        if p.detail is not None:
-            path = p.detail.path
-            out.add_api_route(f"/{path}/{{key:path}}/bay", bay_label(name, p.detail), methods=["POST"],
+        if p.pages.detail is not None:
+            path = p.pages.detail.path
+            out.add_api_route(f"/{path}/{{key:path}}/bay", bay_label(name, p.pages.detail), methods=["POST"],
                               dependencies=[Checked])
-            out.add_api_route(f"/{path}/{{key:path}}", detail_page(name, p.detail), methods=["GET"],
-                              response_class=HTMLResponse, name=f"{name}_{p.detail.kind}")
+            out.add_api_route(f"/{path}/{{key:path}}", detail_page(name, p.pages.detail), methods=["GET"],
+                              response_class=HTMLResponse, name=f"{name}_{p.pages.detail.kind}")
     return out
 
 

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def templates() -> Environment:
     # A page's own template from templates/, a collector's section from its folder ("frr/section.html").
-    sections = PrefixLoader({name: FileSystemLoader(p.section.folder) for name, p in plugins().items() if p.section})
+    sections = PrefixLoader({name: FileSystemLoader(p.pages.section.folder) for name, p in plugins().items() if p.pages.section})
     # auto_reload off: the templates are part of the installed package, and checking each one's
     # mtime on every render was a stat() per template and section per request.
     env = Environment(loader=ChoiceLoader([FileSystemLoader(ROOT / "templates"), sections]),

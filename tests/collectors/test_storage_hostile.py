@@ -196,10 +196,10 @@ def _collect_and_judge(plugin_name: str, collector: Any) -> None:
         return
     p = plugins()[plugin_name]
     found = p.findings(res.state, Judging())
-    assert p.section is not None and p.section.view is not None and p.tile is not None and p.bays is not None
-    p.section.view(res.state, found)
+    assert p.pages.section is not None and p.pages.section.view is not None and p.tile is not None and p.pages.bays is not None
+    p.pages.section.view(res.state, found)
     p.tile.all_clear(res.state, Judging())
-    p.bays(res.state)
+    p.pages.bays(res.state)
     # The state is what the database and an agent's batch carry: it comes back as it went.
     assert p.load(json.loads(json.dumps(dump(res.state)))) == res.state
 

@@ -7,7 +7,7 @@ from collectors.disks.smart.collector import SmartCollector, build
 from collectors.disks.smart.config import SmartConfig
 from collectors.disks.smart.starter import starter
 from collectors.disks.smart.state import SmartState
-from collectors.plugin import CollectorPlugin, Detail, Section
+from collectors.plugin import CollectorPlugin, Detail, Legacy, Needs, Pages, Section, Setup
 from collectors.privilege import DEVICE, SMARTCTL_TYPES, Privilege
 
 SECTION: Section[SmartState] = Section("disks", "Disks and arrays", Path(__file__).parent, findings.view)
@@ -25,9 +25,10 @@ PRIVILEGES = (
 )
 PERMISSIONS = "smartctl needs root, or CAP_SYS_RAWIO and read access to the disk devices (`sudo -n smartctl` in its argv)."
 
-PLUGIN = CollectorPlugin("smart", SmartCollector, build, SmartConfig, SmartState, domain="disks",
-                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
-                         section=SECTION, detail=DETAIL, bays=findings.bay_devices,
-                         api={"disks": findings.disks}, nouns={"disk": "disk", "bay": "bay"},
-                         moved={"temperature_warning": "alerts.disk_hot_celsius"}, starter=starter, privileges=PRIVILEGES,
-                         uses=("mdraid", "zfs", "megaraid"))
+PLUGIN = CollectorPlugin(
+    "smart", SmartCollector, build, SmartConfig, SmartState,
+    domain="disks", findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
+    pages=Pages(section=SECTION, detail=DETAIL, bays=findings.bay_devices, nouns={"disk": "disk", "bay": "bay"}),
+    needs=Needs(privileges=PRIVILEGES, uses=("mdraid", "zfs", "megaraid")),
+    setup=Setup(starter=starter),
+    legacy=Legacy(api={"disks": findings.disks}, moved={"temperature_warning": "alerts.disk_hot_celsius"}))

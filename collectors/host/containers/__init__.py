@@ -7,7 +7,7 @@ from collectors.host.containers import findings
 from collectors.host.containers.collector import ContainersCollector, build
 from collectors.host.containers.config import ContainersConfig
 from collectors.host.containers.state import ContainersState
-from collectors.plugin import CollectorPlugin, Section
+from collectors.plugin import CollectorPlugin, Pages, Section, Setup
 
 
 def write_scene(*args: Any, **kwargs: Any) -> Any:
@@ -22,7 +22,8 @@ SECTION: Section[ContainersState] = Section("host", "Host", Path(__file__).paren
 PERMISSIONS = ("Read and write access to the engine's socket (the docker group, or a socket proxy that allows only "
                "GET: the collector sends nothing else). Podman: `systemctl enable --now podman.socket`.")
 
-PLUGIN = CollectorPlugin("containers", ContainersCollector, build, ContainersConfig, ContainersState, domain="host",
-                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, section=SECTION,
-                         scene=write_scene, nouns={"container": "container"}, monitors=findings.monitors,
-                         rank=1)  # after the host's basics on /host
+PLUGIN = CollectorPlugin(
+    "containers", ContainersCollector, build, ContainersConfig, ContainersState,
+    domain="host", rank=1, findings=findings.findings, rules=findings.RULES, tile=findings.TILE,  # after the host's basics on /host
+    pages=Pages(section=SECTION, monitors=findings.monitors, nouns={"container": "container"}),
+    setup=Setup(scene=write_scene))

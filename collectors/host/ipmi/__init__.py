@@ -11,7 +11,7 @@ from collectors.host.ipmi.config import IpmiConfig
 from collectors.host.ipmi.demo import write_scene
 from collectors.host.ipmi.starter import starter
 from collectors.host.ipmi.state import IpmiState
-from collectors.plugin import CollectorPlugin, Section
+from collectors.plugin import CollectorPlugin, Needs, Pages, Section, Setup
 from collectors.privilege import Privilege
 
 SECTION: Section[IpmiState] = Section("host", "Host", Path(__file__).parent, findings.view)
@@ -51,9 +51,12 @@ PERMISSIONS = ("Remote BMCs: an IPMI user with the User privilege (reading senso
                "to /dev/ipmi0 (`sudo -n ipmi-sensors` ... in the argv options, or a udev rule giving the device "
                "to rackpulse's group).")
 
-PLUGIN = CollectorPlugin("ipmi", IpmiCollector, build, IpmiConfig, IpmiState, domain="host",
-                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, section=SECTION,
-                         nouns={"ipmi_sensor": "IPMI sensor"}, words={"state": {"Nominal": "nominal",
+PLUGIN = CollectorPlugin(
+    "ipmi", IpmiCollector, build, IpmiConfig, IpmiState,
+    domain="host", rank=3, findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
+    pages=Pages(section=SECTION, nouns={"ipmi_sensor": "IPMI sensor"},
+                words={"state": {"Nominal": "nominal",
                                                                                "Warning": "warning",
-                                                                               "Critical": "critical"}},
-                         rank=3, privileges=PRIVILEGES, scene=write_scene, starter=starter)
+                                                                               "Critical": "critical"}}),
+    needs=Needs(privileges=PRIVILEGES),
+    setup=Setup(scene=write_scene, starter=starter))

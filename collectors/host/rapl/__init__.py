@@ -8,7 +8,7 @@ from collectors.host.rapl.config import RaplConfig
 from collectors.host.rapl.demo import write_scene
 from collectors.host.rapl.starter import starter
 from collectors.host.rapl.state import RaplState
-from collectors.plugin import CollectorPlugin, Section
+from collectors.plugin import CollectorPlugin, Pages, Section, Setup
 
 SECTION: Section[RaplState] = Section("host", "Host", Path(__file__).parent)
 # What it needs on the host (its README says it: `make docs`).
@@ -21,5 +21,8 @@ PERMISSIONS = ("Reads /sys/class/powercap/intel-rapl:*/energy_uj, which Linux 5.
                "warns about (an energy side channel, at a millisecond rate): rackpulse reads it every 30 s, "
                "and only its own user is in the group.")
 
-PLUGIN = CollectorPlugin("rapl", RaplCollector, build, RaplConfig, RaplState, domain="host", section=SECTION,
-                         scene=write_scene, starter=starter, rank=5)
+PLUGIN = CollectorPlugin(
+    "rapl", RaplCollector, build, RaplConfig, RaplState,
+    domain="host", rank=5,
+    pages=Pages(section=SECTION),
+    setup=Setup(scene=write_scene, starter=starter))

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from collectors.plugin import CollectorPlugin, Section
+from collectors.plugin import CollectorPlugin, Pages, Section, Setup
 from collectors.probes.heartbeats import findings
 from collectors.probes.heartbeats.collector import HeartbeatsCollector, build
 from collectors.probes.heartbeats.config import HeartbeatsConfig
@@ -14,6 +14,8 @@ SECTION: Section[HeartbeatsState] = Section("probes", "Probes", Path(__file__).p
 PERMISSIONS = ("Nothing on this host: jobs call rackpulse's /ping/<token> URL (open without a login; each "
                "token is a secret, stored hashed).")
 
-PLUGIN = CollectorPlugin("heartbeats", HeartbeatsCollector, build, HeartbeatsConfig, HeartbeatsState,
-                         domain="probes", findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
-                         section=SECTION, scene=write_scene, monitors=findings.monitors)
+PLUGIN = CollectorPlugin(
+    "heartbeats", HeartbeatsCollector, build, HeartbeatsConfig, HeartbeatsState,
+    domain="probes", findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
+    pages=Pages(section=SECTION, monitors=findings.monitors),
+    setup=Setup(scene=write_scene))

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from collectors.plugin import CollectorPlugin, Section
+from collectors.plugin import CollectorPlugin, Pages, Section
 from collectors.probes.throughput import findings
 from collectors.probes.throughput.collector import ThroughputCollector, build
 from collectors.probes.throughput.config import ThroughputConfig
@@ -12,5 +12,7 @@ SECTION: Section[ThroughputState] = Section("probes", "Probes", Path(__file__).p
 # What it needs on the host (its README says it: `make docs`).
 PERMISSIONS = "Only network access to the iperf3 servers you list; nothing on this host."
 
-PLUGIN = CollectorPlugin("throughput", ThroughputCollector, build, ThroughputConfig, ThroughputState, domain="probes",
-                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, section=SECTION)
+PLUGIN = CollectorPlugin(
+    "throughput", ThroughputCollector, build, ThroughputConfig, ThroughputState,
+    domain="probes", findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
+    pages=Pages(section=SECTION))

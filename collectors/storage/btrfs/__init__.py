@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from collectors.plugin import CollectorPlugin, Section
+from collectors.plugin import CollectorPlugin, Needs, Pages, Section, Setup
 from collectors.privilege import MOUNT, Privilege
 from collectors.storage.btrfs import findings
 from collectors.storage.btrfs.collector import BtrfsCollector, build
@@ -17,7 +17,10 @@ PRIVILEGES = (Privilege("btrfs", "`filesystem show`, `device stats` and `scrub s
                          args=("filesystem show --raw", f"device stats {MOUNT}", f"scrub status -R {MOUNT}")),)
 PERMISSIONS = "Reads /proc/mounts and /sys/fs/btrfs: no privileges; `btrfs filesystem show` and `scrub status` need root."
 
-PLUGIN = CollectorPlugin("btrfs", BtrfsCollector, build, BtrfsConfig, BtrfsState, domain="storage",
-                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION, bays=findings.bay_devices,
-                         nouns={"btrfs_fs": "btrfs filesystem", "btrfs_device": "btrfs device"}, starter=starter, privileges=PRIVILEGES)
+PLUGIN = CollectorPlugin(
+    "btrfs", BtrfsCollector, build, BtrfsConfig, BtrfsState,
+    domain="storage", findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
+    pages=Pages(section=SECTION, charts=findings.CHARTS, bays=findings.bay_devices,
+                nouns={"btrfs_fs": "btrfs filesystem", "btrfs_device": "btrfs device"}),
+    needs=Needs(privileges=PRIVILEGES),
+    setup=Setup(starter=starter))

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from collectors.plugin import CollectorPlugin, Section
+from collectors.plugin import CollectorPlugin, Pages, Section, Setup
 from collectors.storage.ceph import findings
 from collectors.storage.ceph.collector import CephCollector, build
 from collectors.storage.ceph.config import CephConfig
@@ -14,8 +14,9 @@ SECTION: Section[CephState] = Section("disks", "Disks and arrays", Path(__file__
 # What it needs on the host (its README says it: `make docs`).
 PERMISSIONS = "The `ceph` CLI with a keyring that may read the cluster (client.admin, or a read-only client with `mon 'allow r'`)."
 
-PLUGIN = CollectorPlugin("ceph", CephCollector, build, CephConfig, CephState, domain="storage",
-                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION, bays=findings.bay_devices, scene=write_scene,
-                         nouns={"ceph_osd": "Ceph OSD"}, starter=starter,
-                         words={"health": findings.HEALTH_WORDS})
+PLUGIN = CollectorPlugin(
+    "ceph", CephCollector, build, CephConfig, CephState,
+    domain="storage", findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
+    pages=Pages(section=SECTION, charts=findings.CHARTS, bays=findings.bay_devices, nouns={"ceph_osd": "Ceph OSD"},
+                words={"health": findings.HEALTH_WORDS}),
+    setup=Setup(scene=write_scene, starter=starter))

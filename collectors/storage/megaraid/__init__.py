@@ -3,7 +3,7 @@ EID:slot with serial and bay, BBU/CacheVault."""
 
 from pathlib import Path
 
-from collectors.plugin import CollectorPlugin, Section
+from collectors.plugin import CollectorPlugin, Needs, Pages, Section, Setup
 from collectors.privilege import Privilege
 from collectors.storage.megaraid import findings
 from collectors.storage.megaraid.collector import MegaraidCollector, build
@@ -18,9 +18,12 @@ PRIVILEGES = (Privilege("storcli", "storcli/perccli open the controller's ioctl 
                                  "rackpulse runs only its `show` commands", args=("/call(/eall/sall)? show (all|rebuild) J",)),)
 PERMISSIONS = "storcli64/perccli64 need root."
 
-PLUGIN = CollectorPlugin("megaraid", MegaraidCollector, build, MegaraidConfig, MegaraidState, domain="storage",
-                         findings=findings.findings, rules=findings.RULES, tile=findings.TILE, charts=findings.CHARTS,
-                         section=SECTION, bays=findings.bay_devices, scene=write_scene,
-                         nouns={"megaraid_vd": "RAID virtual drive", "megaraid_pd": "RAID drive"}, starter=starter,
-                         words={"state": findings.STATE_WORDS, "dg": {"-": "none"}},
-                         field_names={"dg": "drive group", "raid": "RAID level"}, privileges=PRIVILEGES)
+PLUGIN = CollectorPlugin(
+    "megaraid", MegaraidCollector, build, MegaraidConfig, MegaraidState,
+    domain="storage", findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
+    pages=Pages(section=SECTION, charts=findings.CHARTS, bays=findings.bay_devices,
+                nouns={"megaraid_vd": "RAID virtual drive", "megaraid_pd": "RAID drive"},
+                words={"state": findings.STATE_WORDS, "dg": {"-": "none"}},
+                field_names={"dg": "drive group", "raid": "RAID level"}),
+    needs=Needs(privileges=PRIVILEGES),
+    setup=Setup(scene=write_scene, starter=starter))
