@@ -1,7 +1,8 @@
 """The import graph of a checkout, as the house rules read it (every import, lazy and type-only
 ones too): the arrows between the rooms of app/, the arrows in collectors/ that leave a plug-in
-or run from the shared core into a domain, and every circle of modules. Self-contained, so it can
-be run on an older checkout to compare:
+or run from the shared core into a domain, and every circle of modules. tests/test_house_rules.py
+reads the imports with these same functions. Standard library only, so it can be run on an older
+checkout to compare:
 
     .venv/bin/python scripts/import_graph.py [CHECKOUT]
 """
@@ -11,7 +12,10 @@ from __future__ import annotations
 import ast
 import sys
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
+
+FOLDERS = ("app", "collectors", "demo")
 
 
 def module_of(root: Path, path: Path) -> str:
@@ -19,25 +23,54 @@ def module_of(root: Path, path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def graph(root: Path) -> dict[str, set[str]]:
-    files = {module_of(root, p): p for f in ("app", "collectors", "demo") for p in (root / f).rglob("*.py")}
-    out: dict[str, set[str]] = {}
-    for mod, path in files.items():
-        pkg = mod if path.name == "__init__.py" else mod.rsplit(".", 1)[0]
-        found: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Import):
-                found |= {a.name for a in node.names}
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    base = ".".join(pkg.split(".")[: len(pkg.split(".")) - node.level + 1] + ([base] if base else []))
-                found |= {f"{base}.{a.name}" if f"{base}.{a.name}" in files else base for a in node.names}
-        out[mod] = {t for t in found if t in files and t != mod}
+def modules(root: Path) -> frozenset[str]:
+    return frozenset(module_of(root, p) for f in FOLDERS for p in (root / f).rglob("*.py"))
+
+
+def _dynamic(node: ast.Call) -> str | None:
+    """The module an `importlib.import_module(...)` or `__import__(...)` names: a constant string,
+    or the constant start of an f-string up to its last dot ("collectors." of f"collectors.{x}")."""
+    fn = node.func
+    name = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
+    if name not in ("import_module", "__import__") or not node.args:
+        return None
+    arg = node.args[0]
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return arg.value
+    if isinstance(arg, ast.JoinedStr) and arg.values and isinstance(arg.values[0], ast.Constant):
+        return str(arg.values[0].value).rsplit(".", 1)[0] or None
+    return None
+
+
+def imports(root: Path, path: Path, known: frozenset[str], source: str | None = None) -> set[str]:
+    """Every module `path` imports, absolute (lazy, type-only and importlib imports too): `from
+    pkg import name` is pkg.name when that is one of the `known` modules, else pkg."""
+    mod = module_of(root, path)
+    pkg = mod if path.name == "__init__.py" else mod.rsplit(".", 1)[0]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text() if source is None else source)):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
+                base = ".".join(up + ([base] if base else []))
+            out |= {f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names}
+        elif isinstance(node, ast.Call) and (target := _dynamic(node)):
+            out.add(target)
     return out
 
 
-def circles(g: dict[str, set[str]]) -> list[list[str]]:
+def graph(root: Path) -> dict[str, set[str]]:
+    """Each module of app/, collectors/ and demo/ and the modules of those it imports."""
+    known = modules(root)
+    return {module_of(root, p): {t for t in imports(root, p, known) if t in known and t != module_of(root, p)}
+            for f in FOLDERS for p in (root / f).rglob("*.py")}
+
+
+def circles(g: Mapping[str, set[str]]) -> list[list[str]]:
+    """The strongly connected parts of more than one module (Tarjan's algorithm): each a circle."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -48,24 +81,29 @@ def circles(g: dict[str, set[str]]) -> list[list[str]]:
         index[v] = low[v] = len(index)
         stack.append(v)
         on.add(v)
-        for w in sorted(g[v]):
+        for w in sorted(g.get(v, ())):
             if w not in index:
                 visit(w)
                 low[v] = min(low[v], low[w])
             elif w in on:
                 low[v] = min(low[v], index[w])
         if low[v] == index[v]:
-            part = [stack.pop()]
-            while part[-1] != v:
-                part.append(stack.pop())
-            on.difference_update(part)
-            if len(part) > 1:
-                out.append(sorted(part))
+            part = []
+            while (w := stack.pop()) != v:
+                on.discard(w)
+                part.append(w)
+            on.discard(v)
+            if part:
+                out.append(sorted([v, *part]))
 
-    sys.setrecursionlimit(10_000)
-    for v in sorted(g):
-        if v not in index:
-            visit(v)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10 * len(g)))
+    try:
+        for v in sorted(g):
+            if v not in index:
+                visit(v)
+    finally:
+        sys.setrecursionlimit(limit)
     return out
 
 

@@ -8,7 +8,6 @@ CollectorPlugin names it in `uses`. ARCHITECTURE.md's room table is written from
 from __future__ import annotations
 
 import ast
-import sys
 from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
@@ -16,54 +15,25 @@ from pathlib import Path
 import pytest
 
 from app.rooms import ROOMS, room_table
+from scripts import import_graph
+from scripts.import_graph import circles
 
 ROOT = Path(__file__).resolve().parent.parent
 MAY_IMPORT = {r.name: set(r.may_import) for r in ROOMS}
 
 
 def module_of(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    return import_graph.module_of(ROOT, path)
 
 
 @cache
 def modules() -> frozenset[str]:
-    return frozenset(module_of(p) for folder in ("app", "collectors", "demo") for p in (ROOT / folder).rglob("*.py"))
-
-
-def _dynamic(node: ast.Call) -> str | None:
-    """The module an `importlib.import_module(...)` or `__import__(...)` names: a constant string,
-    or the constant start of an f-string up to its last dot ("collectors." of f"collectors.{x}")."""
-    fn = node.func
-    name = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
-    if name not in ("import_module", "__import__") or not node.args:
-        return None
-    arg = node.args[0]
-    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-        return arg.value
-    if isinstance(arg, ast.JoinedStr) and arg.values and isinstance(arg.values[0], ast.Constant):
-        return str(arg.values[0].value).rsplit(".", 1)[0] or None
-    return None
+    return import_graph.modules(ROOT)
 
 
 def imports(path: Path, source: str | None = None) -> set[str]:
-    """Every module `path` imports, absolute: `from pkg import name` is pkg.name when that is a
-    module, else pkg."""
-    mod = module_of(path)
-    pkg = mod if path.name == "__init__.py" else mod.rsplit(".", 1)[0]
-    out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text() if source is None else source)):
-        if isinstance(node, ast.Import):
-            out |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                up = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
-                base = ".".join(up + ([base] if base else []))
-            out |= {f"{base}.{a.name}" if f"{base}.{a.name}" in modules() else base for a in node.names}
-        elif isinstance(node, ast.Call) and (target := _dynamic(node)):
-            out.add(target)
-    return out
+    """Every module `path` imports, absolute (scripts/import_graph.py reads them)."""
+    return import_graph.imports(ROOT, path, modules(), source)
 
 
 def room(module: str) -> str:
@@ -159,48 +129,9 @@ def test_an_import_by_importlib_is_read_like_any_other() -> None:
 
 def graph(extra: Mapping[str, set[str]] | None = None) -> dict[str, set[str]]:
     """Each module of app/, collectors/ and demo/ and the modules of those it imports."""
-    out = {module_of(p): {t for t in imports(p) if t in modules() and t != module_of(p)}
-           for folder in ("app", "collectors", "demo") for p in (ROOT / folder).rglob("*.py")}
+    out = import_graph.graph(ROOT)
     for m, more in (extra or {}).items():
         out.setdefault(m, set()).update(more)
-    return out
-
-
-def circles(g: Mapping[str, set[str]]) -> list[list[str]]:
-    """The strongly connected parts of more than one module (Tarjan's algorithm): each a circle."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on: set[str] = set()
-    out: list[list[str]] = []
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on.add(v)
-        for w in sorted(g.get(v, ())):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            part = []
-            while (w := stack.pop()) != v:
-                on.discard(w)
-                part.append(w)
-            on.discard(v)
-            if part:
-                out.append(sorted([v, *part]))
-
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 10 * len(g)))
-    try:
-        for v in sorted(g):
-            if v not in index:
-                visit(v)
-    finally:
-        sys.setrecursionlimit(limit)
     return out
 
 
