@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import text
 
 from app.storage.db import MIGRATE_LOCK, SchemaNewer, alembic_config, make_engine, newer_schema, upgrade
+from tests.schema import stamp
 
 
 def test_sqlite_connections_get_wal_normal_sync_and_foreign_keys(tmp_path: Path) -> None:
@@ -65,10 +66,7 @@ def test_a_new_database_and_one_at_this_schema_are_not_newer(tmp_path: Path) -> 
 def test_a_database_written_by_a_later_rackpulse_is_refused_in_one_sentence(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'r.db'}"
     upgrade(url)
-    engine = make_engine(url)
-    with engine.begin() as c:
-        c.execute(text("UPDATE alembic_version SET version_num = 'ffff_from_the_future'"))
-    engine.dispose()
+    stamp(url, "ffff_from_the_future")
     why = newer_schema(url)
     assert why is not None
     assert why.startswith("the database's schema is ffff_from_the_future, newer than this rackpulse's (")
@@ -81,10 +79,7 @@ def test_a_database_written_by_a_later_rackpulse_is_refused_in_one_sentence(tmp_
 def test_an_empty_version_table_is_not_newer(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'r.db'}"
     upgrade(url)
-    engine = make_engine(url)
-    with engine.begin() as c:
-        c.execute(text("DELETE FROM alembic_version"))
-    engine.dispose()
+    stamp(url, None)
     assert newer_schema(url) is None
 
 

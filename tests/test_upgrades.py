@@ -16,6 +16,7 @@ from sqlalchemy.types import ARRAY
 from app.storage.db import alembic_config, make_engine, upgrade
 from demo.agent import to_toml
 from tests.cli import run_cli
+from tests.schema import stamp
 
 SCRIPT = ScriptDirectory.from_config(alembic_config("sqlite://"))
 HEAD = SCRIPT.get_current_head()
@@ -83,10 +84,7 @@ def test_a_database_at_an_earlier_revision_upgrades_with_every_row_it_had(db_url
 def test_a_database_written_by_a_later_rackpulse_is_refused_in_one_line(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'r.db'}"
     upgrade(url)
-    engine = make_engine(url)
-    with engine.begin() as conn:
-        conn.execute(text("UPDATE alembic_version SET version_num = '0099'"))
-    engine.dispose()
+    stamp(url, "0099")
     config = tmp_path / "rackpulse.toml"
     config.write_text(to_toml({"host": "nas", "storage": {"url": url}}))
     for args in (("db", "upgrade"), ("serve",)):
