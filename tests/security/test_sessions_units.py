@@ -29,6 +29,13 @@ def sessions(url: str, password_hash: str | None = "hash-1") -> Sessions:
     return Sessions(make_engine(url), password_hash)
 
 
+def signed(s: Sessions, *, expires: object = None, generation: object = 0, user: str = "61", epoch: object = 0) -> str:
+    """A cookie this server signed, its parts as given: the session id, when it ends (a minute
+    from NOW unless said), the generation, the user's name in hex and the password epoch."""
+    body = f"{'ab' * 16}.{int(NOW + 60) if expires is None else expires}.{generation}.{user}.{epoch}"
+    return f"{body}.{s._sign(body)}"
+
+
 def test_a_session_is_valid_until_its_expiry_and_names_its_user_and_epoch(url: str) -> None:
     s = sessions(url)
     token = s.make(NOW, user="anna", epoch=3)
@@ -96,10 +103,8 @@ def test_logging_out_everywhere_ends_the_admins_sessions_and_not_a_users(url: st
 
 def test_a_user_name_that_is_not_hex_is_no_session(url: str) -> None:
     s = sessions(url)
-    body = f"{'ab' * 16}.{int(NOW + 60)}.0.zz.0"
-    assert s.who(f"{body}.{s._sign(body)}", NOW) is None
-    body = f"{'ab' * 16}.{int(NOW + 60)}.0.ff.0"  # hex, but not UTF-8
-    assert s.who(f"{body}.{s._sign(body)}", NOW) is None
+    assert s.who(signed(s, user="zz"), NOW) is None
+    assert s.who(signed(s, user="ff"), NOW) is None  # hex, but not UTF-8
 
 
 def test_a_csrf_token_is_bound_to_its_identity(url: str) -> None:
@@ -255,10 +260,8 @@ def test_each_logout_everywhere_ends_the_sessions_made_before_it_and_starts_afre
 def test_a_signed_cookie_with_a_part_that_is_no_number_is_no_session(url: str, parts: tuple[str, str]) -> None:
     s = sessions(url)
     generation, epoch = parts
-    body = f"{'ab' * 16}.{int(NOW + 60)}.{generation}.{'61'}.{epoch}"
-    assert s.who(f"{body}.{s._sign(body)}", NOW) is None
-    body = f"{'ab' * 16}.soon.0.61.0"
-    assert s.who(f"{body}.{s._sign(body)}", NOW) is None
+    assert s.who(signed(s, generation=generation, epoch=epoch), NOW) is None
+    assert s.who(signed(s, expires="soon"), NOW) is None
 
 
 def test_no_password_and_an_empty_one_sign_alike(url: str) -> None:
