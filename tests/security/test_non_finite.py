@@ -161,7 +161,7 @@ def test_a_bad_number_in_any_field_is_unknown_after_the_entrance_and_never_break
                 found = plugin.judge(odd, judging)
                 plugin.clear_words(odd, judging)
                 plugin.bay_list(odd)
-                assert "<section" in section_html(name, plugin.view(odd, found)) or plugin.section is None
+                assert "<section" in section_html(name, plugin.view(odd, found)) or plugin.pages.section is None
                 # The scheduler's entrance: the value is None, with a warning.
                 swept = sane_result(CollectResult(state=odd)).state
                 assert swept is not None and finite.count_bad(swept.model_dump()) == 0
@@ -175,7 +175,7 @@ def test_a_bad_number_in_any_field_is_unknown_after_the_entrance_and_never_break
             found = plugin.judge(clean, Judging(host="h"))
             words = [f.text for f in found]
             assert not [w for w in words if "not understood" in w], (path, bad, words)
-            if plugin.section is not None:
+            if plugin.pages.section is not None:
                 assert "not understood" not in section_html(name, plugin.view(clean, found)), (path, bad)
             checked += 1
     assert checked > 0
