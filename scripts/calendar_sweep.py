@@ -49,18 +49,30 @@ def selections(text: str) -> list[tuple[str, str | None]]:
 
 
 def node_ids(python: str, picks: list[tuple[str, str | None]]) -> list[str]:
-    """The node ids the list names, collected once on the real clock (ids do not depend on it)."""
-    ids: list[str] = []
+    """The node ids the list names, collected on the real clock (ids do not depend on it): one
+    pytest --collect-only for every line with the same -k (or none), not one per line, which cost
+    38 s of the sweep's 250. A line that selects nothing is still named."""
+    by_k: dict[str | None, list[str]] = {}
     for target, k in picks:
-        argv = [python, "-m", "pytest", "--collect-only", "-p", "no:cacheprovider", target]
+        by_k.setdefault(k, []).append(target)
+    ids: list[str] = []
+    for k, targets in by_k.items():
+        argv = [python, "-m", "pytest", "--collect-only", "-p", "no:cacheprovider", *targets]
         if k:
             argv += ["-k", k]
         out = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False).stdout
         found = [line for line in out.splitlines() if "::" in line and not line.startswith(" ")]
-        if not found:
-            raise SystemExit(f"calendar-sweep: {target}{' -k ' + k if k else ''} selects no test")
+        for target in targets:
+            if not any(selects(target, node) for node in found):
+                raise SystemExit(f"calendar-sweep: {target}{' -k ' + k if k else ''} selects no test")
         ids += found
     return ids
+
+
+def selects(target: str, node: str) -> bool:
+    """Whether a list line (a folder, a file or a node id) names this collected node id."""
+    target = target.rstrip("/")
+    return node == target or node.startswith((target + "::", target + "/", target + "["))
 
 
 def main(argv: list[str]) -> int:
