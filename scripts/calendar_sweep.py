@@ -21,10 +21,12 @@ import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LIST = ROOT / "tests" / "calendar-sweep.txt"
+PARALLEL = os.cpu_count() or 1  # moments at once, each one pytest process
 # (when, TZ, why): ISO 8601; without an offset, the wall time of TZ.
 MOMENTS = [
     ("2026-12-01T08:00:00", "Europe/Berlin", "the 1st of a month (CI went red on it)"),
@@ -75,24 +77,34 @@ def selects(target: str, node: str) -> bool:
     return node == target or node.startswith((target + "::", target + "/", target + "["))
 
 
+def one_moment(python: str, moment: tuple[str, str, str], ids: list[str], extra: list[str]) -> tuple[int, str, float]:
+    """(pytest's exit status, its output, seconds) for the tests at one moment, in one process:
+    xdist's controller and workers each imported and collected everything again, per moment."""
+    when, tz, _ = moment
+    env = {**os.environ, "TZ": tz, "RACKPULSE_TEST_CLOCK": when}
+    started = time.monotonic()
+    proc = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra, *ids], cwd=ROOT, env=env,
+                          capture_output=True, text=True, check=False)
+    return proc.returncode, proc.stdout + proc.stderr, time.monotonic() - started
+
+
 def main(argv: list[str]) -> int:
     python = str(ROOT / ".venv" / "bin" / "python")
     moments = MOMENTS
     if argv[:1] == ["--only"]:
         moments, argv = [MOMENTS[int(argv[1])]], argv[2:]
     ids = node_ids(python, selections(LIST.read_text()))
-    print(f"calendar-sweep: {len(ids)} tests at {len(moments)} moments", flush=True)
+    print(f"calendar-sweep: {len(ids)} tests at {len(moments)} moments, {PARALLEL} at a time", flush=True)
     failed = []
-    for when, tz, why in moments:
-        print(f"calendar-sweep: {when} ({tz}): {why}", flush=True)
-        env = {**os.environ, "TZ": tz, "RACKPULSE_TEST_CLOCK": when}
-        started = time.monotonic()
-        rc = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
-                             *argv, *ids], cwd=ROOT, env=env, check=False).returncode
-        print(f"calendar-sweep: {when} ({tz}): {'passed' if rc == 0 else f'FAILED (pytest exit {rc})'} "
-              f"in {time.monotonic() - started:.0f} s", flush=True)
-        if rc != 0:
-            failed.append(f"{when} ({tz})")
+    with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
+        runs = [pool.submit(one_moment, python, m, ids, argv) for m in moments]
+        for (when, tz, why), run in zip(moments, runs, strict=True):
+            rc, output, seconds = run.result()
+            verdict = "passed" if rc == 0 else f"FAILED (pytest exit {rc})"
+            print(f"calendar-sweep: {when} ({tz}), {why}: {verdict} in {seconds:.0f} s", flush=True)
+            if rc != 0:
+                print(output[-20000:], flush=True)  # what failed, and why, at that moment
+                failed.append(f"{when} ({tz})")
     if failed:
         print("calendar-sweep: failed at " + "; ".join(failed), file=sys.stderr)
         return 1

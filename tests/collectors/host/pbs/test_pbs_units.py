@@ -189,3 +189,77 @@ def test_an_age_is_said_in_minutes_hours_or_days(seconds: float, words: str) -> 
     from collectors.proxmoxapi import age
 
     assert age(seconds) == words
+
+
+def test_each_finding_carries_the_labels_its_page_row_and_alert_route_by() -> None:
+    s = state(denied=["/admin/datastore/store1/groups: 403 permission check failed, add Datastore.Audit"],
+              datastores=[PbsDatastore(name="gone", error="not mounted"),
+                          PbsDatastore(name="store1", total_bytes=100.0, used_bytes=90.0)],
+              groups=[PbsGroup(store="store1", type="vm", id="100", last_backup=NOW - 30 * H, verified="failed")],
+              jobs=[PbsJob(kind="prune", id="p1", store="store1", last_state="TASK ERROR: x")])
+    found = findings(s, Judging(now=NOW))
+    group = {"store": "store1", "group": "vm/100"}
+    assert [(f.level, f.rule, f.labels, f.severity) for f in found] == [
+        (WARN, "pbs_token_denied", {}, None),
+        (BAD, None, {"store": "gone"}, None),  # a store that cannot be read stops only its own judging
+        (WARN, "pbs_datastore_full", {"store": "store1"}, None),
+        (BAD, "pbs_verify_failed", group, None),
+        (WARN, "pbs_snapshot_stale", group, None),
+        (WARN, "pbs_job_failed", {"kind": "prune", "job": "p1", "store": "store1"}, None)]
+
+
+def test_a_datastore_levels_configured_for_the_rule_set_the_alerts_severity() -> None:
+    judging = Judging(now=NOW, levels={"pbs_datastore_full": (50.0, 70.0)})
+    full = [f for f in findings(state(datastores=[PbsDatastore(name="store1", total_bytes=100.0, used_bytes=75.0)]),
+                                judging)]
+    assert [(f.level, f.severity) for f in full] == [(BAD, "critical")]
+    assert [f.severity for f in findings(state(datastores=[PbsDatastore(name="store1", total_bytes=100.0,
+                                                                        used_bytes=60.0)]), judging)] == ["warning"]
+
+
+def test_the_day_a_datastore_fills_is_its_local_calendar_date_and_now_is_no_longer_ahead() -> None:
+    import datetime
+
+    when = NOW + 3 * 86400
+    day = datetime.datetime.fromtimestamp(when).strftime("%Y-%m-%d")
+    ahead = PbsDatastore(name="store1", total_bytes=100.0, used_bytes=85.0, estimated_full=when)
+    assert said(state(datastores=[ahead]))[0][1] == f"datastore store1 is 85% full, full by {day} at this pace"
+    today = PbsDatastore(name="store1", total_bytes=100.0, used_bytes=85.0, estimated_full=NOW)
+    assert said(state(datastores=[today]))[0][1] == "datastore store1 is 85% full"
+
+
+def test_the_section_draws_each_group_store_and_job_at_the_level_of_its_own_findings() -> None:
+    from collectors.findings import OK
+    from collectors.host.pbs.findings import view
+
+    s = state(datastores=[PbsDatastore(name="store1", total_bytes=100.0, used_bytes=96.0),
+                          PbsDatastore(name="offsite", total_bytes=100.0, used_bytes=10.0)],
+              groups=[PbsGroup(store="store1", type="vm", id="100", last_backup=NOW - 30 * H),
+                      PbsGroup(store="offsite", type="vm", id="100", last_backup=NOW - H),
+                      PbsGroup(store="offsite", type="ct", id="7", last_backup=NOW - H, verified="failed")],
+              jobs=[PbsJob(kind="sync", id="s1", store="offsite", last_state="TASK ERROR: x"),
+                    PbsJob(kind="verify", id="s1", store="offsite", last_state="OK")])
+    shown = view(s, findings(s, Judging(now=NOW)))
+    # offsite's own row stays ok: its failed group and job are their own rows' business
+    assert shown["store_level"] == {"store1": BAD, "offsite": OK}
+    assert shown["group_level"] == {"store1/vm/100": WARN, "offsite/vm/100": OK, "offsite/ct/7": BAD}
+    assert shown["job_level"] == {"sync/s1": WARN, "verify/s1": OK}
+    assert shown["datastores"] == s.datastores and shown["groups"] == s.groups
+
+
+@pytest.mark.parametrize(("read", "path"), [
+    (parse.parse_usage, "/status/datastore-usage"), (lambda bad: parse.parse_groups(bad, "s1"), "datastore s1 groups"),
+    (lambda bad: parse.newest_snapshots(bad, "s1"), "datastore s1 snapshots"),
+    (lambda bad: parse.parse_jobs(bad, "sync"), "/admin/sync")])
+def test_every_reader_names_the_path_whose_answer_is_not_a_list(read: Any, path: str) -> None:
+    with pytest.raises(ApiFormatError, match=f"^{path}: expected a list of objects"):
+        read({"data": []})
+
+
+def test_fields_an_answer_leaves_out_read_as_empty_and_the_first_of_two_equal_snapshots_stays() -> None:
+    assert parse.newest_snapshots([{"backup-time": 5}], "s1") == {("", ""): (5.0, None, None)}
+    two = [{"backup-type": "vm", "backup-id": "1", "backup-time": 5, "verification": {"state": "ok"}},
+           {"backup-type": "vm", "backup-id": "1", "backup-time": 5}]
+    assert parse.newest_snapshots(two, "s1") == {("vm", "1"): (5.0, "ok", None)}
+    (job,) = parse.parse_jobs([{"id": "s-1"}], "sync")
+    assert (job.id, job.store) == ("s-1", "")

@@ -161,3 +161,49 @@ def test_the_tiles_sentence_counts_running_and_stopped_guests_and_old_backups() 
              guest(vmid="105", backup=old)]
     assert all_clear(ProxmoxState(guests=stale), j) == "3 guests running, backups: 2 older than 26 h"
     assert all_clear(ProxmoxState(guests=stale[:1], backup_max_age=31 * H), j) == "1 guest running, backups fresh"
+
+
+def test_a_clusters_guests_are_judged_after_its_own_findings_each_with_its_labels() -> None:
+    from collectors.findings import Finding
+
+    s = ProxmoxState(
+        denied=["the token lacks VM.Audit, so guests cannot be read"], quorate=True, backup_max_age=26 * H,
+        guests=[guest(vmid="101", status="stopped", expected=True, onboot=True),
+                guest(vmid="102", name="db", hastate="error", status="stopped"),
+                guest(vmid="103", name="git", backup_expected=True, backup_failed="job errors",
+                      backup_failed_at=NOW - H, backup=PveBackup(time=NOW - 30 * H, storage="pbs")),
+                guest(vmid="104", name="ci", backup=PveBackup(time=NOW - H, storage="pbs", verified="failed")),
+                guest(vmid="105", name="wiki", backup_expected=True)])
+    labels = {"vmid": "101", "guest": "nextcloud", "node": "pve1"}
+
+    def backups(vmid: str, name: str) -> dict[str, str]:
+        return {"vmid": vmid, "guest": name, "node": "pve1", "source": "backups"}
+
+    assert findings(s, Judging(now=NOW)) == [
+        Finding(WARN, "Proxmox VE: the token lacks VM.Audit, so guests cannot be read", "pve_token_denied",
+                "the token lacks VM.Audit", {}),
+        Finding(BAD, "VM 101 (nextcloud) on pve1 is stopped; it is set to start at boot", "pve_guest_down", "101",
+                labels),
+        Finding(BAD, "VM 102 (db) on pve1: the HA manager put it in the error state",
+                labels={"vmid": "102", "guest": "db", "node": "pve1"}),
+        Finding(BAD, "VM 103 (git): its backup 1 h ago failed (job errors); its last good backup is 30 h old",
+                "pve_backup_failed", "103", backups("103", "git")),
+        Finding(WARN, "VM 103 (git) on pve1: its newest backup is 30 h old (on pbs), older than 26 h",
+                "pve_backup_stale", "103", backups("103", "git")),
+        Finding(BAD, "VM 104 (ci): its newest backup (1 h old, on pbs) failed verification", "pve_backup_failed",
+                "104", backups("104", "ci")),
+        Finding(WARN, "VM 105 (wiki) on pve1 has no backup on any storage the token may read", "pve_backup_stale",
+                "105", backups("105", "wiki"))]
+
+
+def test_storage_levels_configured_for_the_rule_set_the_alerts_severity() -> None:
+    s = ProxmoxState(storages=[PveStorage(name="local", node="pve1", total_bytes=100.0, used_bytes=75.0),
+                               PveStorage(name="nfs", node="pve1", total_bytes=100.0, used_bytes=55.0)])
+    found = findings(s, Judging(now=NOW, levels={"pve_storage_full": (50.0, 70.0)}))
+    assert [(f.subject, f.level, f.severity) for f in found] == [("local", BAD, "critical"), ("nfs", WARN, "warning")]
+    assert [f.severity for f in findings(s, Judging(now=NOW, levels={}))] == []
+
+
+def test_a_backup_exactly_max_age_old_does_not_count_as_old_on_the_tile() -> None:
+    at_limit = [guest(backup_expected=True, backup=PveBackup(time=NOW - 26 * H, storage="s"))]
+    assert all_clear(ProxmoxState(guests=at_limit), Judging(now=NOW)) == "1 guest running, backups fresh"

@@ -158,3 +158,43 @@ def test_a_guests_pool_needs_a_guest_with_a_vmid_and_a_pool() -> None:
 def test_an_answer_that_is_not_a_list_of_objects_is_an_error_naming_the_path(bad: object) -> None:
     with pytest.raises(ApiFormatError, match=r"^/cluster/resources: expected a list of objects"):
         parse.parse_resources(bad)
+
+
+def test_fields_an_answer_leaves_out_read_as_empty_never_as_the_word_none() -> None:
+    nodes, _, storages = parse.parse_resources([
+        {"type": "node", "id": "node/pve3", "maxmem": 64},  # no "node" key: named by its id
+        {"type": "node", "node": "pve4", "id": "node/other"},
+        {"type": "node"},
+        {"type": "storage"},
+        {"type": "storage", "storage": "x", "node": "pve1", "shared": 0},
+        {"type": "storage", "storage": "x", "node": "pve2", "shared": 1},  # shared, named as a local one was
+        {"type": "storage", "storage": "y", "node": "pve1", "shared": 1},
+        {"type": "storage", "storage": "y", "node": "pve2", "shared": 1},
+        {"type": "storage", "storage": "z", "node": "pve1"}])
+    assert [(n.name, n.memory_total_bytes) for n in nodes] == [("pve3", 64.0), ("pve4", None), ("", None)]
+    assert [(s.name, s.node, s.type, s.content) for s in storages] == [
+        ("", "", "", []), ("x", "pve1", "", []), ("x", "pve2", "", []), ("y", "pve1", "", []), ("z", "pve1", "", [])]
+    (task,) = parse.parse_tasks([{"starttime": 5, "endtime": 9}])
+    assert (task.type, task.id, task.node, task.user, task.end) == ("", "", "", "", 9.0)
+    (job,) = parse.parse_replication([{}], "pve1")
+    assert (job.id, job.guest, job.target, job.source) == ("", "0", "", "pve1")
+    (moved,) = parse.parse_replication([{"id": "1-0", "guest": 1, "source": "pve2"}], "pve1")
+    assert moved.source == "pve2"
+
+
+def test_an_archive_listed_without_its_content_key_is_a_backup() -> None:
+    assert parse.parse_backups([{"vmid": 5, "ctime": 200}], "pbs") == {"5": PveBackup(time=200.0, storage="pbs")}
+
+
+@pytest.mark.parametrize(("read", "path"), [
+    (parse.parse_cluster_status, "/cluster/status"), (parse.parse_tasks, "/cluster/tasks"),
+    (parse.guest_pools, "/cluster/resources"), (lambda bad: parse.parse_backups(bad, "local"), "storage local content"),
+    (lambda bad: parse.parse_replication(bad, "pve1"), "/nodes/pve1/replication"),
+    (lambda bad: parse.backup_covered(bad, [], {}), "/cluster/backup")])
+def test_every_reader_names_the_path_whose_answer_is_not_a_list(read: Any, path: str) -> None:
+    with pytest.raises(ApiFormatError, match=f"^{path}: expected a list of objects"):
+        read({"data": []})
+
+
+def test_the_cluster_status_reads_a_node_absent_from_the_answer_as_unknown() -> None:
+    assert parse.parse_cluster_status([{"type": "cluster", "quorate": 1}]) == ("", True, {})
