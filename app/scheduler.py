@@ -234,6 +234,11 @@ class Scheduler:
             log.info("%s: %s", name, "; ".join(said[:3]))  # said on /collectors as the run's warnings
         return CollectResult(samples, result.entities, result.state, [*result.warnings, *said])
 
+    def abandoned_threads(self) -> list[threading.Thread]:
+        """The threads of timed-out runs that are still running, of every collector: what a
+        measurement of the process waits for (bench/hostile.py), lest it count their memory."""
+        return [t for threads in self._abandoned.values() for t in threads if t.is_alive()]
+
     def _still_hung(self, name: str) -> str | None:
         """Why the run is not started: ABANDONED_MAX earlier runs of it still hang in their threads."""
         alive = [t for t in self._abandoned.get(name, []) if t.is_alive()]

@@ -22,7 +22,6 @@ import gc
 import json
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -60,19 +59,17 @@ def rss_mb() -> float:
     return 0.0
 
 
-def at_rest(deadline_s: float) -> list[str]:
-    """The process at rest before a plug-in's measurement: every collection thread an earlier run
-    abandoned (the scheduler stops waiting at its timeout; Python cannot stop the thread) joined
-    within deadline_s, then the garbage collected. Without it a thread of the plug-in before, still
-    parsing 100,000 items on a loaded machine, was charged to the next one (probes +64.8 MB in CI,
-    +23 MB at most alone). Returns the threads still running past the deadline, said in the figures."""
+def at_rest(sched: Any, deadline_s: float) -> list[str]:
+    """The process at rest before a plug-in's measurement: every collection thread the scheduler
+    abandoned at a run's timeout (Python cannot stop the thread) joined within deadline_s, then the
+    garbage collected. Without it a thread of the plug-in before, still parsing 100,000 items on a
+    loaded machine, was charged to the next one (probes +64.8 MB in CI, +23 MB at most alone).
+    Returns the threads still running past the deadline, said in the figures."""
     end = time.monotonic() + deadline_s
-    mine = threading.current_thread()
-    for t in threading.enumerate():
-        if t is not mine and t.name.startswith("collect-"):
-            t.join(max(0.0, end - time.monotonic()))
+    for t in sched.abandoned_threads():
+        t.join(max(0.0, end - time.monotonic()))
     gc.collect()
-    return sorted(t.name for t in threading.enumerate() if t.name.startswith("collect-") and t.is_alive())
+    return sorted(t.name for t in sched.abandoned_threads())
 
 
 def hostile_runner(kind: str) -> Any:
@@ -122,7 +119,7 @@ def one_kind(kind: str) -> dict[str, Any]:
     still: dict[str, list[str]] = {}
     for name in colls:
         # an abandoned run's thread ends within its command's timeout, or the run's, past it
-        still[name] = at_rest(TIMEOUT + COMMAND_TIMEOUT)
+        still[name] = at_rest(sched, TIMEOUT + COMMAND_TIMEOUT)
         start = rss_mb()
         asyncio.run(sched.run_once(name))
         grew[name] = round(rss_mb() - start, 1)
