@@ -192,7 +192,11 @@ class Rollups(StoreBase):
                 self._set_meta(conn, tier.mark_key, target)
             sql = chunks.move_sql(tier, restricted=False)
             for first_id in range(0, max_id + 1, FOLD_SERIES):
-                with self.engine.begin() as conn:
+                # Alone, as the mark: a writer's transaction merging late rows into the same chunks
+                # took the rows in the other order, and PostgreSQL ended one of the two as a
+                # deadlock (CI, test_samples_written_while_rollups_are_made...). One batch at a time
+                # keeps the writers' pause to one batch's move.
+                with self.lock.exclusive(), self.engine.begin() as conn:
                     written += conn.exec_driver_sql(sql, (first_id, first_id + FOLD_SERIES, target)).rowcount or 0
         return written
 
