@@ -10,7 +10,7 @@ import subprocess
 import sys
 from zoneinfo import ZoneInfo
 
-from scripts.calendar_sweep import LIST, MOMENTS, selections
+from scripts.calendar_sweep import LIST, MOMENTS, selections, sqlite_twins_only
 from tests.paths import TESTS
 
 PROBE = """
@@ -54,3 +54,10 @@ def test_every_line_of_the_sweep_list_names_a_test_file_that_exists() -> None:
     assert len(picks) >= 15
     for target, _ in picks:
         assert (TESTS.parent / target.split("::")[0]).exists(), target
+
+
+def test_a_test_run_on_both_databases_is_swept_on_sqlite_only_and_a_postgresql_only_test_stays() -> None:
+    ids = ["t.py::test_a[sqlite]", "t.py::test_a[postgresql]", "t.py::test_b[postgresql-x]", "t.py::test_b[sqlite-x]",
+           "t.py::test_postgresql_only", "t.py::test_c[postgresql]"]
+    assert sqlite_twins_only(ids) == ["t.py::test_a[sqlite]", "t.py::test_b[sqlite-x]", "t.py::test_postgresql_only",
+                                      "t.py::test_c[postgresql]"]
