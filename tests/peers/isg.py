@@ -5,12 +5,13 @@ so a test can prove that rackpulse never writes."""
 from __future__ import annotations
 
 import asyncio
-import socket
 import threading
 from typing import Any
 
 from pymodbus.server import ModbusTcpServer
 from pymodbus.simulator import DataType, SimData, SimDevice
+
+from tests.peers import free_port
 
 NA = 0x8000
 
@@ -55,9 +56,7 @@ def lwz_registers(starts: int = 2345, booster_heating: int = 40) -> tuple[dict[i
 class IsgSim:
     def __init__(self, registers: tuple[dict[int, list[int]], dict[int, list[int]]]) -> None:
         self.inputs, self.holdings = registers
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = int(s.getsockname()[1])
+        self.port = free_port()
         self.function_codes: list[int] = []
         self.loop: asyncio.AbstractEventLoop | None = None
         self.server: ModbusTcpServer | None = None
@@ -105,9 +104,7 @@ class IsgSim:
             except RuntimeError:
                 if attempt == tries - 1:
                     raise
-                with socket.socket() as s:
-                    s.bind(("127.0.0.1", 0))
-                    self.port = int(s.getsockname()[1])
+                self.port = free_port()
 
     def set_input(self, wire: int, words: list[int]) -> None:
         assert self.loop and self.server
