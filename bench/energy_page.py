@@ -2,7 +2,9 @@
 
 Builds a year of hourly rollups of rackpulse_energy_joules_total and rackpulse_power_watts for 8
 sources (three plugs, a UPS, two BMCs, the CPUs, the heat pump), then times what a page view and
-the energy watch read: the report (two months of hours per source), each chart range, and the
+the energy watch read: the report (two months of hours per source), each chart range, the whole
+page's work per range (its table and chart from one read: `view`), warm (the folded hours kept
+between views, app/energy/book.py) and cold (the first view after a start or a refold), and the
 watch's baselines (a week of each source's power). Prints median and p95 of 30 runs.
 
 usage: python bench/energy_page.py [--url DATABASE_URL]
@@ -19,12 +21,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from app.energy import book, ledger  # noqa: E402
 from app.energy.chart import since, stack  # noqa: E402
 from app.energy.config import EnergyConfig  # noqa: E402
 from app.energy.ledger import hourly_by_source, report  # noqa: E402
 from app.energy.watch import baselines  # noqa: E402
 from app.storage.db import make_engine, upgrade  # noqa: E402
 from app.storage.store import DAY, RES_1H, Store, labels_key  # noqa: E402
+from app.web.energy import table_and_chart  # noqa: E402
 from collectors.base import Sample  # noqa: E402
 
 SOURCES = {"rack": 330.0, "network": 34.0, "desk": 75.0, "ups12v": 93.0, "r720": 184.0, "r430": 96.0, "cpu": 38.0,
@@ -83,6 +87,11 @@ def main() -> None:
             med, p95 = timed(lambda rng=rng: stack(hourly_by_source(store, since(rng, now, tz), now), cfg.inside, rng,
                                                    now, tz))
             print(f"  chart {rng:>4}: median {med:.1f} ms, p95 {p95:.1f} ms")
+        ledger.clock = lambda: now
+        for rng in ("24h", "30d", "12mo"):
+            med, p95 = timed(lambda rng=rng: table_and_chart(store, {}, cfg, rng))
+            cold, _ = timed(lambda rng=rng: (book.books(store).forget(), table_and_chart(store, {}, cfg, rng)), runs=5)
+            print(f"  view  {rng:>4} (table and chart): warm median {med:.1f} ms, p95 {p95:.1f} ms; cold median {cold:.1f} ms")
         med, p95 = timed(lambda: baselines(store, now, 7), runs=10)
         print(f"  baselines (7 days of each source's power): median {med:.1f} ms, p95 {p95:.1f} ms")
 

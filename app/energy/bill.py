@@ -12,18 +12,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 
 from app.energy.config import EnergyConfig
+from app.energy.hours import J_PER_KWH, Pricing, SourceHours, as_hours
 
-J_PER_KWH = 3.6e6
+__all__ = ["J_PER_KWH", "SourceBill", "Tally", "bills", "lab_total", "month_start", "previous_month_start", "projected"]
 
 
 @dataclass
 class Tally:
     kwh: float = 0.0
     cost: float = 0.0
-
-    def add(self, joules: float, price: float) -> None:
-        self.kwh += joules / J_PER_KWH
-        self.cost += joules / J_PER_KWH * price
 
 
 @dataclass
@@ -44,34 +41,24 @@ def previous_month_start(moment: datetime) -> datetime:
     return first.replace(year=first.year - 1, month=12) if first.month == 1 else first.replace(month=first.month - 1)
 
 
-def bills(hourly: Mapping[str, Iterable[tuple[int, float]]], cfg: EnergyConfig, now: float,
+def bills(hourly: Mapping[str, SourceHours | Iterable[tuple[int, float]]], cfg: EnergyConfig, now: float,
           tz: tzinfo | None) -> list[SourceBill]:
-    """Per source: today, this month and last month, from (hour's start as epoch seconds, joules)."""
+    """Per source: today, this month and last month, from its hours (or (hour's start as epoch
+    seconds, joules) pairs): each period two look-ups of the hours' running sums."""
     local_now = datetime.fromtimestamp(now, tz)
     today = local_now.replace(hour=0, minute=0, second=0, microsecond=0).timestamp()
     this_month = month_start(local_now).timestamp()
     last_month = previous_month_start(local_now).timestamp()
+    pricing = Pricing(cfg, tz)
     out = []
-    prices: dict[int, float] = {}  # by the hour's minute of the day: 60 look-ups once, not per hour
-    for source, hours in hourly.items():
+    for source, given in hourly.items():
+        hours = as_hours(given)
         # inside a source this host does not have (the UPS is on another host, or gone): nothing
         # else counts its energy, so the lab does
         holder = cfg.inside.get(source)
         b = SourceBill(source, holder if holder in hourly else None)
-        for start, joules in hours:
-            if start < last_month or start >= now:
-                continue
-            local = datetime.fromtimestamp(start, tz)
-            minute = local.hour * 60 + local.minute
-            price = prices.get(minute)
-            if price is None:
-                price = prices[minute] = cfg.price_of_hour(minute)
-            if start >= this_month:
-                b.month.add(joules, price)
-                if start >= today:
-                    b.today.add(joules, price)
-            else:
-                b.last_month.add(joules, price)
+        for tally, a, z in ((b.today, today, now), (b.month, this_month, now), (b.last_month, last_month, this_month)):
+            tally.kwh, tally.cost = hours.kwh(a, z), hours.cost(a, z, pricing)
         out.append(b)
     return out
 

@@ -8,11 +8,12 @@ Only sources not inside another are stacked: the UPS's bar already holds the ser
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 
-from app.energy.bill import J_PER_KWH, month_start
+from app.energy.bill import month_start
+from app.energy.hours import SourceHours, as_hours
 
 RANGES = {"24h": "24 hours", "30d": "30 days", "12mo": "12 months"}
 WIDTH, HEIGHT, LEFT, BOTTOM, TOP = 720, 240, 48, 22, 8  # the SVG's own units: it scales to the page
@@ -67,22 +68,15 @@ def periods(range_: str, now: float, tz: tzinfo | None) -> list[datetime]:
     return out
 
 
-def stack(hourly: Mapping[str, Sequence[tuple[int, float]]], inside: Mapping[str, str], range_: str, now: float,
-          tz: tzinfo | None) -> Stack:
+def stack(hourly: Mapping[str, SourceHours | Iterable[tuple[int, float]]], inside: Mapping[str, str], range_: str,
+          now: float, tz: tzinfo | None) -> Stack:
     """Each counted source's hourly joules summed into the range's periods (local time)."""
     starts = periods(range_, now, tz)
-    edges = [s.timestamp() for s in starts]
+    edges = [s.timestamp() for s in starts] + [now]
+    hours = {s: as_hours(h) for s, h in hourly.items()}
     # a source inside one this host does not have is counted, as in the table (bill.bills)
-    sources = sorted((s for s in hourly if inside.get(s) not in hourly), key=lambda s: -sum(j for _, j in hourly[s]))
-    kwh = {s: [0.0] * len(starts) for s in sources}
-    for s in sources:
-        i = 0
-        for start, joules in hourly[s]:
-            if start < edges[0] or start >= now:
-                continue
-            while i + 1 < len(edges) and start >= edges[i + 1]:
-                i += 1
-            kwh[s][i] += joules / J_PER_KWH
+    sources = sorted((s for s in hours if inside.get(s) not in hours), key=lambda s: -hours[s].joules(edges[0], now))
+    kwh = {s: [hours[s].kwh(a, max(a, z)) for a, z in zip(edges, edges[1:], strict=False)] for s in sources}
     out = Stack(range_, starts, sources, kwh)
     draw(out)
     return out

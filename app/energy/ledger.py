@@ -9,13 +9,15 @@ watts only are integrated where they are collected and stored as such a counter.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from app.energy.bill import SourceBill, bills, lab_total, previous_month_start, projected
+from app.energy.book import Closed, books, energy_of
 from app.energy.config import EnergyConfig
+from app.energy.hours import HourTable, SourceHours
 from app.energy.reading import HourPoint, SeriesStore
 
 clock = time.time  # what "now" is for the report (a test's month is a fixed one)
@@ -25,26 +27,27 @@ POWER = "rackpulse_power_watts"
 
 def hourly(points: Sequence[HourPoint]) -> list[tuple[int, float]]:
     """(hour's start, joules) from a counter's hourly points (ts, vmin, vavg, vmax)."""
-    out = []
-    for i, p in enumerate(points):
-        used = p.vmax - (points[i - 1].vmax if i else p.vmin)
-        out.append((int(p.ts), max(used, 0.0)))  # a counter that fell (a reset not caught) counts nothing
-    return out
+    return energy_of(points)
 
 
-def hourly_by_source(store: SeriesStore, since: float, now: float) -> dict[str, list[tuple[int, float]]]:
-    """Each source's (hour's start, joules) from `since` on, read from the hourly rollups (and the
-    raw samples of the hours not folded yet). A source stored as several series (its plug-in
-    moved hosts' names, say) is their sum."""
-    out: dict[str, list[tuple[int, float]]] = {}
-    for sid, labels in store.series_of(ENERGY):
-        source = labels.get("source")
-        if source:
-            span = int(now) + 1 - int(since) + 3600
-            points = store.history(sid, int(since) - 3600, int(now) + 1, max_points=span // 3600 + 24)
-            out.setdefault(source, []).extend(hourly(points))
-    for rows in out.values():
-        rows.sort()
+def hourly_by_source(store: SeriesStore, since: float, now: float) -> dict[str, SourceHours]:
+    """Each source's hours from `since` on: those the hourly fold closed kept between views
+    (app/energy/book.py), the newer ones read fresh from the raw samples, all series in one query.
+    A source stored as several series (its plug-in moved hosts' names, say) is their sum."""
+    fold, generation = store.hourly_fold()
+    first = int(since) // 3600 * 3600
+    kept = books(store)
+    named = [(sid, labels["source"]) for sid, labels in store.series_of(ENERGY) if labels.get("source")]
+    closed = {sid: kept.closed(store, sid, first, fold, generation) if fold > first else Closed(HourTable(), None)
+              for sid, _ in named}
+    start = max(fold, first)
+    # the hour before the newest from the raw samples too, where no closed hour gives the level
+    raw = store.raw_hours([sid for sid, _ in named], start - 3600, int(now) + 1) if now >= start else {}
+    out: dict[str, SourceHours] = {}
+    for sid, source in named:
+        level = closed[sid].level
+        newest = [(t, j) for t, j in energy_of(raw.get(sid, ()), level) if t >= start]
+        out.setdefault(source, SourceHours()).tables += [closed[sid].table, HourTable(newest)]
     return out
 
 
@@ -60,12 +63,19 @@ class EnergyReport:
     with_power: set[str]  # the sources that report their draw, not only a counter (a heat pump's kWh)
 
 
-def report(store: SeriesStore, snapshot_samples: dict[str, list[Any]], cfg: EnergyConfig, now: float | None = None) -> EnergyReport:
+def report_since(now: float, cfg: EnergyConfig) -> float:
+    """The first hour the report reads: last month's start (two months of hours at most)."""
+    return previous_month_start(datetime.fromtimestamp(now, cfg.zone())).timestamp()
+
+
+def report(store: SeriesStore, snapshot_samples: dict[str, list[Any]], cfg: EnergyConfig, now: float | None = None,
+           hours: Mapping[str, SourceHours] | None = None) -> EnergyReport:
+    """`hours`: what a page already read for its chart too (from report_since or earlier)."""
     now = now or clock()
     tz = cfg.zone()
-    since = int(previous_month_start(datetime.fromtimestamp(now, tz)).timestamp())
-    # two months of hours: 1,488 points a source at most
-    sources = bills(hourly_by_source(store, since, now), cfg, now, tz)
+    if hours is None:
+        hours = hourly_by_source(store, report_since(now, cfg), now)
+    sources = bills(hours, cfg, now, tz)
     lab = lab_total(sources)
     watts = {dict(s.labels).get("source", ""): s.value for samples in snapshot_samples.values()
              for s in samples if s.metric == POWER}

@@ -30,3 +30,18 @@ class SeriesStore(Protocol):
                 thinned: bool = ...) -> Sequence[HourPoint]:
         """Its points from `start` to `end`: raw samples for short ranges, rollups otherwise."""
         ...
+
+    def hours(self, series_id: int, start: int, end: int) -> Sequence[HourPoint]:
+        """Its hourly points from `start` to `end`, every one (the rollups up to the hourly fold,
+        the raw samples after it grouped by the hour)."""
+        ...
+
+    def raw_hours(self, series_ids: Sequence[int], start: int, end: int) -> Mapping[int, Sequence[HourPoint]]:
+        """Several series' raw samples from `start` to `end`, grouped by the hour: the hours not
+        folded yet."""
+        ...
+
+    def hourly_fold(self) -> tuple[int, int]:
+        """(where the hourly rollups end, a count that moves whenever folded hours are rewritten):
+        the hours before the first do not change while the second stays."""
+        ...

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import Sequence
 
 from sqlalchemy import bindparam, delete, func, select
@@ -20,7 +21,7 @@ from app.storage.base import (
     labels_key,
 )
 from app.storage.chunks import in_chunks, readable
-from app.storage.grouped_cache import grouped_cache
+from app.storage.grouped_cache import TTL, grouped_cache
 from app.storage.inventory import Inventory
 from app.storage.models import (
     collector_state,
@@ -31,6 +32,13 @@ from app.storage.rollups import Rollups
 from collectors.base import CollectResult, Sample
 from collectors.state import dump
 
+_HOUR = (sample.c.ts // RES_1H).label("h")
+# several series' raw samples by the hour, in one statement built once (SQLAlchemy caches its SQL)
+_RAW_HOURS = (select(sample.c.series_id, _HOUR, func.min(sample.c.value), func.avg(sample.c.value),
+                     func.max(sample.c.value))
+              .where(sample.c.series_id.in_(bindparam("ids", expanding=True)), sample.c.ts >= bindparam("a"),
+                     sample.c.ts < bindparam("b"))
+              .group_by(sample.c.series_id, _HOUR).order_by(sample.c.series_id, _HOUR))
 _SERIES_OF = select(series.c.id, series.c.labels).where(series.c.host == bindparam("h"), series.c.metric == bindparam("m"))
 
 # PostgreSQL: from this many rows on, samples go in by COPY (the fastest way in; INSERT ... ON
@@ -226,6 +234,31 @@ class SampleWriting(Rollups, Inventory):
         # A month of 5-minute rollups is 8,640 points: as many as the chart can draw, no more
         # (567 KB and 26-41 ms per chart before).
         return thin(points, max_points) if thinned else points
+
+    def hours(self, series_id: int, start: int, end: int) -> list[Point]:
+        """Every hourly point from `start` to `end`: the hourly rollups up to their fold, the raw
+        samples after it grouped by the hour (the energy ledger's hours, app/energy/book.py)."""
+        with self.engine.connect() as conn:
+            return self._points(conn, series_id, start, end, RES_1H)
+
+    def raw_hours(self, series_ids: Sequence[int], start: int, end: int) -> dict[int, list[Point]]:
+        """Several series' raw samples from `start` to `end` grouped by the hour, in one query: the
+        hours the hourly fold has not reached yet, read on every /energy view."""
+        out: dict[int, list[Point]] = {sid: [] for sid in series_ids}
+        if series_ids:
+            with self.engine.connect() as conn:
+                for sid, h, mn, av, mx in conn.execute(_RAW_HOURS, {"ids": list(series_ids), "a": start, "b": end}):
+                    out[int(sid)].append(Point(int(h) * RES_1H, mn, av, mx))
+        return out
+
+    def hourly_fold(self) -> tuple[int, int]:
+        """(where the hourly rollups end, a count that moves when folded hours may have been
+        rewritten): this database's refold count, and on PostgreSQL also every TTL, since another
+        server on it refolds unseen here (as the chart cache's TTL)."""
+        generation = grouped_cache(self.engine).generation
+        if self.dialect == "postgresql":
+            generation = generation * 1_000_000_007 + int(time.monotonic() // TTL)
+        return self._watermark(RES_1H), generation
 
     def highest(self, series_id: int, start: int, end: int) -> float | None:
         """A series' highest value in [start, end) (a disk's hottest over 30 days), worked out by

@@ -14,7 +14,7 @@ from app.energy import ledger
 from app.energy.bill import SourceBill, Tally
 from app.energy.chart import BOTTOM, HEIGHT, LEFT, RANGES, WIDTH, Stack, since, stack
 from app.energy.config import EnergyConfig
-from app.energy.ledger import EnergyReport, hourly_by_source, report
+from app.energy.ledger import EnergyReport, hourly_by_source, report, report_since
 from app.energy.reading import SeriesStore
 from app.web.api_v1 import ERRORS
 from app.web.site import SiteDep
@@ -89,6 +89,15 @@ def _stack(store: SeriesStore, cfg: EnergyConfig, range_: str) -> Stack:
     return stack(hourly_by_source(store, since(range_, now, tz), now), cfg.inside, range_, now, tz)
 
 
+def table_and_chart(store: SeriesStore, samples: dict[str, list[Any]], cfg: EnergyConfig, range_: str) -> tuple[EnergyReport, Stack]:
+    """The page's table and chart from one read of the hours: from whichever starts first."""
+    now = ledger.clock()
+    tz = cfg.zone()
+    first = since(range_, now, tz)
+    hours = hourly_by_source(store, min(first, report_since(now, cfg)), now)
+    return report(store, samples, cfg, now, hours), stack(hours, cfg.inside, range_, now, tz)
+
+
 async def _history(s: Any, request: Request, range_: str) -> Stack:
     _snap, store = s.view(request)
     return await run_in_threadpool(_stack, store, s.cfg.energy, range_)
@@ -114,6 +123,7 @@ async def energy_api(s: SiteDep, request: Request) -> EnergyOut:
 
 @router.get("/energy", response_class=HTMLResponse, name="energy")
 async def energy_page(s: SiteDep, request: Request, range: Range = "30d") -> HTMLResponse:  # noqa: A002
-    e = await _report(s, request)
-    return s.render(request, "energy.html", title="Energy", e=e, chart=await _history(s, request, range),
+    snap, store = s.view(request)
+    r, chart = await run_in_threadpool(table_and_chart, store, dict(snap.samples), s.cfg.energy, range)
+    return s.render(request, "energy.html", title="Energy", e=energy_out(r), chart=chart,
                     ranges=RANGES, geometry={"width": WIDTH, "height": HEIGHT, "left": LEFT, "bottom": BOTTOM})

@@ -31,8 +31,9 @@ class P(NamedTuple):
 class FakeStore:
     """series id -> (metric, labels, points); history() answers the points inside [start, end)."""
 
-    def __init__(self, series: Mapping[int, tuple[str, dict[str, str], list[P]]]) -> None:
+    def __init__(self, series: Mapping[int, tuple[str, dict[str, str], list[P]]], fold: int = 0) -> None:
         self.series = series
+        self.fold, self.generation = fold, 0  # the hours before `fold` are "folded"
         self.asked: list[tuple[int, int, int, int]] = []
 
     def series_of(self, metric: str) -> Sequence[tuple[int, Mapping[str, str]]]:
@@ -41,6 +42,18 @@ class FakeStore:
     def history(self, series_id: int, start: int, end: int, max_points: int = 1500, thinned: bool = True) -> list[P]:
         self.asked.append((series_id, start, end, max_points))
         return [p for p in self.series[series_id][2] if start <= p.ts < end]
+
+    def hours(self, series_id: int, start: int, end: int) -> list[P]:
+        self.asked.append((series_id, start, end, 0))
+        return [p for p in self.series[series_id][2] if start <= p.ts < end]
+
+    def raw_hours(self, series_ids: Sequence[int], start: int, end: int) -> dict[int, list[P]]:
+        for sid in series_ids:
+            self.asked.append((sid, start, end, -1))
+        return {sid: [p for p in self.series[sid][2] if start <= p.ts < end] for sid in series_ids}
+
+    def hourly_fold(self) -> tuple[int, int]:
+        return self.fold, self.generation
 
 
 def counter(start: float, hours: int, kwh_an_hour: float, base: float = 0.0) -> list[P]:
@@ -67,16 +80,47 @@ def test_a_sources_several_series_are_summed_hour_by_hour_and_unnamed_ones_left_
                        4: (POWER, {"source": "rack"}, [])})
     got = hourly_by_source(store, start, NOW)
     assert list(got) == ["rack"]
-    assert [t for t, _ in got["rack"]] == sorted(t for t, _ in got["rack"])
-    assert sum(j for _, j in got["rack"]) == pytest.approx(4.5 * J_PER_KWH)
+    assert [t for t, _ in got["rack"].pairs()] == [int(start), int(start) + H, int(start) + 2 * H]
+    assert got["rack"].joules(start, NOW) == pytest.approx(4.5 * J_PER_KWH)
 
 
 def test_the_read_reaches_one_hour_before_since_for_the_first_hours_base() -> None:
     store = FakeStore({1: (ENERGY, {"source": "rack"}, counter(NOW - 10 * H, 10, 1.0))})
-    hourly_by_source(store, NOW - 5 * H, NOW)
-    ((_, start, end, max_points),) = store.asked
+    got = hourly_by_source(store, NOW - 5 * H, NOW)
+    ((_, start, end, _),) = store.asked
     assert (start, end) == (int(NOW - 5 * H) - H, int(NOW) + 1)
-    assert max_points == (int(NOW) + 1 - int(NOW - 5 * H) + H) // H + 24
+    assert got["rack"].kwh(NOW - 5 * H, NOW) == pytest.approx(5.0)  # the first hour counted from the one before
+
+
+def test_folded_hours_are_read_once_and_only_the_hours_the_fold_closes_after_are_read_again() -> None:
+    since = NOW - 48 * H
+    store = FakeStore({1: (ENERGY, {"source": "rack"}, counter(NOW - 72 * H, 72, 1.0))}, fold=int(NOW - 2 * H))
+    first = hourly_by_source(store, since, NOW)
+    assert first["rack"].kwh(since, NOW) == pytest.approx(48.0)
+    store.asked.clear()
+    again = hourly_by_source(store, since, NOW)
+    assert again["rack"].kwh(since, NOW) == pytest.approx(48.0)
+    assert [(a, b, kind) for _, a, b, kind in store.asked] == [(int(NOW - 3 * H), int(NOW) + 1, -1)]  # the raw hours only
+    store.asked.clear()
+    store.fold += H  # the fold closed one more hour: that one is read, not the 46 before
+    assert hourly_by_source(store, since, NOW)["rack"].kwh(since, NOW) == pytest.approx(48.0)
+    # the hour the fold closed, counted from the level kept, then the raw hours after the fold
+    assert [(a, b) for _, a, b, _ in store.asked] == [(int(NOW - 2 * H), int(NOW - H)), (int(NOW - 2 * H), int(NOW) + 1)]
+
+
+def test_a_refold_or_an_earlier_start_reads_the_folded_hours_again() -> None:
+    points = counter(NOW - 72 * H, 72, 1.0)
+    store = FakeStore({1: (ENERGY, {"source": "rack"}, points)}, fold=int(NOW - 2 * H))
+    hourly_by_source(store, NOW - 24 * H, NOW)
+    points[-10] = P(points[-10].ts, points[-10].vmin, 0.0, points[-10].vmax + 2 * J_PER_KWH)  # a late batch, refolded
+    store.generation += 1
+    refolded = hourly_by_source(store, NOW - 24 * H, NOW)["rack"]
+    assert refolded.kwh(NOW - 10 * H, NOW - 9 * H) == pytest.approx(3.0)  # the late batch is seen
+    assert refolded.kwh(NOW - 9 * H, NOW - 8 * H) == 0.0  # and the hour after it, back at its old level
+    store.asked.clear()
+    longer = hourly_by_source(store, NOW - 48 * H, NOW)  # before the kept hours: all read again
+    assert longer["rack"].kwh(NOW - 48 * H, NOW) == pytest.approx(49.0)  # 48 hours, one of 3 kWh, one of 0
+    assert store.asked[0][1] == int(NOW - 49 * H)
 
 
 def test_the_report_gives_each_source_its_share_of_the_lab_and_counts_one_inside_another_once() -> None:
