@@ -6,7 +6,12 @@ demo's seeding) the collectors are idle and what the server spends is the reques
 demo's agent host is stopped for the same reason (its pushes would be counted). The idle CPU of
 the process over the same span is measured first and subtracted.
 
-usage: python bench/page_cpu.py [--requests 300] [--paths / /disks ...]
+With --previous PATH (a checkout of an earlier release, its own .venv or this one), a demo of
+each runs at once and the requests go to them in interleaved rounds (the machine's load moves
+both alike), each page's CPU printed beside the other's with their ratio.
+
+usage: python bench/page_cpu.py [--requests 300] [--rounds 5] [--previous ../rackpulse-45fdfbf]
+       [--paths / /disks ...]
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TICK = os.sysconf("SC_CLK_TCK")
 PATHS = ["/healthz", "/metrics", "/", "/host", "/disks", "/disks/all", "/disks/ZA1049HK", "/network", "/probes",
          "/power", "/heatpump", "/alerts", "/events", "/status", "/hosts", "/collectors", "/api/state",
-         "/api/v1/alerts", "/api/v1/findings",
+         "/api/v1/alerts", "/api/v1/findings", "/energy", "/energy?range=12mo",
          # a disk's temperature over a month (5-minute rollups) and over a day, as a chart asks
          "/api/series?metric=rackpulse_disk_temperature_celsius&label=serial%3DZA1049HK&range=30d",
          "/api/series?metric=rackpulse_disk_temperature_celsius&label=serial%3DZA1049HK&range=30d&points=780",
@@ -91,40 +96,79 @@ def measure(port: int, pid: int, path: str, n: int,
     return used, wall, size, status, statistics.median(lat)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--requests", type=int, default=300)
-    ap.add_argument("--paths", nargs="*", default=PATHS)
-    args = ap.parse_args()
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "demo", "--port", str(port), "--interval", "3600",
-                             "--dir", tempfile.mkdtemp()], cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        wait_http(port)
+class Demo:
+    """A `rackpulse demo` of one checkout, collecting once an hour, its agent stopped."""
+
+    def __init__(self, root: Path, interval: int = 3600) -> None:
+        self.root, self.port = root, free_port()
+        venv = root / ".venv" / "bin" / "python"
+        python = str(venv) if venv.exists() else sys.executable
+        self.proc = subprocess.Popen([python, "-m", "app.cli", "demo", "--port", str(self.port), "--interval", str(interval),
+                                      "--dir", tempfile.mkdtemp()], cwd=root, env={**os.environ, "PYTHONPATH": str(root)},
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        self.pid = self.proc.pid
+
+    def ready(self, stop_agent: bool = True) -> None:
+        wait_http(self.port)
         time.sleep(5)  # the agent's first pushes
-        for child in children(proc.pid):  # the demo's agent: its pushes are not page requests
+        # the demo's agent: its pushes are not page requests (a soak keeps it: a person's demo has it)
+        for child in children(self.pid) if stop_agent else []:
             cmd = Path(f"/proc/{child}/cmdline").read_bytes()
             if b" agent" in cmd.replace(b"\0", b" "):
                 os.kill(child, signal.SIGSTOP)
-        time.sleep(2)
-        idle0 = cpu_seconds(proc.pid)
+
+    def idle_rate(self) -> float:
+        idle0 = cpu_seconds(self.pid)
         time.sleep(5)
-        idle_rate = (cpu_seconds(proc.pid) - idle0) / 5
-        print(f"idle CPU of the server: {idle_rate * 100:.2f} % of a core (subtracted below)")
-        print(f"{'path':22s} {'CPU ms/req':>10s} {'p50 ms':>8s} {'bytes':>8s} status")
-        for path in args.paths:
-            used, wall, size, status, p50 = measure(port, proc.pid, path, args.requests,
-                                                    {"Accept-Encoding": "gzip"} if path == "/metrics" else {})
-            per = max(0.0, used - idle_rate * wall) / args.requests * 1000
-            print(f"{path:22s} {per:10.2f} {p50:8.2f} {size:8d} {status}")
-    finally:
+        return (cpu_seconds(self.pid) - idle0) / 5
+
+    def stop(self) -> None:
         try:
-            os.killpg(proc.pid, signal.SIGCONT)
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(15)
+            os.killpg(self.pid, signal.SIGCONT)
+            os.killpg(self.pid, signal.SIGTERM)
+            self.proc.wait(15)
         except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(proc.pid, signal.SIGKILL)
+            os.killpg(self.pid, signal.SIGKILL)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--requests", type=int, default=300)
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds, with --previous")
+    ap.add_argument("--previous", type=Path, help="a checkout of the release to compare with")
+    ap.add_argument("--paths", nargs="*", default=PATHS)
+    args = ap.parse_args()
+    demos = [Demo(ROOT)] + ([Demo(args.previous.resolve())] if args.previous else [])
+    try:
+        for d in demos:
+            d.ready()
+        time.sleep(2)
+        idle = [d.idle_rate() for d in demos]
+        print("idle CPU of the server: " + ", ".join(f"{i * 100:.2f} %" for i in idle) + " of a core (subtracted below)")
+        rounds = args.rounds if args.previous else 1
+        n = max(1, args.requests // rounds)
+        per: dict[tuple[int, str], float] = {}
+        facts: dict[tuple[int, str], tuple[int, int, float]] = {}
+        for _ in range(rounds):
+            for path in args.paths:
+                for i, d in enumerate(demos):
+                    used, wall, size, status, p50 = measure(d.port, d.pid, path, n,
+                                                            {"Accept-Encoding": "gzip"} if path == "/metrics" else {})
+                    per[i, path] = per.get((i, path), 0.0) + max(0.0, used - idle[i] * wall) / (n * rounds) * 1000
+                    facts[i, path] = (size, status, p50)
+        print(f"{'path':22s} {'CPU ms/req':>10s} {'p50 ms':>8s} {'bytes':>8s} status"
+              + (f" {'previous ms':>11s} {'ratio':>6s} {'status':>6s}" if args.previous else ""))
+        for path in args.paths:
+            size, status, p50 = facts[0, path]
+            line = f"{path:22s} {per[0, path]:10.2f} {p50:8.2f} {size:8d} {status}"
+            if args.previous:
+                _s, pstatus, _p = facts[1, path]
+                ratio = per[0, path] / per[1, path] if per[1, path] > 0 else float("nan")
+                line += f"    {per[1, path]:11.2f} {ratio:6.2f} {pstatus:6d}"
+            print(line)
+    finally:
+        for d in demos:
+            d.stop()
 
 
 if __name__ == "__main__":
