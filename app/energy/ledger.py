@@ -12,13 +12,12 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from app.energy.bill import SourceBill, bills, lab_total, previous_month_start, projected
 from app.energy.book import Closed, books, energy_of
 from app.energy.config import EnergyConfig
 from app.energy.hours import HourTable, SourceHours
-from app.energy.reading import HourPoint, SeriesStore
+from app.energy.reading import HourPoint, Reading, SeriesStore
 
 clock = time.time  # what "now" is for the report (a test's month is a fixed one)
 ENERGY = "rackpulse_energy_joules_total"
@@ -68,7 +67,7 @@ def report_since(now: float, cfg: EnergyConfig) -> float:
     return previous_month_start(datetime.fromtimestamp(now, cfg.zone())).timestamp()
 
 
-def report(store: SeriesStore, snapshot_samples: dict[str, list[Any]], cfg: EnergyConfig, now: float | None = None,
+def report(store: SeriesStore, snapshot_samples: Mapping[str, Sequence[Reading]], cfg: EnergyConfig, now: float | None = None,
            hours: Mapping[str, SourceHours] | None = None) -> EnergyReport:
     """`hours`: what a page already read for its chart too (from report_since or earlier)."""
     now = now or clock()

@@ -4,7 +4,7 @@ app/storage/store.py is one; a test's list of points is another."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 
@@ -19,6 +19,17 @@ class HourPoint(Protocol):
     def vavg(self) -> float: ...
     @property
     def vmax(self) -> float: ...
+
+
+class Reading(Protocol):
+    """A sample of the latest snapshot, as the report reads a source's watts now."""
+
+    @property
+    def metric(self) -> str: ...
+    @property
+    def value(self) -> float: ...
+    @property
+    def labels(self) -> Iterable[tuple[str, str]]: ...
 
 
 class SeriesStore(Protocol):

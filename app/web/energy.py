@@ -3,6 +3,7 @@ so the page and a script read the same figure to the cent."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request
@@ -15,7 +16,7 @@ from app.energy.bill import SourceBill, Tally
 from app.energy.chart import BOTTOM, HEIGHT, LEFT, RANGES, WIDTH, Stack, since, stack
 from app.energy.config import EnergyConfig
 from app.energy.ledger import EnergyReport, hourly_by_source, report, report_since
-from app.energy.reading import SeriesStore
+from app.energy.reading import Reading, SeriesStore
 from app.web.api_v1 import ERRORS
 from app.web.site import SiteDep
 
@@ -89,7 +90,8 @@ def _stack(store: SeriesStore, cfg: EnergyConfig, range_: str) -> Stack:
     return stack(hourly_by_source(store, since(range_, now, tz), now), cfg.inside, range_, now, tz)
 
 
-def table_and_chart(store: SeriesStore, samples: dict[str, list[Any]], cfg: EnergyConfig, range_: str) -> tuple[EnergyReport, Stack]:
+def table_and_chart(store: SeriesStore, samples: Mapping[str, Sequence[Reading]], cfg: EnergyConfig,
+                    range_: str) -> tuple[EnergyReport, Stack]:
     """The page's table and chart from one read of the hours: from whichever starts first."""
     now = ledger.clock()
     tz = cfg.zone()
