@@ -20,6 +20,10 @@ from tests.peers import free_port  # noqa: F401 - re-exported for the tests
 
 ROOT = Path(__file__).resolve().parent.parent
 TICK = os.sysconf("SC_CLK_TCK")
+# How long a `rackpulse demo` may take to serve with its history seeded: start-up, then two days of
+# 5-minute rollups and a month of hourly ones (test_demo_starts.py). One figure for every test that
+# starts a demo: a guess of 90 s failed on a machine at load 10.
+DEMO_READY = 300.0
 
 
 def cpu_seconds(pid: int) -> tuple[float, float]:

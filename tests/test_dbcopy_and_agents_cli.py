@@ -94,7 +94,7 @@ def test_agents_issue_list_and_revoke_from_the_command_line(tmp_path: Path) -> N
 def test_stopping_the_demo_with_a_plain_kill_stops_its_agent_too(tmp_path: Path) -> None:
     import signal
 
-    from tests.agent_hosts import free_port, get_json, wait_for
+    from tests.agent_hosts import DEMO_READY, free_port, get_json, wait_for
 
     port = free_port()
     demo = subprocess.Popen([sys.executable, "-m", "app.cli", "demo", "--port", str(port), "--dir", str(tmp_path)],
@@ -102,7 +102,7 @@ def test_stopping_the_demo_with_a_plain_kill_stops_its_agent_too(tmp_path: Path)
                             stderr=subprocess.DEVNULL)
     try:
         hosts = wait_for(lambda: [h for h in get_json(f"http://127.0.0.1:{port}/api/hosts") if h["agent"]
-                                  and h["batches"]], timeout=90, what="the demo's agent reporting")
+                                  and h["batches"]], timeout=DEMO_READY, what="the demo's agent reporting")
         assert hosts[0]["host"] == "ceph-node1"
         agent_pids = [int(p) for p in subprocess.run(["pgrep", "-f", f"{tmp_path}/ceph-node1/agent.toml"],
                                                      capture_output=True, text=True).stdout.split()]

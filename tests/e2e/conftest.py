@@ -17,7 +17,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
 from app.credentials import hash_password
-from tests.agent_hosts import free_port, stop
+from tests.agent_hosts import DEMO_READY, free_port, stop
 
 ROOT = Path(__file__).parent.parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
@@ -28,7 +28,7 @@ SPEED = 4  # the demo's story speed: a loop in demo.story.CYCLE / SPEED seconds
 # the browser tests then timed out on a CI machine. At 2 s a demo burns 0.61 cores of this machine's
 # two while it runs (`bench/demo_cpu.py`); each browser module has its own, at once, on two workers.
 INTERVAL = 2
-SEEDED = 300.0  # start-up, then two days of 5-minute rollups and a month of hourly ones (test_demo_starts.py)
+SEEDED = DEMO_READY  # start-up, then the seeded past (tests/agent_hosts.py)
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
                  "--disable-background-networking", "--disable-component-update"]
 
