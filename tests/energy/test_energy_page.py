@@ -50,3 +50,17 @@ def test_the_demos_energy_counters_keep_rising_across_the_storys_loop(tmp_path: 
     assert cpu == sorted(cpu) and len(set(cpu)) == len(cpu)
     # and at the story's pace: the rack's 330 W for the 280.5 s from 200 to 480.5, give or take its swing
     assert abs((rack[-1] - rack[0]) * 3600 / 280.5 - 330) < 14
+
+
+def test_a_bands_source_is_escaped_and_its_figures_are_those_the_table_rounds_to() -> None:
+    # The bands are written in Python, not by the template (bench/page_cpu.py: most of the page's
+    # cost): a source's name comes from a plug's own topic, so it is escaped there as Jinja would.
+    from app.energy.chart import Band, Stack
+    from app.web.energy import bands_svg
+
+    st = Stack("30d", [], [], {})
+    st.bands = [Band('<img src=x onerror="a">', 1, 10.5, 20.25, 5.0, 3.1, 1.23456)]
+    assert str(bands_svg(st)) == (
+        '<rect class="src-1" x="10.5" y="20.25" width="5.0" height="3.1" '
+        'data-source="&lt;img src=x onerror=&#34;a&#34;&gt;" data-kwh="1.235">'
+        '<title>&lt;img src=x onerror=&#34;a&#34;&gt;: 1.23&nbsp;kWh</title></rect>\n')
