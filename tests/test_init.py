@@ -17,7 +17,7 @@ from app.starter.toml import render
 from collectors.location import DiskLocation
 from collectors.plugin import Setup
 from demo import story
-from tests.cli import run_cli
+from tests.cli import ROOT, run_cli
 
 
 def demo_host(root: Path) -> Path:
@@ -122,3 +122,80 @@ def test_a_servers_bmc_and_its_cpus_energy_counters_are_found_and_the_file_still
     assert "root's only here" not in text  # this tree's counters are readable
     empty = render(discover(tmp_path / "nothing"), tmp_path)
     assert "[collectors.ipmi]" not in empty and "[collectors.rapl]" not in empty
+
+
+def _tool(root: Path, name: str, script: str = "#!/bin/sh\nexit 1\n") -> None:
+    (root / "usr/bin").mkdir(parents=True, exist_ok=True)
+    (root / "usr/bin" / name).write_text(script)
+    (root / "usr/bin" / name).chmod(0o755)
+
+
+@pytest.mark.parametrize("pid_file, comm, enabled, said", [
+    (None, None, False, "no bgpd runs now"),
+    ("run/frr/bgpd.pid", "zebra", False, "no bgpd runs now"),  # a pid file left behind, its pid reused
+    ("run/frr/bgpd.pid", "bgpd", True, "bgpd runs (/run/frr/bgpd.pid)"),
+    ("var/run/frr/bgpd.pid", "bgpd", True, "bgpd runs (/var/run/frr/bgpd.pid)"),
+], ids=["vtysh alone", "a stale pid file", "bgpd running", "bgpd under /var/run"])
+def test_frr_is_enabled_by_init_only_while_a_bgpd_runs(
+        tmp_path: Path, pid_file: str | None, comm: str | None, enabled: bool, said: str) -> None:
+    _tool(tmp_path, "vtysh")
+    if pid_file:
+        (tmp_path / pid_file).parent.mkdir(parents=True)
+        (tmp_path / pid_file).write_text("4242\n")
+        (tmp_path / "proc/4242").mkdir(parents=True)
+        (tmp_path / "proc/4242/comm").write_text(f"{comm}\n")
+    text = render(discover(tmp_path), tmp_path)
+    (tmp_path / "c.toml").write_text(text)
+    assert load_config(tmp_path / "c.toml").collectors.frr.enabled is enabled
+    assert said in text
+
+
+def test_a_host_without_frr_gets_no_frr_section(tmp_path: Path) -> None:
+    assert "[collectors.frr]" not in render(discover(tmp_path), tmp_path)
+
+
+def test_the_first_serve_after_init_on_a_bare_host_with_a_vtysh_that_answers_nothing_has_nothing_failing(
+        tmp_path: Path) -> None:
+    """As a newcomer's first run: `init` on a host with nothing but FRR's vtysh (bgpd off), then
+    `serve` on that file with a PATH holding only that vtysh. Every collector the starter leaves
+    on runs once, and each is up or has nothing to read; nothing is critical."""
+    import subprocess
+    import sys
+
+    from tests.agent_hosts import get_json, stop, wait_for
+    from tests.peers import free_port
+
+    host, stubs = tmp_path / "host", tmp_path / "stubs"
+    _tool(host, "vtysh")
+    _tool(stubs, "vtysh")
+    path = stubs / "usr/bin"  # the serve's whole PATH: no smartctl, mdadm, podman, virsh ... here
+    cfg_file = tmp_path / "rackpulse.toml"
+    assert run_cli("init", "--host-root", str(host), "--output", str(cfg_file)).returncode == 0
+    port = free_port()
+    text = cfg_file.read_text().replace("[web]", f"[web]\nport = {port}", 1).replace(
+        '# url = "sqlite:///rackpulse.db"', f'url = "sqlite:///{tmp_path / "r.db"}"', 1)
+    cfg_file.write_text(text)
+    cfg = load_config(cfg_file)
+    on = [n for n in type(cfg.collectors).model_fields if getattr(cfg.collectors, n).enabled]
+    assert "frr" not in on and "smart" in on
+    # Every collector runs at start; the slowest first answer is its run's timeout.
+    first_runs = max(getattr(cfg.collectors, n).timeout for n in on) + max(getattr(cfg.collectors, n).interval for n in on)
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--config", str(cfg_file)],
+                            env={"PATH": str(path), "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        url = f"http://127.0.0.1:{port}/api/state"
+
+        def all_ran() -> dict | None:
+            state = get_json(url)
+            return state if {c["name"] for c in state["collectors"] if c["runs"]} >= set(on) else None
+
+        state = wait_for(all_ran, timeout=60 + first_runs, what="every collector's first run")
+    finally:
+        stop(proc)
+    failing = {c["name"]: c["last_error"] for c in state["collectors"] if not (c["up"] or c["no_data"])}
+    assert failing == {}
+    critical = [(n, f["text"]) for n, found in state["findings"].items() for f in found if f["level"] == "critical"]
+    assert critical == []
+    smart = next(c for c in state["collectors"] if c["name"] == "smart")
+    assert "smartmontools not installed" in smart["last_error"]

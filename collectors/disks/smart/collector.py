@@ -14,6 +14,7 @@ from collectors.base import (
     Collector,
     CollectorError,
     CollectResult,
+    CommandNotFound,
     Entity,
     MetricSpec,
     NoData,
@@ -181,7 +182,13 @@ class SmartCollector(Collector):
                                                  "selftests": running})
 
     def _scan(self) -> list[tuple[str, str | None]]:
-        res = self.runner([*self.smartctl, "--scan", "--json"], self.command_timeout)
+        # No smartctl and no disks named: nothing to read here, as ZFS or Ceph without their tools
+        # (the default config enables smart: a first `serve` on a host without it was red). With
+        # `devices` named, a missing smartctl stays a failure: the user said there are disks.
+        try:
+            res = self.runner([*self.smartctl, "--scan", "--json"], self.command_timeout)
+        except CommandNotFound as exc:
+            raise NoData(f"{exc} (smartmontools not installed)") from None
         if res.returncode & 0b11:
             raise CollectorError(f"smartctl --scan failed (exit {res.returncode}): {what_it_said(res.stdout, res.stderr)}")
         return [(name, t) for name, t in parse_smartctl_scan(res.stdout)]

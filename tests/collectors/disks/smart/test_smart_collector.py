@@ -209,3 +209,17 @@ def test_a_machine_whose_scan_finds_no_disk_has_no_smart_data_not_a_failed_run(t
 
     with pytest.raises(NoData, match="found no disks"):
         SmartCollector(tmp_path, ["smartctl"], runner=runner).collect()
+
+
+def test_a_host_without_smartctl_has_nothing_to_read_but_named_disks_without_it_fail(tmp_path: Path) -> None:
+    """The default config enables smart; a host with no smartmontools has no SMART source (as
+    ZFS without zpool), while disks the user named and cannot be read are a failed run."""
+    from collectors.base import NoData, run_command
+
+    missing = [str(tmp_path / "no-such-smartctl")]
+    with pytest.raises(NoData, match="smartmontools not installed"):
+        SmartCollector(tmp_path, missing, runner=run_command).collect()
+    r = SmartCollector(tmp_path, missing, devices=["/dev/sda"], runner=run_command)
+    with pytest.raises(CollectorError) as err:
+        r.collect()
+    assert not isinstance(err.value, NoData)
