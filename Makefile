@@ -14,11 +14,16 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-install: $(BIN)/python assets
-	$(BIN)/pip install --quiet -e .
+# Once per change of pyproject.toml, not on every `make demo`. PYTHONWARNINGS: setuptools warns on
+# every editable install that a folder named like a package could shadow it, which is this
+# repository's layout by design, and it was the first thing `make demo` printed.
+install: $(VENV)/.installed assets
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	PYTHONWARNINGS=ignore $(BIN)/pip install --quiet -e .
+	@touch $@
 
 install-test: $(BIN)/python assets
-	$(BIN)/pip install --quiet -e '.[test]'
+	PYTHONWARNINGS=ignore $(BIN)/pip install --quiet -e '.[test]'
 
 # htmx, uPlot and Swagger UI come from the npm registry through package-lock.json (install scripts off:
 # swagger-ui-dist's analytics dependency would phone home).

@@ -31,6 +31,7 @@ from collectors.base import (
     Entity,
     NoData,
     Sample,
+    exiting,
     kill_running_commands,
 )
 from collectors.counters import CounterBook
@@ -268,8 +269,10 @@ class Scheduler:
         else:
             st.up = False
             st.last_error = error
-            # Log on transitions only: one ERROR when it breaks, DEBUG while it stays broken.
-            (log.error if was_up is not False else log.debug)("%s: %s", st.name, error)
+            # Log on transitions only: one ERROR when it breaks, DEBUG while it stays broken. A run
+            # cut by the process's own stop is no breakage (it printed an ERROR after Ctrl-C).
+            broke = was_up is not False and not exiting()
+            (log.error if broke else log.debug)("%s: %s", st.name, error)
         coll = self.collectors[st.name]
         if result is not None:
             if result.state is not None:

@@ -184,6 +184,11 @@ _running_lock = threading.Lock()
 _exiting = threading.Event()
 
 
+def exiting() -> bool:
+    """Whether commands are refused because the process is on its way out."""
+    return _exiting.is_set()
+
+
 def refuse_commands_from_now() -> int:
     """The process is exiting: kill what runs and start nothing more. Python waits for the threads
     of every thread pool before it exits, and a collector's pool (pings, one a probe) went on

@@ -23,6 +23,7 @@ from app.config import load_config
 
 
 def add_arguments(d: argparse.ArgumentParser) -> None:
+    d.set_defaults(quiet_log_level="WARNING")  # --log-level INFO shows every alert and slow ingest
     d.add_argument("--port", type=int, default=9842, help="web port on 127.0.0.1 (default 9842)")
     d.add_argument("--speed", type=float, default=1.0, help="story speed (2 = twice as fast)")
     d.add_argument("--interval", type=float, default=5.0, help="collection interval in seconds")
@@ -43,8 +44,13 @@ def _date(text: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    # The demo is what this process is for: Ctrl-C is a stop from its first second on.
-    return as_the_process(lambda: _in_folder(args))
+    # The demo is what this process is for: Ctrl-C is a stop from its first second on, and how a
+    # demo ends: exit 0 (130 made `make demo` end with "Error 130").
+    try:
+        code = as_the_process(lambda: _in_folder(args))
+    except KeyboardInterrupt:  # uvicorn raises the SIGINT again once it has stopped
+        code = 0
+    return 0 if code == 130 else code
 
 
 def _in_folder(args: argparse.Namespace) -> int:
@@ -77,6 +83,7 @@ def free_port(wanted: int, tries: int = 50) -> int:
 
 def _run(args: argparse.Namespace, root: Path) -> int:
     from app.storage.db import upgrade
+    from collectors.base import refuse_commands_from_now
     from collectors.host.containers.demo import start_engine
     from demo import pve_api
     from demo import story as demo
@@ -131,6 +138,9 @@ def _run(args: argparse.Namespace, root: Path) -> int:
         # Everything that writes into root stops before root is removed: a history still being
         # written made its database's journal again after the folder was removed (CI, stop 69).
         seeding.set()
+        # The collectors' runs still in flight stop before their peers do: an ISG stopped under a
+        # poll logged "not reachable" after Ctrl-C, and a refused command an ERROR.
+        refuse_commands_from_now()
         _stop(agent, (driver, calm), (upsd, isg, fake_docker, pve, pbs), seeders)
 
 

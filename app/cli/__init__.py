@@ -106,8 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rackpulse", description=__doc__)
     p.add_argument("--version", action="version", version=f"rackpulse {app_version()}",
                    help="print rackpulse's version and exit")
-    p.add_argument("--log-level", default="INFO", type=str.upper, choices=LOG_LEVELS, metavar="LEVEL",
-                   help="how much to log: DEBUG, INFO (default), WARNING, ERROR or CRITICAL")
+    p.add_argument("--log-level", type=str.upper, choices=LOG_LEVELS, metavar="LEVEL",
+                   help="how much to log: DEBUG, INFO (default; WARNING for the demo), WARNING, ERROR or CRITICAL")
     sub = p.add_subparsers(dest="cmd", required=True)
 
     def add(name: str, fn: Any, help_: str) -> argparse.ArgumentParser:
@@ -209,7 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from app import logsafe
 
-    logsafe.setup(args.log_level.upper())
+    # A command may log less by default: the demo's terminal is for its own lines (its story and
+    # URL), not every alert and slow ingest of a story made to have them.
+    logsafe.setup(args.log_level or getattr(args, "quiet_log_level", "INFO"))
     logging.getLogger("alembic").setLevel(logging.WARNING)
     # httpx logs every request at INFO: the containers collector's GETs would fill the log.
     logging.getLogger("httpx").setLevel(logging.WARNING)

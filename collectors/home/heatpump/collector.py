@@ -13,7 +13,16 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from collectors import energy
-from collectors.base import Collector, CollectorError, CollectResult, Entity, MetricSpec, Runner, Sample
+from collectors.base import (
+    Collector,
+    CollectorError,
+    CollectResult,
+    Entity,
+    MetricSpec,
+    Runner,
+    Sample,
+    exiting,
+)
 from collectors.context import HostContext
 from collectors.counters import CounterGuard, Most
 from collectors.energy import samples as energy_source
@@ -161,9 +170,10 @@ class HeatpumpCollector(Collector):
         return self.client
 
     def _transition(self, up: bool) -> None:
-        # Log connection changes once per transition, not every poll.
+        # Log connection changes once per transition, not every poll; a connection lost while
+        # rackpulse itself stops is no news.
         if self._connected_logged is not up:
-            (log.info if up else log.warning)("ISG %s:%d %s", self.host, self.port,
+            (log.info if up else log.debug if exiting() else log.warning)("ISG %s:%d %s", self.host, self.port,
                                               "connected" if up else "not reachable")
             self._connected_logged = up
 
