@@ -15,7 +15,11 @@ are copied into a new PostgreSQL database, folded points moved into chunks as a 
 does (app/storage/chunks.py), and measured there too: points per tier (rows and chunks) and
 pg_total_relation_size of its row table and chunk table together.
 
-usage: python bench/db_size_year.py [--days-raw 7] [--days-5m 35] [--keep FILE] [--pg URL]
+With --prometheus the raw samples kept are also encoded with rackpulse's Gorilla codec
+(app/storage/gorilla.py) and backfilled into a real Prometheus (bench/prom_tsdb.py), and both print
+bytes per sample: what the same samples cost in a TSDB.
+
+usage: python bench/db_size_year.py [--days-raw 7] [--days-5m 35] [--keep FILE] [--pg URL] [--prometheus]
 """
 
 from __future__ import annotations
@@ -86,6 +90,7 @@ def main() -> None:
     ap.add_argument("--days-raw", type=float, default=defaults.raw_days)
     ap.add_argument("--days-5m", type=float, default=defaults.rollup_5m_days)
     ap.add_argument("--keep", help="keep the database file here")
+    ap.add_argument("--prometheus", action="store_true", help="also the Gorilla codec and a real Prometheus")
     ap.add_argument("--pg", help="also measure PostgreSQL, e.g. postgresql+psycopg://postgres@127.0.0.1:5432/test")
     args = ap.parse_args()
     d = tempfile.mkdtemp()
@@ -138,6 +143,12 @@ def main() -> None:
                                 for t in TABLES}, len(specs))
     if args.pg:
         pg_copy(path, args.pg, len(specs))
+    if args.prometheus:
+        from prom_tsdb import compare
+
+        times = range(NOW - int(args.days_raw * DAY), NOW, STEP)
+        compare(lambda: ((m, lab, times, [value(kind, ts, i // 12) for ts in times])
+                         for i, (m, lab, kind) in enumerate(specs)))
 
 
 TABLES = ("sample", "rollup_5m", "rollup_1h")
