@@ -36,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.config import StorageConfig  # noqa: E402
-from app.storage import chunks  # noqa: E402
+from app.storage import chunks, gorilla  # noqa: E402
 from app.storage.db import make_engine, upgrade  # noqa: E402
 from app.storage.store import DAY, RES_1H, RES_5M, ROLLUPS, Store  # noqa: E402
 
@@ -131,16 +131,24 @@ def main() -> None:
             raw = []
     store.write_rows(raw)
     nraw += len(raw)
+    # As a server that ran all year holds them: folded up to now, and the raw samples below the
+    # blocks' mark packed into Gorilla blocks (app/storage/blocks.py); the newest hours stay rows.
+    store.mark_folded({RES_5M: NOW, RES_1H: NOW})
+    store.compact()
     with store.engine.begin() as conn:
+        conn.exec_driver_sql("VACUUM")  # the rows packed leave free pages; a live file reuses them
         conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
     store.engine.dispose()
     size = sum(os.path.getsize(path + s) for s in ("", "-wal") if os.path.exists(path + s))
     print(f"db_size_year series={len(specs)} days raw={args.days_raw:g} 5m={args.days_5m:g} 1h=365 "
           f"build_s={time.perf_counter() - t0:.0f}")
     with sqlite3.connect(path) as c:
-        report("sqlite", size, {t: (c.execute(f"SELECT count(*) FROM {t}").fetchone()[0],
-                                    c.execute("SELECT sum(pgsize) FROM dbstat WHERE name = ?", (t,)).fetchone()[0])
-                                for t in TABLES}, len(specs))
+        tables = {t: (c.execute(f"SELECT count(*) FROM {t}").fetchone()[0],
+                      c.execute("SELECT sum(pgsize) FROM dbstat WHERE name = ?", (t,)).fetchone()[0] or 0)
+                  for t in TABLES}
+        tables["sample"] = raw_points(c, tables["sample"][0], tables["sample"][1] + (
+            c.execute("SELECT sum(pgsize) FROM dbstat WHERE name = 'sample_block'").fetchone()[0] or 0))
+        report("sqlite", size, tables, len(specs))
     if args.pg:
         pg_copy(path, args.pg, len(specs))
     if args.prometheus:
@@ -152,6 +160,13 @@ def main() -> None:
 
 
 TABLES = ("sample", "rollup_5m", "rollup_1h")
+
+
+def raw_points(c, rows: int, nbytes: int) -> tuple[int, int]:
+    """The raw tier as (samples, bytes): its rows and its blocks' samples (each block's header
+    counts them), over the bytes of both tables: "bytes/row" is then bytes a raw sample."""
+    packed = sum(gorilla.count(bytes(d)) for (d,) in c.execute("SELECT data FROM sample_block"))
+    return rows + packed, nbytes
 
 
 def report(kind: str, size: int, tables: dict[str, tuple[int, int]], n_series: int) -> None:
@@ -203,13 +218,23 @@ def pg_copy(path: str, url: str, n_series: int) -> None:
                         pg.autocommit = True
                         pg.execute(f"VACUUM {tier.table}")  # type: ignore[arg-type]
                         pg.autocommit = False
+            for table in ("sample", "sample_block"):  # raw samples: rows and blocks as the SQLite side packed them
+                cols = [r[1] for r in src.execute(f"PRAGMA table_info({table})")]
+                with pg.cursor() as cur, cur.copy(f"COPY {table} ({', '.join(cols)}) FROM STDIN") as cp:
+                    for row in src.execute(f"SELECT {', '.join(cols)} FROM {table}"):
+                        cp.write_row(row)
+                pg.commit()
             print(f"  postgresql filled span by span, moving into chunks: {time.perf_counter() - t0:.0f} s")
             pg.autocommit = True
             pg.execute("VACUUM ANALYZE")  # what autovacuum would have done by then
             sizes = {t: (pg.execute(f"SELECT count(*) FROM {t}_all").fetchone()[0],  # type: ignore[index]
                          pg.execute("SELECT pg_total_relation_size(%s) + pg_total_relation_size(%s)",
                                     (t, f"{t}_chunk")).fetchone()[0])  # type: ignore[index]
-                     for t in TABLES}
+                     for t in TABLES if t != "sample"}
+            rows = pg.execute("SELECT count(*) FROM sample").fetchone()[0]  # type: ignore[index]
+            both = pg.execute("SELECT pg_total_relation_size('sample') + pg_total_relation_size('sample_block')"
+                              ).fetchone()[0]  # type: ignore[index]
+            sizes = {"sample": raw_points(pg, rows, both), **sizes}
             total = pg.execute("SELECT pg_database_size(current_database())").fetchone()[0]  # type: ignore[index]
         report("postgresql", total, sizes, n_series)
     finally:

@@ -27,14 +27,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.storage import chunks, gorilla  # noqa: E402
+from app.storage import blocks, gorilla  # noqa: E402
 
 # (metric, labels as rackpulse keeps them: JSON of sorted [key, value] pairs, times, values)
 Series = tuple[str, str, Sequence[int], Sequence[float]]
 COMPACTION_CYCLE = 60  # Prometheus's tsdb compacts once a minute (tsdb/db.go: the compaction ticker)
 
 
-def gorilla_bytes(series: Iterable[Series], span: int = chunks.SAMPLES.span) -> tuple[int, int]:
+def gorilla_bytes(series: Iterable[Series], span: int = blocks.SPAN) -> tuple[int, int]:
     """(bytes, samples) of every series cut in rackpulse's raw spans and encoded."""
     total = samples = 0
     for _, _, times, values in series:
@@ -130,7 +130,7 @@ def compare(series: Callable[[], Iterable[Series]]) -> None:
     host's raw samples is made again rather than held twice)."""
     g, n = gorilla_bytes(series())
     print(f"  {'gorilla':10} sample     bytes/sample= {g / n:.2f}  (rackpulse's codec alone, {n:,} samples in "
-          f"{chunks.SAMPLES.span // 3600}-hour spans)")
+          f"{blocks.SPAN // 3600}-hour spans)")
     if shutil.which("promtool") is None or shutil.which("prometheus") is None:
         print("  prometheus: promtool or prometheus not installed (scripts/install-test-peers.sh installs them)")
         return

@@ -83,7 +83,6 @@ def free_port(wanted: int, tries: int = 50) -> int:
 
 def _run(args: argparse.Namespace, root: Path) -> int:
     from app.storage.db import upgrade
-    from collectors.base import refuse_commands_from_now
     from collectors.host.containers.demo import start_engine
     from demo import pve_api
     from demo import story as demo
@@ -138,13 +137,15 @@ def _run(args: argparse.Namespace, root: Path) -> int:
         # Everything that writes into root stops before root is removed: a history still being
         # written made its database's journal again after the folder was removed (CI, stop 69).
         seeding.set()
-        # The collectors' runs still in flight stop before their peers do: an ISG stopped under a
-        # poll logged "not reachable" after Ctrl-C, and a refused command an ERROR.
-        refuse_commands_from_now()
         _stop(agent, (driver, calm), (upsd, isg, fake_docker, pve, pbs), seeders)
 
 
 def _stop(agent: Any, drivers: tuple[Any, ...], peers: tuple[Any, ...], seeders: list[threading.Thread]) -> None:
+    from collectors.base import refuse_commands_from_now
+
+    # The collectors' runs still in flight stop before their peers do: an ISG stopped under a
+    # poll logged "not reachable" after Ctrl-C, and a refused command an ERROR.
+    refuse_commands_from_now()
     agent.terminate()
     try:
         agent.wait(10)

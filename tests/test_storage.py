@@ -94,6 +94,16 @@ def test_a_long_chart_reads_rollups_and_the_newest_part_from_raw(store: Store) -
     assert [p.vavg for p in pts[12:]] == [20.0, 20.0]
 
 
+def raw_times(store: Store, sid: int) -> list[int]:
+    """Every raw sample's time of a series, rows and blocks alike."""
+    from app.storage import blocks
+
+    with store.engine.connect() as c:
+        rows = [int(t) for (t,) in c.execute(select(sample.c.ts).where(sample.c.series_id == sid))]
+        packed = blocks.read(c, [sid], 0, 2**62).get(sid, {})
+    return sorted(set(rows) | set(packed))
+
+
 def test_retention_prunes_raw_after_rollup_and_keeps_hourly_forever(store: Store) -> None:
     with store.engine.begin() as conn:
         sid = store.series_ids(conn, [("rackpulse_x", "[]")])[0]
@@ -104,10 +114,11 @@ def test_retention_prunes_raw_after_rollup_and_keeps_hourly_forever(store: Store
         assert c.execute(select(func.count()).select_from(sample)).scalar() == 12 * 24 * 10
     store.make_rollups(now=now)
     store.prune(raw_days=7, rollup_5m_days=365, rollup_1h_days=0, now=now)
-    # on PostgreSQL the older points are in chunks by now, which go whole (2 hours of raw at most kept beyond)
-    raw, r5, r1h = (readable(store.dialect, t) for t in (sample, rollup_5m, rollup_1h))
+    # the older raw samples are in blocks by now, which go whole (2 hours of raw at most kept beyond);
+    # on PostgreSQL the older rollups are in chunks
+    r5, r1h = (readable(store.dialect, t) for t in (rollup_5m, rollup_1h))
+    assert now - 7 * DAY - 7200 < min(raw_times(store, sid)) <= now - 7 * DAY
     with store.engine.connect() as c:
-        assert now - 7 * DAY - 7200 < c.execute(select(func.min(raw.c.ts))).scalar() <= now - 7 * DAY
         assert c.execute(select(func.count()).select_from(r1h)).scalar() == 240
     store.prune(raw_days=7, rollup_5m_days=1, rollup_1h_days=0, now=now + 400 * DAY)
     with store.engine.connect() as c:
@@ -206,9 +217,10 @@ def test_migrations_upgrade_an_empty_database_and_match_the_models(db_url: str) 
         context = MigrationContext.configure(conn, opts={"include_name": outside_the_models})
         diff = compare_metadata(context, metadata)
         assert diff == []
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0012"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0013"
         tables = set(inspect(conn).get_table_names())
-        assert ({"sample_chunk", "rollup_5m_chunk", "rollup_1h_chunk"} <= tables) == (engine.dialect.name == "postgresql")
+        assert ({"rollup_5m_chunk", "rollup_1h_chunk"} <= tables) == (engine.dialect.name == "postgresql")
+        assert "sample_block" in tables and "sample_chunk" not in tables  # raw samples' blocks, on both
     engine.dispose()
 
 
@@ -279,15 +291,24 @@ def test_samples_written_while_rollups_are_made_all_end_up_in_the_rollups(db_url
     for t in threads:
         t.join()
     stores[0].make_rollups(now=clock["t"] + 7200)
-    # PostgreSQL has moved the older points into chunks meanwhile: read rows and chunks alike
+    # The older raw samples are in blocks meanwhile (and on PostgreSQL the older rollups in
+    # chunks): read rows and blocks (chunks) alike
+    from app.storage import blocks
+
     sfx = "_all" if engine.dialect.name == "postgresql" else ""
     with engine.connect() as c:
-        raw5 = dict(((sid, b), n) for sid, b, n in c.execute(sql(
-            f"SELECT series_id, ts / 300, count(*) FROM sample{sfx} GROUP BY series_id, ts / 300")))
+        raw5: dict[tuple[int, int], int] = {}
+        ids = [int(i) for (i,) in c.execute(sql("SELECT id FROM series"))]
+        rows = {}
+        for sid, ts, v in c.execute(sql("SELECT series_id, ts, value FROM sample")):
+            rows.setdefault(int(sid), []).append((int(ts), float(v)))
+        packed = blocks.read(c, ids, 0, 2**62)
+        for sid in ids:
+            for ts, _ in blocks.merged(packed.get(sid, {}), rows.get(sid, [])):
+                raw5[sid, ts // 300] = raw5.get((sid, ts // 300), 0) + 1
+        assert c.execute(sql("SELECT count(*) FROM sample_block")).scalar()  # the race reached the blocks
         got5 = dict(((sid, b), n) for sid, b, n in c.execute(sql(f"SELECT series_id, bucket, n FROM rollup_5m{sfx}")))
         got1h = dict(((sid, b), n) for sid, b, n in c.execute(sql(f"SELECT series_id, bucket, n FROM rollup_1h{sfx}")))
-        if sfx:
-            assert c.execute(sql("SELECT count(*) FROM sample_chunk")).scalar()  # the race reached the chunks
     engine.dispose()
     assert raw5 and got5 == raw5
     raw1h: dict[tuple[int, int], int] = {}

@@ -1,5 +1,6 @@
-"""PostgreSQL keeps older points in per-series chunks (app/storage/chunks.py): every reader sees
-the same points as on SQLite, which keeps rows, and a late write lands in its chunk once."""
+"""PostgreSQL keeps older rollups in per-series chunks (app/storage/chunks.py), and both databases
+keep older raw samples in Gorilla blocks (app/storage/blocks.py): every reader sees the same points
+on both, and a late write lands in its chunk, or its block's span, once."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from alembic import command
 from sqlalchemy import text
 
+from app.storage import blocks, gorilla
 from app.storage.db import alembic_config, make_engine, upgrade
 from app.storage.dbcopy import copy_database
 from app.storage.store import DAY, RES_1H, RES_5M, Store
@@ -60,6 +62,21 @@ def count(store: Store, table: str) -> int:
         return int(c.execute(text(f"SELECT count(*) FROM {table}")).scalar_one())
 
 
+def raw_count(store: Store) -> int:
+    """Raw samples, rows and blocks alike (a block's header says how many it holds)."""
+    with store.engine.connect() as c:
+        packed = sum(gorilla.count(bytes(d)) for (d,) in c.execute(text("SELECT data FROM sample_block")))
+    return count(store, "sample") + packed
+
+
+def oldest_raw(store: Store) -> int:
+    with store.engine.connect() as c:
+        ids = [int(i) for (i,) in c.execute(text("SELECT id FROM series"))]
+        found = [int(t) for (t,) in c.execute(text("SELECT min(ts) FROM sample")) if t is not None]
+        found += [min(p) for p in blocks.read(c, ids, 0, 2**62).values() if p]
+    return min(found)
+
+
 @pytest.fixture
 def both(pg_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
     stores = (fill(f"sqlite:///{tmp_path / 'rows.db'}"), fill(pg_url))
@@ -70,17 +87,22 @@ def both(pg_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
 
 def test_postgresql_moves_old_points_into_chunks_and_charts_read_the_same_points_as_on_sqlite(both) -> None:
     sqlite_store, pg = both
-    assert count(pg, "sample_chunk") > 0 and count(pg, "rollup_5m_chunk") > 0 and count(pg, "rollup_1h_chunk") > 0
+    assert count(pg, "rollup_5m_chunk") > 0 and count(pg, "rollup_1h_chunk") > 0
+    # raw samples below the hour before the hourly fold are blocks, on both databases
+    blocked = (END - 3600) // 7200 * 7200
+    for store in both:
+        assert count(store, "sample_block") == 3 * (blocked - T0) // 7200
+        with store.engine.connect() as c:
+            assert c.execute(text("SELECT value FROM meta WHERE key = 'blocked_sample'")).scalar() == str(blocked)
+            assert c.execute(text("SELECT count(*) FROM sample WHERE ts < :m"), {"m": blocked}).scalar() == 0
     # what stays rows is only what the next fold may still read: nothing below each tier's mark
     with pg.engine.connect() as c:
         marks = pg.chunk_marks(c)
-        assert marks == {"chunked_sample": END // 7200 * 7200, "chunked_rollup_5m": END // DAY * 288,
-                         "chunked_rollup_1h": END // 3600 // 168 * 168}
-        assert c.execute(text("SELECT count(*) FROM sample WHERE ts < :m"), {"m": marks["chunked_sample"]}).scalar() == 0
+        assert marks == {"chunked_rollup_5m": END // DAY * 288, "chunked_rollup_1h": END // 3600 // 168 * 168}
         assert c.execute(text("SELECT count(*) FROM rollup_5m WHERE bucket < :m"),
                          {"m": marks["chunked_rollup_5m"]}).scalar() == 0
         assert 0 < c.execute(text("SELECT count(*) FROM rollup_1h")).scalar_one() < 3 * 168
-    assert count(pg, "sample_all") == count(sqlite_store, "sample") == 3 * 16 * 288
+    assert raw_count(pg) == raw_count(sqlite_store) == 3 * 16 * 288
     assert count(pg, "rollup_5m_all") == count(sqlite_store, "rollup_5m")
     assert count(pg, "rollup_1h_all") == count(sqlite_store, "rollup_1h")
     got, want = charts(pg), charts(sqlite_store)
@@ -88,19 +110,28 @@ def test_postgresql_moves_old_points_into_chunks_and_charts_read_the_same_points
 
 
 def test_a_late_sample_below_the_chunk_mark_is_folded_with_its_chunk_and_a_replayed_one_counts_once(both) -> None:
-    """An agent's backlog reaches days back: its samples join the chunk of their two hours, the
-    5-minute and hourly rollups of their time are worked out again from the chunk and the new
-    sample together, and the same batch sent twice changes nothing."""
+    """An agent's backlog reaches days back: the block of their two hours becomes rows again (the
+    next compaction packs it), the 5-minute and hourly rollups of their time are worked out again
+    from those and the new sample together, and the same batch sent twice changes nothing."""
     late = T0 + 5 * DAY + 3600 + 17  # inside a chunk of each tier on PostgreSQL
     run = CollectResult(samples=[Sample.of(METRIC, 99.0, serial="integer")])
     for store in both:
         store.write_run("smart", late, 0.1, True, None, run)
         store.write_run("smart", late, 0.1, True, None, run)  # replayed after a lost answer
     sqlite_store, pg = both
-    assert count(pg, "sample_all") == count(sqlite_store, "sample") == 3 * 16 * 288 + 1
+    assert raw_count(pg) == raw_count(sqlite_store) == 3 * 16 * 288 + 1
     sid = pg.find_series(METRIC, serial="integer")
+    for store in both:
+        span = late // 7200 * 7200
+        with store.engine.connect() as c:  # the late sample's span is rows again, the others still blocks
+            assert c.execute(text("SELECT count(*) FROM sample WHERE series_id = :s AND ts >= :a AND ts < :b"),
+                             {"s": sid, "a": span, "b": span + 7200}).scalar_one() == 7200 // 300 + 1
+        assert raw_count(store) == 3 * 16 * 288 + 1
+        store.make_rollups(now=END + 2 * 7200)  # the mark's next move takes the rows below it along
+        assert raw_count(store) == 3 * 16 * 288 + 1
+        with store.engine.connect() as c:
+            assert c.execute(text("SELECT count(*) FROM sample WHERE ts = :t"), {"t": late}).scalar_one() == 0
     with pg.engine.connect() as c:
-        assert c.execute(text("SELECT count(*) FROM sample WHERE ts = :t"), {"t": late}).scalar_one() == 0
         assert c.execute(text("SELECT n, vmax FROM rollup_5m_all WHERE series_id = :s AND bucket = :b"),
                          {"s": sid, "b": late // RES_5M}).one() == (2, 99.0)
         assert c.execute(text("SELECT count(*) FROM rollup_5m WHERE bucket = :b"), {"b": late // RES_5M}).scalar() == 0
@@ -115,10 +146,10 @@ def test_pruning_drops_whole_chunks_past_retention_and_keeps_the_rest(both) -> N
     before = charts(pg)
     pg.prune(raw_days=7, rollup_5m_days=10, rollup_1h_days=0, now=END)
     raw_cut = END - 7 * DAY
+    oldest = oldest_raw(pg)
     with pg.engine.connect() as c:
-        oldest = c.execute(text("SELECT min(ts) FROM sample_all")).scalar_one()
         oldest5 = c.execute(text("SELECT min(bucket) FROM rollup_5m_all")).scalar_one() * RES_5M
-    assert raw_cut - 7200 < oldest <= raw_cut  # at most one chunk's worth kept beyond the cut
+    assert raw_cut - 7200 < oldest <= raw_cut  # at most one block's worth kept beyond the cut
     assert END - 10 * DAY - DAY < oldest5 <= END - 10 * DAY
     assert count(pg, "rollup_1h_all") == 3 * 16 * 24  # hourly rollups kept for good
     after = charts(pg)
@@ -130,8 +161,10 @@ def test_copying_a_chunked_postgresql_database_to_sqlite_brings_every_point(both
     sqlite_store, pg = both
     url = f"sqlite:///{tmp_path / 'copy.db'}"
     counts = copy_database(pg.engine.url.render_as_string(hide_password=False), url)
-    assert counts["sample"] == 3 * 16 * 288 and counts["rollup_1h"] == count(sqlite_store, "rollup_1h")
+    assert counts["sample_block"] == count(pg, "sample_block") > 0
+    assert counts["rollup_1h"] == count(sqlite_store, "rollup_1h")
     copy = Store(make_engine(url), "nas")
+    assert raw_count(copy) == 3 * 16 * 288
     assert charts(copy) == charts(sqlite_store)
     copy.engine.dispose()
 
@@ -149,7 +182,7 @@ def test_remote_write_reads_a_backlog_that_reaches_into_the_chunks(both) -> None
 
 def test_going_back_to_revision_0010_turns_the_chunks_into_rows(pg_url: str) -> None:
     pg = fill(pg_url, step=900)
-    total = count(pg, "sample_all")
+    total = raw_count(pg)
     pg.engine.dispose()
     command.downgrade(alembic_config(pg_url), "0010")
     engine = make_engine(pg_url)

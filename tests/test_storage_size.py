@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 
 from app.storage.db import make_engine, upgrade
 from app.storage.models import rollup_5m, sample
-from app.storage.size import last_trim, parse_size, trim, used_bytes
+from app.storage.size import TIERS, last_trim, oldest_of, parse_size, table_bytes, trim, used_bytes
 from app.storage.store import DAY, RES_5M, Store
 from collectors.base import Sample
 
@@ -32,9 +32,16 @@ def filled(tmp_path: Path, days: int = 6, url: str | None = None) -> Store:
     return store
 
 
+def oldest_raw(store: Store) -> int:
+    """The oldest raw sample, rows and blocks alike."""
+    found = oldest_of(store.engine, TIERS[0])
+    assert found is not None
+    return found
+
+
 def counts(store: Store) -> tuple[int, int, int, int]:
+    raw_first = oldest_raw(store)
     with store.engine.connect() as c:
-        raw_first = c.execute(select(func.min(sample.c.ts))).scalar()
         last_hour = c.execute(select(func.count()).select_from(sample).where(sample.c.ts >= NOW - 3600)).scalar()
         r5_first = c.execute(select(func.min(rollup_5m.c.bucket))).scalar()
         r5 = c.execute(select(func.count()).select_from(rollup_5m)).scalar()
@@ -45,7 +52,9 @@ def test_past_max_size_the_oldest_raw_samples_go_first_and_the_newest_hour_stays
     store = filled(tmp_path)
     before = used_bytes(store.engine)
     raw_first, hour, r5_first, r5 = counts(store)
-    bound = int(before * 0.6)
+    sizes = table_bytes(store.engine)
+    assert sizes is not None
+    bound = before - (sizes["sample"] + sizes["sample_block"]) // 3  # a third of the raw samples' room
     said = trim(store.engine, bound, store._watermark(RES_5M), now=NOW)
     assert used_bytes(store.engine) <= bound and said and said[0].startswith("raw samples before")
     raw_after, hour_after, r5_first_after, r5_after = counts(store)
@@ -59,8 +68,12 @@ def test_past_max_size_the_oldest_raw_samples_go_first_and_the_newest_hour_stays
 def test_when_raw_samples_are_not_enough_the_oldest_rollups_go_too(tmp_path: Path) -> None:
     store = filled(tmp_path)
     _, hour, r5_first, _ = counts(store)
-    said = trim(store.engine, int(used_bytes(store.engine) * 0.05), store._watermark(RES_5M), now=NOW)
-    assert any(s.startswith("5-minute rollups") for s in said)
+    # room for what is not history and 100 kB of history: less than the raw samples take (blocks)
+    from app.storage.size import _other_bytes
+
+    used = used_bytes(store.engine)
+    said = trim(store.engine, _other_bytes(store.engine, used) + 100_000, store._watermark(RES_5M), now=NOW)
+    assert said[0].startswith("raw samples") and any(s.startswith("5-minute rollups") for s in said)
     raw_after, hour_after, r5_first_after, _ = counts(store)
     assert r5_first_after > r5_first and raw_after >= NOW - 3600 - 120
     assert hour_after == hour  # whatever the bound, the newest hour stays
@@ -98,11 +111,11 @@ def test_on_postgresql_a_step_goes_each_time_the_files_grow_past_the_bound_not_e
     from app.storage.chunks import readable
 
     store = filled(tmp_path, url=pg_url)
-    raw, r5 = readable("postgresql", sample), readable("postgresql", rollup_5m)
+    raw, r5 = sample, readable("postgresql", rollup_5m)
 
     def firsts() -> tuple[int, int, int]:
         with store.engine.connect() as c:
-            return (int(c.execute(select(func.min(raw.c.ts))).scalar_one()),
+            return (oldest_raw(store),
                     int(c.execute(select(func.min(r5.c.bucket))).scalar_one()),
                     int(c.execute(select(func.count()).select_from(raw).where(raw.c.ts >= NOW - 3600)).scalar_one()))
 

@@ -269,7 +269,7 @@ def test_without_table_sizes_the_history_is_judged_on_the_whole_size(engine: Eng
 def test_what_is_not_history_is_the_size_beyond_the_history_tables(engine: Engine,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(size, "table_bytes", lambda e: {"sample": 100, "rollup_5m": 50, "rollup_1h": 25,
-                                                        "sample_chunk": 5, "audit": 7000})
+                                                        "sample_block": 5, "audit": 7000})
     assert size._other_bytes(engine, 1000) == 820
     assert size._other_bytes(engine, 100) == 0  # never below nothing
 
@@ -286,13 +286,16 @@ def test_sqlite_counts_the_pages_in_use_not_the_free_ones(engine: Engine) -> Non
 
 @pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
 def test_on_postgresql_a_tiers_oldest_point_and_its_step_count_its_chunks(engine: Engine) -> None:
-    """Older points live in chunks (one row per series and span); the oldest chunk's start is
-    the tier's oldest point, and a step deletes the chunks wholly before its cut."""
-    span = 7200  # sample_chunk: two hours of seconds a chunk
+    """Older points live in blocks (raw samples) and chunks (rollups), one row per series and
+    span; the oldest one's start is the tier's oldest point, and a step deletes those wholly
+    before its cut."""
+    from app.storage import gorilla
+
+    span = 7200  # sample_block: two hours of seconds a block
     with engine.begin() as c:
-        c.execute(text("INSERT INTO sample_chunk (series_id, chunk, k, value) VALUES "
-                       "(1, :a, '{0}', '{1.0}'), (1, :b, '{0}', '{1.0}')"), {"a": (NOW - 3 * DAY) // span,
-                                                                              "b": (NOW - DAY) // span})
+        for t in (NOW - 3 * DAY, NOW - DAY):
+            c.execute(text("INSERT INTO sample_block (series_id, chunk, data) VALUES (1, :c, :d)"),
+                      {"c": t // span, "d": gorilla.encode([t // span * span], [1.0])})
         c.execute(text("INSERT INTO rollup_5m_chunk (series_id, chunk, k, vmin, vavg, vmax, n) VALUES "
                        "(1, :a, '{0}', '{1}', '{1}', '{1}', '{1}')"), {"a": (NOW - 4 * DAY) // RES_5M // 288})
     samples(engine, NOW - 2 * DAY)
@@ -364,7 +367,7 @@ def test_what_went_and_what_could_not_be_met_are_logged_as_warnings(engine: Engi
 def test_on_postgresql_each_tables_size_is_read_with_its_indexes(engine: Engine) -> None:
     samples(engine, *range(NOW - DAY, NOW, 60))
     tables = size.table_bytes(engine)
-    assert tables is not None and {"sample", "audit", "collector_run", "sample_chunk"} <= set(tables)
+    assert tables is not None and {"sample", "audit", "collector_run", "sample_block", "rollup_5m_chunk"} <= set(tables)
     assert tables["sample"] > 8192 and all(isinstance(v, int) and v >= 0 for v in tables.values())
     assert sum(tables.values()) <= used_bytes(engine)
     assert size._other_bytes(engine, used_bytes(engine)) == used_bytes(engine) - sum(
@@ -380,7 +383,7 @@ def test_on_postgresql_the_step_that_went_is_vacuumed_with_its_chunks(engine: En
 
     samples(engine, *range(NOW - 3 * DAY, NOW, 60))
     assert trim(engine, used_bytes(engine) - 1, NOW, now=NOW)[0].startswith("raw samples")
-    assert {"sample", "sample_chunk"} <= vacuumed() and "collector_run" not in vacuumed()
+    assert {"sample", "sample_block"} <= vacuumed() and "collector_run" not in vacuumed()
     runs(engine, *(NOW - 5 * DAY + i for i in range(100)))
     samples(engine, *range(NOW - 3 * DAY + 30, NOW, 60))
     assert trim(engine, 1, NOW, now=NOW)[0].startswith("collector runs")

@@ -33,7 +33,7 @@ import cramjam
 from sqlalchemy import Engine, select, update
 
 from app.logsafe import redact
-from app.storage.chunks import in_chunks, readable
+from app.storage import blocks
 from app.storage.models import meta, sample, series
 
 log = logging.getLogger("rackpulse.export.remote_write")
@@ -132,15 +132,20 @@ class RemoteWrite:
         """Samples with start < ts <= end, per series, in time order; the primary key (series, ts)
         answers each series' range without a scan."""
         out: dict[int, list[tuple[int, float]]] = {}
-        raw = readable(self.engine.dialect.name, sample)  # a backlog can reach into PostgreSQL's chunks
         with self.engine.connect() as c:
             for i in range(0, len(ids), IDS_PER_QUERY):
-                q = (select(raw.c.series_id, raw.c.ts, raw.c.value)
-                     .where(raw.c.series_id.in_(ids[i:i + IDS_PER_QUERY]), raw.c.ts > start, raw.c.ts <= end,
-                            in_chunks(raw, start + 1, end + 1))
-                     .order_by(raw.c.series_id, raw.c.ts))
+                part = ids[i:i + IDS_PER_QUERY]
+                q = (select(sample.c.series_id, sample.c.ts, sample.c.value)
+                     .where(sample.c.series_id.in_(part), sample.c.ts > start, sample.c.ts <= end)
+                     .order_by(sample.c.series_id, sample.c.ts))
+                rows: dict[int, list[tuple[int, float]]] = {}
                 for sid, ts, value in c.execute(q):
-                    out.setdefault(int(sid), []).append((int(ts) * 1000, float(value)))
+                    rows.setdefault(int(sid), []).append((int(ts), float(value)))
+                # a backlog can reach below the blocks' mark (app/storage/blocks.py)
+                packed = blocks.read(c, part, start + 1, end + 1)
+                for sid in sorted(set(rows) | set(packed)):
+                    points = blocks.merged(packed.get(sid, {}), rows.get(sid, []))
+                    out[sid] = [(ts * 1000, v) for ts, v in points]
         return out
 
     def post(self, body: bytes) -> tuple[int, str]:

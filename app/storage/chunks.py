@@ -1,4 +1,5 @@
-"""PostgreSQL keeps older points in per-series chunks: one row per series and span, holding arrays.
+"""PostgreSQL keeps older rollups in per-series chunks: one row per series and span, holding arrays.
+(Raw samples went into Gorilla blocks on both databases instead: app/storage/blocks.py.)
 
 Why: PostgreSQL spends about 96 bytes on a row of one point (a 24-byte tuple header, a line
 pointer and a b-tree entry, for 16-36 bytes of data); a year of a 16-disk host took 6x what
@@ -10,7 +11,6 @@ as it is.
 Each tier keeps its newest points as rows (the ingest and the fold write and read them there,
 unchanged) and moves everything below its mark into chunks:
 
-- raw samples below the 5-minute fold's watermark, in 2-hour chunks;
 - 5-minute rollups below the hourly watermark, a day per chunk;
 - hourly rollups below the hourly watermark, a week per chunk.
 
@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import BigInteger, Column, ColumnElement, Integer, MetaData, Table, and_, true
+from sqlalchemy import Column, ColumnElement, Integer, MetaData, Table, and_, true
 
 from app.storage import models
 
@@ -54,10 +54,9 @@ class Tier:
         return f"chunked_{self.table}"
 
 
-SAMPLES = Tier("sample", "ts", ("value",), 7200)  # 2 hours: 240 points at 30 s, past the TOAST threshold
 FIVE = Tier("rollup_5m", "bucket", ("vmin", "vavg", "vmax", "n"), 288)  # a day
 HOURS = Tier("rollup_1h", "bucket", ("vmin", "vavg", "vmax", "n"), 168)  # a week
-TIERS = (SAMPLES, FIVE, HOURS)
+TIERS = (FIVE, HOURS)
 BY_TABLE = {t.table: t for t in TIERS}
 PG_ONLY = frozenset(name for t in TIERS for name in (t.chunk_table, t.view))
 
@@ -68,7 +67,7 @@ views = MetaData()
 
 def _view(tier: Tier) -> Table:
     rows = models.metadata.tables[tier.table]
-    cols = [Column(c.name, BigInteger if c.name == "ts" else c.type.__class__) for c in rows.columns]
+    cols = [Column(c.name, c.type.__class__) for c in rows.columns]
     return Table(tier.view, views, *cols, Column("chunk", Integer))
 
 
@@ -122,12 +121,10 @@ def move_sql(tier: Tier, restricted: bool) -> str:
     )
 
 
-def targets(wm5: int, wm1h: int) -> dict[Tier, int]:
-    """Each tier's mark, in its own keys, given the folds' watermarks (seconds): whole chunks only,
-    and only what the next fold no longer reads (raw below the 5-minute watermark, 5-minute
-    rollups below the hourly one)."""
+def targets(wm1h: int) -> dict[Tier, int]:
+    """Each tier's mark, in its own keys, given the hourly fold's watermark (seconds): whole chunks
+    only, and only what the next fold no longer reads (5-minute rollups below the hourly one)."""
     return {
-        SAMPLES: wm5 // SAMPLES.span * SAMPLES.span,
         FIVE: wm1h // 300 // FIVE.span * FIVE.span,
         HOURS: wm1h // 3600 // HOURS.span * HOURS.span,
     }

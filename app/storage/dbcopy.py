@@ -16,7 +16,7 @@ from app.storage.db import make_engine, upgrade
 
 CHUNK = 20_000
 # Parents before children; everything the app stores.
-ORDER = ("meta", "series", "sample", "rollup_5m", "rollup_1h", "collector_run", "collector_state", "entity",
+ORDER = ("meta", "series", "sample", "sample_block", "rollup_5m", "rollup_1h", "collector_run", "collector_state", "entity",
          "entity_event", "alert", "alert_event", "outbox", "silence", "agent", "ingest_digest", "monitor", "heartbeat",
          "web_user", "api_token", "audit")
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from sqlalchemy import Connection, Table, bindparam, delete, func, select
 
-from app.storage import chunks
+from app.storage import blocks, chunks
 from app.storage.base import (
     _WATERMARKS,
     DAY,
@@ -175,29 +175,39 @@ class Rollups(StoreBase):
         return {k: int(v) for k, v in conn.execute(select(meta.c.key, meta.c.value).where(meta.c.key.in_(keys)))}
 
     def compact(self) -> int:
-        """PostgreSQL: move each tier's points below its mark into chunks (app/storage/chunks.py);
-        returns the chunks written. A mark moves under the exclusive lock, like a claim: a writer
-        sees the old one (its rows are committed before the move starts, and moved with the rest)
-        or the new one (it merges its rows below the mark into their chunks itself)."""
-        if self.dialect != "postgresql":
-            return 0
+        """Move raw samples below their mark into Gorilla blocks (app/storage/blocks.py, both
+        databases), then on PostgreSQL each rollup tier's points below its mark into chunks
+        (app/storage/chunks.py); returns the blocks and chunks written. A mark moves under the
+        exclusive lock, like a claim: a writer sees the old one (its rows are committed before the
+        move starts, and moved with the rest) or the new one (below it, it unpacks or merges
+        itself: refold_late)."""
         with self.engine.connect() as conn:
-            marks = self.chunk_marks(conn)
+            marks = self.chunk_marks(conn) if self.dialect == "postgresql" else {}
+            marks[blocks.MARK_KEY] = int(conn.execute(_META_VALUE, {"k": blocks.MARK_KEY}).scalar() or 0)
             max_id = int(conn.execute(select(func.max(series.c.id))).scalar() or 0)
+        wm1h = self._watermark(RES_1H)
+        # (mark, where it may go, the move: None for the blocks, else a chunk tier's SQL)
+        moves: list[tuple[str, int, str | None]] = [
+            (blocks.MARK_KEY, blocks.target(self._watermark(RES_5M), wm1h), None)]
+        if self.dialect == "postgresql":
+            moves += [(tier.mark_key, target, chunks.move_sql(tier, restricted=False))
+                      for tier, target in chunks.targets(wm1h).items()]
         written = 0
-        for tier, target in chunks.targets(self._watermark(RES_5M), self._watermark(RES_1H)).items():
-            if target <= marks.get(tier.mark_key, 0):
+        for key, target, sql in moves:
+            if target <= marks.get(key, 0):
                 continue
             with self.lock.exclusive(), self.engine.begin() as conn:
-                self._set_meta(conn, tier.mark_key, target)
-            sql = chunks.move_sql(tier, restricted=False)
+                self._set_meta(conn, key, target)
             for first_id in range(0, max_id + 1, FOLD_SERIES):
                 # Alone, as the mark: a writer's transaction merging late rows into the same chunks
                 # took the rows in the other order, and PostgreSQL ended one of the two as a
                 # deadlock (CI, test_samples_written_while_rollups_are_made...). One batch at a time
                 # keeps the writers' pause to one batch's move.
                 with self.lock.exclusive(), self.engine.begin() as conn:
-                    written += conn.exec_driver_sql(sql, (first_id, first_id + FOLD_SERIES, target)).rowcount or 0
+                    if sql is None:
+                        written += blocks.pack(conn, first_id, first_id + FOLD_SERIES, target)
+                    else:
+                        written += conn.exec_driver_sql(sql, (first_id, first_id + FOLD_SERIES, target)).rowcount or 0
         return written
 
     def _absorb(self, conn, tier: chunks.Tier, ids: Sequence[int], lo: int, hi: int,
@@ -241,12 +251,12 @@ class Rollups(StoreBase):
         lo5 = since // RES_5M * RES_5M
         hi5 = min(wm5, (until // RES_5M + 1) * RES_5M) if until is not None else wm5
         cmarks = self.chunk_marks(conn) if self.dialect == "postgresql" else {}
-        # late samples below the chunk mark join their chunks first: the refold reads each once
-        self._absorb(conn, chunks.SAMPLES, ids, lo5, hi5, cmarks)
+        # the blocks of the late samples' spans back into rows first: the refold reads rows
+        blocks.unpack(conn, ids, lo5, hi5)
         conn.exec_driver_sql(
             "INSERT INTO rollup_5m (series_id, bucket, vmin, vavg, vmax, n) "
             f"SELECT series_id, ts / {RES_5M}, min(value), avg(value), max(value), count(*) "
-            f"FROM {self._source(chunks.SAMPLES, lo5, hi5)} "
+            "FROM sample "
             f"WHERE series_id IN ({marks}) AND ts >= {ph} AND ts < {ph} GROUP BY series_id, ts / {RES_5M} "
             "ON CONFLICT (series_id, bucket) DO UPDATE SET vmin = excluded.vmin, vavg = excluded.vavg, "
             "vmax = excluded.vmax, n = excluded.n", (*ids, lo5, hi5))
@@ -329,13 +339,14 @@ class Rollups(StoreBase):
         n = 0
         with self.engine.begin() as conn:
             n += conn.execute(delete(sample).where(sample.c.ts < raw_cut)).rowcount or 0
+            n += blocks.prune(conn, raw_cut)
             n += conn.execute(delete(rollup_5m).where(
                 rollup_5m.c.bucket < int(now - rollup_5m_days * DAY) // RES_5M)).rowcount or 0
             if rollup_1h_days > 0:
                 n += conn.execute(delete(rollup_1h).where(
                     rollup_1h.c.bucket < int(now - rollup_1h_days * DAY) // RES_1H)).rowcount or 0
             if self.dialect == "postgresql":  # whole chunks below each cut
-                cuts = {chunks.SAMPLES: raw_cut, chunks.FIVE: int(now - rollup_5m_days * DAY) // RES_5M}
+                cuts = {chunks.FIVE: int(now - rollup_5m_days * DAY) // RES_5M}
                 if rollup_1h_days > 0:
                     cuts[chunks.HOURS] = int(now - rollup_1h_days * DAY) // RES_1H
                 for tier, cut in cuts.items():

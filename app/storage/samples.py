@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from sqlalchemy import bindparam, delete, func, select
 
-from app.storage import chunks
+from app.storage import blocks, chunks
 from app.storage.base import (
     _RUN_INSERT,
     RES_1H,
@@ -291,12 +291,14 @@ class SampleWriting(Rollups, Inventory):
         return float(found) if found is not None else None
 
     def _points(self, conn, series_id: int, start: int, end: int, res: int, max_points: int = 0) -> list[Point]:
-        if res == 0:
-            raw = readable(self.dialect, sample)
-            q = (select(raw.c.ts, raw.c.value).where(
-                raw.c.series_id == series_id, raw.c.ts >= start, raw.c.ts < end, in_chunks(raw, start, end))
-                .order_by(raw.c.ts))
-            return [Point(t, v, v, v) for t, v in conn.execute(q).all()]
+        if res == 0:  # rows, and the Gorilla blocks of closed spans (app/storage/blocks.py)
+            q = (select(sample.c.ts, sample.c.value).where(
+                sample.c.series_id == series_id, sample.c.ts >= start, sample.c.ts < end).order_by(sample.c.ts))
+            rows = conn.execute(q).all()
+            packed = blocks.read(conn, [series_id], start, end).get(series_id)
+            if packed:
+                return [Point(t, v, v, v) for t, v in blocks.merged(packed, rows)]
+            return [Point(t, v, v, v) for t, v in rows]
         watermark = self._watermark_in(conn, res)
         r = readable(self.dialect, ROLLUPS[res])
         lo, hi = start // res, min(end, watermark) // res

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import ColumnElement, Delete, Engine, Select, Table, delete, func, select, text, true
 
-from app.storage import chunks
+from app.storage import blocks, chunks
 from app.storage.base import DAY, RES_1H, RES_5M
 from app.storage.grouped_cache import grouped_cache
 from app.storage.meta import get_meta, set_meta
@@ -40,6 +40,7 @@ from app.storage.models import (
     rollup_1h,
     rollup_5m,
     sample,
+    sample_block,
 )
 
 log = logging.getLogger("rackpulse.storage")
@@ -47,7 +48,7 @@ UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
          "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
 KEEP_NEWEST = 3600  # seconds of history never given up, whatever the size
 KEEP_NEWEST_LOGS = DAY  # and of the logs: today's inventory changes, runs and events explain today
-HISTORY = ("sample", "rollup_5m", "rollup_1h", *(t.chunk_table for t in chunks.TIERS))
+HISTORY = ("sample", "sample_block", "rollup_5m", "rollup_1h", *(t.chunk_table for t in chunks.TIERS))
 
 
 def parse_size(value: str | int | None) -> int | None:
@@ -122,29 +123,39 @@ def _finished(table: Table) -> ColumnElement[bool]:
     return true()
 
 
+def _packed(engine: Engine, tier: Tier) -> tuple[Table, int] | None:
+    """Where a history tier keeps its older points beside its rows, and the keys a row there
+    spans: raw samples' Gorilla blocks, and on PostgreSQL a rollup tier's chunks."""
+    if tier.table is sample:
+        return sample_block, blocks.SPAN
+    if engine.dialect.name == "postgresql" and tier.table.name in chunks.BY_TABLE:
+        return chunks.CHUNKS[tier.table.name], chunks.BY_TABLE[tier.table.name].span
+    return None
+
+
 def oldest_of(engine: Engine, tier: Tier) -> int | None:
-    """A tier's oldest point in seconds: its rows' (a log's finished ones), and on PostgreSQL a
-    history tier's oldest chunk's start too."""
+    """A tier's oldest point in seconds: its rows' (a log's finished ones), and a history tier's
+    oldest block's or chunk's start too."""
     column = tier.table.c[tier.key]
     if tier.log:
         return _scalar(engine, select(func.min(column)).where(_finished(tier.table)))
     found = [_scalar(engine, select(func.min(column) * tier.unit))]
-    if engine.dialect.name == "postgresql":
-        spans, chunk = chunks.BY_TABLE[tier.table.name], chunks.CHUNKS[tier.table.name]
-        found.append(_scalar(engine, select(func.min(chunk.c.chunk) * spans.span * tier.unit)))
+    if packed := _packed(engine, tier):
+        chunk, span = packed
+        found.append(_scalar(engine, select(func.min(chunk.c.chunk) * span * tier.unit)))
     return min((t for t in found if t is not None), default=None)
 
 
 def drop_before(engine: Engine, tier: Tier, t: int) -> int:
-    """Delete a tier's points before a time (a log's finished ones); on PostgreSQL a history
-    tier's chunks wholly before it too. Returns the rows deleted."""
+    """Delete a tier's points before a time (a log's finished ones), and a history tier's blocks
+    or chunks wholly before it too. Returns the rows (and blocks and chunks) deleted."""
     column = tier.table.c[tier.key]
     if tier.log:
         return _drop(engine, delete(tier.table).where(column < t, _finished(tier.table)))
     n = _drop(engine, delete(tier.table).where(column < t // tier.unit))
-    if engine.dialect.name == "postgresql":
-        spans, chunk = chunks.BY_TABLE[tier.table.name], chunks.CHUNKS[tier.table.name]
-        n += _drop(engine, delete(chunk).where(chunk.c.chunk < t // tier.unit // spans.span))
+    if packed := _packed(engine, tier):
+        chunk, span = packed
+        n += _drop(engine, delete(chunk).where(chunk.c.chunk < t // tier.unit // span))
     if n and tier.unit > 1:  # rollups went: a chart kept with them is not read again
         grouped_cache(engine).changed()
     return n
@@ -255,7 +266,8 @@ PG_SLACK = 256 * 1024
 def _vacuum(engine: Engine, tier: Tier) -> None:
     """VACUUM (not FULL: it takes no lock that stops reads or ingest) the tier's tables."""
     table = tier.table.name
-    tables = f"{table}, {chunks.BY_TABLE[table].chunk_table}" if table in chunks.BY_TABLE else table
+    packed = _packed(engine, tier)
+    tables = f"{table}, {packed[0].name}" if packed else table
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as c:
         c.execute(text(f"VACUUM {tables}"))
 
