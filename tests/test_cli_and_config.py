@@ -207,3 +207,13 @@ def test_users_add_without_a_config_refuses_instead_of_making_a_database_here(tm
     (tmp_path / "rackpulse.toml").write_text(f'[storage]\nurl = "sqlite:///{db}"\n')
     r = run_cli("users", "add", "viewer1", cwd=tmp_path, env={"RACKPULSE_CONFIG": ""}, stdin="a-long-password\n")
     assert r.returncode == 0 and db.exists()
+
+
+def test_the_server_asks_glibc_for_two_malloc_arenas_unless_malloc_arena_max_says_otherwise(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.cli.serve import few_malloc_arenas
+
+    monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
+    assert few_malloc_arenas() is True  # this machine's C library is glibc
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
+    assert few_malloc_arenas() is False  # the user's own setting stands
