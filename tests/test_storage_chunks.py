@@ -190,3 +190,29 @@ def test_going_back_to_revision_0010_turns_the_chunks_into_rows(pg_url: str) -> 
         assert c.execute(text("SELECT count(*) FROM sample")).scalar_one() == total == 3 * 16 * 96
         assert "sample_chunk" not in {r[0] for r in c.execute(text("SELECT tablename FROM pg_tables"))}
     engine.dispose()
+
+
+def test_upgrading_from_0012_moves_the_raw_chunks_into_rows_then_blocks_and_loses_no_sample(pg_url: str) -> None:
+    """A server of last week: its raw samples partly in 0011's chunk arrays. 0013 gives them back to
+    rows; the next compaction packs them into blocks; going back to 0012 unpacks every block."""
+    pg = fill(pg_url, step=900)
+    total = raw_count(pg)
+    want = charts(pg)
+    pg.engine.dispose()
+    command.downgrade(alembic_config(pg_url), "0012")  # blocks -> rows, the chunk table and view back
+    engine = make_engine(pg_url)
+    with engine.begin() as c:
+        assert c.execute(text("SELECT count(*) FROM sample")).scalar_one() == total
+        c.execute(text("INSERT INTO sample_chunk (series_id, chunk, k, value) SELECT series_id, ts / 7200, "
+                       "array_agg((ts % 7200)::smallint ORDER BY ts), array_agg(value ORDER BY ts) FROM sample "
+                       "WHERE ts < :m GROUP BY series_id, ts / 7200"), {"m": T0 + 3 * DAY})
+        c.execute(text("DELETE FROM sample WHERE ts < :m"), {"m": T0 + 3 * DAY})
+        assert c.execute(text("SELECT count(*) FROM sample_all")).scalar_one() == total
+    engine.dispose()
+    upgrade(pg_url)
+    store = Store(make_engine(pg_url), "nas")
+    assert raw_count(store) == count(store, "sample") == total  # every chunk's point a row again
+    store.make_rollups(now=END + 7200)
+    assert raw_count(store) == total and count(store, "sample_block") > 0
+    assert charts(store) == want
+    store.engine.dispose()
