@@ -23,11 +23,12 @@ from sqlalchemy import Connection, delete, select, tuple_
 from sqlalchemy.dialects import postgresql, sqlite
 
 from app.storage import gorilla
+from app.storage.base import RES_1H
 from app.storage.models import sample, sample_block
 
 SPAN = 7200  # seconds a block: 240 samples at 30 s (Prometheus cuts at 120)
 MARK_KEY = "blocked_sample"
-RES_1H = 3600
+
 
 
 def _chunk(ts: int) -> int:
