@@ -92,6 +92,18 @@ def test_a_truncated_block_is_named_not_misread() -> None:
         gorilla.count(b"\x00\x01")
 
 
+def test_a_block_cut_at_any_byte_is_a_corrupt_block_never_another_error() -> None:
+    """The decoder reads a bit string and leans on IndexError past its end: every cut, inside a
+    field or between two, must still come out as CorruptBlock (or as fewer bytes' worth of
+    samples, never a wrong count)."""
+    times = [1_790_000_000 + STEP * i + 400 * (i // 7) + 90_000 * (i // 50) for i in range(120)]  # every bucket
+    values = [float(i % 3) if i % 5 else math.sin(i) * 1e6 for i in range(120)]
+    block = gorilla.encode(times, values)
+    for cut in range(len(block)):
+        with pytest.raises(gorilla.CorruptBlock):
+            gorilla.decode(block[:cut])
+
+
 @pytest.mark.parametrize("times, values, message", [
     ([], [], "empty span"),
     ([1, 2], [1.0], "2 times for 1 values"),

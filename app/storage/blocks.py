@@ -115,14 +115,20 @@ def read(conn: Connection, ids: Sequence[int], start: int, end: int) -> dict[int
          .order_by(sample_block.c.series_id, sample_block.c.chunk))
     for sid, data in conn.execute(q):
         got = out.setdefault(int(sid), {})
-        for t, v in zip(*gorilla.decode(bytes(data)), strict=True):
+        times, values = gorilla.decode(bytes(data))
+        if start <= times[0] and times[-1] < end:  # a block inside the range: all of it
+            got.update(zip(times, values, strict=True))
+            continue
+        for t, v in zip(times, values, strict=True):
             if start <= t < end:
                 got[t] = v
     return out
 
 
-def merged(blocked: dict[int, float], rows: Iterable[tuple[int, float]]) -> list[tuple[int, float]]:
+def merged(blocked: dict[int, float], rows: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
     """Blocks' samples and rows of one series in time order, a row winning over a block's sample."""
+    if not rows:  # blocks alone: read() took them span by span, in time order
+        return list(blocked.items())
     points = dict(blocked)
     points.update((int(t), float(v)) for t, v in rows)
     return sorted(points.items())

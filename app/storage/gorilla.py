@@ -70,25 +70,6 @@ class _Writer:
         return bytes(self.out)
 
 
-class _Reader:
-    def __init__(self, data: bytes) -> None:
-        self.data = data + bytes(9)  # a read near the end takes 9 bytes
-        self.limit = len(data) * 8
-        self.pos = 0
-
-    def get(self, width: int) -> int:
-        pos = self.pos
-        if pos + width > self.limit:
-            raise CorruptBlock(f"block ends at bit {self.limit}, a read wants bits {pos}-{pos + width}")
-        byte = pos >> 3
-        word = int.from_bytes(self.data[byte:byte + 9], "big")
-        self.pos = pos + width
-        return (word >> (72 - (pos & 7) - width)) & ((1 << width) - 1)
-
-    def bit(self) -> int:
-        return self.get(1)
-
-
 def _signed(v: int) -> int:
     """64 bits as two's complement."""
     return v - (1 << 64) if v >> 63 else v
@@ -153,35 +134,67 @@ def _put_dod(w: _Writer, dod: int) -> None:
     w.put(dod & _MASK64, 64)
 
 
-def _get_dod(r: _Reader) -> int:
-    if not r.bit():
-        return 0
-    for _prefix, _plen, width, _lo, _hi in _DOD_BUCKETS:
-        if not r.bit():
-            return _in_bucket(r.get(width), width)
-    return _signed(r.get(64))
-
-
 def decode(block: bytes) -> tuple[list[int], list[float]]:
-    """A block's times and values; `CorruptBlock` names where a damaged block ends."""
-    r = _Reader(block)
-    count = r.get(32)
-    t = _signed(r.get(64))
-    cur = r.get(64)
-    times, values = [t], [_float(cur)]
-    delta, lead, trail = 0, 0, 0
-    for _ in range(count - 1):
-        delta += _get_dod(r)
-        t += delta
-        times.append(t)
-        if r.bit():
-            if r.bit():
-                lead = r.get(5)
-                width = r.get(6) or 64
-                trail = 64 - lead - width
-            cur ^= r.get(64 - lead - trail) << trail
-        values.append(_float(cur))
+    """A block's times and values; `CorruptBlock` names where a damaged block ends.
+
+    The block is read as a string of '0' and '1': a bit is one index and a field one slice and
+    int(…, 2), about three times faster in Python than shifting words out of the bytes (a 12-hour
+    raw chart decodes six blocks a series)."""
+    limit = len(block) * 8
+    if limit < 160:
+        raise CorruptBlock(f"a block of {len(block)} bytes has no header" if len(block) < 4 else
+                           f"block ends at bit {limit}, a read wants bits 0-160")
+    bits = format(int.from_bytes(block, "big"), f"0{limit}b")
+    count = int(bits[:32], 2)
+    t = _signed(int(bits[32:96], 2))
+    cur = int(bits[96:160], 2)
+    value = _float(cur)
+    times, values = [t], [value]
+    delta, lead, trail, pos = 0, 0, 0, 160
+    try:
+        for _ in range(count - 1):
+            if bits[pos] == "0":
+                pos += 1
+            else:  # a bucket: its prefix of 1s ends with a 0, or is 1111 and 64 bits follow
+                ones = 1
+                while ones < 4 and bits[pos + ones] == "1":
+                    ones += 1
+                width = _DOD_WIDTH[ones]
+                pos += ones + (ones < 4)
+                v = int(bits[pos:pos + width], 2) if pos + width <= limit else _short(limit, pos, width)
+                pos += width
+                delta += _signed(v) if width == 64 else _in_bucket(v, width)
+            t += delta
+            times.append(t)
+            if bits[pos] == "1":
+                if bits[pos + 1] == "1":
+                    if pos + 13 > limit:
+                        _short(limit, pos + 2, 11)
+                    lead = int(bits[pos + 2:pos + 7], 2)
+                    width = int(bits[pos + 7:pos + 13], 2) or 64
+                    trail = 64 - lead - width
+                    pos += 11
+                pos += 2
+                width = 64 - lead - trail
+                if pos + width > limit:
+                    _short(limit, pos, width)
+                cur ^= int(bits[pos:pos + width], 2) << trail
+                pos += width
+                value = _float(cur)
+            else:  # the same value: most samples of most series
+                pos += 1
+            values.append(value)
+    except IndexError:
+        _short(limit, pos, 1)
     return times, values
+
+
+# the delta-of-delta payload width after a prefix of 1, 2, 3 or 4 ones
+_DOD_WIDTH = {1: 7, 2: 9, 3: 12, 4: 64}
+
+
+def _short(limit: int, pos: int, width: int) -> int:
+    raise CorruptBlock(f"block ends at bit {limit}, a read wants bits {pos}-{pos + width}")
 
 
 def count(block: bytes) -> int:
