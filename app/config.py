@@ -121,7 +121,10 @@ class WebConfig(_Strict):
 
 class StorageConfig(_Strict):
     url: str = "sqlite:///rackpulse.db"
-    raw_days: Annotated[float, Field(gt=0)] = 7.0
+    # 90 days: raw samples older than the folds read are Gorilla blocks (app/storage/blocks.py),
+    # 0.3-0.5 bytes a sample, so a quarter of minutes takes less disk than 7 days of rows did
+    # (bench/db_size_year.py) and a chart of an old hour still shows the minute.
+    raw_days: Annotated[float, Field(gt=0)] = 90.0
     # 35 days: a chart reads 5-minute points for spans up to a month (samples.resolution) and
     # hourly ones beyond, so older 5-minute rows were 80 % of a year's database and rarely read.
     rollup_5m_days: Annotated[float, Field(gt=0)] = 35.0

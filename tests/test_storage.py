@@ -127,6 +127,30 @@ def test_retention_prunes_raw_after_rollup_and_keeps_hourly_forever(store: Store
         assert c.execute(select(func.count()).select_from(collector_run)).scalar() == 0
 
 
+def test_ninety_days_of_raw_samples_keep_collector_runs_for_a_week_only(store: Store) -> None:
+    """raw_days defaults to 90 now that old samples are blocks; a run's row is not a sample and
+    would be millions of rows in 90 days, so runs go after RUNS_DAYS whatever raw_days says."""
+    from app.config import StorageConfig
+    from app.storage.rollups import RUNS_DAYS
+
+    assert StorageConfig().raw_days == 90.0
+    with store.engine.begin() as conn:
+        sid = store.series_ids(conn, [("rackpulse_x", "[]")])[0]
+    now = T0 + 20 * DAY
+    for day in (19, 10, 5):  # runs 1, 10 and 15 days old
+        store.write_run("host", T0 + day * DAY, 0.1, True, None, None)
+    store.write_rows([(sid, T0 + 10 * DAY, 1.0), (sid, T0 + 19 * DAY, 2.0)])
+    store.make_rollups(now=now)
+    store.prune(raw_days=90, rollup_5m_days=35, rollup_1h_days=0, now=now)
+    with store.engine.connect() as c:
+        started = sorted(s for (s,) in c.execute(select(collector_run.c.started)))
+    assert started == [T0 + 19 * DAY] and RUNS_DAYS == 7.0
+    assert raw_times(store, sid) == [T0 + 10 * DAY, T0 + 19 * DAY]  # the samples stay for 90 days
+    store.prune(raw_days=3, rollup_5m_days=35, rollup_1h_days=0, now=now + 3 * DAY)
+    with store.engine.connect() as c:  # a raw_days shorter than a week takes the runs with it
+        assert c.execute(select(func.count()).select_from(collector_run)).scalar() == 0
+
+
 def test_inventory_changes_become_history_per_serial_and_per_bay(store: Store) -> None:
     def run(t: float, *ents: Entity) -> None:
         store.write_run("smart", t, 0.1, True, None, CollectResult(entities=list(ents)))

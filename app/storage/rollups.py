@@ -30,6 +30,11 @@ from app.storage.models import (
 )
 from collectors.base import Labels
 
+# A collector run's row (its duration and error) is read for the last day or so; a row a run would
+# be about 6.7 M rows in 90 days of the demo's 26 collectors, so runs keep a week whatever
+# storage.raw_days says (it may be shorter).
+RUNS_DAYS = 7.0
+
 # Built once: pages read the watermarks on every chart (see CLAIM in app/ingest/records.py for why).
 _META_VALUE = select(meta.c.value).where(meta.c.key == bindparam("k"))
 
@@ -352,6 +357,7 @@ class Rollups(StoreBase):
                 for tier, cut in cuts.items():
                     table = chunks.CHUNKS[tier.table]
                     n += conn.execute(delete(table).where(table.c.chunk < cut // tier.span)).rowcount or 0
-            n += conn.execute(delete(collector_run).where(collector_run.c.started < now - raw_days * DAY)).rowcount or 0
+            runs_cut = now - min(raw_days, RUNS_DAYS) * DAY
+            n += conn.execute(delete(collector_run).where(collector_run.c.started < runs_cut)).rowcount or 0
         grouped_cache(self.engine).changed()  # after the commit: a chart read from now on has lost them too
         return n

@@ -215,7 +215,7 @@ class SampleWriting(Rollups, Inventory):
 
         Rollups exist for finished buckets up to the watermark; the part after it is
         aggregated from raw samples on the fly, so the newest data is always there. Where the
-        resolution a range reads begins later than the range (raw samples kept 7 days, a
+        resolution a range reads begins later than the range (raw samples kept `raw_days`, a
         database that has only the older, coarser rollups), the part before comes from the next
         coarser one: a chart shows the finest data there is for each part of its range.
         `thinned=False`: every point at that resolution (a rate is worked out before thinning)."""
