@@ -44,7 +44,7 @@ demo: install
 
 # The tests that start no peer (FRR, OpenVPN, upsd, snmpd, a browser), on every core.
 # Dead code: vulture's sure findings (80 %+); paho's callback signature names the arguments it passes.
-VULTURE = $(BIN)/vulture app collectors demo --min-confidence 80 --ignore-names userdata,props
+VULTURE = $(BIN)/vulture app collectors --min-confidence 80 --ignore-names userdata,props
 
 quick: install-test
 	$(BIN)/ruff check .

@@ -28,6 +28,7 @@ ROOMS: tuple[Room, ...] = (
     # the hall: small pieces everything may use, importing nothing of app/
     _room("rooms", "this list: which room may import which"),
     _room("files", "private files and atomic rewrites"),
+    _room("shipped", "where the templates, static files and migrations are: in app/ when installed"),
     _room("credentials", "passwords and API tokens"),
     _room("logsafe", "one-line log lines, credentials redacted"),
     _room("batch", "the agent-to-server batch format, every number finite"),
@@ -35,7 +36,7 @@ ROOMS: tuple[Room, ...] = (
     _room("judge", "what is wrong on a host, judged once per collection"),
     _room("words", "a tool's raw states in words"),
     _room("leader", "which of several servers on one PostgreSQL leads"),
-    _room("storage", "the database: tables, samples, rollups, Alembic", "credentials", "files"),
+    _room("storage", "the database: tables, samples, rollups, Alembic", "credentials", "files", "shipped"),
     _room("people", "users, roles, two-factor, API tokens, the audit log", "credentials", "storage", "files", "logsafe"),
     _room("snapshot", "the latest of everything, in memory", "exposition", "judge"),
     _room("events", "inventory changes in words", "words"),
@@ -67,12 +68,16 @@ ROOMS: tuple[Room, ...] = (
           "serve_checks"),
     _room("web", "FastAPI routes, one template per page",
           "alerting", "batch", "config", "credentials", "disks", "energy", "events", "exposition", "files", "ingest",
-          "judge", "logsafe", "people", "reload", "runtime", "snapshot", "storage", "views", "words"),
+          "judge", "logsafe", "people", "reload", "runtime", "shipped", "snapshot", "storage", "views", "words"),
     _room("docs", "what `make docs` writes from the installed plug-ins", "config", "energy", "rooms", "snapshot", "web"),
     # the command line: imported by nothing in app/ but itself
     _room("cli", "the command line, one module per command group",
           "agent", "alerting", "config", "credentials", "disks", "files", "ingest", "install", "logsafe", "people",
           "runtime", "scheduler", "serve_checks", "starter", "storage", "views", "web"),
+    # `rackpulse demo`, a command of its own (entry point group rackpulse.commands) that app/cli
+    # finds at run time: inside app/ so that the wheel adds no top-level `demo` to site-packages
+    _room("demo", "`rackpulse demo`: a story of a lab, with stand-ins for its tools and devices",
+          "cli", "config", "disks", "files", "ingest", "scheduler", "snapshot", "storage"),
 )
 
 

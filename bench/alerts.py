@@ -27,11 +27,11 @@ from app.alerting.conditions import Conditions, MetricRule  # noqa: E402
 from app.alerting.engine import Rule, evaluate  # noqa: E402
 from app.alerting.service import Alerting  # noqa: E402
 from app.config import load_config  # noqa: E402
+from app.demo import story as demo  # noqa: E402
 from app.scheduler import Scheduler, Snapshot  # noqa: E402
 from app.storage.db import make_engine, upgrade  # noqa: E402
 from collectors import build_collectors  # noqa: E402
 from collectors.base import Sample  # noqa: E402
-from demo import story as demo  # noqa: E402
 
 
 def demo_snapshot(root: Path) -> Snapshot:

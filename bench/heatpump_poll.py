@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from app.demo.heatpump import start_isg  # noqa: E402
 from collectors.home.heatpump.collector import HeatpumpCollector  # noqa: E402
-from demo.heatpump import start_isg  # noqa: E402
 
 
 def main() -> None:

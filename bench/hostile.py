@@ -85,12 +85,12 @@ def one_kind(kind: str) -> dict[str, Any]:
     import httpx
 
     from app.config import load_config
+    from app.demo import story as demo
     from app.scheduler import Scheduler, Snapshot
     from app.storage.db import upgrade
     from app.web.app import create_app
     from bench.hostile_http import HostileApi
     from collectors import build_collectors
-    from demo import story as demo
 
     tmp = Path(tempfile.mkdtemp(prefix="rackpulse-hostile-"))
     url = f"sqlite:///{tmp / 'db.sqlite'}"

@@ -1,7 +1,7 @@
 """A hostile HTTPS API for bench/hostile.py: every GET answered with one body (100,000 guests, 50 MB,
 JSON nested 200,000 deep, counts of 10**12), or, for "trickle", a byte every 0.2 s that never ends.
 In a thread of the bench's own process, on a free loopback port, with the demo's self-signed
-certificate (demo/pve_api.py)."""
+certificate (app/demo/pve_api.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from demo.pve_api import make_certificate
+from app.demo.pve_api import make_certificate
 
 
 class HostileApi:

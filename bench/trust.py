@@ -26,7 +26,7 @@ from tempfile import TemporaryDirectory
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.credentials import hash_password  # noqa: E402
-from demo.agent import to_toml  # noqa: E402
+from app.demo.agent import to_toml  # noqa: E402
 from tests.agent_hosts import rackpulse, rss_mb, stop, wait_for  # noqa: E402
 from tests.peers import free_port  # noqa: E402
 

@@ -1,14 +1,21 @@
 """setuptools' build backend, with the front-end assets built first (from the npm lockfile)
 when static/vendor/ is not there yet: `pip install .` from a clone and `python -m build` both
-get them; building a wheel from the sdist finds them already in it and needs no npm."""
+get them; building a wheel from the sdist finds them already in it and needs no npm.
+
+`BuildPy` (pyproject's [tool.setuptools.cmdclass]) puts templates/, static/ and migrations/
+inside the wheel's `app` package: the repository keeps them at its top, but at the top of
+site-packages those generic names would clash with any other package (app/shipped.py finds
+them in either place)."""
 
 from __future__ import annotations
 
 import runpy
+import shutil
 from pathlib import Path
 from typing import Any
 
 from setuptools import build_meta as _setuptools
+from setuptools.command.build_py import build_py as _build_py
 from setuptools.build_meta import (  # noqa: F401 - the rest of the PEP 517/660 interface, unchanged
     get_requires_for_build_editable,
     get_requires_for_build_sdist,
@@ -16,6 +23,27 @@ from setuptools.build_meta import (  # noqa: F401 - the rest of the PEP 517/660 
     prepare_metadata_for_build_editable,
     prepare_metadata_for_build_wheel,
 )
+
+
+# the folders shipped inside app/, and which of their files travel (as MANIFEST.in names them)
+SHIPPED = {"templates": ("*.html",), "static": ("*.css", "*.js", "*.svg"),
+           "migrations": ("*.py", "*.mako")}
+
+
+class BuildPy(_build_py):
+    """The packages as setuptools builds them, then templates/, static/ and migrations/ copied
+    into the built `app` package."""
+
+    def run(self) -> None:
+        super().run()
+        for folder, patterns in SHIPPED.items():
+            for pattern in patterns:
+                for src in sorted(Path(folder).rglob(pattern)):
+                    if "__pycache__" in src.parts:
+                        continue
+                    dest = Path(self.build_lib) / "app" / src
+                    dest.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(src, dest)
 
 
 def _assets() -> None:

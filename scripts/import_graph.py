@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
 
-FOLDERS = ("app", "collectors", "demo")
+FOLDERS = ("app", "collectors")
 
 
 def module_of(root: Path, path: Path) -> str:
@@ -63,7 +63,7 @@ def imports(root: Path, path: Path, known: frozenset[str], source: str | None = 
 
 
 def graph(root: Path) -> dict[str, set[str]]:
-    """Each module of app/, collectors/ and demo/ and the modules of those it imports."""
+    """Each module of app/ (its demo too) and collectors/ and the modules of those it imports."""
     known = modules(root)
     return {module_of(root, p): {t for t in imports(root, p, known) if t in known and t != module_of(root, p)}
             for f in FOLDERS for p in (root / f).rglob("*.py")}

@@ -180,7 +180,7 @@ def run(name: str, specs: list[str], tests: list[str], show: bool = False) -> tu
             fh.write("\n[tool.mutmut]\n"
                      f"source_paths = {sources!r}\n"
                      f"only_mutate = {files!r}\n"
-                     f'also_copy = ["app", "collectors", "demo", "migrations", "templates", "static"]\n'
+                     f'also_copy = ["app", "collectors", "migrations", "templates", "static"]\n'
                      f"pytest_add_cli_args_test_selection = {selection!r}\n"
                      f"pytest_add_cli_args = {['-p', 'no:cacheprovider', *extra]!r}\n".replace("'", '"'))
         subprocess.run([str(MUTMUT), "run", "--max-children", "2"], cwd=work, stdout=subprocess.DEVNULL,

@@ -14,8 +14,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from app.demo.agent import agent_config, to_toml  # noqa: F401 - re-exported for the tests
 from collectors import plugins
-from demo.agent import agent_config, to_toml  # noqa: F401 - re-exported for the tests
 from tests.peers import free_port  # noqa: F401 - re-exported for the tests
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 from app.config import load_config
+from app.demo.agent import agent_config
 from collectors import plugins
-from demo.agent import agent_config
 from tests.agent_hosts import ROOT
 from tests.peers import free_port
 

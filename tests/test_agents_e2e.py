@@ -11,9 +11,9 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from app.agent.push import JITTER, MAX_BACKOFF
+from app.demo.agent import SEND_TIMEOUT
 from app.storage.db import make_engine
 from app.storage.models import agent, collector_run, sample, series
-from demo.agent import SEND_TIMEOUT
 from tests.agent_hosts import (
     agent_config,
     free_port,

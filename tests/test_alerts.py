@@ -17,11 +17,11 @@ from app.alerting.conditions import Conditions, MetricRule
 from app.alerting.engine import AlertState, Condition, Rule, evaluate, parse_window
 from app.alerting.service import Alerting
 from app.config import load_config
+from app.demo import story as demo
 from app.scheduler import Scheduler, Snapshot
 from app.storage.db import make_engine, upgrade
 from collectors import build_collectors
 from collectors.base import Sample
-from demo import story as demo
 from tests.alerting.sink import Sink
 
 RULES = {"r": Rule("r", "critical", for_seconds=60, reminder_hours=1), "now": Rule("now", "warning")}

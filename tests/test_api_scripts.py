@@ -14,7 +14,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from demo.agent import to_toml
+from app.demo.agent import to_toml
 from tests.agent_hosts import ROOT, rackpulse, stop, wait_for
 from tests.alerting.test_serve_episodes import FAILED
 from tests.peers import free_port

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import MetaData, func, select
 
+from app.demo.agent import to_toml
 from app.people.users import Users
 from app.storage.db import make_engine, upgrade
 from app.storage.store import Store
 from collectors.base import Sample
-from demo.agent import to_toml
 from tests.cli import run_cli
 
 T0 = 1_800_000_000

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from app.demo import story
+from app.demo.history import seed_history
 from app.storage.base import RES_5M, Point
 from app.storage.db import make_engine
 from app.storage.samples import thin
 from app.storage.store import Store
-from demo import story
-from demo.history import seed_history
 from tests.security.test_web_guards import make_app
 
 

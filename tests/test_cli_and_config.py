@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.config import ConfigError, load_config
-from demo import story as demo
+from app.demo import story as demo
 from tests.cli import run_cli
 
 ROOT = Path(__file__).parent.parent

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app.demo import story
+from app.demo.history import seed_history
 from app.storage.db import make_engine, upgrade
 from app.storage.store import Store
-from demo import story
-from demo.history import seed_history
 
 NOW = 1_795_000_000
 
@@ -32,7 +32,7 @@ def test_the_demo_agent_hosts_files_stay_fresh_while_its_story_stands_still(tmp_
     import os
     import time
 
-    from demo import story
+    from app.demo import story
 
     calm = story.Driver(tmp_path, speed=0.0)
     calm.tick()
@@ -68,7 +68,7 @@ def test_a_demo_file_that_already_says_the_same_is_not_written_again(tmp_path: P
 def test_the_demos_past_is_written_in_batches_never_held_whole() -> None:
     """1.36 million rollup rows as dicts in one list were +563 MB of the demo's 557-561 MB peak
     (bench/demo_rss.py: 177 MB with batches)."""
-    from demo.history import seed_everything
+    from app.demo.history import seed_everything
 
     class Store:  # what seed_everything asks of a store, and what it was handed
         engine = None
@@ -78,7 +78,7 @@ def test_the_demos_past_is_written_in_batches_never_held_whole() -> None:
             self.batches.append(sum(len(v) for v in rows.values()))
 
     store = Store()
-    import demo.history as h
+    import app.demo.history as h
 
     latest = {i: ("rackpulse_disk_temperature_celsius", 30.0) for i in range(400)}
     real_latest, real_rates = h.latest_values, h.rates

@@ -13,14 +13,14 @@ import pytest
 
 from app.alerting.setup import from_config
 from app.config import load_config
+from app.demo import story as demo
+from app.demo.heatpump import start_isg
+from app.demo.power import start_upsd
 from app.judge import thresholds
 from app.scheduler import Scheduler, Snapshot
 from app.storage.db import make_engine, upgrade
 from collectors import build_collectors
 from collectors.host.containers.demo import start_engine
-from demo import story as demo
-from demo.heatpump import start_isg
-from demo.power import start_upsd
 from tests.peers import DEMO_PEERS
 from tests.test_web import replay_in_process
 

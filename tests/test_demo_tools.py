@@ -1,4 +1,4 @@
-"""The demo's stand-ins (demo/tools.py) start tens of thousands of times in a demo and in this
+"""The demo's stand-ins (app/demo/tools.py) start tens of thousands of times in a demo and in this
 suite, so they import nothing but what is built into the interpreter, and write their JSON
 themselves: the same text json.dumps writes, checked here value by value."""
 
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from demo import tools
-from demo.story import Driver
+from app.demo import tools
+from app.demo.story import Driver
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -47,6 +47,6 @@ def test_a_stand_in_imports_only_what_the_interpreter_has_built_in(tmp_path: Pat
         return r, {line.rsplit("|", 1)[1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
 
     _, bare = imports("-c", "pass")
-    r, imported = imports(str(ROOT / "demo" / "tools.py"), "smartctl", str(state), "--scan")
+    r, imported = imports(str(ROOT / "app" / "demo" / "tools.py"), "smartctl", str(state), "--scan")
     assert r.returncode == 0 and json.loads(r.stdout)["devices"]
     assert imported - bare == {"__future__"}  # and no json, re, enum or functools

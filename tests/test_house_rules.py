@@ -86,7 +86,7 @@ def test_every_arrow_between_the_rooms_of_app_runs_the_way_the_rules_allow() -> 
 
 def test_the_command_line_and_the_web_are_imported_from_above_only() -> None:
     into_top = sorted(f"{f}: {here} imports {there}" for f, here, there in arrows("app")
-                      if there in ("app.cli", "app.web") and here not in ("app.cli", "app.docs"))
+                      if there in ("app.cli", "app.web") and here not in ("app.cli", "app.docs", "app.demo"))
     assert into_top == []
 
 
@@ -128,7 +128,7 @@ def test_an_import_by_importlib_is_read_like_any_other() -> None:
 
 
 def graph(extra: Mapping[str, set[str]] | None = None) -> dict[str, set[str]]:
-    """Each module of app/, collectors/ and demo/ and the modules of those it imports."""
+    """Each module of app/ (its demo too) and collectors/ and the modules of those it imports."""
     out = import_graph.graph(ROOT)
     for m, more in (extra or {}).items():
         out.setdefault(m, set()).update(more)
@@ -197,6 +197,15 @@ def test_the_maps_room_table_is_the_rules() -> None:
     assert room_table() in (ROOT / "ARCHITECTURE.md").read_text(), "run `make docs`"
 
 
+def counted() -> list[Path]:
+    """The modules whose Any are counted: app/ and collectors/, as before the demo moved into
+    app/demo/ (for the wheel's sake: no top-level `demo` in site-packages). The demo's story and
+    stand-ins were never counted; moving them must not spend the counts below."""
+    demo = ROOT / "app" / "demo"
+    return sorted(p for p in [*(ROOT / "app").rglob("*.py"), *(ROOT / "collectors").rglob("*.py")]
+                  if not p.is_relative_to(demo))
+
+
 # `dict[str, Any]` in app/ and collectors/: only where JSON or TOML comes in before it is
 # validated (a tool's output, an agent's batch, the config file being merged), each with a comment
 # saying so within the three lines above it. The count may only go down: lower it when you can.
@@ -206,7 +215,7 @@ ANY_DICTS = 35
 def any_dicts() -> list[tuple[str, int, bool]]:
     """(file, line, explained) of every `dict[str, Any]` in app/ and collectors/."""
     out = []
-    for path in sorted([*(ROOT / "app").rglob("*.py"), *(ROOT / "collectors").rglob("*.py")]):
+    for path in counted():
         lines = path.read_text().splitlines()
         for i, line in enumerate(lines):
             for _ in range(line.count("dict[str, Any]")):
@@ -229,7 +238,7 @@ ANY_USES = 359
 
 def any_uses() -> dict[str, int]:
     out = {}
-    for path in sorted([*(ROOT / "app").rglob("*.py"), *(ROOT / "collectors").rglob("*.py")]):
+    for path in counted():
         n = sum(1 for node in ast.walk(ast.parse(path.read_text()))
                 if (isinstance(node, ast.Name) and node.id == "Any")
                 or (isinstance(node, ast.Attribute) and node.attr == "Any"))
@@ -244,7 +253,7 @@ def test_every_any_is_counted_and_the_count_never_grows() -> None:
 
 
 def sources() -> list[Path]:
-    return sorted(p for folder in ("app", "collectors", "demo") for p in (ROOT / folder).rglob("*.py"))
+    return sorted(p for folder in ("app", "collectors") for p in (ROOT / folder).rglob("*.py"))
 
 
 def test_no_module_is_over_400_lines() -> None:

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from app.config import load_config
+from app.demo import story
 from app.starter.discover import discover, propose_bays
 from app.starter.toml import render
 from collectors.location import DiskLocation
 from collectors.plugin import Setup
-from demo import story
 from tests.cli import ROOT, run_cli
 
 

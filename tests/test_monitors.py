@@ -20,6 +20,7 @@ import pytest
 from pydantic import ValidationError
 
 from app.config import load_config
+from app.demo.agent import to_toml
 from app.storage.db import make_engine, upgrade
 from app.storage.monitors import MonitorError, delete_monitor, list_monitors, save_monitor
 from app.web.app import create_app
@@ -27,7 +28,6 @@ from app.web.monitors import parse_form
 from collectors import host_context
 from collectors.probes.checks.collector import ProbesCollector
 from collectors.probes.checks.config import HttpProbe, TcpProbe
-from demo.agent import to_toml
 from tests.agent_hosts import rackpulse, stop, wait_for
 from tests.peers import free_port
 from tests.states import all_off

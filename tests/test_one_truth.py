@@ -13,8 +13,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from demo import story
-from demo.agent import to_toml
+from app.demo import story
+from app.demo.agent import to_toml
 from tests.agent_hosts import get_json, rackpulse, stop, wait_for
 from tests.peers import free_port
 

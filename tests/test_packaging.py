@@ -57,9 +57,13 @@ def test_the_sdist_and_the_wheel_carry_the_built_assets(dist: Path) -> None:
 
     (wheel,) = dist.glob("rackpulse-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    for f in ("static/vendor/htmx.min.js", "static/vendor/uPlot.iife.min.js", "templates/layout.html",
-              "collectors/storage/zfs/section.html", "migrations/script.py.mako", "demo/tools.py"):
+    for f in ("app/static/vendor/htmx.min.js", "app/static/vendor/uPlot.iife.min.js", "app/templates/layout.html",
+              "collectors/storage/zfs/section.html", "app/migrations/script.py.mako", "app/demo/tools.py"):
         assert f in names
+    shipped = {str(f.relative_to(ROOT)) for folder in ("templates", "static", "migrations")
+               for f in (ROOT / folder).rglob("*")
+               if f.is_file() and "__pycache__" not in f.parts and not f.name.startswith(".")}  # .built: a stamp
+    assert {f"app/{f}" for f in shipped} <= names, "every file of templates/, static/, migrations/ inside app/"
     # Every plug-in template (sections, the overview's summaries, a disk's page) ships with its package.
     templates = {str(f.relative_to(ROOT)) for f in (ROOT / "collectors").rglob("*.html")}
     assert {"collectors/disks/smart/disk.html", "collectors/disks/mdraid/summary.html"} <= templates <= names
@@ -69,6 +73,23 @@ def test_the_sdist_and_the_wheel_carry_the_built_assets(dist: Path) -> None:
     members = {m.split("/", 1)[1] for m in tarfile.open(sdist).getnames() if "/" in m}
     assert {"static/vendor/htmx.min.js", "package-lock.json", "scripts/vendor_assets.py"} <= members
     assert not any(m.startswith("node_modules") for m in members)
+
+
+def test_the_wheel_adds_only_app_and_collectors_to_the_top_of_site_packages(installed: Path) -> None:
+    """Generic names at the top of site-packages (demo, static, templates, migrations) break
+    rackpulse, or another package, whichever is installed second."""
+    (site,) = installed.glob("lib/python*/site-packages")
+    (record,) = site.glob("rackpulse-*.dist-info/RECORD")
+    tops = {line.split(",")[0].split("/")[0] for line in record.read_text().splitlines()}
+    assert {t for t in tops if not t.endswith(".dist-info") and t != ".."} == {"app", "collectors"}
+    assert not [n for n in ("demo", "static", "templates", "migrations") if (site / n).exists()]
+    assert (site / "app" / "templates" / "layout.html").is_file() and (site / "app" / "migrations" / "env.py").is_file()
+
+
+def test_the_installed_serve_finds_its_templates_static_files_and_migrations_inside_app(installed: Path) -> None:
+    code = ("from app.shipped import shipped; import app; from pathlib import Path; "
+            "print(all(shipped(n).is_relative_to(Path(app.__file__).parent) for n in ('templates', 'static', 'migrations')))")
+    assert run(installed / "bin" / "python", "-c", code, env=no_npm_env(installed), cwd=installed).stdout.strip() == "True"
 
 
 def test_a_wheel_builds_from_the_sdist_without_npm(dist: Path, installed: Path, tmp_path: Path) -> None:

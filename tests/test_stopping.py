@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from demo.agent import to_toml
+from app.demo.agent import to_toml
 from tests.agent_hosts import get_json, rackpulse, wait_for
 from tests.alerting.test_serve_episodes import FAILED
 from tests.peers import free_port

@@ -18,15 +18,15 @@ from pathlib import Path
 
 from app.alerting.conditions import RULE_SOURCES
 from app.config import load_config
+from app.demo import story as demo
+from app.demo.heatpump import start_isg
+from app.demo.power import start_upsd
 from app.judge import thresholds
 from app.scheduler import Scheduler, Snapshot
 from app.storage.db import upgrade
 from app.web.app import create_app
 from collectors import build_collectors, plugins
 from collectors.host.containers.demo import start_engine
-from demo import story as demo
-from demo.heatpump import start_isg
-from demo.power import start_upsd
 from tests.peers import DEMO_PEERS
 from tests.test_web import fetch, replay_in_process
 

@@ -9,8 +9,8 @@ import signal
 import time
 from pathlib import Path
 
+from app.demo.agent import to_toml
 from collectors import plugins
-from demo.agent import to_toml
 from tests.agent_hosts import free_port, get_json, issue_token, rackpulse, stop, wait_for
 from tests.alerting.sink import Sink
 from tests.alerting.test_serve_episodes import FAILED, HEALED

@@ -13,8 +13,8 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Boolean, Float, Integer, MetaData, Numeric, String, Text, select, text
 from sqlalchemy.types import ARRAY
 
+from app.demo.agent import to_toml
 from app.storage.db import alembic_config, make_engine, upgrade
-from demo.agent import to_toml
 from tests.cli import run_cli
 from tests.schema import stamp
 

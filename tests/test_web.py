@@ -17,6 +17,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from app.config import load_config
 from app.credentials import hash_password
+from app.demo import story as demo
 from app.scheduler import Scheduler, Snapshot
 from app.storage.db import upgrade
 from app.web.app import create_app
@@ -24,7 +25,6 @@ from collectors import build_collectors, host_context
 from collectors.base import CommandResult, run_command
 from collectors.counters import CounterBook
 from collectors.scenes import replay_name
-from demo import story as demo
 from tests.peers import DEMO_PEERS
 
 GOLDEN = Path(__file__).parent / "golden" / "metrics.prom"
@@ -60,9 +60,9 @@ def demo_app(tmp_path: Path, t: float, extra: dict | None = None, runs: int = 1,
             _SHARED[(t, runs)] = demo_app(tmp_path, t, runs=runs, shared=False)
         return _SHARED[(t, runs)]
     url = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    from app.demo.heatpump import start_isg
+    from app.demo.power import start_upsd
     from collectors.host.containers.demo import start_engine
-    from demo.heatpump import start_isg
-    from demo.power import start_upsd
 
     upsd, isg = start_upsd(lambda: t), start_isg(lambda: t)
     DEMO_PEERS.extend((upsd, isg, start_engine(tmp_path)))  # stopped after the test (conftest)
@@ -190,7 +190,7 @@ GOLDEN_CALENDAR = "2026-11-15"
 
 
 def test_metrics_match_the_golden_file(tmp_path: Path) -> None:
-    from demo import heatpump
+    from app.demo import heatpump
 
     before = heatpump.EPOCH
     heatpump.pin_calendar(GOLDEN_CALENDAR)

@@ -120,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
         group(add)
     _install(sub, add)
     _people(add)
-    for ep in entry_points(group=COMMANDS):  # `rackpulse demo` comes this way, from demo/cli.py
+    for ep in entry_points(group=COMMANDS):  # `rackpulse demo` comes this way, from app/demo/cli.py
         command = ep.load()
         command.add_arguments(add(command.name, command.run, command.help))
     return p

@@ -8,8 +8,7 @@ from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 
 from app.files import private_file
-
-ROOT = Path(__file__).resolve().parents[2]
+from app.shipped import shipped
 
 
 def make_engine(url: str) -> Engine:
@@ -45,7 +44,7 @@ def alembic_config(url: str):
     from alembic.config import Config as AlembicConfig
 
     cfg = AlembicConfig()
-    cfg.set_main_option("script_location", str(ROOT / "migrations"))
+    cfg.set_main_option("script_location", str(shipped("migrations")))
     cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     return cfg
 

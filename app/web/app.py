@@ -19,6 +19,7 @@ from starlette.types import Receive, Scope, Send
 from app.config import Config
 from app.reload import reload as config_reload
 from app.runtime import Runtime
+from app.shipped import shipped
 from app.web import (
     account,
     alert_pages,
@@ -37,7 +38,6 @@ from app.web import (
     status,
 )
 from app.web.site import Site
-from app.web.templating import ROOT
 
 log = logging.getLogger("rackpulse.web")
 
@@ -76,7 +76,7 @@ def create_app(cfg: Config, *, runtime: Runtime | None = None, **runtime_options
     app.state.snapshot, app.state.store, app.state.scheduler, app.state.agents = rt.snap, rt.store, rt.scheduler, \
         rt.agents
     app.state.get_alerting, app.state.alert_tick = rt.get_alerting, rt.alert_tick
-    app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
+    app.mount("/static", StaticFiles(directory=shipped("static")), name="static")
     guard.install_guard(app, s)
     install_api_errors(app)
     for family in (pages, account, alert_pages, api, api_v1, ingest, login, status, monitors, channels, heartbeats, disks,

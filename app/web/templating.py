@@ -11,7 +11,6 @@ import logging
 import math
 import re
 import time
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -21,11 +20,11 @@ from markupsafe import Markup
 
 from app import views, words
 from app.people import audit_words
+from app.shipped import shipped
 from app.web.stacked import LabelledTables
 from collectors import plugins
 
 log = logging.getLogger("rackpulse.web")
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def templates() -> Environment:
@@ -33,7 +32,7 @@ def templates() -> Environment:
     sections = PrefixLoader({name: FileSystemLoader(p.pages.section.folder) for name, p in plugins().items() if p.pages.section})
     # auto_reload off: the templates are part of the installed package, and checking each one's
     # mtime on every render was a stat() per template and section per request.
-    env = Environment(loader=ChoiceLoader([FileSystemLoader(ROOT / "templates"), sections]),
+    env = Environment(loader=ChoiceLoader([FileSystemLoader(shipped("templates")), sections]),
                       autoescape=select_autoescape(["html"]), extensions=[LabelledTables], auto_reload=False)
     env.globals["section"] = render_section
     env.globals["ICON"] = views.ICON

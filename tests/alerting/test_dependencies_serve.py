@@ -10,7 +10,7 @@ import re
 import socket
 from pathlib import Path
 
-from demo.agent import to_toml
+from app.demo.agent import to_toml
 from tests.agent_hosts import rackpulse, stop, wait_for
 from tests.alerting.sink import Sink
 from tests.peers import free_port

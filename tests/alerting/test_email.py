@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from app.alerting.delivery import backoff
-from demo.agent import to_toml
+from app.demo.agent import to_toml
 from tests.agent_hosts import rackpulse, stop, wait_for
 from tests.alerting.test_serve_episodes import FAILED, HEALED
 from tests.cli import run_cli

@@ -13,7 +13,7 @@ import urllib.request
 from pathlib import Path
 
 from app.alerting.channels import FORMATS
-from demo.agent import to_toml
+from app.demo.agent import to_toml
 from tests.agent_hosts import get_json, rackpulse, stop, wait_for
 from tests.alerting.sink import Sink
 from tests.peers import free_port

@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from app.config import load_config
+from app.demo.agent import to_toml
 from app.storage.db import upgrade
-from demo.agent import to_toml
 from tests.alerting.sink import Sink
 from tests.cli import run_cli
 from tests.peers import free_port

@@ -40,7 +40,7 @@ def test_the_alert_can_be_acknowledged(page: Page) -> None:
     # page may be one that resolves within seconds (a job's failure), taking its button with it.
     button = page.locator("form[id^=ack-]:has(input[name=rule][value=megaraid_vd_degraded]) button")
     page.goto("/alerts")
-    from demo.story import CYCLE
+    from app.demo.story import CYCLE
     from tests.e2e.conftest import SPEED
 
     deadline = time.monotonic() + 2 * CYCLE / SPEED  # it fires once a loop: two loops at the tests' speed
@@ -68,7 +68,7 @@ def swaps(page: Page, n: int) -> None:
 
 
 def test_what_someone_types_or_opens_survives_the_live_updates(page: Page) -> None:
-    from demo.story import CYCLE
+    from app.demo.story import CYCLE
     from tests.e2e.conftest import SPEED
 
     # The RAID controller's degraded VD fires for 135 of the story's 240 s: caught as it starts,
@@ -169,7 +169,7 @@ def test_a_chart_zooms_on_a_drag_and_resets_on_a_double_click(page: Page) -> Non
 def test_the_overviews_tiles_start_above_the_fold_through_the_whole_story(browser: Browser, server: str) -> None:
     """The worst moment of the demo (a dozen alerts at once) still leaves the tiles on the first
     screen of a 1440x900 desktop: critical callouts first, three at most, the rest one line."""
-    from demo.story import CYCLE
+    from app.demo.story import CYCLE
     from tests.e2e.conftest import PASSWORD, SPEED
 
     ctx = browser.new_context(base_url=server, viewport={"width": 1440, "height": 900})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from demo.history import seed_everything
+from app.demo.history import seed_everything
 from tests.test_web import demo_app, fetch
 
 
@@ -37,8 +37,8 @@ def test_the_demos_energy_counters_keep_rising_across_the_storys_loop(tmp_path: 
     # demo), or as a counter reset the RAPL collector books nothing of.
     import json
 
+    from app.demo import story
     from collectors.home.smartplugs.demo import ScenePlugs
-    from demo import story
 
     rack, cpu = [], []
     for t in (200.0, 239.0, 241.0, 300.0, 479.5, 480.5):

@@ -1,4 +1,4 @@
-"""The Proxmox VE and Backup Server API stand-in (demo/pve_api.py) as a child process: HTTPS
+"""The Proxmox VE and Backup Server API stand-in (app/demo/pve_api.py) as a child process: HTTPS
 with its own self-signed certificate on a free port, answering from a copy of a fixture folder
 the test may rewrite (a guest stops, a backup ages, a path answers 403)."""
 
@@ -53,7 +53,7 @@ class PveStandin:
 
     def up(self) -> None:
         self.proc = subprocess.Popen(  # noqa: S603 - our interpreter, an argv list
-            [sys.executable, "-m", "demo.pve_api", "--port", str(self.port), "--answers", str(self.answers),
+            [sys.executable, "-m", "app.demo.pve_api", "--port", str(self.port), "--answers", str(self.answers),
              "--certs", str(self.certs), "--authorization-file", str(self.base / "authorization")],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         assert self.proc.stdout is not None

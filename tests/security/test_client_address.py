@@ -11,7 +11,7 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from demo.agent import to_toml
+from app.demo.agent import to_toml
 from tests.agent_hosts import rackpulse, stop, wait_for
 from tests.peers import free_port
 from tests.security.test_web_guards import PW_HASH, make_app

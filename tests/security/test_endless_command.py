@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from app.demo.agent import to_toml
 from collectors.base import CollectorError, run_command
-from demo.agent import to_toml
 from tests.agent_hosts import get_json, rackpulse, rss_mb, stop, wait_for
 from tests.alerting.test_serve_episodes import FAILED
 from tests.peers import free_port

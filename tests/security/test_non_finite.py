@@ -245,7 +245,7 @@ class _Upsd:
     """A UPS whose upsd says its runtime is infinite while it is on battery and low."""
 
     def __init__(self, runtime: str) -> None:
-        import demo.power as power
+        import app.demo.power as power
 
         self._old = power.ups_vars
         power.ups_vars = lambda t: {"ups.status": "OB DISCHRG LB", "battery.charge": "4",
@@ -253,7 +253,7 @@ class _Upsd:
         self.peer = power.start_upsd(lambda: 0.0)
 
     def close(self) -> None:
-        import demo.power as power
+        import app.demo.power as power
 
         power.ups_vars = self._old
         self.peer.stop()

@@ -1,7 +1,7 @@
 """The demo's two servers with BMCs: r720 loses its second power supply for a stretch of each
 loop (the failure and the lost redundancy in its event log, then their recovery), r430 logs a
 burst of correctable ECC errors on one DIMM. Written as FreeIPMI prints them (freeipmi.py) for
-the demo's `ipmi` stand-in (demo/tools.py), which answers `ipmi-sensors`, `ipmi-sel --info`,
+the demo's `ipmi` stand-in (app/demo/tools.py), which answers `ipmi-sensors`, `ipmi-sel --info`,
 `--tail` and `--display-range`, and `ipmi-dcmi` from these files."""
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def _dcmi(name: str, t: float) -> str:
 
 
 def demo_section(tool: list[str], root: Path, interval: float) -> dict[str, object]:
-    """[collectors.ipmi] of the demo: both BMCs through demo/tools.py's `ipmi` stand-in. The log's
+    """[collectors.ipmi] of the demo: both BMCs through app/demo/tools.py's `ipmi` stand-in. The log's
     news is held for a minute, not a day: gone before the story's loop restarts. Read every 10 s at
     most, as BMCs are (each read is four stand-in processes)."""
     return {"interval": max(interval, 10.0), "local": "off", "work_dir": str(root / "ipmi"), "sel_hold": 60,

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from app.demo import story as demo
 from collectors.base import CommandResult, NoData, ParseError
 from collectors.disks.mdraid.collector import MdraidCollector
 from collectors.location import bay_rules
-from demo import story as demo
 from tests.paths import FIXTURES
 
 FIX = FIXTURES

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 
-from demo import heatpump
+from app.demo import heatpump
 
 
 def test_the_demo_day_book_starts_today_with_the_week_before_it() -> None:
@@ -23,7 +23,7 @@ def test_a_pinned_calendar_dates_the_day_book_from_that_day_whatever_today_is() 
 
     import pytest
 
-    from demo.cli import _date
+    from app.demo.cli import _date
 
     before = heatpump.EPOCH
     try:

@@ -1,4 +1,4 @@
-"""Proxmox Backup Server through its API, answered by the local HTTPS stand-in (demo/pve_api.py)
+"""Proxmox Backup Server through its API, answered by the local HTTPS stand-in (app/demo/pve_api.py)
 from answers written from pbs-api-types (tests/fixtures/proxmox/README.md): PBS cannot run here,
 so what is real is the client path: the PBSAPIToken header, TLS, 403s and errors."""
 

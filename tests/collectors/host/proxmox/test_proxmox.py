@@ -1,4 +1,4 @@
-"""Proxmox VE through its API, answered by a local HTTPS stand-in (demo/pve_api.py) from
+"""Proxmox VE through its API, answered by a local HTTPS stand-in (app/demo/pve_api.py) from
 answers written from the API's schema (tests/fixtures/proxmox/README.md): Proxmox cannot run
 here, so the client path is what is real: the token header, TLS with a CA file or a pinned
 fingerprint, timeouts, 401, 403 and 5xx."""

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from demo.peer import DemoPeer
+from app.demo.peer import DemoPeer
 
 NA = 0x8000
 

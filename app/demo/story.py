@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from app.demo.pve_api import demo_sections
 from collectors.scenes import atomic_write
-from demo.pve_api import demo_sections
 
 CYCLE = 240.0  # seconds of one story loop at speed 1
 N_BAYS = 12
@@ -153,7 +153,7 @@ def write_tree(root: Path, state: dict[str, Any]) -> None:
                 for f in os.listdir(md / old):
                     os.unlink(md / old / f)
                 os.rmdir(md / old)
-    from demo.network import write_network
+    from app.demo.network import write_network
 
     write_network(root, state.get("t", 0.0))
     from collectors import plugins
@@ -165,7 +165,7 @@ def write_tree(root: Path, state: dict[str, Any]) -> None:
 
 
 def write_state(root: Path, state: dict[str, Any]) -> None:
-    """The story's state as the stand-ins read it (demo/tools.py): marshal, the one format Python
+    """The story's state as the stand-ins read it (app/demo/tools.py): marshal, the one format Python
     reads without an import (`import json` was 11 of a stand-in's 17 ms of CPU, and the demo
     starts dozens a second), and JSON beside it for the plug-ins' scenes and for people."""
     atomic_write(root / "demo-state.json", json.dumps(state))
@@ -228,7 +228,7 @@ def _bays() -> list[dict[str, str]]:
 
 
 class _Tools:
-    """The demo's stand-ins for the tools a collector runs: demo/tools.py answering from the
+    """The demo's stand-ins for the tools a collector runs: app/demo/tools.py answering from the
     story's state, or replaying what a scene wrote under demo-tools/."""
 
     def __init__(self, root: Path) -> None:
@@ -288,8 +288,8 @@ def _network_sections(tools: _Tools, interval: float) -> dict[str, Any]:
 
 def _power_sections(interval: float, upsd_port: int | None, isg_port: int | None) -> dict[str, Any]:
     """The rails and fans, the simulated UPS and heat pump, the smart plugs."""
+    from app.demo.power import DEMO_HWMON
     from collectors.home.smartplugs.demo import demo_section
-    from demo.power import DEMO_HWMON
 
     return {
         "hwmon": {"interval": interval, **DEMO_HWMON},
@@ -362,7 +362,7 @@ class Driver(threading.Thread):
 
 def attach_simulations(collectors: dict[str, Any], root: Path) -> None:
     """Plug the simulated switch into the SNMP collector (the only source not faked by files or commands)."""
-    from demo.network import make_walker
+    from app.demo.network import make_walker
 
     if "snmp" in collectors:
         collectors["snmp"].walker = make_walker(root)
@@ -384,7 +384,7 @@ def attach_simulations(collectors: dict[str, Any], root: Path) -> None:
 
         collectors["heartbeats"].pings = ScenePings(root)
     if "heatpump" in collectors:
-        from demo import heatpump
+        from app.demo import heatpump
 
         if heatpump._clock:  # the demo's ISG runs: the day book on its calendar, with the week before
             from collectors.home.heatpump.state import HeatpumpState

@@ -37,10 +37,10 @@ def first_round(cfg: Any, root: Path, store: Any, gap: float = 1.0, speed: float
     moment itself; not while the story's driver runs and writes it). Returns when it started."""
     import asyncio
 
+    from app.demo.story import attach_simulations, story_state, write_tree
     from app.disks.bay_labels import host_bays
     from app.scheduler import Scheduler, Snapshot
     from collectors import build_collectors, host_context
-    from demo.story import attach_simulations, story_state, write_tree
 
     colls = build_collectors(cfg, host=host_context(cfg, host_bays(cfg)))
     attach_simulations(colls, root)
@@ -157,8 +157,8 @@ def seed_everything(store: Any, now: int, days_5m: int = DAYS_5M, days_1h: int =
 
 def seed_history(store: Any, now: float | None = None, days: int = 30, stop: threading.Event | None = None) -> int:
     """A month of 5-minute rollups and a year of hourly ones, so the charts have a past."""
+    from app.demo.story import story_state
     from app.storage.store import labels_key
-    from demo.story import story_state
 
     now = int(now or time.time())
     state = story_state(0)

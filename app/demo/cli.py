@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _in_folder(args: argparse.Namespace) -> int:
-    from demo.heatpump import pin_calendar
+    from app.demo.heatpump import pin_calendar
 
     pin_calendar(getattr(args, "calendar", None))
     root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="rackpulse-demo-"))
@@ -82,13 +82,13 @@ def free_port(wanted: int, tries: int = 50) -> int:
 
 
 def _run(args: argparse.Namespace, root: Path) -> int:
+    from app.demo import pve_api
+    from app.demo import story as demo
+    from app.demo.agent import AGENT_HOST, start_demo_agent
+    from app.demo.heatpump import start_isg
+    from app.demo.power import start_upsd
     from app.storage.db import upgrade
     from collectors.host.containers.demo import start_engine
-    from demo import pve_api
-    from demo import story as demo
-    from demo.agent import AGENT_HOST, start_demo_agent
-    from demo.heatpump import start_isg
-    from demo.power import start_upsd
 
     t0 = time.monotonic()
     args.port = _port(args.port)
@@ -172,9 +172,9 @@ def _seed(runtime: Any, cfg: Any, root: Path, db_url: str, speed: float, t0: flo
           stop: threading.Event) -> None:
     """Every series' past (two days of 5-minute rollups, a month of hourly ones), in the
     background while the demo serves: the pages say so until it is there."""
+    from app.demo.history import first_round, seed_everything, seed_history
     from app.storage.db import make_engine
     from app.storage.store import Store
-    from demo.history import first_round, seed_everything, seed_history
 
     engine = make_engine(db_url)
     try:
@@ -199,7 +199,7 @@ def announce(url: str, t0: float, speed: float, every: float = 0.1) -> None:
     machine while the server still started)."""
     import urllib.request
 
-    from demo import story as demo
+    from app.demo import story as demo
 
     while True:
         try:

@@ -1,5 +1,5 @@
 """The network half of `rackpulse demo`: the switch with a bouncing port (the BGP peers, one
-flapping, are printed by the vtysh stand-in in demo/tools.py).
+flapping, are printed by the vtysh stand-in in app/demo/tools.py).
 
 Everything is derived from the story time ``t`` so the pages move while you watch.
 """

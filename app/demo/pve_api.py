@@ -8,7 +8,7 @@ It checks the token header as the real API does (401 "authentication failure" ot
 path is appended to `<answers>/_requests.log`, so a test can see that nothing reached it.
 Files are read at each request: a test or the demo changes the scene by rewriting them.
 
-usage: python -m demo.pve_api --port P --answers DIR --certs DIR --authorization-file F
+usage: python -m app.demo.pve_api --port P --answers DIR --certs DIR --authorization-file F
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from demo.peer import DemoPeer, serve_in_thread
+from app.demo.peer import DemoPeer, serve_in_thread
 
 
 def make_certificate(folder: Path, name: str = "localhost") -> tuple[Path, Path]:

@@ -44,7 +44,7 @@ AGENT_INTERVAL = 10.0
 
 def agent_config(root: Path, host: str, interval: float = 1.0, listen_port: int | None = None) -> Path:
     """A demo fixture host under ``root`` and an agent config that watches it (disks, md, bond, VPN, hwmon)."""
-    from demo import story as demo
+    from app.demo import story as demo
 
     root.mkdir(parents=True, exist_ok=True)
     demo.Driver(root).tick()
@@ -90,7 +90,7 @@ def start_demo_agent(root: Path, db_url: str, server_port: int, interval: float)
     private_file(token_file)
     token_file.write_text(token + "\n")
     token_file.chmod(0o600)
-    src = Path(__file__).resolve().parent.parent
+    src = Path(__file__).resolve().parents[2]  # the folder holding app/: a checkout or site-packages
     proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module, an argv list, no shell
         [sys.executable, "-m", "app.cli", "agent", "--config", str(cfg), "--server", f"http://127.0.0.1:{server_port}",
          "--token-file", str(token_file)], cwd=src, env={**os.environ, "PYTHONPATH": str(src)},

@@ -7,7 +7,7 @@ from __future__ import annotations
 import socketserver
 from collections.abc import Callable
 
-from demo.peer import DemoPeer, serve_in_thread
+from app.demo.peer import DemoPeer, serve_in_thread
 
 
 def ups_vars(t: float) -> dict[str, str]:
