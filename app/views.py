@@ -19,6 +19,7 @@ from collectors.findings import (
     OK,
     RANK,
     UNKNOWN,
+    URGENCY_WORDS,
     WARN,
     Finding,
     Judging,
@@ -214,22 +215,33 @@ class Callout:
     acked: bool
     fired_at: float
     also: list[str] = field(default_factory=list)  # the other rules firing about it, in words
+    urgency: int = 0  # how soon it hurts (collectors.findings SOON_*): first on the overview
+    why: str = ""  # why it is above the rest, in words ("" when it is not urgent)
 
 
 # Alerts about one disk, one array, one peer ... are one problem: these labels say which thing.
 SAME_THING = ("serial", "bay", "array", "pool", "osd", "peer", "slave", "fs", "controller", "ups")
 
 
+def urgencies() -> dict[str, int]:
+    """Each built-in rule's urgency (RuleSpec.urgency) by its name; rules of the config are 0."""
+    return {r.name: r.urgency for p in plugins().values() for r in p.rules if r.urgency}
+
+
 def callouts(firing: list[tuple[AlertState, str | None]], this_host: str) -> list[Callout]:
-    """The firing alerts as problems: grouped by the thing they are about, critical ones first,
-    then the newest; each problem's headline is its worst alert's own words."""
+    """The firing alerts as problems: grouped by the thing they are about; what hurts soonest
+    first (a UPS on battery, an array without its redundancy, a disk failing: RuleSpec.urgency)
+    whatever its level word, then critical ones, then the newest. Each problem's headline is its
+    most urgent, then worst, alert's own words."""
     groups: dict[tuple[str, ...], list[tuple[AlertState, str | None]]] = {}
     for a, href in firing:
         thing = next(((k, a.labels[k]) for k in SAME_THING if a.labels.get(k)), ("rule", a.rule, a.subject))
         groups.setdefault((href or "", a.labels.get("host", ""), *thing), []).append((a, href))
+    soon = urgencies()
     out = []
     for members in groups.values():
-        members.sort(key=lambda m: (m[0].severity != "critical", -(m[0].fired_at or m[0].since)))
+        members.sort(key=lambda m: (-soon.get(m[0].rule, 0), m[0].severity != "critical",
+                                    -(m[0].fired_at or m[0].since)))
         head, href = members[0]
         host = head.labels.get("host", "")
         words = head.rule.replace("_", " ")
@@ -238,8 +250,9 @@ def callouts(firing: list[tuple[AlertState, str | None]], this_host: str) -> lis
             host="" if host == this_host else host, rule=words, summary=head.summary, href=href,
             acked=head.acked_at is not None,
             fired_at=max(a.fired_at or a.since for a, _ in members),
-            also=sorted({a.rule.replace("_", " ") for a, _ in members[1:]} - {words})))
-    out.sort(key=lambda c: (c.level != BAD, -c.fired_at))
+            also=sorted({a.rule.replace("_", " ") for a, _ in members[1:]} - {words}),
+            urgency=soon.get(head.rule, 0), why=URGENCY_WORDS.get(soon.get(head.rule, 0), "")))
+    out.sort(key=lambda c: (-c.urgency, c.level != BAD, -c.fired_at))
     return out
 
 

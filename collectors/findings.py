@@ -59,6 +59,17 @@ class RuleSpec:
     severity: str = "critical"  # critical | warning | info
     for_seconds: float = 0.0
     reminder_hours: float = 0.0
+    # How soon what it finds hurts (SOON_*): the overview puts it above whatever is merely
+    # failing, with these words, so a UPS on battery is not a warning under "+10 more".
+    urgency: int = 0
+
+
+# The urgencies, highest first: the lab goes dark within minutes; data with no second copy on
+# disk; hardware failing now. What is not named here is ordered by severity, then the newest.
+SOON_POWER, SOON_DATA, SOON_HARDWARE = 3, 2, 1
+URGENCY_WORDS = {SOON_POWER: "the lab goes dark when the battery is empty",
+                 SOON_DATA: "data at risk: an array without its redundancy",
+                 SOON_HARDWARE: "hardware failing now"}
 
 
 class Status(Protocol):

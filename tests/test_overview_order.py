@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from app import views
+from app.alerting.engine import AlertState
 from app.views import BAD, OK, RANK, UNKNOWN, WARN, TileView
 from tests.test_web import demo_app, fetch
 
@@ -51,3 +52,39 @@ def test_at_the_storys_worst_moment_the_overview_opens_with_the_failing_tiles(tm
         'aria-label="Collectors">' in html) else ""
     assert len(re.findall(r'<a class="tile ', collectors)) == len(every) - fine
     assert not re.search(r'<a class="tile ok"', collectors)
+
+
+def firing(rule: str, severity: str, fired_at: float, **labels: str) -> tuple[AlertState, None]:
+    return AlertState(rule, next(iter(labels.values()), ""), "firing", severity, f"{rule} summary", labels,
+                      fired_at, fired_at), None
+
+
+def test_what_hurts_soonest_comes_first_whatever_its_level_word_and_says_why() -> None:
+    """Issue 64: with the UPS on battery the overview said "6 failing and 9 with a warning" and put
+    `ups on battery` (a warning) under "+10 more", behind a failed photo-sync unit."""
+    shown = views.callouts([
+        firing("unit_failed", "critical", 500, unit="photo-sync.service"),
+        firing("probe_down", "critical", 400, probe="nas-web"),
+        firing("disk_failing", "critical", 100, serial="ZA1049HK"),
+        firing("ups_on_battery", "warning", 50, ups="ups"),
+        firing("array_degraded", "critical", 90, array="md0"),
+        firing("bgp_peer_down", "warning", 600, peer="10.0.0.2"),
+    ], "nas")
+    assert [c.rule for c in shown] == ["ups on battery", "array degraded", "disk failing", "unit failed",
+                                       "probe down", "bgp peer down"]
+    assert shown[0].level == WARN and shown[0].why == "the lab goes dark when the battery is empty"
+    assert shown[1].why.startswith("data at risk") and shown[2].why == "hardware failing now"
+    assert [c.why for c in shown[3:]] == ["", "", ""]
+
+
+def test_of_two_warnings_about_one_ups_the_urgent_one_is_the_headline_though_older() -> None:
+    shown = views.callouts([firing("ups_load_high", "warning", 200, ups="ups"),
+                            firing("ups_on_battery", "warning", 100, ups="ups")], "nas")
+    assert [(c.rule, c.also, c.urgency) for c in shown] == [("ups on battery", ["ups load high"], 3)]
+
+
+def test_every_urgency_a_rule_names_has_its_words() -> None:
+    from collectors.findings import URGENCY_WORDS
+
+    assert set(views.urgencies().values()) <= set(URGENCY_WORDS)
+    assert {"ups_on_battery", "array_degraded", "disk_failing"} <= set(views.urgencies())

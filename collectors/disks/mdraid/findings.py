@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from collectors.disks.mdraid.state import Array, MdraidState, Member
 from collectors.findings import (
     BAD,
+    SOON_DATA,
+    SOON_HARDWARE,
     WARN,
     BayDevice,
     ChartSpec,
@@ -19,7 +21,7 @@ from collectors.findings import (
 )
 from collectors.plugin import View
 
-RULES = (RuleSpec("array_degraded", "critical", 0, 12), RuleSpec("array_member_failed", "critical", 0, 12),
+RULES = (RuleSpec("array_degraded", "critical", 0, 12, urgency=SOON_DATA), RuleSpec("array_member_failed", "critical", 0, 12, urgency=SOON_HARDWARE),
          RuleSpec("array_rebuilding", "warning", 0, 24))
 # md's sync_action (the kernel's md.rst), as words.
 SYNC_WORDS = {"idle": "idle", "resync": "resyncing", "recover": "rebuilding", "recovery": "rebuilding",

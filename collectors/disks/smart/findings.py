@@ -15,6 +15,7 @@ from collectors.disks.smart.wear import Wear, forecast_words
 from collectors.findings import (
     BAD,
     OK,
+    SOON_HARDWARE,
     UNKNOWN,
     WARN,
     BayDevice,
@@ -27,7 +28,7 @@ from collectors.findings import (
 from collectors.plugin import View
 from collectors.state import Record
 
-RULES = (RuleSpec("disk_failing", "critical", 0, 24), RuleSpec("disk_warning", "warning"),
+RULES = (RuleSpec("disk_failing", "critical", 0, 24, urgency=SOON_HARDWARE), RuleSpec("disk_warning", "warning"),
          RuleSpec("disk_hot", "warning", 600), RuleSpec("smart_selftest_failed", "critical", 0, 24),
          RuleSpec("bay_losing_disks", "warning", 0, 168))
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collectors.findings import BAD, ChartSpec, Finding, Judging, RuleSpec, Tile
+from collectors.findings import BAD, SOON_HARDWARE, ChartSpec, Finding, Judging, RuleSpec, Tile
 from collectors.home.hwmon.state import HwmonState
 
-RULES = (RuleSpec("rail_out_of_range", "critical", 30), RuleSpec("fan_stalled", "critical", 30))
+RULES = (RuleSpec("rail_out_of_range", "critical", 30, urgency=SOON_HARDWARE), RuleSpec("fan_stalled", "critical", 30, urgency=SOON_HARDWARE))
 
 
 def _volts(v: float | None) -> str:

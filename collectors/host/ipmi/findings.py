@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from collectors.findings import BAD, WARN, Finding, Judging, RuleSpec, Tile, about, level_of
+from collectors.findings import BAD, SOON_HARDWARE, WARN, Finding, Judging, RuleSpec, Tile, about, level_of
 from collectors.host.ipmi.state import BmcView, IpmiState, SelEvent, Sensor
 from collectors.plugin import View
 
 RULES = (RuleSpec("ipmi_sensor_critical", "critical"), RuleSpec("ipmi_sensor_warning", "warning", 300),
-         RuleSpec("ipmi_psu_redundancy_lost", "critical"), RuleSpec("ipmi_sel_critical", "critical"),
+         RuleSpec("ipmi_psu_redundancy_lost", "critical", urgency=SOON_HARDWARE), RuleSpec("ipmi_sel_critical", "critical"),
          RuleSpec("ipmi_sel_warning", "warning"), RuleSpec("ipmi_sel_full", "warning"),
          RuleSpec("ipmi_unreachable", "warning", 120))
 UNITS = {"C": "°C", "F": "°F"}

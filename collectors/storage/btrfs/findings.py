@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from collectors.findings import (
     BAD,
     OK,
+    SOON_DATA,
     WARN,
     BayDevice,
     ChartSpec,
@@ -23,7 +24,7 @@ from collectors.storage.btrfs.state import BtrfsState, DeviceView, FsView
 from collectors.storage.common import describe
 
 RULES = (
-    RuleSpec("btrfs_device_missing", "critical", 0, 12),
+    RuleSpec("btrfs_device_missing", "critical", 0, 12, urgency=SOON_DATA),
     RuleSpec("btrfs_errors_rising", "warning", 0, 24),
     RuleSpec("btrfs_scrub_errors", "critical", 0, 24),
 )

@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from collectors.findings import (
     BAD,
     OK,
+    SOON_DATA,
+    SOON_HARDWARE,
     WARN,
     BayDevice,
     ChartSpec,
@@ -25,8 +27,8 @@ from collectors.storage.megaraid.state import Controller, MegaraidState, Physica
 from collectors.storage.megaraid.storcli import PD_BAD
 
 RULES = (
-    RuleSpec("megaraid_vd_degraded", "critical", 0, 12),
-    RuleSpec("megaraid_pd_failed", "critical", 0, 12),
+    RuleSpec("megaraid_vd_degraded", "critical", 0, 12, urgency=SOON_DATA),
+    RuleSpec("megaraid_pd_failed", "critical", 0, 12, urgency=SOON_HARDWARE),
     RuleSpec("megaraid_controller", "critical", 0, 12),
     RuleSpec("megaraid_bbu", "warning", 0, 24),
     RuleSpec("megaraid_pd_errors", "warning", 0, 24),

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from collectors.findings import (
     BAD,
     OK,
+    SOON_DATA,
+    SOON_HARDWARE,
     WARN,
     BayDevice,
     ChartSpec,
@@ -22,8 +24,8 @@ from collectors.storage.common import describe
 from collectors.storage.zfs.state import PoolView, ScanView, VdevView, ZfsState
 
 RULES = (
-    RuleSpec("zfs_pool_degraded", "critical", 0, 12),
-    RuleSpec("zfs_device_faulted", "critical", 0, 12),
+    RuleSpec("zfs_pool_degraded", "critical", 0, 12, urgency=SOON_DATA),
+    RuleSpec("zfs_device_faulted", "critical", 0, 12, urgency=SOON_HARDWARE),
     RuleSpec("zfs_errors_rising", "warning", 0, 24),
     RuleSpec("zfs_scrub_errors", "critical", 0, 24),
 )
