@@ -52,10 +52,12 @@ async def overview(s: SiteDep, request: Request) -> HTMLResponse:
         rows = await s.agent_rows()
         hosts = [h for h in s.hosts(own=ov, rows=rows) if h.agent]  # this host's card is not drawn: its overview once
     unlabelled = disk_bays.unlabelled(snap) if snap.host == s.cfg.host else []
+    # this server's own overview only: an agent host's channels and login are the server's
+    steps = await run_in_threadpool(s.steps.todo, s, snap, unlabelled) if snap.host == s.cfg.host else []
     return s.render(request, "overview.html", ov=ov, tiles=views.worst_first(ov.tiles),
                     troubled=views.worst_first([c for c in ov.collectors if c.level != views.OK]),
                     verdict=views.verdict(ov), summaries=views.summaries(snap),
-                    callouts=views.callouts(firing, snap.host), unlabelled=unlabelled, silenced_until=a.silenced_all_until() if a else None,
+                    callouts=views.callouts(firing, snap.host), steps=steps, silenced_until=a.silenced_all_until() if a else None,
                     hosts=hosts, trimmed=_recent_trim(s.runtime.size_note))
 
 

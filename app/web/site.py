@@ -24,6 +24,7 @@ from app.runtime import Runtime
 from app.snapshot import Snapshot
 from app.storage.store import Store
 from app.web.api_models import HostOut, Tile
+from app.web.first_steps import Steps
 from app.web.proxies import Proxies
 from app.web.sessions import COOKIE, CSRF_COOKIE, Sessions, Throttle
 from app.web.sparkline import Sparks
@@ -91,6 +92,7 @@ class Site:
         self.password_hash = cfg.password_hash()
         self.api_token_hash = cfg.web.api_token_hash.get_secret_value() if cfg.web.api_token_hash else None
         self.env = templates()
+        self.steps = Steps()  # the overview's first steps, until each is done
         self.sessions = Sessions(self.engine, self.password_hash)
         self.users = Users(self.engine)
         self.tokens = Tokens(self.engine, cfg.web.token_rate, cfg.web.token_burst)
