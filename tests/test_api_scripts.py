@@ -1,4 +1,4 @@
-"""The README's curl scripts, run as written (bash, real curl) against a real `rackpulse serve`
+"""The manual's curl scripts (docs/people-and-api.md), run as written (bash, real curl) against a real `rackpulse serve`
 watching a fixture host whose md0 has failed: list what fires, acknowledge it with a note, put
 the host in maintenance for a reboot and lift it. A token made with `rackpulse tokens create`."""
 
@@ -35,7 +35,7 @@ def get_status(url: str, headers: dict[str, str]) -> int:
 
 
 def readme_scripts() -> list[str]:
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "people-and-api.md").read_text()
     tail = text.split("<!-- The three scripts below are run by tests/test_api_scripts.py", 1)[1]
     return re.findall(r"```sh\n(.*?)```", tail, re.S)[:3]
 

@@ -64,6 +64,9 @@ def test_the_sdist_and_the_wheel_carry_the_built_assets(dist: Path) -> None:
                for f in (ROOT / folder).rglob("*")
                if f.is_file() and "__pycache__" not in f.parts and not f.name.startswith(".")}  # .built: a stamp
     assert {f"app/{f}" for f in shipped} <= names, "every file of templates/, static/, migrations/ inside app/"
+    # the manual's site, built from docs/ with every collector's page (served at /help)
+    assert {"app/help/index.html", "app/help/install.html", "app/help/plugins/smart.html",
+            "app/help/plugins/index.html"} <= names
     # Every plug-in template (sections, the overview's summaries, a disk's page) ships with its package.
     templates = {str(f.relative_to(ROOT)) for f in (ROOT / "collectors").rglob("*.html")}
     assert {"collectors/disks/smart/disk.html", "collectors/disks/mdraid/summary.html"} <= templates <= names
@@ -94,7 +97,12 @@ def test_the_installed_serve_finds_its_templates_static_files_and_migrations_ins
 
 def test_a_wheel_builds_from_the_sdist_without_npm(dist: Path, installed: Path, tmp_path: Path) -> None:
     (sdist,) = dist.glob("rackpulse-*.tar.gz")
-    run(installed / "bin" / "python", "-m", "pip", "install", "--quiet", "setuptools>=77", env=no_npm_env(installed))
+    import tomllib
+
+    # what pyproject's [build-system] requires (setuptools, and MkDocs for the manual), as a build
+    # with isolation would install it; npm is still not on the PATH
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+    run(installed / "bin" / "python", "-m", "pip", "install", "--quiet", *requires, env=no_npm_env(installed))
     run(installed / "bin" / "python", "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
         "--wheel-dir", tmp_path, sdist, env=no_npm_env(installed))
     assert list(tmp_path.glob("rackpulse-*.whl"))
@@ -133,5 +141,9 @@ def test_the_installed_wheel_runs_the_demo_with_htmx_and_uplot_served(demo: str,
     for asset in ("htmx.min.js", "uPlot.iife.min.js"):
         r = urllib.request.urlopen(f"{demo}/static/vendor/{asset}", timeout=30)
         assert r.status == 200 and len(r.read()) > 10_000
+    manual = urllib.request.urlopen(demo + "/help/", timeout=30).read().decode()
+    assert "which bay to" in manual and 'href="install.html"' in manual
+    smart = urllib.request.urlopen(demo + "/help/plugins/smart.html", timeout=30).read().decode()
+    assert "smartctl" in smart
     version = run(installed / "bin" / "rackpulse", "--version", env=no_npm_env(installed)).stdout
     assert version.strip() == "rackpulse 0.1.0"

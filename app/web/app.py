@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import quote, unquote
 
 from fastapi import FastAPI
+from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
@@ -77,6 +78,7 @@ def create_app(cfg: Config, *, runtime: Runtime | None = None, **runtime_options
         rt.agents
     app.state.get_alerting, app.state.alert_tick = rt.get_alerting, rt.alert_tick
     app.mount("/static", StaticFiles(directory=shipped("static")), name="static")
+    mount_manual(app)
     guard.install_guard(app, s)
     install_api_errors(app)
     for family in (pages, account, alert_pages, api, api_v1, ingest, login, status, monitors, channels, heartbeats, disks,
@@ -85,6 +87,20 @@ def create_app(cfg: Config, *, runtime: Runtime | None = None, **runtime_options
     app.include_router(pages.detail_pages())
     app.include_router(pages.section_pages())
     return HostPrefix(app, HostCheck(cfg.web.allowed_hosts))  # type: ignore[return-value]
+
+
+def mount_manual(app: FastAPI) -> None:
+    """The manual at /help, offline: the site the wheel carries (or a checkout's `make docs-site`).
+    Without it, /help says how to build it rather than a bare 404."""
+    site = shipped("help")
+    if (site / "index.html").is_file():
+        app.mount("/help", StaticFiles(directory=site, html=True), name="help")
+        return
+
+    @app.get("/help", include_in_schema=False)
+    def no_manual() -> HTMLResponse:
+        return HTMLResponse("<!doctype html><title>rackpulse manual</title><p>The manual is not built in this "
+                            "checkout: run <code>make docs-site</code>, or read README.md and docs/.</p>", 404)
 
 
 def install_api_errors(app: FastAPI) -> None:

@@ -9,14 +9,27 @@ those as a short list, not find them in the manual after the first failure went 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from app import views
+from app.alerting.records import ChannelHealth
+from app.config import Config
 from app.snapshot import Snapshot
 from collectors.findings import BayDevice
 
-if TYPE_CHECKING:
-    from app.web.site import Site
+
+class _Alerting(Protocol):
+    def channel_health(self) -> list[ChannelHealth]: ...
+
+
+class Site(Protocol):
+    """What the steps read of the web's Site (app/web/site.py imports this module)."""
+
+    cfg: Config
+
+    def alerting_for(self, host: str) -> _Alerting | None: ...
+
+    def login_required(self) -> bool: ...
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,50 @@
+"""The manual at /help: the site built from docs/ (the wheel carries it, a checkout builds it with
+`make docs-site`), served offline by rackpulse itself; without it, /help says how to build it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from app.web import app as web_app
+
+
+def manual_app(monkeypatch: pytest.MonkeyPatch, site: Path) -> TestClient:
+    real = web_app.shipped
+    monkeypatch.setattr(web_app, "shipped", lambda name: site if name == "help" else real(name))
+    app = FastAPI()
+    web_app.mount_manual(app)
+    return TestClient(app)
+
+
+def test_a_built_manual_is_served_at_help_with_its_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "plugins").mkdir()
+    (tmp_path / "index.html").write_text("<h1>rackpulse</h1>")
+    (tmp_path / "plugins" / "smart.html").write_text("<h1>smart</h1>")
+    client = manual_app(monkeypatch, tmp_path)
+    assert client.get("/help/").text == "<h1>rackpulse</h1>"
+    assert client.get("/help/plugins/smart.html").text == "<h1>smart</h1>"
+    assert client.get("/help/nope.html").status_code == 404
+
+
+def test_without_a_built_manual_help_says_how_to_build_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    r = manual_app(monkeypatch, tmp_path / "site").get("/help")
+    assert r.status_code == 404 and "make docs-site" in r.text
+
+
+def test_the_checkouts_manual_builds_strictly_with_every_collectors_page(tmp_path: Path) -> None:
+    """What CI's `mkdocs build --strict` and the wheel's build do: a broken link fails it."""
+    import os
+
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    root = Path(__file__).resolve().parent.parent
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    build(load_config(str(root / "mkdocs.yml"), site_dir=str(tmp_path), strict=True))
+    plugins = {p.stem for p in (tmp_path / "plugins").glob("*.html")}
+    assert {"index", "smart", "mdraid", "frr", "nut", "heatpump"} <= plugins
+    assert "which bay to" in (tmp_path / "index.html").read_text()
