@@ -159,7 +159,8 @@ class Rollups(StoreBase):
         while t < hi:
             t2 = min(hi, t + span)
             bounds = (t, t2) if res == RES_5M else (t // RES_5M, t2 // RES_5M)
-            for first_id in range(0, max_id + 1, FOLD_SERIES):
+            step = blocks.PACK_SERIES if sql is None else FOLD_SERIES
+            for first_id in range(0, max_id + 1, step):
                 with self.engine.begin() as conn:
                     made += conn.exec_driver_sql(sql, (*bounds, first_id, first_id + FOLD_SERIES)).rowcount or 0
             with self.engine.begin() as conn:
@@ -203,14 +204,15 @@ class Rollups(StoreBase):
                 continue
             with self.lock.exclusive(), self.engine.begin() as conn:
                 self._set_meta(conn, key, target)
-            for first_id in range(0, max_id + 1, FOLD_SERIES):
+            step = blocks.PACK_SERIES if sql is None else FOLD_SERIES
+            for first_id in range(0, max_id + 1, step):
                 # Alone, as the mark: a writer's transaction merging late rows into the same chunks
                 # took the rows in the other order, and PostgreSQL ended one of the two as a
                 # deadlock (CI, test_samples_written_while_rollups_are_made...). One batch at a time
                 # keeps the writers' pause to one batch's move.
                 with self.lock.exclusive(), self.engine.begin() as conn:
                     if sql is None:
-                        written += blocks.pack(conn, first_id, first_id + FOLD_SERIES, target)
+                        written += blocks.pack(conn, first_id, first_id + step, target)
                     else:
                         written += conn.exec_driver_sql(sql, (first_id, first_id + FOLD_SERIES, target)).rowcount or 0
         return written
