@@ -301,7 +301,8 @@ class HeatpumpCollector(Collector):
                              heat_today=heat_today, electricity_today=elec_today, efficiency_today=efficiency,
                              days=self.days, months=self.months, starts=self.starts, booked_at=self._last_poll,
                              compressor_starts_counter=self._starts_counter,
-                             refused_blocks=sorted(f"{fc}:{st}" for fc, st in self.refused), polled_at=time.time(),
+                             refused_blocks=[f"{'input' if fc == INPUT else 'holding'} registers from {st}"
+                                             for fc, st in sorted(self.refused)], polled_at=time.time(),
                              requests=self.requests, **{k: t[k] for k in THRESHOLDS if k in t})
 
     def _energy_samples(self, v: dict[str, float | None], result: CollectResult

@@ -31,7 +31,7 @@ class HeatpumpState(State):
     backup_min_kwh: float | None = 5.0
     max_starts_per_hour: int | None = 3
     season_start_month: int | None = 7
-    refused_blocks: list[str] = []  # register blocks the controller does not serve
+    refused_blocks: list[str] = []  # register blocks the controller does not serve, in words
     polled_at: float | None = None
     requests: int | None = None  # Modbus requests the last poll took
 

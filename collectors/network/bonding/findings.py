@@ -30,7 +30,8 @@ def findings(state: BondingState, judging: Judging) -> list[Finding]:
 
 
 def all_clear(state: BondingState, judging: Judging) -> str | None:
-    return f"{len(state.bonds)} bonds, all slaves up" if state.bonds else None
+    n = len(state.bonds)
+    return f"{n} {'bond' if n == 1 else 'bonds'}, all slaves up" if n else None
 
 
 TILE = Tile("Bonds", "/network#bonds", all_clear)

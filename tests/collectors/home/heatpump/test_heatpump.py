@@ -72,6 +72,7 @@ def test_a_wpm3_is_detected_and_read_block_by_block(wpm3: IsgSim) -> None:
     assert s.energy_counters["heat_heating"] == 6000 + 345 + 12
     assert s.efficiency_today == 3.0
     assert r.warnings == ["controller refuses input block 3538+7 (exception 2); not read again"]
+    assert s.refused_blocks == ["input registers from 3538"]  # the page says it in words, not "4:3538"
     metrics = {(m.metric, tuple(sorted(dict(m.labels).items()))): m.value for m in r.samples}
     assert metrics[("rackpulse_heatpump_temperature_celsius", (("sensor", "outside"),))] == -5.3
     assert metrics[("rackpulse_heatpump_compressor_running", ())] == 1

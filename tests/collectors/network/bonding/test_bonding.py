@@ -167,3 +167,13 @@ def test_a_broken_bond_file_is_a_warning_and_the_other_bonds_are_read(tmp_path: 
 def test_a_host_without_bonding_has_no_data(tmp_path: Path) -> None:
     with pytest.raises(NoData):
         BondingCollector(tmp_path).collect()
+
+
+def test_the_tile_counts_one_bond_in_the_singular(tmp_path: Path) -> None:
+    from collectors.network.bonding.findings import all_clear
+
+    one = BondingCollector(_host(tmp_path / "one", {"bond0": "telegraf__proc_net_bonding__802.3ad"})).collect()
+    two = BondingCollector(_host(tmp_path / "two", {"bond0": "telegraf__proc_net_bonding__802.3ad",
+                                                    "bond1": "insights-core__proc_net_bonding__balance-rr"})).collect()
+    assert all_clear(one.state, None) == "1 bond, all slaves up"  # was "1 bonds"
+    assert all_clear(two.state, None) == "2 bonds, all slaves up"
