@@ -228,3 +228,14 @@ def test_a_heartbeat_made_in_the_browser_shows_its_url_once_and_the_url_takes_pi
     file_url = got["file url"]
     assert isinstance(file_url, httpx.Response) and file_url.status_code == 200 and "/ping/" in file_url.text
     assert find(rt.engine, str(got["renewed"]).rsplit("/", 1)[1]) is None  # removed: its URL ends too
+
+
+def test_every_field_of_the_monitor_forms_is_labelled_in_words_not_by_its_key() -> None:
+    """Issue 64: a form said "verify tls" and "interval ms"; a key of two words has its own words."""
+    from app.web.monitors import FIELD_WORDS, KINDS, form_fields
+
+    for kind, model in KINDS.items():
+        for f in form_fields(model):
+            assert "_" not in f.name or f.name in FIELD_WORDS, f"{kind}: {f.name} has no words"
+    tcp = {f.name: f.label for f in form_fields(KINDS["tcp"])}
+    assert tcp["verify_tls"] == "check the TLS certificate" and tcp["port"] == "port"

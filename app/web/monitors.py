@@ -33,6 +33,17 @@ KIND_WORDS = {"ping": "Ping (fping)", "http": "HTTP(S) check", "tcp": "TCP port 
               "heartbeat": "Heartbeat (a cron job calls a URL)"}
 
 
+# What a form's fields are called, in words (a field not named here reads as its key with spaces).
+FIELD_WORDS = {
+    "target": "host or address", "interface": "from interface", "count": "pings each round",
+    "interval_ms": "between pings (ms)", "loss_warning": "warn from packet loss (%)",
+    "rtt_warning_ms": "warn from round trip (ms)", "url": "URL", "expect_status": "expected HTTP status",
+    "expect_text": "text the page must contain", "timeout": "timeout (seconds)",
+    "verify_tls": "check the TLS certificate", "tls": "TLS handshake (and the certificate's expiry)",
+    "every": "the job runs every", "grace": "late after (grace)", "public": "shown on a public /status",
+}
+
+
 @dataclass(frozen=True)
 class Field:
     """One input of a monitor's form, from the model's field."""
@@ -58,7 +69,7 @@ def form_fields(model: type[BaseModel], values: dict[str, object] | None = None,
         if name == "url":
             kind = "url"
         default = None if info.is_required() else info.default
-        out.append(Field(name, name.replace("_", " "), kind, values.get(name, default), info.is_required(),
+        out.append(Field(name, FIELD_WORDS.get(name, name.replace("_", " ")), kind, values.get(name, default), info.is_required(),
                          "1" if ann is int else "any", errors.get(name)))
     return out
 
