@@ -8,6 +8,7 @@ those as a short list, not find them in the manual after the first failure went 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -19,6 +20,9 @@ from collectors.findings import BayDevice
 
 
 class _Alerting(Protocol):
+    @property
+    def channels(self) -> Mapping[str, object]: ...
+
     def channel_health(self) -> list[ChannelHealth]: ...
 
 
@@ -69,6 +73,7 @@ class Steps:
     def _channel_delivered(self, site: Site) -> bool:
         if not self.channel_done:
             a = site.alerting_for(site.cfg.host)
-            health = a.channel_health() if a is not None else []
+            # no channel, nothing delivered: the outbox is not read (the demo's overview, each refresh)
+            health = a.channel_health() if a is not None and a.channels else []
             self.channel_done = any(h["last_success"] or (h["trial"] and h["trial"][1]) for h in health)
         return self.channel_done
