@@ -9,6 +9,7 @@ other gauge a few percent; a ratio stays within 0..1."""
 
 from __future__ import annotations
 
+import logging
 import math
 import random
 import threading
@@ -46,11 +47,23 @@ def first_round(cfg: Any, root: Path, store: Any, gap: float = 1.0, speed: float
     attach_simulations(colls, root)
     started = time.time()
     sched = Scheduler(colls, cfg.schedules(colls), Snapshot(host=cfg.host), store)
-    asyncio.run(sched.run_all_once())
-    time.sleep(gap)  # the collectors' own clocks (a rate per second) see the gap too
-    if advance:
-        write_tree(root, story_state((time.time() - started) * speed))
-    asyncio.run(sched.run_all_once())
+    # A rehearsal with collectors of its own: their news ("ISG … connected") is the live ones'
+    # to tell, so the terminal said it twice (issue 64). Warnings still show.
+    quiet = logging.getLogger("collectors")
+    level = quiet.level
+    quiet.setLevel(max(level, logging.WARNING))
+    try:
+        asyncio.run(sched.run_all_once())
+        time.sleep(gap)  # the collectors' own clocks (a rate per second) see the gap too
+        if advance:
+            write_tree(root, story_state((time.time() - started) * speed))
+        asyncio.run(sched.run_all_once())
+    finally:
+        quiet.setLevel(level)
+        for c in colls.values():  # the ISG's Modbus connection, the PVE API's client
+            close = getattr(c, "close", None)
+            if callable(close):
+                close()
     return started
 
 
