@@ -189,8 +189,8 @@ def decode(block: bytes) -> tuple[list[int], list[float]]:
     return times, values
 
 
-# the delta-of-delta payload width after a prefix of 1, 2, 3 or 4 ones
-_DOD_WIDTH = {1: 7, 2: 9, 3: 12, 4: 64}
+# the delta-of-delta payload width after a prefix of 1, 2, 3 or 4 ones: the buckets' own, and 64
+_DOD_WIDTH = {**{plen - 1: width for _p, plen, width, _lo, _hi in _DOD_BUCKETS}, 4: 64}
 
 
 def _short(limit: int, pos: int, width: int) -> int:
