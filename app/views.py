@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 from urllib.parse import urlencode
 
+from app.alerting.conditions import rule_title
 from app.alerting.engine import AlertState
 from app.snapshot import SELF_METRICS, CollectorStatus, Snapshot, same_inputs
 from app.words import duration
@@ -244,13 +245,13 @@ def callouts(firing: list[tuple[AlertState, str | None]], this_host: str) -> lis
                                     -(m[0].fired_at or m[0].since)))
         head, href = members[0]
         host = head.labels.get("host", "")
-        words = head.rule.replace("_", " ")
+        words = rule_title(head.rule)
         out.append(Callout(
             level=BAD if head.severity == "critical" else WARN,
             host="" if host == this_host else host, rule=words, summary=head.summary, href=href,
             acked=head.acked_at is not None,
             fired_at=max(a.fired_at or a.since for a, _ in members),
-            also=sorted({a.rule.replace("_", " ") for a, _ in members[1:]} - {words}),
+            also=sorted({rule_title(a.rule) for a, _ in members[1:]} - {words}),
             urgency=soon.get(head.rule, 0), why=URGENCY_WORDS.get(soon.get(head.rule, 0), "")))
     out.sort(key=lambda c: (-c.urgency, c.level != BAD, -c.fired_at))
     return out

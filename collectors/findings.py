@@ -62,6 +62,9 @@ class RuleSpec:
     # How soon what it finds hurts (SOON_*): the overview puts it above whatever is merely
     # failing, with these words, so a UPS on battery is not a warning under "+10 more".
     urgency: int = 0
+    # What the pages and messages call it ("RAID array degraded"); the name stays the id that
+    # [alerts.rules.<name>], silences and the API use.
+    title: str = ""
 
 
 # The urgencies, highest first: the lab goes dark within minutes; data with no second copy on

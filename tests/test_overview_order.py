@@ -70,8 +70,8 @@ def test_what_hurts_soonest_comes_first_whatever_its_level_word_and_says_why() -
         firing("array_degraded", "critical", 90, array="md0"),
         firing("bgp_peer_down", "warning", 600, peer="10.0.0.2"),
     ], "nas")
-    assert [c.rule for c in shown] == ["ups on battery", "array degraded", "disk failing", "unit failed",
-                                       "probe down", "bgp peer down"]
+    assert [c.rule for c in shown] == ["UPS on battery", "RAID array degraded", "Disk failing", "Service failed",
+                                       "Probe down", "BGP peer down"]
     assert shown[0].level == WARN and shown[0].why == "the lab goes dark when the battery is empty"
     assert shown[1].why.startswith("data at risk") and shown[2].why == "hardware failing now"
     assert [c.why for c in shown[3:]] == ["", "", ""]
@@ -80,7 +80,7 @@ def test_what_hurts_soonest_comes_first_whatever_its_level_word_and_says_why() -
 def test_of_two_warnings_about_one_ups_the_urgent_one_is_the_headline_though_older() -> None:
     shown = views.callouts([firing("ups_load_high", "warning", 200, ups="ups"),
                             firing("ups_on_battery", "warning", 100, ups="ups")], "nas")
-    assert [(c.rule, c.also, c.urgency) for c in shown] == [("ups on battery", ["ups load high"], 3)]
+    assert [(c.rule, c.also, c.urgency) for c in shown] == [("UPS on battery", ["UPS load high"], 3)]
 
 
 def test_every_urgency_a_rule_names_has_its_words() -> None:

@@ -65,6 +65,15 @@ def test_rule_names_are_unique_across_plug_ins_and_severities_known() -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_each_of_its_rules_has_a_title_in_words_not_its_id(name: str) -> None:
+    # "megaraid vd degraded" was what /alerts said: a title names the thing as its owner does
+    shorthand = {"vd", "pd", "pve", "pbs", "sel", "bbu", "psu", "oom", "tls", "bgp", "bfd", "vpn", "ups"}
+    for r in plugins()[name].rules:
+        assert r.title and r.title[0].isupper() and "_" not in r.title, r.name
+        assert not shorthand & set(r.title.split()), (r.name, r.title)
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_it_builds_from_its_own_section_and_a_host_context(name: str, tmp_path: Path) -> None:
     p = plugins()[name]
     collector = p.build(p.config(), HostContext("nas", tmp_path), run_command)

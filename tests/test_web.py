@@ -388,7 +388,7 @@ def test_the_overview_says_each_problem_once_critical_first_and_the_rest_in_one_
     assert len(disk) == 1 and "also" in disk[0]
     assert [level for level, _ in shown[:3]] == ["failing"] * 3  # critical first, three at most
     more = shown[3]
-    assert more[0] == "more" and more[1].startswith("+1 more") and "bond slave flapping" in more[1]
+    assert more[0] == "more" and more[1].startswith("+1 more") and "Bond link flapping" in more[1]
     assert text.index("callout more") < text.index('class="tiles"')
 
 

@@ -1,7 +1,7 @@
 """Channels through Apprise (https://github.com/caronc/apprise): email, Telegram, Matrix,
 Pushover, Signal, ntfy ... from one URL, with the same words as the tile and the webhook.
 
-A notification is a title (an email's subject: "[rackpulse] CRITICAL array_degraded md0: pull
+A notification is a title (an email's subject: "[rackpulse] CRITICAL RAID array degraded md0: pull
 shelf 1, bay 7") and an HTML body with what happened, since when, where (bay, serial, model) and
 a link back; Apprise sends email as text and HTML parts and turns the HTML into text for services
 that take only text.
@@ -20,6 +20,7 @@ import time
 import urllib.parse
 
 from app.alerting.channels import Channel, DeliveryError, Notice, group_headline
+from app.alerting.conditions import rule_title
 
 # Apprise logs through Python's logging, with URL parts in some lines: its records stay out of
 # rackpulse's log (what failed is in the outbox row, blanked out, and on the alerts page).
@@ -68,8 +69,9 @@ def _duration(seconds: float | None) -> str:
 
 
 def title(ev: Notice) -> str:
-    """The subject: its level, the rule, the thing and what to do."""
-    what = f"{ev['rule']} {ev['subject']}"
+    """The subject: its level, the rule's title, the thing and what to do (the rule's id is in
+    the body and the webhook's JSON, for filters)."""
+    what = f"{rule_title(ev['rule'])} {ev['subject']}"
     if ev["kind"] == "resolved":
         return f"[rackpulse] RESOLVED {what} after {_duration(ev.get('duration'))}"
     if ev["kind"] == "unwatched":
@@ -92,7 +94,7 @@ def body(ev: Notice, base_url: str = "") -> str:
              "unwatched": "no longer watched (removed from the config)",
              "escalated": f"escalated to {ev['severity']}"}.get(
         ev["kind"], f"{ev['severity']}, firing")
-    rows = [("What", ev["summary"]), ("State", state), ("Since", when), ("Rule", ev["rule"])]
+    rows = [("What", ev["summary"]), ("State", state), ("Since", when), ("Rule", f"{rule_title(ev['rule'])} ({ev['rule']})")]
     rows += [(name, str(labels[key])) for key, name in FACTS if labels.get(key)]
     rows += [(k.replace("_", " "), str(v)) for k, v in sorted(labels.items())
              if v and k not in {key for key, _ in FACTS}]
@@ -105,7 +107,7 @@ def body(ev: Notice, base_url: str = "") -> str:
 
 
 def group_title(evs: list[Notice]) -> str:
-    """"[rackpulse] 3 problems on nas1: CRITICAL array_degraded md0: pull shelf 1, bay 7; ...":
+    """"[rackpulse] 3 problems on nas1: CRITICAL RAID array degraded md0: pull shelf 1, bay 7; ...":
     each event's subject words after the headline, as many as a subject holds."""
     if len(evs) == 1:
         return title(evs[0])

@@ -33,6 +33,18 @@ def rule_sources() -> dict[str, str]:
 
 RULE_SOURCES = rule_sources()
 
+# The titles of the rules that are not a plug-in's (a plug-in's come with its RuleSpec).
+APP_TITLES = {"collector_down": "Collector cannot read its source", "agent_silent": "Agent host silent",
+              "agent_clock_skew": "Agent host's clock is off", "agent_cardinality": "Agent host sends too many series",
+              "power_above_baseline": "Power above its usual level", "energy_budget": "Energy budget passed"}
+RULE_TITLES = {**APP_TITLES, **{r.name: r.title for p in plugins().values() for r in p.rules if r.title}}
+
+
+def rule_title(rule: str) -> str:
+    """What a page or a message calls a rule ("RAID array degraded" for array_degraded); a rule of
+    the config, which has no title, is its name in words ("Nas temperature")."""
+    return RULE_TITLES.get(rule) or rule.replace("_", " ").capitalize()
+
 
 def source_label(plugin: str) -> str:
     """The finding label that names a plug-in's sources ("bmc"), or "" when it reads one source."""

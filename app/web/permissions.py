@@ -8,6 +8,8 @@ from typing import Any
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.routing import APIRoute
+from starlette.routing import Mount
+from starlette.staticfiles import StaticFiles
 
 from app.web.guard import OWN, OWN_TOKENS, PUBLIC, SAFE, _starts
 from app.web.site import principal
@@ -71,7 +73,14 @@ def table(app: Any) -> list[tuple[str, str, str]]:
     for r in flat(app.routes):
         for m in sorted(r.methods or ()):
             rows.append((m, r.path, needs(m, r.path, r)))
+    rows += [("GET", path, "anyone" if _starts(path, PUBLIC) else "signed in") for path in folders(app)]
     return sorted(set(rows), key=lambda x: (x[1], x[0]))
+
+
+def folders(app: Any) -> list[str]:
+    """The paths that serve a folder of files (/static, and /help once the manual is built: before,
+    a route that says how to build it), read with GET: in the table either way."""
+    return [r.path for r in app.routes if isinstance(r, Mount) and isinstance(r.app, StaticFiles)]
 
 
 def permissions_md(app: Any) -> str:

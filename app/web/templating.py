@@ -19,6 +19,7 @@ from jinja2.runtime import Context
 from markupsafe import Markup
 
 from app import views, words
+from app.alerting.conditions import rule_title
 from app.people import audit_words
 from app.shipped import shipped
 from app.web.stacked import LabelledTables
@@ -56,6 +57,7 @@ def templates() -> Environment:
     # place (hx-preserve) and a <details> keeps its open state by.
     env.filters["domid"] = lambda v: "x" + hashlib.sha1(str(v).encode(), usedforsecurity=False).hexdigest()[:12]
     env.filters["said"] = said
+    env.filters["rule_title"] = rule_title
     return env
 
 

@@ -20,14 +20,14 @@ EV = {"id": 1, "kind": "firing", "rule": "array_degraded", "subject": "md0", "se
                  "model": "WDC WD80EFZZ-68BTXN0", "device": "sdh1"}, "ts": 1_795_000_000.0, "duration": None}
 
 
-def test_the_subject_says_the_level_the_thing_and_what_to_do() -> None:
-    assert title(EV) == "[rackpulse] CRITICAL array_degraded md0: pull shelf 1, bay 7"
-    assert title({**EV, "kind": "reminder"}).startswith("[rackpulse] STILL FIRING array_degraded md0: pull")
-    assert title({**EV, "kind": "resolved", "duration": 3720}) == "[rackpulse] RESOLVED array_degraded md0 after 1 h 2 min"
+def test_the_subject_says_the_level_the_rules_title_the_thing_and_what_to_do() -> None:
+    assert title(EV) == "[rackpulse] CRITICAL RAID array degraded md0: pull shelf 1, bay 7"
+    assert title({**EV, "kind": "reminder"}).startswith("[rackpulse] STILL FIRING RAID array degraded md0: pull")
+    assert title({**EV, "kind": "resolved", "duration": 3720}) == "[rackpulse] RESOLVED RAID array degraded md0 after 1 h 2 min"
     hot = {**EV, "rule": "disk_hot", "severity": "warning", "subject": "ZA1049HK"}
-    assert title(hot) == "[rackpulse] WARNING disk_hot ZA1049HK: look at shelf 1, bay 7"
+    assert title(hot) == "[rackpulse] WARNING Disk running hot ZA1049HK: look at shelf 1, bay 7"
     no_bay = {**EV, "rule": "vpn_down", "subject": "site-b", "summary": "VPN site-b down", "labels": {}}
-    assert title(no_bay) == "[rackpulse] CRITICAL vpn_down site-b: VPN site-b down"
+    assert title(no_bay) == "[rackpulse] CRITICAL VPN down site-b: VPN site-b down"
 
 
 def test_the_body_has_the_words_the_facts_and_a_link_all_escaped() -> None:

@@ -53,7 +53,7 @@ def test_md0_failing_sends_one_email_with_the_bay_and_healing_one_resolved_thoug
     patience = 30 + GROUP_WAIT + 1.25 * backoff(1)
     try:
         (first,) = wait_for(lambda: smtp.messages(), patience, "the first email")
-        assert first["Subject"] == "[rackpulse] CRITICAL array_degraded md0: pull shelf 1, bay 2"
+        assert first["Subject"] == "[rackpulse] CRITICAL RAID array degraded md0: pull shelf 1, bay 2"
         assert first["To"] == "ops@mail.example" and first["From"] == "rackpulse@nas.example"
         plain = first.get_body(("plain",))
         rich = first.get_body(("html",))
@@ -64,7 +64,7 @@ def test_md0_failing_sends_one_email_with_the_bay_and_healing_one_resolved_thoug
         assert 'href="http://rackpulse.example/alerts"' in page
         (root / "proc" / "mdstat").write_text(HEALED)
         second = wait_for(lambda: smtp.messages()[1:], patience, "the resolved email")
-        assert second[0]["Subject"].startswith("[rackpulse] RESOLVED array_degraded md0 after ")
+        assert second[0]["Subject"].startswith("[rackpulse] RESOLVED RAID array degraded md0 after ")
         import urllib.request
 
         alerts_page = urllib.request.urlopen(f"http://127.0.0.1:{port}/alerts", timeout=10).read().decode()  # noqa: S310

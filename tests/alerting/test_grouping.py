@@ -121,7 +121,7 @@ def test_a_grouped_email_lists_each_problem_with_its_bay_and_a_text_format_reads
                                                                                  severity="warning", labels={"host": "nas1"},
                                                                                  summary="eth1 down")]
     subject = group_title(group)
-    assert subject.startswith("[rackpulse] 3 problems on nas1: CRITICAL array_degraded md0: pull shelf 1, bay 7; ")
+    assert subject.startswith("[rackpulse] 3 problems on nas1: CRITICAL RAID array degraded md0: pull shelf 1, bay 7; ")
     assert len(subject) <= 200
     page = group_body(group, "https://rp.lan")
     assert page.count("<h3>") == 3 and "sdh failing" in page and page.count("Open rackpulse") == 1

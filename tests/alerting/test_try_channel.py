@@ -63,7 +63,7 @@ def test_notify_test_by_email_arrives_and_a_refusal_is_said_without_the_url(tmp_
     assert refused.returncode == 1 and "channel mail (apprise): failed: mailto://" in refused.stdout
     assert sent.returncode == 0 and sent.stdout.strip() == "channel mail (apprise): delivered: mailto:// accepted it"
     (mail,) = smtp.messages()
-    assert mail["Subject"].startswith("[rackpulse] INFO test mail: ")
+    assert mail["Subject"].startswith("[rackpulse] INFO Test mail: ")
     for said in (refused.stdout + refused.stderr, sent.stdout + sent.stderr):
         assert "ops@mail.example" not in said and str(smtp.port) not in said
 

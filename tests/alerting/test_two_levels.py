@@ -72,7 +72,7 @@ def test_an_escalation_reads_as_now_critical_in_every_words() -> None:
           "summary": "disk hot, shelf 1, bay 7: 65 °C", "labels": {"host": "nas", "bay": "shelf 1, bay 7"},
           "ts": T0, "duration": None, "since": T0 - 120}
     assert human(ev) == "NOW CRITICAL: disk hot, shelf 1, bay 7: 65 °C"  # type: ignore[arg-type]
-    assert title(ev) == "[rackpulse] NOW CRITICAL disk_hot ZA1049HK: look at shelf 1, bay 7"  # type: ignore[arg-type]
+    assert title(ev) == "[rackpulse] NOW CRITICAL Disk running hot ZA1049HK: look at shelf 1, bay 7"  # type: ignore[arg-type]
     body, _ = render_group(Channel("n", "http://x", "ntfy"), [ev])  # type: ignore[list-item]
     assert body.decode().startswith("NOW CRITICAL")
 

@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.web.guard import OWN, OWN_TOKENS, PUBLIC, SAFE
-from app.web.permissions import flat, table
+from app.web.permissions import flat, folders, table
 from tests.security.test_web_guards import make_app
 
 ADMIN, VIEWER = "alice-password", "bob-password"
@@ -27,11 +27,11 @@ def fill(path: str) -> str:
 
 
 def routes(app: Any) -> list[tuple[str, str]]:
-    """(method, path with its parameters filled in) of every route."""
+    """(method, path with its parameters filled in) of every route, and each folder of files."""
     out = []
     for r in flat(app.app.routes):
         out += [(m, fill(r.path)) for m in sorted(r.methods)]
-    return out
+    return out + [("GET", path) for path in folders(app.app)]
 
 
 def starts(path: str, prefixes: tuple[str, ...]) -> bool:

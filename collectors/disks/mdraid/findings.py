@@ -21,8 +21,11 @@ from collectors.findings import (
 )
 from collectors.plugin import View
 
-RULES = (RuleSpec("array_degraded", "critical", 0, 12, urgency=SOON_DATA), RuleSpec("array_member_failed", "critical", 0, 12, urgency=SOON_HARDWARE),
-         RuleSpec("array_rebuilding", "warning", 0, 24))
+RULES = (
+    RuleSpec("array_degraded", "critical", 0, 12, urgency=SOON_DATA, title="RAID array degraded"),
+    RuleSpec("array_member_failed", "critical", 0, 12, urgency=SOON_HARDWARE, title="RAID member disk failed"),
+    RuleSpec("array_rebuilding", "warning", 0, 24, title="RAID array rebuilding"),
+)
 # md's sync_action (the kernel's md.rst), as words.
 SYNC_WORDS = {"idle": "idle", "resync": "resyncing", "recover": "rebuilding", "recovery": "rebuilding",
               "check": "checking", "repair": "repairing", "reshape": "reshaping", "frozen": "frozen"}

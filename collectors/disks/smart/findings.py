@@ -28,9 +28,13 @@ from collectors.findings import (
 from collectors.plugin import View
 from collectors.state import Record
 
-RULES = (RuleSpec("disk_failing", "critical", 0, 24, urgency=SOON_HARDWARE), RuleSpec("disk_warning", "warning"),
-         RuleSpec("disk_hot", "warning", 600), RuleSpec("smart_selftest_failed", "critical", 0, 24),
-         RuleSpec("bay_losing_disks", "warning", 0, 168))
+RULES = (
+    RuleSpec("disk_failing", "critical", 0, 24, urgency=SOON_HARDWARE, title="Disk failing"),
+    RuleSpec("disk_warning", "warning", title="Disk showing wear"),
+    RuleSpec("disk_hot", "warning", 600, title="Disk running hot"),
+    RuleSpec("smart_selftest_failed", "critical", 0, 24, title="Disk self-test failed"),
+    RuleSpec("bay_losing_disks", "warning", 0, 168, title="Bay keeps losing disks"),
+)
 
 
 def disks(state: SmartState) -> list[Disk]:

@@ -11,8 +11,12 @@ from collectors.home.heatpump.ledger import HeatpumpDay, periods, total
 from collectors.home.heatpump.state import HeatpumpState
 from collectors.plugin import View
 
-RULES = (RuleSpec("heatpump_fault", "critical", 0, 12), RuleSpec("heatpump_unreachable", "warning", 600),
-         RuleSpec("heatpump_backup_heater", "warning"), RuleSpec("heatpump_short_cycling", "warning"))
+RULES = (
+    RuleSpec("heatpump_fault", "critical", 0, 12, title="Heat pump fault"),
+    RuleSpec("heatpump_unreachable", "warning", 600, title="Heat pump gateway unreachable"),
+    RuleSpec("heatpump_backup_heater", "warning", title="Heat pump on its backup heater"),
+    RuleSpec("heatpump_short_cycling", "warning", title="Heat pump short-cycling"),
+)
 
 
 def findings(state: HeatpumpState, judging: Judging) -> list[Finding]:

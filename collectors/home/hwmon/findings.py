@@ -5,7 +5,10 @@ from __future__ import annotations
 from collectors.findings import BAD, SOON_HARDWARE, ChartSpec, Finding, Judging, RuleSpec, Tile
 from collectors.home.hwmon.state import HwmonState
 
-RULES = (RuleSpec("rail_out_of_range", "critical", 30, urgency=SOON_HARDWARE), RuleSpec("fan_stalled", "critical", 30, urgency=SOON_HARDWARE))
+RULES = (
+    RuleSpec("rail_out_of_range", "critical", 30, urgency=SOON_HARDWARE, title="Power rail out of range"),
+    RuleSpec("fan_stalled", "critical", 30, urgency=SOON_HARDWARE, title="Fan stalled"),
+)
 
 
 def _volts(v: float | None) -> str:

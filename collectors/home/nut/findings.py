@@ -5,8 +5,11 @@ from __future__ import annotations
 from collectors.findings import BAD, SOON_POWER, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile
 from collectors.home.nut.state import NutState, Ups
 
-RULES = (RuleSpec("ups_on_battery", "warning", 30, urgency=SOON_POWER), RuleSpec("ups_low_battery", "critical", urgency=SOON_POWER),
-         RuleSpec("ups_load_high", "warning", 60))
+RULES = (
+    RuleSpec("ups_on_battery", "warning", 30, urgency=SOON_POWER, title="UPS on battery"),
+    RuleSpec("ups_low_battery", "critical", urgency=SOON_POWER, title="UPS battery low"),
+    RuleSpec("ups_load_high", "warning", 60, title="UPS load high"),
+)
 # The load, % of the UPS's capacity, from which ups_load_high is a warning and critical: past 80 %
 # the runtime on battery is short, at 100 % the UPS turns off or goes to bypass on overload.
 LOAD_WARNING, LOAD_CRITICAL = 80.0, 95.0

@@ -10,7 +10,9 @@ from collectors.findings import WARN, Finding, Judging, RuleSpec, Tile, about, l
 from collectors.home.smartplugs.state import PlugView, SmartplugsState
 from collectors.plugin import View
 
-RULES = (RuleSpec("smartplug_silent", "warning"),)
+RULES = (
+    RuleSpec("smartplug_silent", "warning", title="Smart plug silent"),
+)
 
 
 def _since(seconds: float) -> str:

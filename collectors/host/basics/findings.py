@@ -5,8 +5,12 @@ from __future__ import annotations
 from collectors.findings import BAD, SOON_HARDWARE, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile
 from collectors.host.basics.state import Filesystem, HostState
 
-RULES = (RuleSpec("filesystem_full", "warning", 300, 24), RuleSpec("filesystem_readonly", "critical", 60, 12, urgency=SOON_HARDWARE),
-         RuleSpec("memory_low", "warning", 300), RuleSpec("interface_errors", "warning"))
+RULES = (
+    RuleSpec("filesystem_full", "warning", 300, 24, title="Filesystem nearly full"),
+    RuleSpec("filesystem_readonly", "critical", 60, 12, urgency=SOON_HARDWARE, title="Filesystem gone read-only"),
+    RuleSpec("memory_low", "warning", 300, title="Memory low"),
+    RuleSpec("interface_errors", "warning", title="Network interface errors"),
+)
 # Errors an interface may make within an hour before it is worth a notification (a weak link
 # makes a few; a bad cable or a failing port makes many).
 ERRORS_PER_HOUR = 10

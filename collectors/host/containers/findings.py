@@ -9,8 +9,12 @@ from collectors.host.containers.engine import SHOULD_RUN
 from collectors.host.containers.state import ContainersState, ContainerView
 from collectors.plugin import View
 
-RULES = (RuleSpec("container_unhealthy", "warning", 60), RuleSpec("container_restarting", "warning"),
-         RuleSpec("container_exited", "critical"), RuleSpec("container_oom", "warning"))
+RULES = (
+    RuleSpec("container_unhealthy", "warning", 60, title="Container unhealthy"),
+    RuleSpec("container_restarting", "warning", title="Container restarting"),
+    RuleSpec("container_exited", "critical", title="Container stopped"),
+    RuleSpec("container_oom", "warning", title="Container out of memory"),
+)
 
 
 def who(c: ContainerView) -> str:

@@ -10,10 +10,15 @@ from collectors.findings import BAD, SOON_HARDWARE, WARN, Finding, Judging, Rule
 from collectors.host.ipmi.state import BmcView, IpmiState, SelEvent, Sensor
 from collectors.plugin import View
 
-RULES = (RuleSpec("ipmi_sensor_critical", "critical"), RuleSpec("ipmi_sensor_warning", "warning", 300),
-         RuleSpec("ipmi_psu_redundancy_lost", "critical", urgency=SOON_HARDWARE), RuleSpec("ipmi_sel_critical", "critical"),
-         RuleSpec("ipmi_sel_warning", "warning"), RuleSpec("ipmi_sel_full", "warning"),
-         RuleSpec("ipmi_unreachable", "warning", 120))
+RULES = (
+    RuleSpec("ipmi_sensor_critical", "critical", title="BMC sensor critical"),
+    RuleSpec("ipmi_sensor_warning", "warning", 300, title="BMC sensor warning"),
+    RuleSpec("ipmi_psu_redundancy_lost", "critical", urgency=SOON_HARDWARE, title="Power supply redundancy lost"),
+    RuleSpec("ipmi_sel_critical", "critical", title="BMC event log: critical entry"),
+    RuleSpec("ipmi_sel_warning", "warning", title="BMC event log: warning entry"),
+    RuleSpec("ipmi_sel_full", "warning", title="BMC event log full"),
+    RuleSpec("ipmi_unreachable", "warning", 120, title="BMC unreachable"),
+)
 UNITS = {"C": "°C", "F": "°F"}
 # The events a discrete sensor asserts while all is well: not worth repeating beside a failure.
 _BENIGN = {"presence detected", "device present", "device inserted/device present", "fully redundant"}

@@ -6,7 +6,9 @@ from __future__ import annotations
 from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile
 from collectors.host.libvirt.state import DomainView, LibvirtState
 
-RULES = (RuleSpec("libvirt_domain_down", "critical"),)
+RULES = (
+    RuleSpec("libvirt_domain_down", "critical", title="Virtual machine down"),
+)
 
 
 def domain_findings(d: DomainView) -> list[Finding]:

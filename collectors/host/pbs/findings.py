@@ -13,9 +13,13 @@ from collectors.host.pbs.state import PbsGroup, PbsState
 from collectors.plugin import View
 from collectors.proxmoxapi import age
 
-RULES = (RuleSpec("pbs_datastore_full", "warning"), RuleSpec("pbs_verify_failed", "critical"),
-         RuleSpec("pbs_job_failed", "warning"), RuleSpec("pbs_snapshot_stale", "warning"),
-         RuleSpec("pbs_token_denied", "warning"))
+RULES = (
+    RuleSpec("pbs_datastore_full", "warning", title="Backup server datastore nearly full"),
+    RuleSpec("pbs_verify_failed", "critical", title="Backup verification failed"),
+    RuleSpec("pbs_job_failed", "warning", title="Backup server job failed"),
+    RuleSpec("pbs_snapshot_stale", "warning", title="Backup snapshot overdue"),
+    RuleSpec("pbs_token_denied", "warning", title="Backup server API token refused"),
+)
 DATASTORE_WARNING, DATASTORE_CRITICAL = 85.0, 95.0
 DEFAULT_MAX_AGE = 26 * 3600.0
 JOB_WORDS = {"verify": "verify job", "sync": "sync job", "prune": "prune job", "gc": "garbage collection"}

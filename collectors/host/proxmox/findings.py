@@ -8,10 +8,16 @@ from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec
 from collectors.host.proxmox.state import ProxmoxState, PveGuest
 from collectors.proxmoxapi import age
 
-RULES = (RuleSpec("pve_guest_down", "critical"), RuleSpec("pve_backup_stale", "warning"),
-         RuleSpec("pve_backup_failed", "critical"), RuleSpec("pve_storage_full", "warning"),
-         RuleSpec("pve_quorum_lost", "critical"), RuleSpec("pve_replication_failed", "warning"),
-         RuleSpec("pve_node_offline", "critical"), RuleSpec("pve_token_denied", "warning"))
+RULES = (
+    RuleSpec("pve_guest_down", "critical", title="Proxmox guest down"),
+    RuleSpec("pve_backup_stale", "warning", title="Proxmox backup overdue"),
+    RuleSpec("pve_backup_failed", "critical", title="Proxmox backup failed"),
+    RuleSpec("pve_storage_full", "warning", title="Proxmox storage nearly full"),
+    RuleSpec("pve_quorum_lost", "critical", title="Proxmox cluster lost quorum"),
+    RuleSpec("pve_replication_failed", "warning", title="Proxmox replication failed"),
+    RuleSpec("pve_node_offline", "critical", title="Proxmox node offline"),
+    RuleSpec("pve_token_denied", "warning", title="Proxmox API token refused"),
+)
 # A storage's use, %, from which pve_storage_full is a warning and critical ([alerts.rules.pve_storage_full]).
 STORAGE_WARNING, STORAGE_CRITICAL = 85.0, 95.0
 DEFAULT_MAX_AGE = 26 * 3600.0

@@ -9,8 +9,11 @@ from collectors.findings import BAD, WARN, Finding, Judging, Monitor, RuleSpec, 
 from collectors.host.systemd.state import SystemdState, UnitView
 from collectors.plugin import View
 
-RULES = (RuleSpec("unit_failed", "critical"), RuleSpec("unit_restarting", "warning"),
-         RuleSpec("timer_stale", "warning"))
+RULES = (
+    RuleSpec("unit_failed", "critical", title="Service failed"),
+    RuleSpec("unit_restarting", "warning", title="Service restarting"),
+    RuleSpec("timer_stale", "warning", title="Timer overdue"),
+)
 
 
 def _ago(seconds: float) -> str:

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile
 from collectors.network.bonding.state import BondingState
 
-RULES = (RuleSpec("bond_slave_down", "warning", 60), RuleSpec("bond_slave_flapping", "warning"))
+RULES = (
+    RuleSpec("bond_slave_down", "warning", 60, title="Bond link down"),
+    RuleSpec("bond_slave_flapping", "warning", title="Bond link flapping"),
+)
 
 
 def findings(state: BondingState, judging: Judging) -> list[Finding]:

@@ -8,10 +8,15 @@ from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec
 from collectors.network.frr.state import BfdPeer, EvpnVni, FrrState, Peer
 from collectors.plugin import View
 
-RULES = (RuleSpec("bgp_peer_down", "critical", 60, 12), RuleSpec("bgp_all_peers_down", "critical", 0, 4),
-         RuleSpec("bgp_prefixes_dropped", "warning", 0, 12), RuleSpec("bgp_prefix_limit_near", "warning", 0, 24),
-         RuleSpec("bfd_peer_down", "critical", 0, 12), RuleSpec("evpn_vtep_lost", "critical", 60, 12),
-         RuleSpec("evpn_vni_down", "critical", 60, 12))
+RULES = (
+    RuleSpec("bgp_peer_down", "critical", 60, 12, title="BGP peer down"),
+    RuleSpec("bgp_all_peers_down", "critical", 0, 4, title="All BGP peers down"),
+    RuleSpec("bgp_prefixes_dropped", "warning", 0, 12, title="BGP prefixes dropped"),
+    RuleSpec("bgp_prefix_limit_near", "warning", 0, 24, title="BGP prefix limit near"),
+    RuleSpec("bfd_peer_down", "critical", 0, 12, title="BFD peer down"),
+    RuleSpec("evpn_vtep_lost", "critical", 60, 12, title="EVPN VTEP lost"),
+    RuleSpec("evpn_vni_down", "critical", 60, 12, title="EVPN VNI down"),
+)
 # BGP's finite state machine (RFC 4271, FRR's words for it): only Established is up; Active
 # means "trying to connect", which a person reads as down.
 STATE_WORDS = {"Established": "up", "Idle": "down", "Connect": "down", "Active": "down", "OpenSent": "down",

@@ -11,8 +11,11 @@ from collectors.plugin import View
 
 # Searching for a network after a re-attach takes a minute or two; signal moves with the
 # weather and the traffic, so it must stay poor a while before anyone is told.
-RULES = (RuleSpec("modem_unregistered", "warning", 180, 12), RuleSpec("modem_signal_poor", "warning", 600, 24),
-         RuleSpec("modem_gone", "critical", 60, 12))
+RULES = (
+    RuleSpec("modem_unregistered", "warning", 180, 12, title="Modem not registered"),
+    RuleSpec("modem_signal_poor", "warning", 600, 24, title="Modem signal poor"),
+    RuleSpec("modem_gone", "critical", 60, 12, title="Modem gone"),
+)
 
 
 def labels(m: Modem) -> dict[str, str]:

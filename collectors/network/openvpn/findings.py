@@ -5,7 +5,10 @@ from __future__ import annotations
 from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile
 from collectors.network.openvpn.state import OpenvpnState
 
-RULES = (RuleSpec("vpn_down", "critical", 120, 12), RuleSpec("vpn_tunnel_drops", "warning", 300))
+RULES = (
+    RuleSpec("vpn_down", "critical", 120, 12, title="VPN down"),
+    RuleSpec("vpn_tunnel_drops", "warning", 300, title="VPN tunnel dropping packets"),
+)
 
 
 def findings(state: OpenvpnState, judging: Judging) -> list[Finding]:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collectors.findings import BAD, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile
 from collectors.network.snmp.state import SnmpState
 
-RULES = (RuleSpec("switch_port_flapping", "warning"),)
+RULES = (
+    RuleSpec("switch_port_flapping", "warning", title="Switch port flapping"),
+)
 # A port that changed state this often since rackpulse started is worth a look on the tile.
 SHOWN_FLAPS = 4
 

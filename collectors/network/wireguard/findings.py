@@ -8,7 +8,9 @@ from collectors.findings import WARN, ChartSpec, Finding, Judging, RuleSpec, Til
 from collectors.network.wireguard.state import WgPeerView, WireguardState
 from collectors.plugin import View
 
-RULES = (RuleSpec("wireguard_handshake_stale", "warning", 0),)
+RULES = (
+    RuleSpec("wireguard_handshake_stale", "warning", 0, title="WireGuard peer silent"),
+)
 
 
 def span(seconds: float) -> str:

@@ -23,8 +23,12 @@ from collectors.probes.checks.state import Probe, ProbesState
 
 # probe_down waits two failed polls' worth of time (a single lost HTTP answer is not an outage);
 # loss and latency must hold five minutes (a bond of 3G links has bad minutes, not bad hours).
-RULES = (RuleSpec("probe_down", "critical", 120), RuleSpec("probe_loss", "warning", 300),
-         RuleSpec("probe_latency", "warning", 300), RuleSpec("tls_expiring", "warning", 0, 24))
+RULES = (
+    RuleSpec("probe_down", "critical", 120, title="Probe down"),
+    RuleSpec("probe_loss", "warning", 300, title="Probe losing packets"),
+    RuleSpec("probe_latency", "warning", 300, title="Probe slow"),
+    RuleSpec("tls_expiring", "warning", 0, 24, title="TLS certificate expiring"),
+)
 TLS_WARNING_DAYS = 14.0
 
 

@@ -10,7 +10,10 @@ from collectors.plugin import View
 from collectors.probes.heartbeats.state import Beat, HeartbeatsState
 
 # A missed backup is told at once: `grace` already is its patience.
-RULES = (RuleSpec("heartbeat_missed", "critical", 0, 24), RuleSpec("heartbeat_failed", "critical", 0, 24))
+RULES = (
+    RuleSpec("heartbeat_missed", "critical", 0, 24, title="Job heartbeat missed"),
+    RuleSpec("heartbeat_failed", "critical", 0, 24, title="Job reported failure"),
+)
 
 
 def span(seconds: float) -> str:

@@ -8,7 +8,9 @@ from collectors.findings import WARN, ChartSpec, Finding, Judging, RuleSpec, Til
 from collectors.plugin import View
 from collectors.probes.throughput.state import IperfRun, ThroughputState
 
-RULES = (RuleSpec("throughput_low", "warning"),)
+RULES = (
+    RuleSpec("throughput_low", "warning", title="Throughput low"),
+)
 
 
 def test_findings(t: IperfRun) -> list[Finding]:

@@ -24,9 +24,9 @@ from collectors.storage.btrfs.state import BtrfsState, DeviceView, FsView
 from collectors.storage.common import describe
 
 RULES = (
-    RuleSpec("btrfs_device_missing", "critical", 0, 12, urgency=SOON_DATA),
-    RuleSpec("btrfs_errors_rising", "warning", 0, 24),
-    RuleSpec("btrfs_scrub_errors", "critical", 0, 24),
+    RuleSpec("btrfs_device_missing", "critical", 0, 12, urgency=SOON_DATA, title="Btrfs device missing"),
+    RuleSpec("btrfs_errors_rising", "warning", 0, 24, title="Btrfs device errors rising"),
+    RuleSpec("btrfs_scrub_errors", "critical", 0, 24, title="Btrfs scrub found errors"),
 )
 
 

@@ -24,9 +24,9 @@ from collectors.storage.ceph.state import CephState, Cluster
 from collectors.storage.common import describe
 
 RULES = (
-    RuleSpec("ceph_health_err", "critical", 0, 12, urgency=SOON_DATA),
-    RuleSpec("ceph_health_warn", "warning", 300, 24),
-    RuleSpec("ceph_osd_down", "critical", 120, 12, urgency=SOON_HARDWARE),
+    RuleSpec("ceph_health_err", "critical", 0, 12, urgency=SOON_DATA, title="Ceph health error"),
+    RuleSpec("ceph_health_warn", "warning", 300, 24, title="Ceph health warning"),
+    RuleSpec("ceph_osd_down", "critical", 120, 12, urgency=SOON_HARDWARE, title="Ceph OSD down"),
 )
 # Ceph's health states as a person says them (the raw value stays beside them on the page).
 HEALTH_WORDS = {"HEALTH_OK": "healthy", "HEALTH_WARN": "health warning", "HEALTH_ERR": "health error"}

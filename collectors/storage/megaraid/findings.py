@@ -27,11 +27,11 @@ from collectors.storage.megaraid.state import Controller, MegaraidState, Physica
 from collectors.storage.megaraid.storcli import PD_BAD
 
 RULES = (
-    RuleSpec("megaraid_vd_degraded", "critical", 0, 12, urgency=SOON_DATA),
-    RuleSpec("megaraid_pd_failed", "critical", 0, 12, urgency=SOON_HARDWARE),
-    RuleSpec("megaraid_controller", "critical", 0, 12),
-    RuleSpec("megaraid_bbu", "warning", 0, 24),
-    RuleSpec("megaraid_pd_errors", "warning", 0, 24),
+    RuleSpec("megaraid_vd_degraded", "critical", 0, 12, urgency=SOON_DATA, title="MegaRAID virtual drive degraded"),
+    RuleSpec("megaraid_pd_failed", "critical", 0, 12, urgency=SOON_HARDWARE, title="MegaRAID drive failed"),
+    RuleSpec("megaraid_controller", "critical", 0, 12, title="MegaRAID controller problem"),
+    RuleSpec("megaraid_bbu", "warning", 0, 24, title="MegaRAID battery problem"),
+    RuleSpec("megaraid_pd_errors", "warning", 0, 24, title="MegaRAID drive errors"),
 )
 # storcli's abbreviations (its "show all" legend), as words.
 STATE_WORDS = {"Optl": "optimal", "Dgrd": "degraded", "Pdgd": "partially degraded", "Rbld": "rebuilding",

@@ -24,10 +24,10 @@ from collectors.storage.common import describe
 from collectors.storage.zfs.state import PoolView, ScanView, VdevView, ZfsState
 
 RULES = (
-    RuleSpec("zfs_pool_degraded", "critical", 0, 12, urgency=SOON_DATA),
-    RuleSpec("zfs_device_faulted", "critical", 0, 12, urgency=SOON_HARDWARE),
-    RuleSpec("zfs_errors_rising", "warning", 0, 24),
-    RuleSpec("zfs_scrub_errors", "critical", 0, 24),
+    RuleSpec("zfs_pool_degraded", "critical", 0, 12, urgency=SOON_DATA, title="ZFS pool degraded"),
+    RuleSpec("zfs_device_faulted", "critical", 0, 12, urgency=SOON_HARDWARE, title="ZFS device faulted"),
+    RuleSpec("zfs_errors_rising", "warning", 0, 24, title="ZFS device errors rising"),
+    RuleSpec("zfs_scrub_errors", "critical", 0, 24, title="ZFS scrub found errors"),
 )
 # zpool's states (zpoolconcepts(7)), as words.
 STATE_WORDS = {"ONLINE": "online", "DEGRADED": "degraded", "FAULTED": "faulted", "OFFLINE": "offline",
