@@ -270,6 +270,7 @@ class Unit:
     si: bool  # whether SI prefixes apply (14.8 MWh, 1.2 GB)
     scale: float  # the factor from the stored base unit
     states: tuple[str, ...] = ()  # a state as a number: its words by value (a timeline, not a line)
+    whole: bool = False  # a count (links up, prefixes, flaps): its axis ticks on whole numbers only
 
 
 # A counter drawn as its rate: bytes as bits per second (how links are spoken of), else per second.
@@ -322,12 +323,14 @@ UNITS: tuple[tuple[str, str, bool, float], ...] = (
     ("_bytes_total", "B", True, 1.0), ("_bytes", "B", True, 1.0), ("_bytes_per_second", "bit/s", True, 8.0),
     ("_bits_per_second", "bit/s", True, 1.0),
     ("_seconds_total", "s", True, 1.0), ("_seconds", "s", True, 1.0), ("_ratio", "%", False, 100.0),
+    ("_bar", "bar", False, 1.0), ("_dbm", "dBm", False, 1.0), ("_db", "dB", False, 1.0),
 )
 
 
 def chart_unit(metric: str, rate: bool = False) -> Unit:
-    """The unit of a chart of `metric` (no unit for counts; its words for a state); with `rate`,
-    of its rate per second."""
+    """The unit of a chart of `metric` (its words for a state; none for a count, whose axis is
+    whole numbers, unless its spec says it is a fraction, as a load average is); with `rate`, of
+    its rate per second."""
     if rate:
         return next((u for suffix, u in RATE_UNITS.items() if metric.endswith(suffix)), Unit("/s", True, 1.0))  # noqa: E501
     spec = all_metric_specs().get(metric) or SELF_METRICS.get(metric)
@@ -336,7 +339,7 @@ def chart_unit(metric: str, rate: bool = False) -> Unit:
     for suffix, unit, si, scale in UNITS:
         if metric.endswith(suffix):
             return Unit(unit, si, scale)
-    return Unit("", True, 1.0)
+    return Unit("", True, 1.0, whole=not (spec is not None and spec.fraction))
 
 
 def smoke_urls(base: str, metric: str, labels: dict[str, str], range_: str) -> dict[str, str]:

@@ -62,6 +62,9 @@ class MetricSpec:
     # A state as a number (0 down, 1 up): its words by value, for charts drawn as a timeline
     # of states rather than a line averaged to 0.3.
     states: tuple[str, ...] = ()
+    # A number with no unit is a count (links up, prefixes, flaps), drawn on whole-number ticks;
+    # one that is not (a load average, a COP, a share of 0..1) says so here.
+    fraction: bool = False
 
 
 @dataclass

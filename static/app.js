@@ -49,6 +49,25 @@
     };
   }
 
+  // One way to write a time everywhere (tables say 2026-12-01 14:05): 24-hour clock, year-month-day,
+  // the date under the first tick of each new day. uPlot's own defaults are 12/1 and 2pm.
+  var D = 86400;
+  var TIME_TICKS = [
+    // tick step, its label, then the label on a new year, month, day, hour, minute, second; 1: appended
+    [365 * D, "{YYYY}", null, null, null, null, null, null, 1],
+    [28 * D, "{MMM}", "\n{YYYY}", null, null, null, null, null, 1],
+    [D, "{MM}-{DD}", "\n{YYYY}", null, null, null, null, null, 1],
+    [3600, "{HH}:{mm}", "\n{YYYY}-{MM}-{DD}", null, "\n{MM}-{DD}", null, null, null, 1],
+    [60, "{HH}:{mm}", "\n{YYYY}-{MM}-{DD}", null, "\n{MM}-{DD}", null, null, null, 1],
+    [1, "{HH}:{mm}:{ss}", "\n{YYYY}-{MM}-{DD}", null, "\n{MM}-{DD}", null, null, null, 1],
+  ];
+  var WHEN = "{YYYY}-{MM}-{DD} {HH}:{mm}";
+  function when(ts) { return window.uPlot.fmtDate(WHEN)(new Date(ts * 1000)); }
+
+  // A count (links up, prefixes) ticks on whole numbers: "bond0 slaves up" read 5.00, 5.25 ... 6.00.
+  var WHOLE_STEPS = [];
+  for (var k = 0; k < 13; k++) [1, 2, 5].forEach(function (m) { WHOLE_STEPS.push(m * Math.pow(10, k)); });
+
   function css(name, fallback) {
     var v = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
     return v || fallback;
@@ -57,7 +76,15 @@
   // Where a chart's time axis starts: the range asked for, or its first sample when the data
   // begins later (a new install's first hour: the chart is the data, not an empty grid).
   function since(d) {
-    return d.ts.length && d.ts[0] > d.start + 3 * d.step ? d.ts[0] : null;
+    return d.ts.length && d.ts[0] > d.start + 3 * stepAt(d, d.ts[0]) ? d.ts[0] : null;
+  }
+
+  // The step of the part a point is in: hourly or 5-minute rollups where the raw samples begin
+  // later than the range, then the collector's interval (the server's `steps`).
+  function stepAt(d, t) {
+    var step = d.step;
+    (d.steps || []).forEach(function (p) { if (t >= p[0]) step = p[1]; });
+    return step;
   }
 
   // The range's first and last second as empty points, so the time axis always spans the
@@ -67,8 +94,9 @@
     var first = since(d);
     var out = first ? [[], [], [], []] : [[d.start], [null], [null], [null]];
     for (var i = 0; i < d.ts.length; i++) {
-      if (i > 0 && d.ts[i] - d.ts[i - 1] > 2.5 * d.step) {
-        out[0].push(d.ts[i - 1] + d.step); out[1].push(null); out[2].push(null); out[3].push(null);
+      var step = i > 0 ? stepAt(d, d.ts[i - 1]) : d.step;
+      if (i > 0 && d.ts[i] - d.ts[i - 1] > 2.5 * step) {
+        out[0].push(d.ts[i - 1] + step); out[1].push(null); out[2].push(null); out[3].push(null);
       }
       out[0].push(d.ts[i]); out[1].push(d.min[i]); out[2].push(d.avg[i]); out[3].push(d.max[i]);
     }
@@ -104,6 +132,7 @@
     else if (unit === "%") y = { range: function (u, lo, hi) { return [Math.min(0, lo), Math.max(100, hi)]; } };
     var yAxis = { stroke: fg, grid: { stroke: line }, ticks: { stroke: line }, size: labelWidth,
                   values: tickLabels(unit, prefixable) };
+    if (el.dataset.whole === "1") yAxis.incrs = WHOLE_STEPS;
     if (states) {
       yAxis.splits = function () { return states.map(function (_, i) { return i; }); };
       yAxis.values = function (u, splits) { return splits.map(function (v) { return states[v] || ""; }); };
@@ -112,13 +141,13 @@
       title: el.dataset.title || d.metric, width: width, height: states ? 160 : 220,
       scales: { x: { time: true }, y: y },
       series: [
-        {},
+        { value: WHEN },
         { label: "min", stroke: rolled ? band : "transparent", value: fmt, show: rolled, paths: path },
         { label: rolled ? (states ? "share" : "avg") : "value", stroke: accent, width: 2, value: fmt, paths: path },
         { label: "max", stroke: rolled ? band : "transparent", value: fmt, show: rolled, paths: path },
       ],
       bands: rolled ? [{ series: [3, 1], fill: band }] : [],
-      axes: [{ stroke: fg, grid: { stroke: line }, ticks: { stroke: line } }, yAxis],
+      axes: [{ stroke: fg, grid: { stroke: line }, ticks: { stroke: line }, values: TIME_TICKS }, yAxis],
       cursor: { drag: { x: true, y: false, setScale: true } },
       // The legend says the newest values until a point is hovered, and again when the pointer
       // leaves (uPlot shows "–" without a hovered point: a legend that said nothing).
@@ -148,7 +177,7 @@
     if (!first) return;
     var p = document.createElement("p");
     p.className = "since muted";
-    p.textContent = "No data before " + new Date(first * 1000).toLocaleString() + ".";
+    p.textContent = "No data before " + when(first) + ".";
     el.appendChild(p);
   }
 
@@ -207,7 +236,7 @@
   function smokeOptions(el, d, width) {
     var o = options(el, d, width), fmt = o.series[2].value;
     var band = css("--band", "rgba(31,111,197,.18)"), warn = css("--warn", "#a15c00");
-    o.series = [{},
+    o.series = [{ value: WHEN },
       { label: "fastest", stroke: band, value: fmt }, { label: "avg", stroke: css("--accent", "#1f6fc5"), width: 2, value: fmt },
       { label: "p95", stroke: warn, value: fmt }, { label: "slowest", stroke: band, value: fmt }];
     o.bands = [{ series: [4, 1], fill: band }, { series: [3, 2], fill: band }];
@@ -232,8 +261,8 @@
       // The fastest of the fastest, the slowest of the slowest; p95 and avg as their bucket's mean.
       var d = { start: avg.start, end: avg.end, step: avg.step, resolution: "raw", ts: avg.ts,
                 min: at(ds[0], "min"), avg: avg.avg, max: at(ds[3], "max"), p95: at(ds[2], "avg") };
-      var rows = shape({ start: d.start, end: d.end, step: d.step, ts: d.ts, min: d.min, avg: d.avg, max: d.p95 });
-      var tops = shape({ start: d.start, end: d.end, step: d.step, ts: d.ts, min: d.max, avg: d.max, max: d.max });
+      var rows = shape({ start: d.start, end: d.end, step: d.step, steps: avg.steps, ts: d.ts, min: d.min, avg: d.avg, max: d.p95 });
+      var tops = shape({ start: d.start, end: d.end, step: d.step, steps: avg.steps, ts: d.ts, min: d.max, avg: d.max, max: d.max });
       var width = el._chart ? el._chart.width : Math.max(260, el.clientWidth - 16);
       if (el._chart) el._chart.destroy();
       el.textContent = "";

@@ -361,6 +361,9 @@ def test_a_chart_shows_the_finest_data_there_is_for_each_part_of_its_range(store
     store.write_run("x", now - 600, 0.1, True, None, result(30.0, serial="Z1"))
     hour = store.history(sid, now - 3600, now)  # raw samples only for its last ten minutes
     assert [p.vavg for p in hour] == [20.0] * 10 + [30.0]
+    # in parts, each at its own resolution: a chart's gaps are judged by each part's own step
+    parts = store.history_parts(sid, now - 3600, now)
+    assert [(res, len(pts)) for res, pts in parts] == [(RES_5M, 10), (0, 1)]
 
 
 def test_a_bulk_of_samples_sent_twice_is_stored_once_and_the_new_ones_with_it(store: Store) -> None:

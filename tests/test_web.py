@@ -258,17 +258,50 @@ def test_a_series_says_the_span_and_step_it_was_read_at_so_a_chart_spans_its_ran
     assert (d["resolution"], d["step"]) == (resolution, step)  # one raw point: its step is the 60 s default
 
 
+def test_each_part_of_a_series_read_at_its_own_resolution_has_its_own_step() -> None:
+    from app.web.api import part_steps
+
+    # an hour of 5-minute rollups, then raw samples every 2 s from 01:02: one step for all (2 s)
+    # made every rollup point "a gap" from the next, an hour of loose dots
+    ts = list(range(0, 3600, 300)) + list(range(3720, 3800, 2))
+    assert part_steps([(300, 0), (0, 3720)], ts) == [(0, 300), (3720, 2)]
+    assert part_steps([(0, 3720)], ts[12:]) == [(3720, 2)]
+    assert part_steps([], []) == []
+
+
 @pytest.mark.parametrize(("metric", "unit", "si", "scale"), [
     ("rackpulse_heatpump_heat_joules_total", "Wh", True, 1 / 3600),
     ("rackpulse_disk_temperature_celsius", "°C", False, 1.0),
     ("rackpulse_ups_battery_charge_ratio", "%", False, 100.0),
     ("rackpulse_network_receive_bytes_total", "B", True, 1.0),
-    ("rackpulse_bgp_peer_prefixes_received", "", True, 1.0),
+    ("rackpulse_heatpump_pressure_bar", "bar", False, 1.0),
+    ("rackpulse_modem_signal_dbm", "dBm", False, 1.0),
+    ("rackpulse_modem_signal_db", "dB", False, 1.0),
 ])
 def test_a_charts_unit_comes_from_its_metrics_name(metric: str, unit: str, si: bool, scale: float) -> None:
     from app.views import Unit, chart_unit
 
     assert chart_unit(metric) == Unit(unit, si, scale)
+
+
+@pytest.mark.parametrize(("metric", "whole"), [
+    ("rackpulse_bgp_peer_prefixes_received", True), ("rackpulse_bond_slaves_up", True),
+    ("rackpulse_snmp_interface_flaps_total", True),
+    ("rackpulse_load", False), ("rackpulse_heatpump_cop", False),  # unitless, yet fractions (MetricSpec.fraction)
+    ("rackpulse_disk_temperature_celsius", False),
+])
+def test_a_count_is_charted_on_whole_number_ticks_and_a_fraction_is_not(metric: str, whole: bool) -> None:
+    from app.views import chart_unit
+
+    assert chart_unit(metric).whole is whole
+    assert chart_unit(metric, rate=True).whole is False  # a count's rate per second has decimals
+
+
+def test_a_count_chart_tells_the_browser_to_tick_on_whole_numbers(tmp_path: Path) -> None:
+    text = fetch(demo_app(tmp_path, 65), "/network").text
+    assert re.search(r'metric=rackpulse_bond_slaves_up[^>]*data-whole="1"', text)
+    assert re.search(r'metric=rackpulse_openvpn_received_bytes_total[^>]*>', text)
+    assert not re.search(r'metric=rackpulse_openvpn_received_bytes_total[^>]*data-whole', text)  # bit/s
 
 
 def test_the_heat_pump_charts_say_their_unit_and_read_energy_in_watt_hours(tmp_path: Path) -> None:

@@ -16,7 +16,8 @@ from app.energy.bill import month_start
 from app.energy.hours import SourceHours, as_hours
 
 RANGES = {"24h": "24 hours", "30d": "30 days", "12mo": "12 months"}
-WIDTH, HEIGHT, LEFT, BOTTOM, TOP = 720, 240, 48, 22, 8  # the SVG's own units: it scales to the page
+WIDTH, HEIGHT, LEFT, BOTTOM, TOP = 720, 240, 72, 22, 8  # the SVG's own units: it scales to the page
+CHAR = 7.4  # the width of a tick label's character at the page's 13-unit font, about
 
 
 @dataclass
@@ -38,7 +39,7 @@ class Stack:
     kwh: dict[str, list[float]]  # source -> kWh per bar
     bands: list[Band] = field(default_factory=list)
     ticks: list[tuple[float, str]] = field(default_factory=list)  # (y, label) of the value axis
-    labels: list[tuple[float, str]] = field(default_factory=list)  # (x, label) under some bars
+    labels: list[tuple[float, str, str]] = field(default_factory=list)  # (x, label, anchor) under some bars
     top: float = 0.0  # kWh at the chart's top
 
     @property
@@ -82,18 +83,42 @@ def stack(hourly: Mapping[str, SourceHours | Iterable[tuple[int, float]]], insid
     return out
 
 
-def nice_top(value: float) -> float:
-    """1, 2, 2.5 or 5 times a power of ten, at or above ``value``: round figures on the axis."""
+def axis_steps(value: float, most: int = 5) -> tuple[float, float]:
+    """The axis's top and its tick step for a highest bar of ``value``: a step of 1, 2 or 5 times
+    a power of ten, at most ``most`` of them up to the top (25 kWh in steps of 5, not quarters of
+    25: 6.25, 18.75)."""
     if value <= 0:
-        return 1.0
-    magnitude = 10 ** math.floor(math.log10(value))
-    return next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= value * (1 - 1e-9))
+        return 1.0, 0.2
+    step = 10.0 ** math.floor(math.log10(value / most))
+    while True:
+        for m in (1, 2, 5):
+            if math.ceil(value / (m * step) - 1e-9) <= most:
+                count = max(1, math.ceil(value / (m * step) - 1e-9))
+                return count * m * step, m * step
+        step *= 10
+
+
+def tick_words(value: float, step: float) -> str:
+    """A tick's figure with as many decimals as its step has, and its unit: "0.5 kWh", "20 kWh"."""
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9)) if step < 1 and value else 0
+    return f"{value:.{decimals}f} kWh"
+
+
+def period_label(x: float, label: str) -> tuple[float, str, str]:
+    """A label centred under its bar, or held inside the chart at either edge (the last day's
+    "12-01" was clipped to "12-0")."""
+    half = len(label) * CHAR / 2
+    if x + half > WIDTH:
+        return WIDTH - 1.0, label, "end"
+    if x - half < LEFT:
+        return float(LEFT), label, "start"
+    return x, label, "middle"
 
 
 def draw(st: Stack) -> None:
     """Geometry of the bars, bands, value ticks and period labels, in the SVG's units."""
     n = len(st.starts)
-    st.top = nice_top(max(st.totals, default=0.0))
+    st.top, step = axis_steps(max(st.totals, default=0.0))
     plot_w, plot_h = WIDTH - LEFT, HEIGHT - BOTTOM - TOP
     slot = plot_w / n
     bar = slot * 0.78
@@ -107,11 +132,11 @@ def draw(st: Stack) -> None:
             y -= h
             st.bands.append(Band(s, c % 8, round(LEFT + i * slot + (slot - bar) / 2, 1), round(y, 1), round(bar, 1),
                                  round(h, 1), v))
-    for k in range(5):
-        value = st.top * k / 4
-        st.ticks.append((round(TOP + plot_h - plot_h * k / 4, 1), f"{value:g}"))
+    for k in range(round(st.top / step) + 1):
+        st.ticks.append((round(TOP + plot_h - plot_h * k * step / st.top, 1), tick_words(k * step, step)))
     every = {"24h": 3, "30d": 5, "12mo": 1}[st.range]
-    fmt = {"24h": "%H:00", "30d": "%d %b", "12mo": "%b"}[st.range]
+    # the pages' one way to write a date: 2026-12-01 14:05, a day of it 12-01 (as the charts' axes)
+    fmt = {"24h": "%H:00", "30d": "%m-%d", "12mo": "%b"}[st.range]
     for i, start in enumerate(st.starts):
         if (n - 1 - i) % every == 0:
-            st.labels.append((round(LEFT + i * slot + slot / 2, 1), start.strftime(fmt)))
+            st.labels.append(period_label(round(LEFT + i * slot + slot / 2, 1), start.strftime(fmt)))

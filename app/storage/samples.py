@@ -219,21 +219,28 @@ class SampleWriting(Rollups, Inventory):
         database that has only the older, coarser rollups), the part before comes from the next
         coarser one: a chart shows the finest data there is for each part of its range.
         `thinned=False`: every point at that resolution (a rate is worked out before thinning)."""
+        points = [p for _, part in self.history_parts(series_id, start, end, max_points) for p in part]
+        # A month of 5-minute rollups is 8,640 points: as many as the chart can draw, no more
+        # (567 KB and 26-41 ms per chart before).
+        return thin(points, max_points) if thinned else points
+
+    def history_parts(self, series_id: int, start: int, end: int, max_points: int = 1500
+                      ) -> list[tuple[int, list[Point]]]:
+        """`history`'s points unthinned, as (resolution, points) parts from the oldest: the coarser
+        rollups where the finer data begins after `start` (a chart's step is each part's own)."""
         res = resolution(end - start, max_points)
         with self.engine.connect() as conn:
-            points = self._points(conn, series_id, start, end, res, max_points)
+            parts = [(res, self._points(conn, series_id, start, end, res, max_points))]
             finer = res
             for coarser in (RES_5M, RES_1H):
                 if coarser <= finer:
                     continue
-                first = points[0].ts if points else end
+                first = next((pts[0].ts for _, pts in parts if pts), end)
                 if first <= start + max(finer, 60):
                     break
-                points = self._points(conn, series_id, start, first, coarser) + points
+                parts.insert(0, (coarser, self._points(conn, series_id, start, first, coarser)))
                 finer = coarser
-        # A month of 5-minute rollups is 8,640 points: as many as the chart can draw, no more
-        # (567 KB and 26-41 ms per chart before).
-        return thin(points, max_points) if thinned else points
+        return [(r, pts) for r, pts in parts if pts]
 
     def hours(self, series_id: int, start: int, end: int) -> list[Point]:
         """Every hourly point from `start` to `end`: the hourly rollups up to their fold, the raw

@@ -117,6 +117,25 @@ def _scaled(v: float | None, scale: float) -> float | None:
     return v if v is None or scale == 1.0 else v * scale
 
 
+def usual_step(ts: list[int], res: int) -> int:
+    """The usual distance between points, at least the resolution's bucket: raw samples come at
+    the collector's interval (thinned to a chart's points, further apart than that)."""
+    gaps = sorted(b - a for a, b in zip(ts, ts[1:], strict=False))
+    return max(res, gaps[len(gaps) // 2]) if gaps else (res or 60)
+
+
+def part_steps(parts: list[tuple[int, int]], ts: list[int]) -> list[tuple[int, int]]:
+    """(from, step) of each part of a chart's points read at its own resolution ((resolution,
+    first timestamp) of each, oldest first): a chart shows a gap where points are further apart
+    than a few of their own steps. One step for all drew an hour of 5-minute rollups before a few
+    minutes of raw samples as loose dots, each point "a gap" from the next."""
+    out = []
+    for i, (res, first) in enumerate(parts):
+        until = parts[i + 1][1] if i + 1 < len(parts) else None
+        out.append((first, usual_step([t for t in ts if t >= first and (until is None or t < until)], res)))
+    return out
+
+
 @router.get("/api/series")
 def api_series(s: SiteDep, request: Request, metric: str, range: str = "24h",  # noqa: A002
                label: list[str] = Query(default=[]),  # noqa: B008
@@ -133,25 +152,18 @@ def api_series(s: SiteDep, request: Request, metric: str, range: str = "24h",  #
     # A series with no sample yet (the heat pump's efficiency in the demo's first minute) is an
     # empty chart that says "no data yet", not a 404 and an error in the browser's console.
     res = resolution(end - start, points)
-    if sid is None:
-        pts = []
-    elif rate:
-        # A rate is drawn between each point and the one before: the first point of the range
-        # has none, so one bucket earlier is read too, and the rates are thinned, not the
-        # counter. Else a rate's chart began a bucket or two late (a chart "short" of its range,
-        # the demo's 1 h charts), where the counter's own did not.
-        lead = max(res, RES_5M)
-        pts = thin(per_second(store.history(sid, start - lead, end + 1, max_points=points, thinned=False)), points)
-    else:
-        pts = store.history(sid, start, end + 1, max_points=points)
+    # A rate is drawn between each point and the one before: the first point of the range has
+    # none, so one bucket earlier is read too, and the rates are thinned, not the counter. Else a
+    # rate's chart began a bucket or two late (a chart "short" of its range, the demo's 1 h
+    # charts), where the counter's own did not.
+    lead = max(res, RES_5M) if rate else 0
+    parts = store.history_parts(sid, start - lead, end + 1, points) if sid is not None else []
+    pts = [p for _, part in parts for p in part]
+    pts = thin(per_second(pts) if rate else pts, points)
     ts = [p.ts for p in pts]
-    # A chart shows a gap where points are further apart than a few steps: a rollup's step is
-    # its bucket; raw samples come at the collector's interval, seen as the usual distance.
-    # (Thinned to `points`, they are further apart than the rollup's bucket: the usual distance.)
-    gaps = sorted(b - a for a, b in zip(ts, ts[1:], strict=False))
-    step = max(res, gaps[len(gaps) // 2]) if gaps else (res or 60)
-    return Series(metric=metric, labels=labels, range=range, start=start, end=end, step=step,
-                  resolution={0: "raw", RES_5M: "5m", RES_1H: "1h"}[res], ts=ts,
+    steps = part_steps([(r, part[0].ts) for r, part in parts], ts)
+    return Series(metric=metric, labels=labels, range=range, start=start, end=end, step=usual_step(ts, res),
+                  steps=steps, resolution={0: "raw", RES_5M: "5m", RES_1H: "1h"}[res], ts=ts,
                   min=[_scaled(p.vmin, scale) for p in pts], avg=[_scaled(p.vavg, scale) for p in pts],
                   max=[_scaled(p.vmax, scale) for p in pts])
 

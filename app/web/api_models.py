@@ -62,6 +62,9 @@ class Series(TypedDict):
     start: int
     end: int
     step: int  # seconds between points; a chart draws a gap where they are further apart
+    # (from, step) of each part read at its own resolution (hourly rollups before 5-minute ones
+    # before raw samples, where the finer data begins later than the range): each part's own step
+    steps: list[tuple[int, int]]
     resolution: str  # raw, 5m, 1h
     ts: list[int]
     min: list[float | None]

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import time
+from datetime import datetime, timedelta
 from pathlib import Path
+
+import pytest
 
 from app.demo.history import seed_everything
 from tests.test_web import demo_app, fetch
@@ -64,3 +67,32 @@ def test_a_bands_source_is_escaped_and_its_figures_are_those_the_table_rounds_to
         '<rect class="src-1" x="10.5" y="20.25" width="5.0" height="3.1" '
         'data-source="&lt;img src=x onerror=&#34;a&#34;&gt;" data-kwh="1.235">'
         '<title>&lt;img src=x onerror=&#34;a&#34;&gt;: 1.23&nbsp;kWh</title></rect>\n')
+
+
+@pytest.mark.parametrize("highest, ticks", [
+    (25.0, ["0 kWh", "5 kWh", "10 kWh", "15 kWh", "20 kWh", "25 kWh"]),  # was 0, 6.25, 12.5, 18.75, 25
+    (18.2, ["0 kWh", "5 kWh", "10 kWh", "15 kWh", "20 kWh"]),
+    (2.4, ["0 kWh", "0.5 kWh", "1.0 kWh", "1.5 kWh", "2.0 kWh", "2.5 kWh"]),
+    (0.33, ["0 kWh", "0.1 kWh", "0.2 kWh", "0.3 kWh", "0.4 kWh"]),
+    (0.0, ["0 kWh", "0.2 kWh", "0.4 kWh", "0.6 kWh", "0.8 kWh", "1.0 kWh"]),
+])
+def test_the_bars_axis_ticks_on_round_figures_with_their_unit(highest: float, ticks: list[str]) -> None:
+    from app.energy.chart import Stack, draw
+
+    st = Stack("24h", [datetime(2026, 12, 1, h) for h in range(24)], ["ups"], {"ups": [highest] + [0.0] * 23})
+    draw(st)
+    assert [label for _, label in st.ticks] == ticks
+    assert st.top >= highest
+
+
+def test_no_period_label_is_cut_off_at_the_charts_edges_and_days_read_as_month_and_day() -> None:
+    from app.energy.chart import CHAR, LEFT, WIDTH, Stack, draw
+
+    days = [datetime(2026, 11, 2) + timedelta(days=i) for i in range(30)]
+    st = Stack("30d", days, ["ups"], {"ups": [1.0] * 30})
+    draw(st)
+    assert st.labels[-1][1:] == ("12-01", "end")
+    for x, label, anchor in st.labels:
+        width = len(label) * CHAR
+        left = {"start": x, "middle": x - width / 2, "end": x - width}[anchor]
+        assert LEFT <= left and left + width <= WIDTH, label

@@ -93,11 +93,11 @@ class HeatpumpCollector(Collector):
                                                                   "counter"),
         "rackpulse_heatpump_backup_heat_joules_total": MetricSpec(
             "Heat made by the electric booster (NHZ), by use; the ISG adds a day's at midnight.", "counter"),
-        "rackpulse_heatpump_efficiency_today": MetricSpec("Heat produced today / electricity used today."),
+        "rackpulse_heatpump_efficiency_today": MetricSpec("Heat produced today / electricity used today.", fraction=True),
         "rackpulse_heatpump_cop": MetricSpec("Coefficient of performance of a period (today, yesterday, this month, "
-                                             "this season), the booster's energy included on both sides."),
+                                             "this season), the booster's energy included on both sides.", fraction=True),
         "rackpulse_heatpump_backup_share": MetricSpec("The booster's share of the heat made in a period (0..1), over "
-                                                      "its days whose booster is booked (after midnight: none today)."),
+                                                      "its days whose booster is booked (after midnight: none today).", fraction=True),
         "rackpulse_heatpump_compressor_starts_last_hour": MetricSpec("Compressor starts within the last hour."),
         "rackpulse_heatpump_defrosts_today": MetricSpec("Defrosts begun today."),
         "rackpulse_heatpump_defrost_seconds_today": MetricSpec("Time spent defrosting today."),

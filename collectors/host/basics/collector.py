@@ -86,7 +86,7 @@ class HostCollector(Collector):
     metrics: ClassVar[dict[str, MetricSpec]] = {
         "rackpulse_cpu_busy_ratio": MetricSpec("Share of CPU time not idle since the last poll, 0..1."),
         "rackpulse_cpu_seconds_total": MetricSpec("CPU time by mode, all cores.", "counter"),
-        "rackpulse_load": MetricSpec("Load average over 1, 5 and 15 minutes."),
+        "rackpulse_load": MetricSpec("Load average over 1, 5 and 15 minutes.", fraction=True),
         "rackpulse_memory_total_bytes": MetricSpec("Memory the kernel manages."),
         "rackpulse_memory_available_bytes": MetricSpec("Memory available for new work without swapping."),
         "rackpulse_swap_used_bytes": MetricSpec("Swap in use."),
