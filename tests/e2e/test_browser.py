@@ -115,6 +115,34 @@ def test_a_360px_phone_has_no_horizontal_scroll(browser: Browser, server: str, p
     keep_screenshot(page, ARTIFACTS / f"phone{path.replace('/', '-') or '-overview'}.png")
 
 
+def test_on_a_phone_the_alerts_page_is_four_screens_at_most_and_a_tap_opens_an_alerts_controls(page: Page) -> None:
+    """One alert in two or three short lines, its controls and "Fired with" on a tap; the history's
+    newest ten, the rest folded. Each alert a card of labelled lines and 100 events were 25,352 px."""
+    from app.demo.story import CYCLE
+    from tests.e2e.conftest import SPEED
+
+    page.set_viewport_size({"width": 390, "height": 844})
+    heights = []
+    end = time.monotonic() + CYCLE / SPEED  # one loop of the story: its busiest moment is in it
+    while time.monotonic() < end:
+        page.goto("/alerts")
+        heights.append((page.evaluate("document.documentElement.scrollHeight"),
+                        page.locator("table.alerts tr[data-state]").count()))
+        time.sleep(CYCLE / SPEED / 12)
+    assert max(h for h, _ in heights) <= 4 * 844, heights
+    assert max(n for _, n in heights) >= 3, heights  # the story's alerts were there
+    deadline = time.monotonic() + 2 * CYCLE / SPEED
+    row = page.locator("table.alerts tr:has(form[id^=ack-])").first
+    while not row.count() and time.monotonic() < deadline:
+        time.sleep(1)
+        page.reload()
+    button = row.locator("form[id^=ack-] button")
+    expect(button).to_be_hidden()
+    row.locator("a.act-open").click()
+    expect(button).to_be_visible()
+    keep_screenshot(page, ARTIFACTS / "phone-alerts-tapped.png")
+
+
 def test_the_agent_host_is_listed_and_its_pages_stay_under_its_prefix(page: Page) -> None:
     # `rackpulse demo` runs a real agent for a second host, ceph-node1, pushing to the demo server
     page.goto("/hosts")
