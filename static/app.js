@@ -207,7 +207,7 @@
   }
 
   function drawChart(el) {
-    if (!window.uPlot || el.dataset.drawn) return;
+    if (!window.uPlot || el.dataset.drawn || !el.getClientRects().length) return;  // folded: drawn when opened
     el.dataset.drawn = "1";
     el._fetched = Date.now();
     // About two points per pixel: a phone's narrow chart asks for fewer than the server's 1,500.
@@ -244,7 +244,7 @@
   }
 
   function drawSmoke(el) {
-    if (!window.uPlot || el.dataset.drawn) return;
+    if (!window.uPlot || el.dataset.drawn || !el.getClientRects().length) return;
     el.dataset.drawn = "1";
     el._fetched = Date.now();
     var urls = JSON.parse(el.dataset.smoke);
@@ -269,6 +269,28 @@
       el._chart = new window.uPlot(smokeOptions(el, d, width), [rows[0], rows[1], rows[2], rows[3], tops[1]], el);
     }).catch(function () { failed(el, drawSmoke); });
   }
+
+  // On a phone a page of sections (/host was 19,000 px tall at a failing moment) shows each as its
+  // headline, marked with its level (app.css); a tap on the headline opens it, and it stays as the
+  // reader left it across live updates. A folded section's charts are drawn when it is opened.
+  var phone = window.matchMedia ? window.matchMedia("(max-width: 600px)") : null;
+  var opened = {};
+  function foldSections() {
+    document.querySelectorAll("main .sections > div.judged").forEach(function (d) {
+      d.classList.toggle("folded", !!(phone && phone.matches) && !opened[d.dataset.plugin]);
+    });
+  }
+  document.addEventListener("click", function (e) {
+    var h = e.target.closest && e.target.closest("main .sections > div.judged > section > h2");
+    if (!h || !(phone && phone.matches)) return;
+    var d = h.closest("div.judged"), open = d.classList.contains("folded");
+    d.classList.toggle("folded", !open);
+    opened[d.dataset.plugin] = open;
+    if (open) drawAll();
+  });
+  if (phone && phone.addEventListener) phone.addEventListener("change", function () { foldSections(); drawAll(); });
+  // A chart is drawn once it can be seen: a <details> opened (a fold, a long list) draws its charts.
+  document.addEventListener("toggle", function (e) { if (e.target.open) drawAll(); }, true);
 
   function drawAll() {
     document.querySelectorAll("[data-chart]").forEach(drawChart);
@@ -350,8 +372,8 @@
     button.setAttribute("aria-expanded", open ? "true" : "false");
   });
 
-  document.addEventListener("DOMContentLoaded", drawAll);
-  document.addEventListener("htmx:afterSwap", drawAll);
+  document.addEventListener("DOMContentLoaded", function () { foldSections(); drawAll(); });
+  document.addEventListener("htmx:afterSwap", function () { foldSections(); drawAll(); });
   if (window.matchMedia) {
     var dark = window.matchMedia("(prefers-color-scheme: dark)");
     if (dark.addEventListener) dark.addEventListener("change", redrawAll);

@@ -752,3 +752,22 @@ def test_hosts_names_this_servers_level_in_words_and_says_which_is_this_server(t
     assert "</span> this server</span>" not in card
     collectors = fetch(demo_app(tmp_path, 80), "/collectors").text
     assert "up (source absent)" not in collectors
+
+
+@pytest.mark.parametrize("htmx", [False, True], ids=["full", "fragment"])
+def test_the_alerts_history_shows_its_newest_ten_and_folds_the_rest_whole_and_as_a_live_update(
+        tmp_path: Path, htmx: bool) -> None:
+    from app.storage.models import alert_event
+
+    app = demo_app(tmp_path, 0, shared=False)
+    site = app.state.site
+    with site.engine.begin() as c:
+        c.execute(alert_event.insert(), [
+            {"host": site.cfg.host, "rule": "disk_hot", "subject": f"Z{i}", "ts": 1_796_000_000.0 + i, "kind": "firing",
+             "severity": "warning", "summary": f"disk Z{i} at 51 °C", "labels": "{}"} for i in range(25)])
+    r = fetch(app, "/alerts", headers={"HX-Request": "true"} if htmx else {})
+    assert r.status_code == 200  # the fold's macro is imported inside the block a live update renders
+    text = r.text.replace("\u00a0", " ")
+    shown, older = text.split("15 older events")
+    assert "disk Z24 at 51 °C" in shown and "disk Z15 at 51 °C" in shown and "disk Z14" not in shown
+    assert "disk Z14 at 51 °C" in older and "disk Z0 at 51 °C" in older

@@ -143,6 +143,29 @@ def test_on_a_phone_the_alerts_page_is_four_screens_at_most_and_a_tap_opens_an_a
     keep_screenshot(page, ARTIFACTS / "phone-alerts-tapped.png")
 
 
+def test_on_a_phone_the_host_page_folds_its_sections_to_their_headlines_and_a_tap_opens_one(page: Page) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto("/host")
+    tall = page.evaluate("document.documentElement.scrollHeight")
+    assert tall <= 4 * 844, f"/host is {tall} px on a 390x844 phone (was 19,020 with every section open)"
+    folded = page.locator(".sections > div.judged.folded")
+    assert folded.count() >= 5 and folded.count() == page.locator(".sections > div.judged").count()
+    # a folded headline says its level: the mark is CSS content, read from the computed style
+    marks = page.evaluate("""() => [...document.querySelectorAll('.sections > div.judged.folded')]
+        .map(d => [d.dataset.level, getComputedStyle(d.querySelector('section > h2'), '::before').content])""")
+    assert all((mark != "none") == (level in ("failing", "warning")) for level, mark in marks), marks
+    first = folded.first
+    name = first.get_attribute("data-plugin")
+    charts = first.locator("figure.chart")
+    undrawn = charts.count()
+    first.locator("section > h2").first.click()
+    section = page.locator(f".sections > div.judged[data-plugin={name}]")
+    expect(section).not_to_have_class(re.compile(r"\bfolded\b"))
+    if undrawn:  # its charts are drawn once it is open
+        expect(section.locator("figure.chart canvas").first).to_be_visible()
+    keep_screenshot(page, ARTIFACTS / "phone-host-opened.png")
+
+
 def test_the_agent_host_is_listed_and_its_pages_stay_under_its_prefix(page: Page) -> None:
     # `rackpulse demo` runs a real agent for a second host, ceph-node1, pushing to the demo server
     page.goto("/hosts")
