@@ -15,6 +15,11 @@ from typing import Any
 from collectors.scenes import atomic_write
 
 FAILING = (60.0, 120.0)  # story seconds of each 240 s loop in which immich is down
+# Its failed backup task is listed only well inside that stretch: the collector reads the task list
+# and the storages' contents one after the other, and a scene written between the two reads made
+# the alert fire with the last good backup "2 h old" (the contents before the stretch), then
+# resolve with "31 h old". Inside the margin, both reads see the same stretch.
+TASK_MARGIN = 8.0
 H = 3600
 GiB = 1024**3
 # vmid, name, type, node, onboot, running normally, vCPUs, memory GiB, busy share
@@ -41,8 +46,9 @@ def _write(folder: Path, path: str, data: object) -> None:
 def write_scene(root: Path, t: float) -> None:
     now = int(time.time())
     failing = FAILING[0] <= t % 240.0 < FAILING[1]
+    task_failed = FAILING[0] + TASK_MARGIN <= t % 240.0 < FAILING[1] - TASK_MARGIN
     nightly = now - 3 * H  # last night's backup job, three hours ago
-    _write_pve(root / "demo-proxmox" / "pve", now, nightly, failing)
+    _write_pve(root / "demo-proxmox" / "pve", now, nightly, failing, task_failed)
     _write_pbs(root / "demo-proxmox" / "pbs", now, nightly, failing)
 
 
@@ -63,7 +69,7 @@ def _newest_backup(vmid: int, nightly: int, failing: bool) -> int:
     return nightly - 30 * H + vmid * 60 if failing and vmid == DOWN else nightly + (vmid - 99) * 60
 
 
-def _write_pve(folder: Path, now: int, nightly: int, failing: bool) -> None:
+def _write_pve(folder: Path, now: int, nightly: int, failing: bool, task_failed: bool) -> None:
     _write(folder, "cluster/status", [
         {"type": "cluster", "id": "cluster", "name": "homelab", "nodes": 2, "quorate": 1, "version": 6},
         *({"type": "node", "id": f"node/{n}", "name": n, "nodeid": i + 1, "online": 1, "local": int(i == 0),
@@ -95,7 +101,7 @@ def _write_pve(folder: Path, now: int, nightly: int, failing: bool) -> None:
     _write(folder, "nodes/pve1/storage/pbs-store/content", content)
     tasks = [{"upid": f"UPID:{n}:demo:vzdump::root@pam:", "node": n, "type": "vzdump", "id": "", "user": "root@pam",
               "starttime": nightly, "endtime": nightly + 1800, "status": "OK"} for n in ("pve1", "pve2")]
-    if failing:  # immich's own backup, tried again after the job, failed
+    if task_failed:  # immich's own backup, tried again after the job, failed
         tasks.insert(0, {"upid": f"UPID:pve1:demo:vzdump:{DOWN}:root@pam:", "node": "pve1", "type": "vzdump",
                          "id": str(DOWN), "user": "root@pam", "starttime": now - 1200, "endtime": now - 1150,
                          "status": "ERROR: VM 107 not running and the guest agent did not answer"})

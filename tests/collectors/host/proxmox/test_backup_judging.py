@@ -5,6 +5,9 @@ may reach, not the default 26 hours."""
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import pytest
 
 from collectors.findings import Judging
@@ -77,3 +80,28 @@ def test_a_snapshot_older_than_the_configured_max_age_is_stale_even_inside_the_d
 def test_a_snapshot_inside_a_longer_configured_max_age_is_not_stale_though_past_the_default() -> None:
     assert stale(pbs(48 * HOUR, 7 * 24 * HOUR)) == []
     assert stale(pbs(48 * HOUR, None)) != []  # the default alone would call it stale
+
+
+def test_the_demos_failed_backup_task_is_listed_only_while_both_reads_around_it_see_the_old_backup(
+        tmp_path: Path) -> None:
+    """The collector reads the task list and the storages' contents one after the other: a scene
+    written between them made the alert fire saying the last good backup was "2 h old" and
+    resolve saying "31 h old". Within a few story seconds of any moment the task is listed, the
+    contents say the same stretch (the scene is written about once a story second at speed 4)."""
+    import json
+
+    from collectors.host.proxmox.demo import DOWN, FAILING, TASK_MARGIN, write_scene
+
+    def read(t: float) -> tuple[bool, float]:
+        write_scene(tmp_path, t)
+        pve = tmp_path / "demo-proxmox" / "pve"
+        tasks = json.loads((pve / "cluster/tasks.json").read_text())
+        content = json.loads((pve / "nodes/pve1/storage/pbs-store/content.json").read_text())
+        newest = next(c["ctime"] for c in content if c["vmid"] == DOWN)
+        return any(t_["id"] == str(DOWN) and t_["status"] != "OK" for t_ in tasks), time.time() - newest
+
+    listed = [t for t in range(240) if read(float(t))[0]]
+    assert listed and FAILING[0] < listed[0] and listed[-1] < FAILING[1]
+    for t in listed:
+        for near in (t - TASK_MARGIN / 2, t + TASK_MARGIN / 2):
+            assert read(near)[1] > 24 * 3600, near  # the last good backup is the night before last
