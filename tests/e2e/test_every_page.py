@@ -142,6 +142,15 @@ def mode(request: pytest.FixtureRequest, browser: Browser, server: str) -> Itera
     ctx.close()
 
 
+def open_sections(page: Page) -> None:
+    """On a phone a page's sections are folded to their headlines: a tap on each opens it, and
+    its charts are drawn then."""
+    folded = page.locator(".sections > div.judged.folded")
+    for _ in range(folded.count()):  # each click opens one: the next folded one is first then
+        if folded.count():
+            folded.first.locator("section > h2").first.click()
+
+
 def network_changed(seen: dict[str, list[str]]) -> bool:
     return any("ERR_NETWORK_CHANGED" in x for found in seen.values() for x in found)
 
@@ -214,6 +223,7 @@ def test_the_heat_pump_charts_span_the_whole_range_asked_for(mode: tuple[str, Pa
     _, page, _ = mode
     for range_, seconds in (("24h", 86400), ("7d", 7 * 86400)):
         page.goto(f"/heatpump?range={range_}")
+        open_sections(page)
         page.wait_for_function(CHARTS_DRAWN, timeout=20_000)
         charts = page.evaluate(CHART_FACTS)
         assert len(charts) >= 5
@@ -242,6 +252,7 @@ def test_an_hours_chart_is_a_line_across_its_hour_where_raw_samples_begin_late(
         page.wait_for_timeout(DEMO_INTERVAL * 1000)
     assert len(d["steps"]) >= 2 and 2 * len(raw) > len(d["ts"]), d["steps"]  # rollups, then more raw samples
     page.goto(path)
+    open_sections(page)
     page.wait_for_function(CHARTS_DRAWN, timeout=20_000)
     charts = page.evaluate(CHART_FACTS)
     assert charts
