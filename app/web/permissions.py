@@ -8,6 +8,7 @@ from typing import Any
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.routing import APIRoute
+from starlette.applications import Starlette
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
@@ -77,7 +78,7 @@ def table(app: Any) -> list[tuple[str, str, str]]:
     return sorted(set(rows), key=lambda x: (x[1], x[0]))
 
 
-def folders(app: Any) -> list[str]:
+def folders(app: Starlette) -> list[str]:
     """The paths that serve a folder of files (/static, and /help once the manual is built: before,
     a route that says how to build it), read with GET: in the table either way."""
     return [r.path for r in app.routes if isinstance(r, Mount) and isinstance(r.app, StaticFiles)]
