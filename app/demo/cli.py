@@ -103,7 +103,7 @@ def _run(args: argparse.Namespace, root: Path) -> int:
     fake_docker = start_engine(root)  # the containers' fake Docker engine, on a socket in root
     pve, pbs = pve_api.start_demo(root)  # Proxmox VE and its Backup Server, over HTTPS
     cfg = load_config(None, demo.demo_config(root, db_url, args.port, args.interval, upsd.port, isg.port,
-                                             pve.port, pbs.port))
+                                             pve.port, pbs.port, speed=args.speed))
     upgrade(db_url)
     driver.start()
     print(f"rackpulse demo: starting (fixture host in {root}, a second host, {AGENT_HOST}, pushes through a real "

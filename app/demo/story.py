@@ -179,9 +179,11 @@ STORY_FOR = {"container_unhealthy": 10, "unit_failed": 0, "bgp_peer_down": 20, "
 
 
 def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: int | None = None,
-                isg_port: int | None = None, pve_port: int | None = None, pbs_port: int | None = None) -> dict[str, Any]:
+                isg_port: int | None = None, pve_port: int | None = None, pbs_port: int | None = None,
+                speed: float = 1.0) -> dict[str, Any]:
     """The demo host's whole config: each part of the lab answered by its scene's stand-in or
-    simulation (a replayed tool, a simulated UPS, switch or heat pump), every address loopback."""
+    simulation (a replayed tool, a simulated UPS, switch or heat pump), every address loopback.
+    `speed`: the story's, for what is held a while in real seconds (a BMC log's news)."""
     tools = _Tools(root)
     return {
         "host": "demo-nas",
@@ -190,7 +192,7 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
         "storage": {"url": db_url, "maintenance_interval": 60},
         "collectors": {**_storage_sections(tools, interval), **_network_sections(tools, interval),
                        **_power_sections(interval, upsd_port, isg_port),
-                       **_probe_sections(tools, interval, upsd_port, isg_port), **_host_sections(tools, interval),
+                       **_probe_sections(tools, interval, upsd_port, isg_port), **_host_sections(tools, interval, speed),
                        **demo_sections(root, interval, pve_port, pbs_port)},
         # The chassis as the bay map draws them: shelf 1 a 12-bay case in three rows of four,
         # counted from the bottom left as many 3U cases are; the RAID shelf two rows of four.
@@ -324,7 +326,7 @@ def _probe_sections(tools: _Tools, interval: float, upsd_port: int | None, isg_p
     }
 
 
-def _host_sections(tools: _Tools, interval: float) -> dict[str, Any]:
+def _host_sections(tools: _Tools, interval: float, speed: float = 1.0) -> dict[str, Any]:
     """The containers on the demo's fake engine and systemd's units."""
     from collectors.host.containers.demo import socket_path
     from collectors.host.ipmi.demo import demo_section
@@ -338,7 +340,7 @@ def _host_sections(tools: _Tools, interval: float) -> dict[str, Any]:
         "systemd": {"interval": interval, "systemctl": tools.replay("systemctl"),
                     "watch": ["nginx.service", "*.timer"], "public": ["nginx.service"]},
         # Two servers' BMCs answered by the scene's FreeIPMI stand-in (collectors/host/ipmi/demo.py).
-        "ipmi": demo_section(tools.tool, tools.root, interval),
+        "ipmi": demo_section(tools.tool, tools.root, interval, speed),
         # KVM guests answered by the scene's replayed virsh (collectors/host/libvirt/demo.py).
         "libvirt": {"interval": interval, "virsh": tools.replay("virsh")},
     }

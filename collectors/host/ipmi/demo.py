@@ -95,11 +95,18 @@ def _dcmi(name: str, t: float) -> str:
             "Power Measurement                    : Active\n")
 
 
-def demo_section(tool: list[str], root: Path, interval: float) -> dict[str, object]:
+# How long the log's news is held, in story seconds: PSU2's entry (at 200) is gone at 230, before
+# the loop restarts, and r430's ECC burst (at 160) by 190. 60 real seconds held PSU2's through the
+# whole next loop at --speed 4 (a loop of 60 s): "BMC event log: critical entry" at every moment.
+SEL_HOLD = 30.0
+
+
+def demo_section(tool: list[str], root: Path, interval: float, speed: float = 1.0) -> dict[str, object]:
     """[collectors.ipmi] of the demo: both BMCs through app/demo/tools.py's `ipmi` stand-in. The log's
-    news is held for a minute, not a day: gone before the story's loop restarts. Read every 10 s at
-    most, as BMCs are (each read is four stand-in processes)."""
-    return {"interval": max(interval, 10.0), "local": "off", "work_dir": str(root / "ipmi"), "sel_hold": 60,
+    news is held SEL_HOLD story seconds, not a day: gone before the story's loop restarts at any
+    `speed`. Read every 10 s at most, as BMCs are (each read is four stand-in processes)."""
+    return {"interval": max(interval, 10.0), "local": "off", "work_dir": str(root / "ipmi"),
+            "sel_hold": SEL_HOLD / max(speed, 1e-3),
             **{f"ipmi_{k}": [*tool, "ipmi", str(root / "demo-tools" / "ipmi"), k] for k in ("sensors", "sel", "dcmi")},
             "bmcs": [{"name": name, "host": host, "user": "monitor", "password_file": str(root / "ipmi-password")}
                      for name, host in BMCS.items()]}

@@ -5,6 +5,7 @@ remote one holds its SEL findings; this host's own is a warning); and the tile's
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -186,3 +187,16 @@ def test_the_section_judges_each_bmc_and_each_sensor_by_its_own_findings_only() 
     assert (first["bmc"], first["level"], second["bmc"], second["level"]) == (failing, "failing", fine, "ok")
     assert [(s.name, level) for s, level, _ in first["sensors"]] == [("B", "failing"), ("C", "warning"), ("PSU", "ok")]
     assert [(s.name, level) for s, level, _ in second["sensors"]] == [("B", "ok")]
+
+
+@pytest.mark.parametrize("speed", [1.0, 2.0, 4.0, 8.0])
+def test_the_demos_bmc_log_news_ages_out_before_its_story_loop_restarts_at_any_speed(tmp_path: Path,
+                                                                                   speed: float) -> None:
+    """60 real seconds held PSU2's entry (logged at story second 200) through the whole next loop
+    at --speed 4, where a loop is 60 s: "BMC event log: critical entry" at every moment."""
+    from collectors.host.ipmi.demo import ECC_BURST, LOOP, PSU_DOWN, demo_section
+
+    hold = float(demo_section(["tool"], tmp_path, 2.0, speed)["sel_hold"])  # type: ignore[arg-type]
+    for logged in (PSU_DOWN[0], ECC_BURST):
+        assert logged + hold * speed < LOOP  # in story seconds: gone before the loop begins again
+    assert hold * speed >= 20  # and news for a while: a reader sees it
