@@ -347,7 +347,7 @@ def test_a_failing_disk_on_an_agent_host_is_an_alert_with_that_host(server) -> N
     assert "shelf 1, bay 7" in alerts[0]["summary"]
     # the server's own overview shows it too, with the host, linking to that host's alerts
     overview = client.get("/").text
-    assert '<strong>ceph1: disk failing</strong>' in overview and 'href="/h/ceph1/alerts"' in overview
+    assert '<strong>ceph1: Disk failing</strong>' in overview and 'href="/h/ceph1/alerts"' in overview
     assert 'aria-label="Agent hosts"' in overview and 'href="/h/ceph1/"' in overview
     # its host tile says what its ✖ means: failing, not the "reporting" it also is
     tile = re.search(r'<a class="tile failing" href="/h/ceph1/"[^>]*>.*?</a>', overview, re.S)
