@@ -206,3 +206,17 @@ def judged(head: Fact, said: Sequence[tuple[str, str]]) -> Fact:
     level, text_ = worst[0]
     raw = " · ".join(x for x in (head.words, head.raw) if x and x != "present")
     return Fact(head.name, text_, raw or None, level)
+
+
+def kwh(value: object) -> str:
+    """An amount of energy's figure, one rounding wherever a page says kWh: two decimals under 10,
+    one under 100, none above ("0.33", "18.2", "7236"). A page said 0.33 as "0.3" for the month
+    beside "0.33" today, and "18.20" beside "18.2"; the heat pump's 9.97 was "9" (cut) and "10.0"."""
+    try:
+        v = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return "–"
+    if v != v or v in (float("inf"), float("-inf")):
+        return "–"
+    size = abs(v)
+    return f"{v:.2f}" if size < 10 else f"{v:.1f}" if size < 100 else f"{v:.0f}"

@@ -58,6 +58,7 @@ def templates() -> Environment:
     env.filters["domid"] = lambda v: "x" + hashlib.sha1(str(v).encode(), usedforsecurity=False).hexdigest()[:12]
     env.filters["said"] = said
     env.filters["rule_title"] = rule_title
+    env.filters["kwh"] = words.kwh
     return env
 
 

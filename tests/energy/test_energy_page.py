@@ -96,3 +96,22 @@ def test_no_period_label_is_cut_off_at_the_charts_edges_and_days_read_as_month_a
         width = len(label) * CHAR
         left = {"start": x, "middle": x - width / 2, "end": x - width}[anchor]
         assert LEFT <= left and left + width <= WIDTH, label
+
+
+@pytest.mark.parametrize("value, said", [(0.33, "0.33"), (9.97, "9.97"), (18.2, "18.2"), (18.25, "18.2"),
+                                         (99.94, "99.9"), (7236.4, "7236"), (None, "–"), (float("nan"), "–")])
+def test_an_amount_of_energy_is_rounded_one_way_wherever_a_page_says_kwh(value: float | None, said: str) -> None:
+    from app.words import kwh
+
+    assert kwh(value) == said
+
+
+def test_the_energy_page_says_each_kwh_with_one_rounding(tmp_path: Path) -> None:
+    import re
+
+    page = fetch(demo_app(tmp_path, 80), "/energy").text
+    figures = re.findall(r"(\d+(?:\.\d+)?)&nbsp;kWh", page)
+    assert figures
+    for f in figures:  # two decimals under 10, one under 100, none above
+        decimals = len(f.split(".")[1]) if "." in f else 0
+        assert decimals == (2 if float(f) < 10 else 1 if float(f) < 100 else 0), f
