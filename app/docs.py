@@ -145,7 +145,8 @@ def readme(p: CollectorPlugin) -> str:
     out += state_md(p)
     if p.rules:
         out += ["## Alert rules", ""]
-        out += [f"- `{r.name}`: {r.severity}" + (f", after {r.for_seconds:g} s" if r.for_seconds else "")
+        out += [f"- `{r.name}`" + (f" ({r.title})" if r.title else "") + f": {r.severity}"
+                + (f", after {r.for_seconds:g} s" if r.for_seconds else "")
                 + (f", reminded every {r.reminder_hours:g} h" if r.reminder_hours else "") for r in p.rules]
         out.append("")
     return "\n".join(out)
