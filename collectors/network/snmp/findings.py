@@ -8,8 +8,10 @@ from collectors.network.snmp.state import SnmpState
 RULES = (
     RuleSpec("switch_port_flapping", "warning", title="Switch port flapping"),
 )
-# A port that changed state this often since rackpulse started is worth a look on the tile.
-SHOWN_FLAPS = 4
+# A port that went down and came back within the flap window is worth a look on the tile, below
+# the alert's count. Only the window counts: a port that bounced last week and has held since is
+# fine, and its history is the "Flaps" chart, not a warning that never ages out.
+SHOWN_FLAPS = 2
 
 
 def findings(state: SnmpState, judging: Judging) -> list[Finding]:
@@ -24,9 +26,9 @@ def findings(state: SnmpState, judging: Judging) -> list[Finding]:
             if rose >= judging.flap_count:
                 out.append(Finding(WARN, f"{t.name} port {p.name} {alias}changed state {rose} times in "
                                    f"{judging.window}", "switch_port_flapping", f"{t.name}/{p.name}", labels))
-            elif (p.flaps or 0) >= SHOWN_FLAPS:
-                out.append(Finding(WARN, f"{t.name} port {p.name} {alias}changed state {p.flaps} times "
-                                   "since rackpulse started", labels=labels))
+            elif rose >= SHOWN_FLAPS:
+                out.append(Finding(WARN, f"{t.name} port {p.name} {alias}changed state {rose} times in "
+                                   f"{judging.window}", labels=labels))
     return out
 
 
