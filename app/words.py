@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from collectors.findings import natural
+from collectors.measure import DECIMALS, measure, number
 from collectors.plugin import CollectorPlugin
 
 FAILING, WARNING, OK, INFO = "failing", "warning", "ok", "info"
@@ -113,6 +114,8 @@ def value_words(field: str, value: str | None, plugin: CollectorPlugin | None = 
     if listed is not None:
         return (", ".join(sorted(listed, key=natural)) or "none"), None
     unit = field_name(field, plugin)[1]
+    if unit in DECIMALS and number(value) is not None:
+        return measure(value, unit), None
     return (f"{value} {unit}" if unit else value), None
 
 
@@ -212,11 +215,8 @@ def kwh(value: object) -> str:
     """An amount of energy's figure, one rounding wherever a page says kWh: two decimals under 10,
     one under 100, none above ("0.33", "18.2", "7236"). A page said 0.33 as "0.3" for the month
     beside "0.33" today, and "18.20" beside "18.2"; the heat pump's 9.97 was "9" (cut) and "10.0"."""
-    try:
-        v = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return "–"
-    if v != v or v in (float("inf"), float("-inf")):
+    v = number(value)
+    if v is None:
         return "–"
     size = abs(v)
     return f"{v:.2f}" if size < 10 else f"{v:.1f}" if size < 100 else f"{v:.0f}"

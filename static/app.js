@@ -15,20 +15,27 @@
     return [1, ""];
   }
 
-  function round(v) {
-    var a = Math.abs(v);
-    return String(Number(v.toFixed(a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3)));
+  // One rounding per unit, as the pages write it (collectors/measure.py): a temperature to a
+  // tenth, a fan whole, watts whole from 10 W, volts to hundredths; other units by their size.
+  var DECIMALS = { "°C": [1], "RPM": [0], "W": [1, 0], "V": [2] };
+  var FIXED = { "V": true };  // trailing zeros kept: a rail at "12.00 V" was read to the hundredth
+
+  function round(v, unit) {
+    var a = Math.abs(v), d = DECIMALS[unit];
+    var dec = d ? (a < 10 || d.length === 1 ? d[0] : d[1]) : a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
+    if (FIXED[unit]) return v.toFixed(dec);
+    return String(Number(v.toFixed(dec)) || 0);
   }
 
   // 14829000 Wh -> "14.8 MWh"; 0.031 s -> "0.031 s". Units that take no prefix (°C, %) pass "" as prefixable.
   function si(v, unit, prefixable) {
     if (v == null || isNaN(v)) return "–";
-    var sep = unit && unit.charAt(0) !== "°" && unit !== "%" ? " " : "";
+    var sep = unit && unit !== "%" ? " " : "";  // "34 °C" as the pages say it, "85%"
     if (prefixable) {
       var p = prefixFor(Math.abs(v), unit);
-      if (p[1]) return round(v / p[0]) + " " + p[1] + unit;
+      if (p[1]) return round(v / p[0], p[1] + unit) + " " + p[1] + unit;
     }
-    return round(v) + (unit ? sep + unit : "");
+    return round(v, unit) + (unit ? sep + unit : "");
   }
 
   // Tick labels share one prefix and as many decimals as the tick step needs, so neighbouring
@@ -44,7 +51,7 @@
       }
       var step = (incr || 1) / div, dec = 0;  // the decimals the step itself has: 2.5 -> 1, 0.05 -> 2
       while (dec < 6 && Math.abs(Math.round(step * Math.pow(10, dec)) - step * Math.pow(10, dec)) > 1e-6) dec++;
-      var sep = (unit || pre) && unit.charAt(0) !== "°" && unit !== "%" ? " " : "";
+      var sep = (unit || pre) && unit !== "%" ? " " : "";
       return splits.map(function (v) { return v == null ? "" : (v / div).toFixed(dec) + sep + pre + unit; });
     };
   }

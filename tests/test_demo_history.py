@@ -88,3 +88,19 @@ def test_the_demos_past_is_written_in_batches_never_held_whole() -> None:
     finally:
         h.latest_values, h.rates = real_latest, real_rates
     assert len(store.batches) > 2 and max(store.batches) < 120_000 and sum(store.batches) > 500_000
+
+
+def test_a_counters_seeded_month_varies_by_day_and_ends_where_it_is_now() -> None:
+    """Every day of the 30-day energy chart was the same height: a counter's past climbed at one
+    rate. Now its rate varies by the week and by a spell of days, around the one measured now."""
+    from app.demo.history import climbed, value_at
+
+    now, rate, phase = 1_800_000_000, 500.0 / 3600 * 3600, 1.3  # a rack drawing about 500 W, in J/s
+    days = [climbed(rate, now - (d + 1) * 86400, now - d * 86400, phase) / 3.6e6 for d in range(30)]
+    assert min(days) > 0.6 * 12 and max(days) < 1.4 * 12  # about 12 kWh a day, never falling
+    assert max(days) - min(days) > 0.25 * 12  # and no two weeks alike: busy and quiet days
+    assert len({round(d, 1) for d in days}) > 20
+    total = 5e9
+    assert value_at("counter", 0.0, total, now, now, 30 * 86400, phase, rate) == total  # no cliff at now
+    past = [value_at("counter", 0.0, total, now - h * 3600, now, 30 * 86400, phase, rate) for h in range(720)]
+    assert all(a >= b for a, b in zip(past, past[1:], strict=False))  # a counter never goes back

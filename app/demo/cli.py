@@ -179,9 +179,10 @@ def _seed(runtime: Any, cfg: Any, root: Path, db_url: str, speed: float, t0: flo
     engine = make_engine(db_url)
     try:
         store = Store(engine, cfg.host)
-        started = int(first_round(cfg, root, store, speed=speed, advance=False))
+        first = first_round(cfg, root, store, speed=speed, advance=False)
+        started = int(first.started)
         seed_history(store, now=started, stop=stop)
-        n = seed_everything(store, now=started, stop=stop)
+        n = seed_everything(store, now=started, stop=stop, rate_of=first.rates)
         if stop.is_set():
             return
     except Exception as exc:  # noqa: BLE001 - the live demo goes on without its past

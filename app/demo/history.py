@@ -15,27 +15,67 @@ import random
 import threading
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import func, select
 
 from app.snapshot import SELF_METRICS
-from app.storage.base import RES_1H, RES_5M
+from app.storage.base import RES_1H, RES_5M, labels_key
 from app.storage.models import sample, series
 from collectors import all_metric_specs
-from collectors.base import MetricSpec
+from collectors.base import CollectResult, MetricSpec
 
 DAYS_5M = 2  # 5-minute rollups: the 24 h charts, and a day before
 DAYS_1H = 30  # hourly: the 7 d and 30 d charts
 
 
-def first_round(cfg: Any, root: Path, store: Any, gap: float = 1.0, speed: float = 1.0, advance: bool = True) -> float:
+@dataclass
+class FirstRound:
+    started: float
+    rates: dict[int, float]  # series id -> its rate per second between the round's two collections
+
+
+class _Noting:
+    """The store, noting what each of the first round's runs wrote: the rates its past is seeded
+    with are the round's own. Read back from the store they took the live server's samples too,
+    written beside them a moment apart: a whole-kWh counter read as 0 or 1 kWh a second."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.seen: dict[tuple[str, str], list[tuple[float, float]]] = {}
+
+    def write_run(self, collector: str, started: float, duration: float, ok: bool, error: str | None,
+                  result: CollectResult | None, skip: frozenset[str] = frozenset()) -> None:
+        self.store.write_run(collector, started, duration, ok, error, result, skip)
+        for s in result.samples if result is not None else ():
+            if s.metric not in skip:
+                self.seen.setdefault((s.metric, labels_key(s.labels)), []).append((started, s.value))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+    def rates(self) -> dict[int, float]:
+        keys = [k for k, points in self.seen.items() if len(points) > 1]
+        with self.store.engine.begin() as conn:
+            ids = self.store.series_ids(conn, keys)
+        out = {}
+        for sid, key in zip(ids, keys, strict=True):
+            (t0, v0), (t1, v1) = self.seen[key][-2:]
+            if t1 > t0 and v1 >= v0:
+                out[sid] = (v1 - v0) / (t1 - t0)
+        return out
+
+
+def first_round(cfg: Any, root: Path, store: Any, gap: float = 1.0, speed: float = 1.0,
+                advance: bool = True) -> FirstRound:
     """Two collections of every collector into the store, `gap` seconds apart, as `serve` will
     do them: the series whose past is then seeded, and each counter's rate (a rate, a CPU's busy
     share, needs two readings). The story moves on by the time that passed at `speed`, so the
     rates seeded are the ones the live story goes on with (`advance`: it writes the story's next
-    moment itself; not while the story's driver runs and writes it). Returns when it started."""
+    moment itself; not while the story's driver runs and writes it). Returns when it started,
+    and the rates its two collections measured."""
     import asyncio
 
     from app.demo.story import attach_simulations, story_state, write_tree
@@ -46,7 +86,8 @@ def first_round(cfg: Any, root: Path, store: Any, gap: float = 1.0, speed: float
     colls = build_collectors(cfg, host=host_context(cfg, host_bays(cfg)))
     attach_simulations(colls, root)
     started = time.time()
-    sched = Scheduler(colls, cfg.schedules(colls), Snapshot(host=cfg.host), store)
+    noting = _Noting(store)
+    sched = Scheduler(colls, cfg.schedules(colls), Snapshot(host=cfg.host), noting)
     # A rehearsal with collectors of its own: their news ("ISG … connected") is the live ones'
     # to tell, so the terminal said it twice (issue 64). Warnings still show.
     quiet = logging.getLogger("collectors")
@@ -64,7 +105,7 @@ def first_round(cfg: Any, root: Path, store: Any, gap: float = 1.0, speed: float
             close = getattr(c, "close", None)
             if callable(close):
                 close()
-    return started
+    return FirstRound(started, noting.rates())
 
 
 def rates(store: Any) -> dict[int, float]:
@@ -112,9 +153,9 @@ def shape(metric: str, spec: MetricSpec | None, now_value: float, rng: random.Ra
 def value_at(kind: str, size: float, now_value: float, ts: int, now: int, span: int, phase: float,
              rate: float | None = None) -> float:
     if kind == "counter":
-        # At the rate it climbs now (bytes a second), never below zero; else steadily: half of
-        # where it is now a month ago. The charts of its rate then show the live rate's past.
-        past = (now_value - rate * (now - ts) if rate else now_value * (1 - 0.5 * (now - ts) / span))
+        # At about the rate it climbs now (bytes a second), never below zero; else half of where
+        # it is now a month ago. The charts of its rate then show the live rate's past.
+        past = now_value - climbed(rate or now_value * 0.5 / span, ts, now, phase)
         if past < 0 and rate:  # younger than the past asked for: it started again (a reboot) before
             past %= max(now_value, rate * 86400)
         past = max(0.0, past)
@@ -125,12 +166,30 @@ def value_at(kind: str, size: float, now_value: float, ts: int, now: int, span: 
     return now_value + size * day
 
 
+# A counter's rate in the past varies around the one measured now: by the week (±25 %, a lab's
+# busy and quiet days) and by a spell of 3.3 days (±12 %, the weather a house's heating follows).
+# Every day of the 30-day energy chart was the same height.
+WEEK, SPELL = 7 * 86400, 3.3 * 86400
+BY_WEEK, BY_SPELL = 0.25, 0.12
+
+
+def climbed(rate: float, ts: float, now: float, phase: float) -> float:
+    """How far a counter climbing at about `rate` a second rose from `ts` to `now`: the integral of
+    rate·(1 + 0.25·sin(week) + 0.12·sin(spell)), in closed form so that it ends where it is now and
+    never falls (the rate stays above 63 % of the measured one)."""
+    def integral(t: float) -> float:
+        return (t - BY_WEEK * WEEK / (2 * math.pi) * math.cos(2 * math.pi * t / WEEK + phase)
+                - BY_SPELL * SPELL / (2 * math.pi) * math.cos(2 * math.pi * t / SPELL + 2 * phase))
+    return rate * (integral(now) - integral(ts))
+
+
 def seed_everything(store: Any, now: int, days_5m: int = DAYS_5M, days_1h: int = DAYS_1H,
                     specs: Mapping[str, MetricSpec] | None = None, skip: set[int] | None = None,
-                    stop: threading.Event | None = None) -> int:
+                    stop: threading.Event | None = None, rate_of: Mapping[int, float] | None = None) -> int:
     """Rollups before `now` for every series of the store's host with a sample; returns how many
     series. Buckets that exist already (a disk's year) are left as they are. A set `stop` ends it
-    between series (the demo stopping: its folder is removed only once nothing writes there)."""
+    between series (the demo stopping: its folder is removed only once nothing writes there).
+    `rate_of`: each counter's rate now (the first round's); without it, read from the store."""
     specs = specs if specs is not None else {**all_metric_specs(), **SELF_METRICS}
     rng = random.Random(7)
     rows: dict[int, list[dict[str, Any]]] = {RES_5M: [], RES_1H: []}
@@ -139,7 +198,7 @@ def seed_everything(store: Any, now: int, days_5m: int = DAYS_5M, days_1h: int =
     batch_rows = 100_000
     seeded = 0
     span = days_1h * 86400
-    rate_of = rates(store)
+    rate_of = rate_of if rate_of is not None else rates(store)
     for sid, (metric, v) in sorted(latest_values(store).items()):
         if stop is not None and stop.is_set():
             return seeded

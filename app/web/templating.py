@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PrefixLoader, pass_context, select_autoescape
-from jinja2.runtime import Context
+from jinja2.runtime import Context, Undefined
 from markupsafe import Markup
 
 from app import views, words
@@ -24,6 +24,7 @@ from app.people import audit_words
 from app.shipped import shipped
 from app.web.stacked import LabelledTables
 from collectors import plugins
+from collectors.measure import measure as measure_words
 
 log = logging.getLogger("rackpulse.web")
 
@@ -59,7 +60,14 @@ def templates() -> Environment:
     env.filters["said"] = said
     env.filters["rule_title"] = rule_title
     env.filters["kwh"] = words.kwh
+    env.filters["measure"] = measure
     return env
+
+
+def measure(value: object, unit: str) -> str:
+    """words.measure in a template: a value the page does not have (a register the ISG does not
+    serve) reads "–", bound to its unit like every other number."""
+    return whole_values(measure_words(None if isinstance(value, Undefined) else value, unit))
 
 
 def said(value: Any, plugin: str, field: str) -> Markup:

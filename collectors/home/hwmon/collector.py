@@ -25,6 +25,7 @@ from collectors.context import HostContext
 from collectors.home.hwmon.config import Fan, Rail
 from collectors.home.hwmon.state import FanView, HwmonState, RailView, SensorView
 from collectors.hwmon_sysfs import SCALE, Sensor, parse_hwmon_dir, read_hwmon  # noqa: F401 - re-exported
+from collectors.measure import measure
 
 
 def judge_rail(rail: Rail, raw_volts: float | None) -> tuple[float | None, bool | None]:
@@ -50,8 +51,8 @@ def judge_fan(fan: Fan, rpm: float | None, fan_min: float | None, held_temp: flo
     if held_temp is None or fan.max_celsius is None:
         return False, "no tach and no temperature to judge by"
     if held_temp > fan.max_celsius:
-        return True, f"no tach; {fan.holds} is {held_temp:.1f} °C, over the {fan.max_celsius:.0f} °C it should hold"
-    return False, f"no tach; {fan.holds} at {held_temp:.1f} °C"
+        return True, f"no tach; {fan.holds} is {measure(held_temp, '°C')}, over the {measure(fan.max_celsius, '°C')} it should hold"
+    return False, f"no tach; {fan.holds} at {measure(held_temp, '°C')}"
 
 
 class HwmonCollector(Collector):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collectors.findings import BAD, SOON_HARDWARE, ChartSpec, Finding, Judging, RuleSpec, Tile
 from collectors.home.hwmon.state import HwmonState
+from collectors.measure import measure
 
 RULES = (
     RuleSpec("rail_out_of_range", "critical", 30, urgency=SOON_HARDWARE, title="Power rail out of range"),
@@ -12,7 +13,7 @@ RULES = (
 
 
 def _volts(v: float | None) -> str:
-    return f"{v:.2f} V" if v is not None else "an unreadable voltage"
+    return measure(v, "V") if v is not None else "an unreadable voltage"
 
 
 def _limit(v: float | None) -> str:

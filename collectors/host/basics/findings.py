@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collectors.findings import BAD, SOON_HARDWARE, WARN, ChartSpec, Finding, Judging, RuleSpec, Tile
 from collectors.host.basics.state import Filesystem, HostState
+from collectors.measure import measure
 
 RULES = (
     RuleSpec("filesystem_full", "warning", 300, 24, title="Filesystem nearly full"),
@@ -92,7 +93,7 @@ def all_clear(state: HostState, judging: Judging) -> str | None:
         parts.append(f"fullest {fullest.mountpoint} {fullest.used_ratio * 100:.0f}%")
     hottest = state.temperatures[0] if state.temperatures else None
     if hottest and hottest.celsius is not None:
-        parts.append(f"hottest {hottest.chip} {hottest.sensor} {hottest.celsius:.0f} °C")
+        parts.append(f"hottest {hottest.chip} {hottest.sensor} {measure(hottest.celsius, '°C')}")
     return ", ".join(parts) or None
 
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from collectors.findings import BAD, SOON_HARDWARE, WARN, Finding, Judging, RuleSpec, Tile, about, level_of
 from collectors.host.ipmi.state import BmcView, IpmiState, SelEvent, Sensor
+from collectors.measure import DECIMALS, measure
 from collectors.plugin import View
 
 RULES = (
@@ -44,7 +45,7 @@ def sensor_words(s: Sensor) -> str:
     """ "0 RPM below 600" for a threshold sensor past its limit; the asserted events for a discrete one."""
     unit = UNITS.get(s.unit or "", s.unit or "")
     if s.reading is not None:
-        value = f"{s.reading:g} {unit}".strip()
+        value = measure(s.reading, unit) if unit in DECIMALS else f"{s.reading:g} {unit}".strip()
         t = {k: v for k, v in s.thresholds.items() if v is not None}
         for key, side in (("Lower NR", "below"), ("Lower C", "below"), ("Lower NC", "below")):
             if key in t and s.reading <= t[key]:

@@ -39,7 +39,7 @@ def test_two_polls_of_a_power_system_report_exactly_the_stored_result(tmp_path: 
     (Fan(name="f", chip="c", sensor="fan1"), 300, 300, None, (False, "300 RPM")),
     (Fan(name="f", chip="c", sensor="fan1", min_rpm=500), 400, 300, None, (True, "400 RPM under its minimum 500")),
     (Fan(name="f", chip="c", sensor="fan1", min_rpm=0), 100, 300, None, (False, "100 RPM")),
-    (Fan(name="f", holds="k10temp/temp1", max_celsius=70), None, None, 70.0, (False, "no tach; k10temp/temp1 at 70.0 °C")),
+    (Fan(name="f", holds="k10temp/temp1", max_celsius=70), None, None, 70.0, (False, "no tach; k10temp/temp1 at 70 °C")),
     (Fan(name="f", holds="k10temp/temp1", max_celsius=70), None, None, 70.1,
      (True, "no tach; k10temp/temp1 is 70.1 °C, over the 70 °C it should hold")),
     (Fan(name="f", holds="k10temp/temp1", max_celsius=70), None, None, None, (False, "no tach and no temperature to judge by")),

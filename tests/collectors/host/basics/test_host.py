@@ -312,7 +312,7 @@ def test_the_hottest_hwmon_temperatures_are_on_the_host_state_and_tile(tree: Tre
     assert [t.model_dump() for t in state.temperatures] == [
         {"chip": "k10temp", "sensor": "Tctl", "celsius": 52.1, "max": 70.0, "crit": None},
         {"chip": "nvme", "sensor": "temp1", "celsius": 38.9, "max": None, "crit": 84.9}]
-    assert (all_clear(state, Judging()) or "").endswith("hottest k10temp Tctl 52 °C")
+    assert (all_clear(state, Judging()) or "").endswith("hottest k10temp Tctl 52.1 °C")
 
 
 def test_a_host_without_hwmon_has_no_temperatures_and_no_warning(tree: Tree) -> None:
