@@ -30,6 +30,35 @@ def test_a_built_manual_is_served_at_help_with_its_pages(tmp_path: Path, monkeyp
     assert client.get("/help/nope.html").status_code == 404
 
 
+def test_a_page_the_manual_does_not_have_is_rackpulses_own_not_found_in_its_layout(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """MkDocs' 404.html, served at /help/plugins/nope/, linked its styles from the wrong folder."""
+    from tests.test_web import demo_app, fetch
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text("<h1>rackpulse</h1>")
+    (site / "404.html").write_text('<link rel="stylesheet" href="assets/main.css"><h1>404 - Not found</h1>')
+    real = web_app.shipped
+    monkeypatch.setattr(web_app, "shipped", lambda name: site if name == "help" else real(name))
+    app = demo_app(tmp_path, 80, shared=False)
+    assert fetch(app, "/help/").text == "<h1>rackpulse</h1>"
+    r = fetch(app, "/help/plugins/nope/", headers={"Accept": "text/html"})
+    assert r.status_code == 404
+    assert "No such page in the manual" in r.text and "<nav" in r.text  # the site's layout, its menu
+
+
+def test_without_a_built_manual_a_browser_is_told_so_in_the_sites_layout(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """It was a bare page, black on white in dark mode, with no menu back."""
+    from tests.test_web import demo_app, fetch
+
+    real = web_app.shipped
+    monkeypatch.setattr(web_app, "shipped", lambda name: tmp_path / "none" if name == "help" else real(name))
+    r = fetch(demo_app(tmp_path, 80, shared=False), "/help", headers={"Accept": "text/html"})
+    assert r.status_code == 404 and "make docs-site" in r.text and "<nav" in r.text
+
+
 def test_without_a_built_manual_help_says_how_to_build_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     r = manual_app(monkeypatch, tmp_path / "site").get("/help")
     assert r.status_code == 404 and "make docs-site" in r.text

@@ -12,8 +12,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import quote, unquote
 
-from fastapi import FastAPI
-from fastapi.responses import HTMLResponse
+from fastapi import FastAPI, HTTPException
+from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
@@ -89,18 +89,32 @@ def create_app(cfg: Config, *, runtime: Runtime | None = None, **runtime_options
     return HostPrefix(app, HostCheck(cfg.web.allowed_hosts))  # type: ignore[return-value]
 
 
+class ManualFiles(StaticFiles):
+    """The manual's files; a page it does not have is rackpulse's own "not found", in the site's
+    layout. MkDocs' 404.html links its styles relative to the site's top, so at /help/a/b it was
+    a page of giant unstyled icons."""
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        response = await super().get_response(path, scope)
+        if response.status_code == 404:
+            raise HTTPException(404, "No such page in the manual: its contents are at /help/.")
+        return response
+
+
 def mount_manual(app: FastAPI) -> None:
     """The manual at /help, offline: the site the wheel carries (or a checkout's `make docs-site`).
     Without it, /help says how to build it rather than a bare 404."""
     site = shipped("help")
     if (site / "index.html").is_file():
-        app.mount("/help", StaticFiles(directory=site, html=True), name="help")
+        app.mount("/help", ManualFiles(directory=site, html=True), name="help")
         return
 
     @app.get("/help", include_in_schema=False)
     def no_manual() -> HTMLResponse:
-        return HTMLResponse("<!doctype html><title>rackpulse manual</title><p>The manual is not built in this "
-                            "checkout: run <code>make docs-site</code>, or read README.md and docs/.</p>", 404)
+        # An error like any other, so a browser gets it in the site's layout, menu and dark mode
+        # (a bare page was black on white in dark mode, with no way back)
+        raise HTTPException(404, "The manual is not built in this checkout: run make docs-site, "
+                                 "or read README.md and docs/.")
 
 
 def install_api_errors(app: FastAPI) -> None:
@@ -111,7 +125,7 @@ def install_api_errors(app: FastAPI) -> None:
     from starlette.concurrency import run_in_threadpool
     from starlette.exceptions import HTTPException
     from starlette.requests import Request
-    from starlette.responses import PlainTextResponse, Response
+    from starlette.responses import PlainTextResponse
 
     from app.web import error_pages
 
