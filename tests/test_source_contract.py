@@ -122,6 +122,20 @@ class OneOfSeveral:
     first: Callable[[], State] | None = None  # a run before `bad`, for a rule judged on change (flaps)
 
 
+def _restic() -> OneOfSeveral:
+    from collectors.host.restic.state import ResticGroup, ResticRepoView, ResticState
+
+    other = ResticRepoView(name="offsite", location="sftp:b:/r", groups=[ResticGroup(host="nas", paths=["/srv"],
+                                                                                    newest=NOW - 600)])
+
+    def state(newest: float, error: str | None = None) -> ResticState:
+        groups = [] if error else [ResticGroup(host="nas", paths=["/srv/photos"], newest=newest)]
+        return ResticState(repos=[ResticRepoView(name="local", location="/mnt/r", groups=groups, error=error), other])
+
+    return OneOfSeveral("local", "backup_stale", "restic/local/nas:/srv/photos", lambda: state(NOW - 3 * 86400),
+                        lambda why: state(0, error=why), lambda: state(NOW - 600))
+
+
 def _ipmi() -> OneOfSeveral:
     from collectors.host.ipmi.state import BmcView, IpmiState, Sensor
 
@@ -227,7 +241,7 @@ def _smartplugs() -> OneOfSeveral:
                         lambda: SmartplugsState(plugs=[PlugView(name="rack", watts=40.0, last_seen=NOW + 60)]))
 
 
-SEVERAL = {"ipmi": _ipmi, "pbs": _pbs, "proxmox": _proxmox, "nut": _nut, "snmp": _snmp, "openvpn": _openvpn,
+SEVERAL = {"ipmi": _ipmi, "pbs": _pbs, "restic": _restic, "proxmox": _proxmox, "nut": _nut, "snmp": _snmp, "openvpn": _openvpn,
            "hwmon": _hwmon, "smartplugs": _smartplugs}
 # Plug-ins whose config lists things that are not sources of their findings, and why.
 NOT_SOURCES = {

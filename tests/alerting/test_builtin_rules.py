@@ -636,13 +636,16 @@ def test_a_rebuilding_array_with_two_members_out_names_neither_alone(healthy: Sn
 def test_every_built_in_rule_is_tested_here_or_with_the_storage_rules() -> None:
     from collectors.host.pbs.findings import RULES as PBS_RULES
     from collectors.host.proxmox.findings import RULES as PROXMOX_RULES
+    from collectors.host.restic.findings import RULES as RESTIC_RULES
     from tests.alerting.test_storage_rules import RULES as STORAGE
 
     here = set(CASES) | STORAGE | {"collector_down", "heatpump_unreachable", "bond_slave_flapping", "switch_port_flapping",
                          "agent_silent", "agent_clock_skew", "agent_cardinality", "interface_errors",
                          "energy_budget", "power_above_baseline",  # tests/energy/test_energy_watch.py
                          # tests/collectors/host/proxmox and pbs: through the API stand-in, fired and cleared
-                         *(r.name for r in PROXMOX_RULES), *(r.name for r in PBS_RULES)}
+                         *(r.name for r in PROXMOX_RULES), *(r.name for r in PBS_RULES),
+                         # tests/collectors/host/restic: with real restic repositories
+                         *(r.name for r in RESTIC_RULES)}
     assert here == set(BUILTIN)
 
 
