@@ -123,14 +123,15 @@ class OneOfSeveral:
 
 
 def _restic() -> OneOfSeveral:
-    from collectors.host.restic.state import ResticGroup, ResticRepoView, ResticState
+    from collectors.backup import BackupGroup, BackupRepoView
+    from collectors.host.restic.state import ResticState
 
-    other = ResticRepoView(name="offsite", location="sftp:b:/r", groups=[ResticGroup(host="nas", paths=["/srv"],
+    other = BackupRepoView(name="offsite", location="sftp:b:/r", groups=[BackupGroup(host="nas", paths=["/srv"],
                                                                                     newest=NOW - 600)])
 
     def state(newest: float, error: str | None = None) -> ResticState:
-        groups = [] if error else [ResticGroup(host="nas", paths=["/srv/photos"], newest=newest)]
-        return ResticState(repos=[ResticRepoView(name="local", location="/mnt/r", groups=groups, error=error), other])
+        groups = [] if error else [BackupGroup(host="nas", paths=["/srv/photos"], newest=newest)]
+        return ResticState(repos=[BackupRepoView(name="local", location="/mnt/r", groups=groups, error=error), other])
 
     return OneOfSeveral("local", "backup_stale", "restic/local/nas:/srv/photos", lambda: state(NOW - 3 * 86400),
                         lambda why: state(0, error=why), lambda: state(NOW - 600))

@@ -10,8 +10,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from collectors.backup import BackupGroup, covers
 from collectors.base import CollectorError
-from collectors.host.restic.state import ResticGroup
 
 # restic writes RFC 3339 with up to nine digits of a second ("…T04:11:33.50048557Z"); Python
 # reads six at most.
@@ -61,14 +61,8 @@ def parse_snapshots(text: str) -> list[Snapshot]:
     return out
 
 
-def covers(snapshot_paths: Sequence[str], path: str) -> bool:
-    """A snapshot of /srv covers /srv/photos; one of /srv/photos does not cover /srv."""
-    wanted = path.rstrip("/") or "/"
-    return any(wanted == p.rstrip("/") or wanted.startswith(p.rstrip("/") + "/") for p in snapshot_paths)
-
-
 def followed(snapshots: Sequence[Snapshot], hosts: Sequence[str], paths: Sequence[str],
-             tags: Sequence[str]) -> tuple[list[ResticGroup], list[str]]:
+             tags: Sequence[str]) -> tuple[list[BackupGroup], list[str]]:
     """The groups (host, paths) of the snapshots followed, newest first within each, and each host
     and path followed that no snapshot covers ("nas:/srv/photos", "host nas")."""
     kept = [s for s in snapshots if (not hosts or s.host in hosts) and (not tags or set(tags) & set(s.tags))
@@ -79,7 +73,7 @@ def followed(snapshots: Sequence[Snapshot], hosts: Sequence[str], paths: Sequenc
     groups = []
     for (host, group_paths), snaps in sorted(by.items()):
         newest = max(snaps, key=lambda s: s.time)
-        groups.append(ResticGroup(host=host, paths=list(group_paths), newest=newest.time, newest_id=newest.id,
+        groups.append(BackupGroup(host=host, paths=list(group_paths), newest=newest.time, newest_id=newest.id,
                                   tags=list(newest.tags), count=len(snaps)))
     missing = []
     for host in hosts or [""]:

@@ -63,8 +63,8 @@ def checked(c: ResticCollector, repo: str = "nas-local", timeout: float = 6 * 36
     timeout bounds the wait), then once more: the run that reports it."""
     c.collect()
     deadline = time.monotonic() + timeout
-    while repo in c._running and time.monotonic() < deadline:
-        c._running[repo].join(1)
+    while repo in c.checks.running and time.monotonic() < deadline:
+        c.checks.running[repo].join(1)
     state = c.collect().state
     assert isinstance(state, ResticState)
     return state
@@ -114,7 +114,7 @@ def test_a_sound_check_then_a_pack_cut_short_fires_backup_check_failed_with_rest
     pack.chmod(0o600)
     with pack.open("r+b") as f:
         f.truncate(1000)  # the file's data cut off, as a disk or a copy that failed leaves it
-    c._checks["nas-local"] = c._checks["nas-local"].model_copy(update={"ended": time.time() - 120})  # due again
+    c.checks.last["nas-local"] = c.checks.last["nas-local"].model_copy(update={"ended": time.time() - 120})  # due again
     state = checked(c)
     check = state.repos[0].check
     assert check is not None and not check.ok and check.error and "unexpected file size" in check.error

@@ -7,10 +7,10 @@ import datetime as dt
 
 import pytest
 
+from collectors.backup import covers
 from collectors.host.restic.parse import (
     ResticFormatError,
     check_errors,
-    covers,
     failure,
     followed,
     locked,
