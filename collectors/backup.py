@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import ClassVar
 
 from collectors.base import CollectResult, Entity, MetricSpec, Sample
@@ -89,6 +90,39 @@ def covers(snapshot_paths: Sequence[str], path: str) -> bool:
     """A snapshot of /srv covers /srv/photos; one of /srv/photos does not cover /srv."""
     wanted = path.rstrip("/") or "/"
     return any(wanted == p.rstrip("/") or wanted.startswith(p.rstrip("/") + "/") for p in snapshot_paths)
+
+
+@dataclass(frozen=True)
+class Taken:
+    """One snapshot or archive, as every backup tool has it."""
+
+    time: float
+    host: str
+    paths: tuple[str, ...]
+    tags: tuple[str, ...] = ()
+    id: str = ""  # restic's short id, borg's archive name
+
+
+def followed(taken: Sequence[Taken], hosts: Sequence[str], paths: Sequence[str],
+             tags: Sequence[str] = ()) -> tuple[list[BackupGroup], list[str]]:
+    """The groups (host, paths) of the snapshots followed, each with its newest, and each host and
+    path followed that none covers ("nas:/srv/photos", "host nas")."""
+    kept = [s for s in taken if (not hosts or s.host in hosts) and (not tags or set(tags) & set(s.tags))
+            and (not paths or any(covers(s.paths, p) for p in paths))]
+    by: dict[tuple[str, tuple[str, ...]], list[Taken]] = {}
+    for s in kept:
+        by.setdefault((s.host, tuple(sorted(s.paths))), []).append(s)
+    groups = []
+    for (host, group_paths), found in sorted(by.items()):
+        newest = max(found, key=lambda s: s.time)
+        groups.append(BackupGroup(host=host, paths=list(group_paths), newest=newest.time, newest_id=newest.id,
+                                  tags=list(newest.tags), count=len(found)))
+    missing = []
+    for host in hosts or [""]:
+        for path in paths or [""]:
+            if not any((not host or s.host == host) and (not path or covers(s.paths, path)) for s in kept):
+                missing.append(f"{host}:{path}" if host and path else f"host {host}" if host else path)
+    return groups, missing
 
 
 def findings(state: BackupState, judging: Judging) -> list[Finding]:

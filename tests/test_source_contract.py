@@ -21,6 +21,7 @@ from pydantic import BaseModel
 import app.alerting.conditions as conditions
 from app.alerting.conditions import BUILTIN, Conditions
 from app.alerting.engine import AlertState, Rule, evaluate
+from app.alerting.sources import RuleSources
 from app.scheduler import CollectorStatus, Snapshot
 from collectors import plugins
 from collectors.plugin import CollectorPlugin
@@ -53,7 +54,9 @@ ALL: dict[str, CollectorPlugin[Any]] = {**plugins(), "uptime": out_of_tree().PLU
 def with_uptime(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Rule]]:
     """The alert engine as it is where the out-of-tree plug-in is installed."""
     monkeypatch.setattr(conditions, "plugins", lambda: ALL)
-    monkeypatch.setattr(conditions, "RULE_SOURCES", {**conditions.RULE_SOURCES, "host_rebooted": "uptime"})
+    sources = RuleSources()  # the shared rules' too
+    sources["host_rebooted"] = "uptime"
+    monkeypatch.setattr(conditions, "RULE_SOURCES", sources)
     yield {**BUILTIN, "host_rebooted": Rule("host_rebooted", "warning")}
 
 
@@ -86,11 +89,14 @@ def test_no_firing_alert_resolves_while_its_collector_cannot_read_its_source(
         name: str, failure: str, with_uptime: dict[str, Rule]) -> None:
     snap = snapshot(**{name: whole(name, failure)})
     snap.states.pop(name, None)  # nothing read this run
-    previous = {(r.name, "subject-1"): firing(r.name, "subject-1", {}) for r in ALL[name].rules}
+    # (a rule several plug-ins share is the one named first in its subject: restic's, borg's)
+    shared = RuleSources().shared
+    subject = {r.name: f"{name}/subject-1" if r.name in shared else "subject-1" for r in ALL[name].rules}
+    previous = {(r.name, subject[r.name]): firing(r.name, subject[r.name], {}) for r in ALL[name].rules}
     conds = Conditions().build(snap, previous=previous, now=NOW)
     no_resolved(conds, with_uptime, previous)
     why = "source absent" if failure == "absent" else "source unreachable"
-    held = [c for c in conds if c.subject == "subject-1"]
+    held = [c for c in conds if c.subject in subject.values()]
     assert held and all(f"(held: {why} since " in c.summary for c in held)
 
 
@@ -134,6 +140,22 @@ def _restic() -> OneOfSeveral:
         return ResticState(repos=[BackupRepoView(name="local", location="/mnt/r", groups=groups, error=error), other])
 
     return OneOfSeveral("local", "backup_stale", "restic/local/nas:/srv/photos", lambda: state(NOW - 3 * 86400),
+                        lambda why: state(0, error=why), lambda: state(NOW - 600))
+
+
+def _borg() -> OneOfSeveral:
+    from collectors.backup import BackupGroup, BackupRepoView
+    from collectors.host.borg.state import BorgState
+
+    other = BackupRepoView(name="usb", location="/mnt/usb", groups=[BackupGroup(host="nas", paths=["/srv"],
+                                                                               newest=NOW - 600)])
+
+    def state(newest: float, error: str | None = None) -> BorgState:
+        groups = [] if error else [BackupGroup(host="nas", paths=["/srv/documents"], newest=newest)]
+        return BorgState(repos=[BackupRepoView(name="offsite", location="ssh://b/./r", groups=groups, error=error),
+                                other])
+
+    return OneOfSeveral("offsite", "backup_stale", "borg/offsite/nas:/srv/documents", lambda: state(NOW - 3 * 86400),
                         lambda why: state(0, error=why), lambda: state(NOW - 600))
 
 
@@ -242,7 +264,7 @@ def _smartplugs() -> OneOfSeveral:
                         lambda: SmartplugsState(plugs=[PlugView(name="rack", watts=40.0, last_seen=NOW + 60)]))
 
 
-SEVERAL = {"ipmi": _ipmi, "pbs": _pbs, "restic": _restic, "proxmox": _proxmox, "nut": _nut, "snmp": _snmp, "openvpn": _openvpn,
+SEVERAL = {"ipmi": _ipmi, "pbs": _pbs, "restic": _restic, "borg": _borg, "proxmox": _proxmox, "nut": _nut, "snmp": _snmp, "openvpn": _openvpn,
            "hwmon": _hwmon, "smartplugs": _smartplugs}
 # Plug-ins whose config lists things that are not sources of their findings, and why.
 NOT_SOURCES = {

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.alerting.engine import AlertState, Condition, Rule
+from app.alerting.sources import RuleSources, source_of
 from app.snapshot import Snapshot
 from collectors import plugins
 
@@ -26,9 +27,9 @@ def builtin_rules() -> dict[str, Rule]:
 BUILTIN: dict[str, Rule] = builtin_rules()
 
 
-def rule_sources() -> dict[str, str]:
+def rule_sources() -> RuleSources:
     """Each plug-in rule and the collector whose findings raise it (its collector_down explains it)."""
-    return {r.name: name for name, p in plugins().items() for r in p.rules}
+    return RuleSources()
 
 
 RULE_SOURCES = rule_sources()
@@ -66,7 +67,7 @@ def held(down: Iterable[Any], previous: dict[tuple[str, str], AlertState], prese
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(since)) if since else "its start"
         why = "source absent" if absent else "source unreachable"
         for key, old in previous.items():
-            if old.state != "firing" or key in present or sources.get(old.rule) != st.name:
+            if old.state != "firing" or key in present or source_of(sources, old.rule, old.subject) != st.name:
                 continue
             out.append(Condition(old.rule, old.subject, f"{unheld(old.summary)} (held: {why} since {when})",
                                  dict(old.labels), old.severity))
@@ -93,7 +94,7 @@ def held_sources(snap: Any, previous: dict[tuple[str, str], AlertState], present
     if not by_plugin:
         return out
     for key, old in previous.items():
-        plugin = RULE_SOURCES.get(old.rule)
+        plugin = source_of(RULE_SOURCES, old.rule, old.subject)
         if old.state != "firing" or key in present or plugin not in by_plugin:
             continue
         label, gone = by_plugin[plugin]

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from app.alerting.engine import AlertState
+from app.alerting.sources import source_of
 
 Key = tuple[str, str]
 
@@ -107,7 +108,7 @@ def explained(states: Mapping[Key, AlertState], keys: Iterable[Key], deps: Seque
             if key[0] != "agent_silent":  # the parent never explains itself
                 out[key] = explained_by
             continue
-        source = rule_source.get(key[0])
+        source = source_of(rule_source, *key)
         if source is not None and source in down:
             out[key] = f"collector_down {source}"
             continue

@@ -45,6 +45,7 @@ from app.alerting.silences import (
     matches,
     matches_all,
 )
+from app.alerting.sources import source_of
 from app.snapshot import Snapshot
 from app.storage.models import alert, alert_event, outbox, silence
 
@@ -153,7 +154,7 @@ class Alerting:
         for k, st in self.states.items():
             if st.state != "firing":
                 continue
-            plugin = self.rule_source.get(k[0])
+            plugin = source_of(self.rule_source, *k)
             if plugin in removed or (k[0] == "collector_down" and k[1] in removed):
                 out.add(k)
             elif plugin in gone and (label := source_label(plugin)) and st.labels.get(label) in gone[plugin]:

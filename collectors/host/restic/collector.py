@@ -68,7 +68,7 @@ class ResticCollector(Collector):
                 if repo.stats else None
         except CollectorError as exc:
             return backup.BackupRepoView(**base, error=str(exc), check=self.checks.of(repo.name)["check"])
-        groups, missing = parse.followed(snapshots, repo.hosts, repo.paths, repo.tags)
+        groups, missing = backup.followed(snapshots, repo.hosts, repo.paths, repo.tags)
         self.checks.start_if_due(repo.name, repo.check_every, lambda: self._check(repo))
         return backup.BackupRepoView(**base, groups=groups, missing=missing, size_bytes=size,
                                      **self.checks.of(repo.name))

@@ -7,10 +7,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
 
-from collectors.backup import BackupGroup, covers
+from collectors.backup import Taken
 from collectors.base import CollectorError
 
 # restic writes RFC 3339 with up to nine digits of a second ("…T04:11:33.50048557Z"); Python
@@ -24,15 +22,6 @@ class ResticFormatError(CollectorError):
     """An answer that is not restic's JSON; the message quotes it."""
 
 
-@dataclass(frozen=True)
-class Snapshot:
-    time: float
-    host: str
-    paths: tuple[str, ...]
-    tags: tuple[str, ...]
-    id: str
-
-
 def parse_time(text: str) -> float:
     """restic's time of a snapshot as Unix time."""
     try:
@@ -41,7 +30,7 @@ def parse_time(text: str) -> float:
         raise ResticFormatError(f"a snapshot time restic does not write: {text!r:.80}") from None
 
 
-def parse_snapshots(text: str) -> list[Snapshot]:
+def parse_snapshots(text: str) -> list[Taken]:
     """`restic snapshots --json`: a list of snapshots (null or [] for none)."""
     try:
         data = json.loads(text or "null")
@@ -55,32 +44,10 @@ def parse_snapshots(text: str) -> list[Snapshot]:
     for s in data:
         if not isinstance(s, dict) or not isinstance(s.get("time"), str):
             raise ResticFormatError(f"restic snapshots: a snapshot without its time: {json.dumps(s)[:160]}")
-        out.append(Snapshot(parse_time(s["time"]), str(s.get("hostname") or ""),
+        out.append(Taken(parse_time(s["time"]), str(s.get("hostname") or ""),
                             tuple(str(p) for p in s.get("paths") or ()), tuple(str(t) for t in s.get("tags") or ()),
                             str(s.get("short_id") or s.get("id") or "")[:8]))
     return out
-
-
-def followed(snapshots: Sequence[Snapshot], hosts: Sequence[str], paths: Sequence[str],
-             tags: Sequence[str]) -> tuple[list[BackupGroup], list[str]]:
-    """The groups (host, paths) of the snapshots followed, newest first within each, and each host
-    and path followed that no snapshot covers ("nas:/srv/photos", "host nas")."""
-    kept = [s for s in snapshots if (not hosts or s.host in hosts) and (not tags or set(tags) & set(s.tags))
-            and (not paths or any(covers(s.paths, p) for p in paths))]
-    by: dict[tuple[str, tuple[str, ...]], list[Snapshot]] = {}
-    for s in kept:
-        by.setdefault((s.host, tuple(sorted(s.paths))), []).append(s)
-    groups = []
-    for (host, group_paths), snaps in sorted(by.items()):
-        newest = max(snaps, key=lambda s: s.time)
-        groups.append(BackupGroup(host=host, paths=list(group_paths), newest=newest.time, newest_id=newest.id,
-                                  tags=list(newest.tags), count=len(snaps)))
-    missing = []
-    for host in hosts or [""]:
-        for path in paths or [""]:
-            if not any((not host or s.host == host) and (not path or covers(s.paths, path)) for s in kept):
-                missing.append(f"{host}:{path}" if host and path else f"host {host}" if host else path)
-    return groups, missing
 
 
 def parse_stats(text: str) -> float | None:

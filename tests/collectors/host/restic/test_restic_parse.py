@@ -7,12 +7,11 @@ import datetime as dt
 
 import pytest
 
-from collectors.backup import covers
+from collectors.backup import covers, followed
 from collectors.host.restic.parse import (
     ResticFormatError,
     check_errors,
     failure,
-    followed,
     locked,
     parse_snapshots,
     parse_time,
