@@ -42,10 +42,10 @@ class BackupGroup(Record):
 
     host: str
     paths: list[str]
-    newest: float  # its newest snapshot's time
+    newest: float | None = None  # its newest snapshot's time (None: not understood, after the entrance)
     newest_id: str = ""  # restic's short id, borg's archive name
     tags: list[str] = []
-    count: int = 1
+    count: int | None = 1
 
     @property
     def where(self) -> str:
@@ -53,7 +53,7 @@ class BackupGroup(Record):
 
 
 class BackupCheck(Record):
-    ended: float
+    ended: float | None = None
     ok: bool
     error: str | None = None  # the tool's first error line when not ok
 
@@ -62,7 +62,7 @@ class BackupRepoView(Record):
     name: str
     location: str  # where it is, as the page says it (never a password)
     offsite: bool = False
-    max_age: float = 26 * 3600.0
+    max_age: float | None = 26 * 3600.0
     error: str | None = None  # it could not be opened: a wrong password, nothing there, unreachable
     groups: list[BackupGroup] = []
     missing: list[str] = []  # followed hosts and paths no snapshot covers
@@ -133,7 +133,7 @@ def findings(state: BackupState, judging: Judging) -> list[Finding]:
             out.append(Finding(BAD, f"{kind} repository {r.name} cannot be opened: {r.error}",
                                "backup_repo_unreachable", f"{kind}/{r.name}", labels))
         for g in r.groups:
-            if now - g.newest > r.max_age:
+            if g.newest is not None and r.max_age is not None and now - g.newest > r.max_age:
                 out.append(Finding(WARN, f"{kind} {r.name}: the newest snapshot of {g.where} is {age(now - g.newest)} "
                                          f"old, older than {age(r.max_age)}", "backup_stale",
                                    f"{kind}/{r.name}/{g.where}", {**labels, "host": g.host, "path": ",".join(g.paths)}))
@@ -141,7 +141,8 @@ def findings(state: BackupState, judging: Judging) -> list[Finding]:
             out.append(Finding(WARN, f"{kind} {r.name}: no snapshot of {what}", "backup_stale", f"{kind}/{r.name}/{what}",
                                {**labels, "host": what.split(":")[0] if ":" in what else "", "path": what}))
         if r.check is not None and not r.check.ok:
-            out.append(Finding(BAD, f"{kind} check of {r.name} found errors {age(now - r.check.ended)} ago: "
+            when = f" {age(now - r.check.ended)} ago" if r.check.ended is not None else ""
+            out.append(Finding(BAD, f"{kind} check of {r.name} found errors{when}: "
                                     f"{r.check.error or f'see {kind} check'}", "backup_check_failed",
                                f"{kind}/{r.name}", labels))
     return out
@@ -151,7 +152,7 @@ def all_clear(state: BackupState, judging: Judging) -> str | None:
     """The tile's sentence: "2 restic repositories, newest snapshot 3 h ago"."""
     if not state.repos:
         return None
-    times = [g.newest for r in state.repos for g in r.groups]
+    times = [g.newest for r in state.repos for g in r.groups if g.newest is not None]
     n = len(state.repos)
     words = f"{n} {type(state).kind} repositor{'ies' if n != 1 else 'y'}"
     return words + (f", newest snapshot {age(judging.now - max(times))} ago" if times else "")
@@ -176,13 +177,16 @@ def samples(kind: str, v: BackupRepoView, result: CollectResult) -> None:
     s.append(Sample.of("rackpulse_backup_repo_readable", v.error is None, **lab))
     for g in v.groups:
         glab = {**lab, "host": g.host, "path": ",".join(g.paths)}
-        s.append(Sample.of("rackpulse_backup_newest_timestamp_seconds", g.newest, **glab))
-        s.append(Sample.of("rackpulse_backup_snapshots", g.count, **glab))
+        if g.newest is not None:
+            s.append(Sample.of("rackpulse_backup_newest_timestamp_seconds", g.newest, **glab))
+        if g.count is not None:
+            s.append(Sample.of("rackpulse_backup_snapshots", g.count, **glab))
     if v.size_bytes is not None:
         s.append(Sample.of("rackpulse_backup_repo_size_bytes", v.size_bytes, **lab))
     if v.check is not None:
         s.append(Sample.of("rackpulse_backup_check_ok", v.check.ok, **lab))
-        s.append(Sample.of("rackpulse_backup_last_check_timestamp_seconds", v.check.ended, **lab))
+        if v.check.ended is not None:
+            s.append(Sample.of("rackpulse_backup_last_check_timestamp_seconds", v.check.ended, **lab))
     result.entities.append(Entity("backup repository", f"{kind}/{v.name}", {"location": v.location}))
 
 
@@ -211,7 +215,8 @@ class Checks:
             return
         with self.lock:
             last = self.last.get(name)
-            if (last is not None and self.clock() - last.ended < every) or name in self.running:
+            if (last is not None and last.ended is not None and self.clock() - last.ended < every) \
+                    or name in self.running:
                 return
             t = threading.Thread(target=self._run, args=(name, run), name=f"backup check {name}", daemon=True)
             self.running[name] = t

@@ -644,6 +644,7 @@ def test_every_built_in_rule_is_tested_here_or_with_the_storage_rules() -> None:
                          "energy_budget", "power_above_baseline",  # tests/energy/test_energy_watch.py
                          # tests/collectors/host/proxmox and pbs: through the API stand-in, fired and cleared
                          *(r.name for r in PROXMOX_RULES), *(r.name for r in PBS_RULES),
+                         "zfs_snapshot_stale",  # tests/collectors/storage/zfs/test_zfs_snapshots.py
                          # tests/collectors/host/restic and borg: with real restic and borg repositories
                          *(r.name for r in RESTIC_RULES)}
     assert here == set(BUILTIN)

@@ -90,6 +90,16 @@ def demo_states(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict
                                      ca_file=server.ca_file)).collect()
     assert pbs.state is not None
     out["pbs"] = [dump(pbs.state)]
+    # restic and borg, which the demo host does not run: a repository with every number a state
+    # of theirs holds (their own tests read real repositories; here only the fields' places count)
+    from collectors.backup import BackupCheck, BackupGroup, BackupRepoView
+    from collectors.host.borg.state import BorgState
+    from collectors.host.restic.state import ResticState
+
+    repo = BackupRepoView(name="r", location="/r", max_age=93600.0, size_bytes=1e9, check_every=604800.0,
+                          check=BackupCheck(ended=1795000000.0, ok=False, error="pack 1: unexpected file size"),
+                          groups=[BackupGroup(host="nas", paths=["/srv"], newest=1794990000.0, count=3)])
+    out["restic"], out["borg"] = [dump(ResticState(repos=[repo]))], [dump(BorgState(repos=[repo]))]
     return out
 
 

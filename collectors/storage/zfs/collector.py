@@ -3,7 +3,7 @@ device joined with its disk's serial and bay so a faulted one says which bay to 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, ClassVar
@@ -25,6 +25,7 @@ from collectors.location import BayRule, DiskLocation, read_locations
 from collectors.state import State
 from collectors.storage.common import Identity, first_line, identify, run_tool
 from collectors.storage.zfs.records import POOL_STATES, VDEV_STATES, Pool, PoolUsage
+from collectors.storage.zfs.snapshots import DatasetSnapshots, snapshot_views
 from collectors.storage.zfs.state import PoolView, ScanView, VdevView, ZfsState
 from collectors.storage.zfs.zpool_json import parse_zpool_status_json
 from collectors.storage.zfs.zpool_text import LIST_COLUMNS, parse_zpool_list, parse_zpool_status
@@ -50,10 +51,14 @@ class ZfsCollector(Collector):
         "rackpulse_zfs_scan_remaining_seconds": MetricSpec("zpool's estimate of the time left for the running scan."),
         "rackpulse_zfs_scan_errors": MetricSpec("Errors the last scrub or resilver could not repair."),
         "rackpulse_zfs_scan_running": MetricSpec("1 while a scrub or resilver runs.", states=("idle", "running")),
+        "rackpulse_zfs_snapshot_newest_timestamp_seconds": MetricSpec(
+            "When the dataset's newest snapshot was taken (Unix time; with snapshot_max_age set)."),
     }
 
     def __init__(self, host_root: Path, zpool: Sequence[str] = ("zpool",), fmt: str = "auto", timeout: float = 10.0,
-                 bays: Iterable[BayRule] = (), runner: Runner = run_command) -> None:
+                 bays: Iterable[BayRule] = (), runner: Runner = run_command, zfs: Sequence[str] = ("zfs",),
+                 snapshot_max_age: Mapping[str, float] | None = None) -> None:
+        self.zfs, self.snapshot_max_age = list(zfs), dict(snapshot_max_age or {})
         self.host_root = host_root
         self.zpool = list(zpool)
         self.json = fmt == "auto"
@@ -119,8 +124,26 @@ class ZfsCollector(Collector):
         for v in views:
             result.samples.extend(pool_samples(v))
             result.entities.extend(pool_entities(v))
-        result.state = ZfsState(pools=views)
+        snaps, snap_error = self._snapshots() if self.snapshot_max_age else ([], None)
+        if snap_error:
+            result.warnings.append(snap_error)
+        result.state = ZfsState(pools=views, snapshots=snaps, snapshot_error=snap_error)
+        for d in snaps:
+            if d.newest is not None:
+                result.samples.append(Sample.of("rackpulse_zfs_snapshot_newest_timestamp_seconds", d.newest,
+                                                dataset=d.dataset))
         return result
+
+    def _snapshots(self) -> tuple[list[DatasetSnapshots], str | None]:
+        """The newest snapshot of each dataset; a failure is said and costs the pools nothing."""
+        try:
+            res = run_tool(self.runner, [*self.zfs, "list", "-H", "-p", "-t", "snapshot", "-o", "name,creation"],
+                           self.timeout, "ZFS")
+            if res.returncode != 0:
+                return [], f"zfs list -t snapshot: {first_line(res)}"
+            return snapshot_views(res.stdout.decode("utf-8", "replace"), self.snapshot_max_age), None
+        except CollectorError as exc:
+            return [], f"zfs list -t snapshot: {exc}"
 
     def _pool_view(self, pool: Pool, usage: PoolUsage | None, locs: dict[str, DiskLocation]) -> PoolView:
         vdevs = []
@@ -189,4 +212,4 @@ def pool_entities(p: PoolView) -> list[Entity]:
 
 
 def build(c: Any, host: HostContext, runner: Runner) -> Collector:
-    return ZfsCollector(host.root, c.zpool, c.format, c.command_timeout, host.bays, runner)
+    return ZfsCollector(host.root, c.zpool, c.format, c.command_timeout, host.bays, runner, c.zfs, c.snapshot_max_age)

@@ -21,6 +21,7 @@ from collectors.findings import (
 )
 from collectors.plugin import View
 from collectors.storage.common import describe
+from collectors.storage.zfs.snapshots import snapshot_findings
 from collectors.storage.zfs.state import PoolView, ScanView, VdevView, ZfsState
 
 RULES = (
@@ -28,6 +29,7 @@ RULES = (
     RuleSpec("zfs_device_faulted", "critical", 0, 12, urgency=SOON_HARDWARE, title="ZFS device faulted"),
     RuleSpec("zfs_errors_rising", "warning", 0, 24, title="ZFS device errors rising"),
     RuleSpec("zfs_scrub_errors", "critical", 0, 24, title="ZFS scrub found errors"),
+    RuleSpec("zfs_snapshot_stale", "warning", title="ZFS snapshot overdue"),
 )
 # zpool's states (zpoolconcepts(7)), as words.
 STATE_WORDS = {"ONLINE": "online", "DEGRADED": "degraded", "FAULTED": "faulted", "OFFLINE": "offline",
@@ -130,7 +132,7 @@ def pool_findings(p: PoolView, judging: Judging) -> list[Finding]:
 
 
 def findings(state: ZfsState, judging: Judging) -> list[Finding]:
-    return [f for p in state.pools for f in pool_findings(p, judging)]
+    return [f for p in state.pools for f in pool_findings(p, judging)] + snapshot_findings(state.snapshots, judging)
 
 
 def all_clear(state: ZfsState, judging: Judging) -> str | None:
@@ -142,7 +144,9 @@ def all_clear(state: ZfsState, judging: Judging) -> str | None:
 
 def view(state: ZfsState, found: Sequence[Finding]) -> View:
     """Each pool with how it stands: the level of the findings about it."""
-    return {"pools": [(p, level_of(about(found, pool=p.name))) for p in state.pools]}
+    return {"pools": [(p, level_of(about(found, pool=p.name))) for p in state.pools],
+            "snapshots": state.snapshots, "snapshot_error": state.snapshot_error,
+            "stale": {f.subject for f in found if f.rule == "zfs_snapshot_stale"}}
 
 
 TILE = Tile("ZFS", "/disks#zfs", all_clear)

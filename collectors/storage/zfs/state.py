@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collectors.state import Record, State
+from collectors.storage.zfs.snapshots import DatasetSnapshots
 
 
 class VdevView(Record):
@@ -56,3 +57,5 @@ class PoolView(Record):
 
 class ZfsState(State):
     pools: list[PoolView] = []
+    snapshots: list[DatasetSnapshots] = []  # only with snapshot_max_age set
+    snapshot_error: str | None = None
