@@ -124,9 +124,12 @@ def start_demo(root: Path) -> tuple[DemoPeer, DemoPeer]:
 
 def demo_sections(root: Path, interval: float, pve_port: int | None, pbs_port: int | None) -> dict[str, Any]:
     """[collectors.proxmox] and [collectors.pbs] for the demo's stand-ins; off without them (a
-    test's demo app runs none)."""
+    test's demo app runs none). The other backup plug-ins, restic and borg, are off: the story
+    has no repository yet, and "no data" every 15 minutes kept an agent's two rounds of every
+    collector half an hour away."""
+    backups = {"restic": {"enabled": False}, "borg": {"enabled": False}}
     if not (pve_port and pbs_port):
-        return {"proxmox": {"enabled": False}, "pbs": {"enabled": False}}
+        return {"proxmox": {"enabled": False}, "pbs": {"enabled": False}, **backups}
     from app.files import private_file
 
     folder = root / "demo-proxmox"
@@ -139,7 +142,8 @@ def demo_sections(root: Path, interval: float, pve_port: int | None, pbs_port: i
     # failing stretch (60 story-seconds) is still seen several times
     return {"proxmox": {"url": f"https://127.0.0.1:{pve_port}", "token_id": PVE_TOKEN, "interval": interval * 2,
                         **common},
-            "pbs": {"url": f"https://127.0.0.1:{pbs_port}", "token_id": PBS_TOKEN, "interval": interval * 3, **common}}
+            "pbs": {"url": f"https://127.0.0.1:{pbs_port}", "token_id": PBS_TOKEN, "interval": interval * 3, **common},
+            **backups}
 
 
 def main() -> int:

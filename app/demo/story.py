@@ -193,10 +193,7 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
         "collectors": {**_storage_sections(tools, interval), **_network_sections(tools, interval),
                        **_power_sections(interval, upsd_port, isg_port),
                        **_probe_sections(tools, interval, upsd_port, isg_port), **_host_sections(tools, interval, speed),
-                       **demo_sections(root, interval, pve_port, pbs_port),
-                       # no repository in the story yet: off, not "no data" every 15 minutes (an
-                       # agent's two rounds of every collector took half an hour)
-                       "restic": {"enabled": False}, "borg": {"enabled": False}},
+                       **demo_sections(root, interval, pve_port, pbs_port)},
         # The chassis as the bay map draws them: shelf 1 a 12-bay case in three rows of four,
         # counted from the bottom left as many 3U cases are; the RAID shelf two rows of four.
         "disks": {"bays": _bays(), "enclosures": [
