@@ -25,6 +25,7 @@ from pydantic import (
 )
 
 from app.alerting.config import AlertsConfig
+from app.data.config import DataConfig
 from app.energy.config import EnergyConfig
 from app.export.config import ExportConfig, MqttExportConfig, RemoteWriteConfig
 from collectors.config import ConfigError, Seconds, Strict
@@ -216,6 +217,7 @@ class Config(_Strict):
     agent: AgentConfig = AgentConfig()
     export: ExportConfig = ExportConfig()
     energy: EnergyConfig = EnergyConfig()
+    data: DataConfig = DataConfig()  # the /data page's sets: what is on which array, and its copies
     # Where the file came from, for relative paths and error messages (not a TOML key).
     source: Path | None = Field(default=None, exclude=True)
 

@@ -20,7 +20,8 @@ def builtin_rules() -> dict[str, Rule]:
     rules = [Rule(r.name, r.severity, r.for_seconds, r.reminder_hours) for p in plugins().values() for r in p.rules]
     rules += [Rule("collector_down", "warning", 300), Rule("agent_silent", "critical", 0, 12),
               Rule("agent_clock_skew", "warning", 300), Rule("agent_cardinality", "warning", 0, 12),
-              Rule("power_above_baseline", "warning", 1800, 24), Rule("energy_budget", "warning", 0, 24)]
+              Rule("power_above_baseline", "warning", 1800, 24), Rule("energy_budget", "warning", 0, 24),
+              Rule("data_unprotected", "warning", 0, 24), Rule("data_at_risk", "critical", 0, 12)]
     return {r.name: r for r in rules}
 
 
@@ -37,7 +38,8 @@ RULE_SOURCES = rule_sources()
 # The titles of the rules that are not a plug-in's (a plug-in's come with its RuleSpec).
 APP_TITLES = {"collector_down": "Collector cannot read its source", "agent_silent": "Agent host silent",
               "agent_clock_skew": "Agent host's clock is off", "agent_cardinality": "Agent host sends too many series",
-              "power_above_baseline": "Power above its usual level", "energy_budget": "Energy budget passed"}
+              "power_above_baseline": "Power above its usual level", "energy_budget": "Energy budget passed",
+              "data_unprotected": "Data set not protected", "data_at_risk": "Data set at risk"}
 RULE_TITLES = {**APP_TITLES, **{r.name: r.title for p in plugins().values() for r in p.rules if r.title}}
 
 

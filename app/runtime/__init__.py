@@ -15,6 +15,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app import version
 from app.config import Config
+from app.data.watch import DataWatch
 from app.disks import bay_labels
 from app.energy.watch import EnergyWatch
 from app.ingest.agents import Agents
@@ -36,6 +37,7 @@ if TYPE_CHECKING:  # built on first use (their imports are heavy, and alerting's
     from app.export.remote_write import RemoteWrite
 
 log = logging.getLogger("rackpulse.runtime")
+DATA_TICK = 30.0  # a failed disk's effect on the data sets within the alert tick's own pace
 ENERGY_TICK = 60.0  # the draw now against each source's baseline; the bill itself is worked out every 5 minutes
 
 
@@ -64,10 +66,12 @@ class Runtime:
         self.remote_writes: list[RemoteWrite] = []
         self.energy = EnergyWatch()  # the bill on /metrics; energy_budget and power_above_baseline
         self.energy_conditions: list[Any] = []
+        self.data = DataWatch()  # the /data page's verdicts; data_unprotected and data_at_risk
+        self.data_conditions: list[Any] = []
         # Several servers on one PostgreSQL: one evaluates and notifies (app/leader.py).
         self.leadership = Leadership(self.engine)
         self.alerts = RuntimeAlerts(lambda: self.cfg, self.engine, self.snap, self.agents, self.leadership,
-                                    lambda: self.energy_conditions)
+                                    lambda: self.energy_conditions + self.data_conditions)
         self.size_note: dict[str, object] | None = None  # what storage.max_size gave up last (the overview)
         # A line every page shows while it is set: the demo's "history loading" while it seeds.
         self.notice: str | None = None
@@ -106,6 +110,10 @@ class Runtime:
     def energy_tick(self) -> None:
         """This host's energy figures: the cost gauge, and the energy rules' conditions for the next alert tick."""
         self.energy_conditions = self.energy.update(self.store, self.snap, self.cfg.energy, time.time())
+
+    def data_tick(self) -> None:
+        """Each data set judged from the latest states: the /data page, its gauges and its two rules."""
+        self.data_conditions = self.data.update(self.snap, self.cfg.data, time.time())
 
     def maintain(self) -> None:
         """Fold, prune by age, then (storage.max_size) by size."""
@@ -184,6 +192,7 @@ class Runtime:
             every = scheduler.snapshot.statuses["heartbeats"].interval
             scheduler.add_task(self.load_pings, every, "pings")
         scheduler.add_task(self.energy_tick, ENERGY_TICK, "energy")
+        scheduler.add_task(self.data_tick, DATA_TICK, "data")
         alerting = self.get_alerting()
         if alerting is not None:
             alerting.courier.may_send = lambda: self.leading  # a standby's courier sends nothing

@@ -42,6 +42,7 @@ from app.web.api_models import (
     UserOut,
     WhoAmI,
 )
+from app.web.data import with_data
 from app.web.permissions import Admins
 from app.web.site import Site, SiteDep, csrf_ok, principal
 
@@ -100,7 +101,7 @@ def findings(s: SiteDep, request: Request) -> list[Tile]:
     """The overview's tiles: each domain's level and, when it is not all clear, why (the same
     judgement the alerts use)."""
     snap, _ = s.view(request)
-    ov = views.overview(snap)
+    ov = with_data(s, views.overview(snap), snap.host)
     return [Tile(title=t.title, level=t.level, reason=t.reason, href=t.href) for t in ov.tiles] + [
         Tile(title=f"collector {c.name}", level=c.level, reason=c.reason, href="/collectors")
         for c in ov.collectors if c.level != views.OK]

@@ -27,6 +27,7 @@ from app.web import (
     api,
     api_v1,
     channels,
+    data,
     disks,
     energy,
     guard,
@@ -82,7 +83,7 @@ def create_app(cfg: Config, *, runtime: Runtime | None = None, **runtime_options
     guard.install_guard(app, s)
     install_api_errors(app)
     for family in (pages, account, alert_pages, api, api_v1, ingest, login, status, monitors, channels, heartbeats, disks,
-                   energy, people):
+                   energy, data, people):
         app.include_router(family.router)
     app.include_router(pages.detail_pages())
     app.include_router(pages.section_pages())

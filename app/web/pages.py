@@ -20,6 +20,7 @@ from app.disks import bay_labels, disk_notes
 from app.disks import bays as disk_bays
 from app.ingest.agents import revoke
 from app.web import story_range
+from app.web.data import with_data
 from app.web.permissions import Admins
 from app.web.site import RANGES, Checked, SiteDep
 from app.words import FAILING, WARNING
@@ -45,7 +46,7 @@ async def overview(s: SiteDep, request: Request) -> HTMLResponse:
     firing: list[tuple[AlertState, str | None]] = [(x, None) for x in a.states.values()
                                                    if x.state == "firing"] if a else []
     hosts = []
-    ov = views.overview(snap)
+    ov = with_data(s, views.overview(snap), snap.host)
     if snap.host == s.cfg.host:  # the server's overview: every agent host, and what fires there
         for host, ha in list(s.host_alerting.items()):
             firing += [(x, f"/h/{quote(host, safe='')}/alerts") for x in ha.states.values() if x.state == "firing"]
