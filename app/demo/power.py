@@ -64,3 +64,10 @@ DEMO_HWMON = {
              {"name": "case fan", "chip": "nct6798", "sensor": "fan1"},
              {"name": "PSU fan (no tach)", "holds": "k10temp/temp1", "max_celsius": 70}],
 }
+
+
+# The bill on /energy: a day rate, a cheaper night, and a budget the lab stays within. The
+# servers' BMCs report their draw too, inside the rack plug's; this NAS's CPUs (RAPL) inside the UPS's.
+DEMO_ENERGY = {"price_per_kwh": 0.30, "currency": "EUR", "monthly_budget": 400.0,
+               "inside": {"r720": "rack", "r430": "rack", "cpu": "ups12v"},
+               "tariffs": [{"from": "22:00", "to": "06:00", "price": 0.24}]}

@@ -19,6 +19,7 @@ import http.server
 import json
 import ssl
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -122,12 +123,13 @@ def start_demo(root: Path) -> tuple[DemoPeer, DemoPeer]:
             start(folder / "pbs", folder / "certs", f"PBSAPIToken={PBS_TOKEN}:{DEMO_SECRET}"))
 
 
-def demo_sections(root: Path, interval: float, pve_port: int | None, pbs_port: int | None) -> dict[str, Any]:
-    """[collectors.proxmox] and [collectors.pbs] for the demo's stand-ins; off without them (a
-    test's demo app runs none). The other backup plug-ins, restic and borg, are off: the story
-    has no repository yet, and "no data" every 15 minutes kept an agent's two rounds of every
-    collector half an hour away."""
-    backups = {"restic": {"enabled": False}, "borg": {"enabled": False}}
+def demo_sections(root: Path, interval: float, pve_port: int | None, pbs_port: int | None,
+                  replay: Callable[[str], list[str]]) -> dict[str, Any]:
+    """[collectors.proxmox] and [collectors.pbs] for the demo's stand-ins, off without them (a
+    test's demo app runs none); restic and borg, answered by their scenes (app/demo/backups.py)."""
+    from app.demo.backups import backup_sections
+
+    backups = backup_sections(root, interval, replay)
     if not (pve_port and pbs_port):
         return {"proxmox": {"enabled": False}, "pbs": {"enabled": False}, **backups}
     from app.files import private_file

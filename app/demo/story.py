@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from app.demo.backups import DEMO_DATA
+from app.demo.power import DEMO_ENERGY
 from app.demo.pve_api import demo_sections
 from collectors.scenes import atomic_write
 
@@ -193,7 +195,7 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
         "collectors": {**_storage_sections(tools, interval), **_network_sections(tools, interval),
                        **_power_sections(interval, upsd_port, isg_port),
                        **_probe_sections(tools, interval, upsd_port, isg_port), **_host_sections(tools, interval, speed),
-                       **demo_sections(root, interval, pve_port, pbs_port)},
+                       **demo_sections(root, interval, pve_port, pbs_port, tools.replay)},
         # The chassis as the bay map draws them: shelf 1 a 12-bay case in three rows of four,
         # counted from the bottom left as many 3U cases are; the RAID shelf two rows of four.
         "disks": {"bays": _bays(), "enclosures": [
@@ -205,11 +207,7 @@ def demo_config(root: Path, db_url: str, port: int, interval: float, upsd_port: 
         # so that every alert the story shows fires, and clears, in each loop.
         "alerts": {"interval": max(interval, 2.0), "flap_window": 120,
                    "rules": {rule: {"for_seconds": seconds} for rule, seconds in STORY_FOR.items()}},
-        # The bill on /energy: a day rate, a cheaper night, and a budget the lab stays within. The
-        # servers' BMCs report their draw too, inside the rack plug's; this NAS's CPUs (RAPL) inside the UPS's.
-        "energy": {"price_per_kwh": 0.30, "currency": "EUR", "monthly_budget": 400.0,
-                   "inside": {"r720": "rack", "r430": "rack", "cpu": "ups12v"},
-                   "tariffs": [{"from": "22:00", "to": "06:00", "price": 0.24}]},
+        "energy": DEMO_ENERGY, "data": DEMO_DATA,  # /energy's bill (app/demo/power.py), /data's sets
     }
 
 

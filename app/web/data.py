@@ -43,7 +43,8 @@ def copy_row(c: Copy, max_age: float, now: float) -> CopyRow:
     check = "" if c.check_ok is None else "sound" if c.check_ok else "errors found"
     if check and c.checked is not None:
         check += f", {age(now - c.checked)} ago"
-    return CopyRow(c.label, newest, level, where, check, c.note + (f" ({c.count} kept)" if c.count else ""))
+    kept = f"{c.count} kept" if c.count else ""
+    return CopyRow(c.label, newest, level, where, check, ", ".join(x for x in (c.note, kept) if x))
 
 
 async def verdicts(s: Site) -> list[Verdict]:
@@ -80,7 +81,8 @@ async def data_page(s: SiteDep, request: Request) -> HTMLResponse:
     out = []
     for v in await verdicts(s):
         level = LEVEL[s.runtime.data.level_of(v.set.name)]
-        out.append({"v": v, "level": level, "rows": [copy_row(c, v.set.max_age, now) for c in v.copies]})
+        out.append({"v": v, "level": level, "rows": [copy_row(c, v.set.max_age, now) for c in v.copies],
+                    "limit": age(v.set.max_age)})
     return s.render(request, "data.html", sets=out, agent=False, discovered=s.runtime.data.discovered)
 
 

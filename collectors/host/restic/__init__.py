@@ -4,8 +4,9 @@ from collectors.backup_section import FOLDER
 from collectors.host.restic import findings
 from collectors.host.restic.collector import ResticCollector, build
 from collectors.host.restic.config import ResticConfig
+from collectors.host.restic.demo import write_scene
 from collectors.host.restic.state import ResticState
-from collectors.plugin import CollectorPlugin, Pages, Section
+from collectors.plugin import CollectorPlugin, Pages, Section, Setup
 
 SECTION: Section[ResticState] = Section("host", "Host", FOLDER, findings.view)
 PERMISSIONS = ("Read access to the repository (a local path: its files; a remote one: its credentials) and to "
@@ -15,4 +16,4 @@ PERMISSIONS = ("Read access to the repository (a local path: its files; a remote
 PLUGIN = CollectorPlugin(
     "restic", ResticCollector, build, ResticConfig, ResticState,
     domain="host", rank=9, findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
-    pages=Pages(section=SECTION, nouns={"backup repository": "backup repository"}))
+    pages=Pages(section=SECTION, nouns={"backup repository": "backup repository"}), setup=Setup(scene=write_scene))
