@@ -14,6 +14,7 @@ import pytest
 from app import views
 from app.alerting.setup import from_config
 from app.config import load_config
+from app.data.watch import DataWatch
 from app.demo import story as demo
 from app.demo.heatpump import start_isg
 from app.demo.power import start_upsd
@@ -36,8 +37,9 @@ STEP = 15.0  # story seconds between polls (the demo polls every few seconds; ru
 # hangs (missed) and then fails with its log, the phone's WireGuard peer that goes quiet, and the
 # flapping slave's 3G modem losing signal first, then dropping off the bus while the slave is down,
 # the r720's second power supply failing (its redundancy lost, both in its event log) and the r430's
-# burst of correctable ECC errors.
-INTENDED = {"array_degraded", "array_rebuilding", "bgp_peer_down", "bond_slave_down", "bond_slave_flapping", "ceph_health_warn",
+# burst of correctable ECC errors, and the off-site backup two nights behind while the disk fails
+# (borg's backup_stale, and /data's photos not protected: data_unprotected).
+INTENDED = {"backup_stale", "data_unprotected", "array_degraded", "array_rebuilding", "bgp_peer_down", "bond_slave_down", "bond_slave_flapping", "ceph_health_warn",
             "heartbeat_missed", "heartbeat_failed", "wireguard_handshake_stale", "container_unhealthy", "unit_failed",
             "ceph_osd_down", "disk_failing", "disk_warning", "fan_stalled", "megaraid_pd_errors",
             "megaraid_vd_degraded", "probe_latency", "probe_loss", "rail_out_of_range", "switch_port_flapping",
@@ -77,12 +79,13 @@ def test_three_loops_of_the_demo_fire_what_the_story_intends_and_nothing_else(tm
     fired: dict[int, set[str]] = defaultdict(set)
     polls: dict[int, list[set[str]]] = defaultdict(list)
     calm: dict[int, list[float]] = defaultdict(list)  # story moments when nothing fires and every tile is ok
+    data = DataWatch()  # /data's sets, judged as the runtime does between alert ticks
     t = 0.0
     while t < 3 * demo.CYCLE:
         clock[0] = t
         demo.write_tree(tmp_path, demo.story_state(t))
         asyncio.run(sched.run_all_once())
-        alerting.tick(snap, t0 + t, deliver=False)
+        alerting.tick(snap, t0 + t, extra=data.update(snap, cfg.data, t0 + t), deliver=False)  # as the runtime's
         now_firing = {rule for (rule, _), st in alerting.states.items() if st.state == "firing"}
         fired[int(t // demo.CYCLE)] |= now_firing
         polls[int(t // demo.CYCLE)].append(now_firing - set(ONCE_A_WEEK))

@@ -28,12 +28,13 @@ def args(root: Path) -> list[str]:
 
 
 def taken_times(now: float) -> list[float]:
-    """Two weeks of nightlies at 01:30 and today's hourlies, oldest first."""
-    day = datetime.fromtimestamp(now).replace(hour=1, minute=30, second=0, microsecond=0).timestamp()
-    nightly = [day - d * 86400 for d in range(14) if day - d * 86400 <= now]
-    hour = now - now % 3600
-    hourly = [hour - h * 3600 for h in range(6) if hour - h * 3600 > nightly[0]] if nightly else [hour]
-    return sorted({*nightly, *hourly})
+    """The last six hourlies and the fourteen nightlies (01:30) before them, oldest first: twenty
+    whatever the hour (the demo's /metrics is compared with a golden file)."""
+    hourly = [now - now % 3600 - h * 3600 for h in range(6)]
+    night = datetime.fromtimestamp(hourly[-1]).replace(hour=1, minute=30, second=0, microsecond=0).timestamp()
+    if night >= hourly[-1]:
+        night -= 86400
+    return sorted([*hourly, *(night - d * 86400 for d in range(14))])
 
 
 def snapshot(ts: float) -> dict[str, object]:
