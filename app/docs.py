@@ -63,6 +63,15 @@ def metrics_md() -> str:
     out += [f"| `{m}` | {s.kind} | {s.help.replace('|', '/')} |" for m, s in ENERGY_SPECS.items()]
     out += ["", "Alert rules: `power_above_baseline` (warning, for 1800 s, reminder every 24 h), "
             "`energy_budget` (warning, reminder every 24 h).", ""]
+    from app.data.config import DataSet
+    from app.data.watch import SPECS as DATA_SPECS
+
+    out += ["## data sets (the server, from the storage and backup plug-ins' states: /data)", "",
+            "Config `[[data.sets]]`: " + ", ".join(f"`{k}` ({_default(f)})" for k, f in DataSet.model_fields.items())
+            + ".", "", "| metric | type | help |", "|---|---|---|"]
+    out += [f"| `{m}` | {s.kind} | {s.help.replace('|', '/')} |" for m, s in DATA_SPECS.items()]
+    out += ["", "Alert rules: `data_unprotected` (warning, reminder every 24 h), `data_at_risk` (critical, "
+            "reminder every 12 h).", ""]
     return "\n".join(out)
 
 

@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from app.agent.push import AGENT_METRICS
+from app.data.watch import SPECS as DATA_SPECS
 from app.energy.watch import SPECS as ENERGY_SPECS
 from app.ingest.agents import SERVER_METRICS
 from app.scheduler import SELF_METRICS
@@ -39,7 +40,7 @@ def run(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]
 def test_the_rule_file_passes_promtool_check_and_its_unit_tests() -> None:
     r = run("promtool", "check", "rules", "rackpulse-rules.yml", cwd=DEPLOY / "prometheus")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "SUCCESS: 41 rules found" in r.stdout
+    assert "SUCCESS: 43 rules found" in r.stdout
     r = run("promtool", "test", "rules", "rackpulse-rules.test.yml", cwd=DEPLOY / "prometheus")
     assert r.returncode == 0 and "SUCCESS" in r.stdout, r.stdout + r.stderr
 
@@ -52,7 +53,7 @@ def test_the_prometheus_and_alertmanager_configs_are_valid() -> None:
 
 
 def all_metric_names() -> set[str]:
-    names = set(SELF_METRICS) | set(SERVER_METRICS) | set(AGENT_METRICS) | set(ENERGY_SPECS)
+    names = set(SELF_METRICS) | set(SERVER_METRICS) | set(AGENT_METRICS) | set(ENERGY_SPECS) | set(DATA_SPECS)
     for plugin in plugins().values():
         names |= set(plugin.collector.metrics)
     return names
