@@ -28,7 +28,7 @@ class Verdict:
     unknown: list[str]  # sources that may hold a copy and cannot be read now ("restic nas-local: wrong password")
     unprotected: bool | None
     at_risk: bool | None
-    headline: str  # "photos: 3 copies, 1 off site; the off-site copy is 2 days old, older than 26 h"
+    headline: str  # "photos: 2 copies, 1 off site; the off-site copy (borg offsite) is 2 days old, older than 26 h"
     reasons: list[str]  # why it is unprotected or at risk, one sentence each
     lost: list[str]  # what losing the array, the building, would lose
 
@@ -76,23 +76,24 @@ def judge(s: DataSet, home: Home, copies: list[Copy], now: float, away: Sequence
         at_risk = None if unknown else True
     if at_risk:
         reasons.insert(0, f"no redundancy left under it ({home.words})")
-    return Verdict(s, home, copies, unknown, unprotected, at_risk, headline(s, off, copies, now, fresh_off_site),
+    return Verdict(s, home, copies, unknown, unprotected, at_risk, headline(s, off, copies, now, reasons),
                    reasons, lost(home, off, now))
 
 
-def headline(s: DataSet, off: list[Copy], copies: list[Copy], now: float, fresh_off_site: list[Copy]) -> str:
+def headline(s: DataSet, off: list[Copy], copies: list[Copy], now: float, reasons: list[str]) -> str:
+    """The verdict in one sentence: the copies, then what is wrong, or how fresh they are."""
     n, sites = len(off), sum(1 for c in off if c.offsite)
     words = f"{s.name}: {n} cop{'ies' if n != 1 else 'y'}" + (f", {sites or 'none'} off site" if n else "")
     on_array = len(copies) - n
     if on_array:
         words += f" (and {on_array} on the same array, lost with it)"
-    stale_off_site = [c for c in off if c.offsite and c not in fresh_off_site]
-    if stale_off_site and not fresh_off_site:
-        c = stale_off_site[0]
-        words += f"; the off-site copy is {_ago(c, now)}, older than {age(s.max_age)}"
-    elif n and not any(_fresh(c, now, s.max_age) for c in off):
-        best = _newest(off)
-        words += f"; the newest is {_ago(best, now)}, older than {age(s.max_age)}" if best else "; none dated"
+    if reasons:
+        return words + "; " + "; ".join(reasons)
+    best, best_off_site = _newest(off), _newest([c for c in off if c.offsite])
+    if best is not None:
+        words += f"; the newest is {_ago(best, now)}"
+        if best_off_site is not None and best_off_site is not best:
+            words += f", the off-site one {_ago(best_off_site, now)}"
     return words
 
 

@@ -66,7 +66,9 @@ def data_tile(s: Site) -> TileView | None:
     bad.sort(key=lambda v: levels[v.set.name] != BAD)
     if bad:
         v = bad[0]
-        return TileView("Data", "/data", levels[v.set.name], "; ".join([v.headline, *v.reasons[:1]]),
+        state = "at risk" if levels[v.set.name] == BAD else "not protected"
+        more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+        return TileView("Data", "/data", levels[v.set.name], f"{v.set.name} is {state}{more}: {'; '.join(v.reasons)}",
                         tuple(f"data:{x.set.name}" for x in bad))
     n = len(vs)
     return TileView("Data", "/data", OK, f"{n} data set{'s' if n != 1 else ''}, each with a fresh copy off its array")

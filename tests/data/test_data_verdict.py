@@ -75,7 +75,8 @@ def test_a_fresh_real_restic_snapshot_protects_the_set_and_a_three_day_old_one_d
     snap.states["restic"] = restic_state(repo)
     assert w.update(snap, photos_set(repo), now) == []
     v = w.verdicts[0]
-    assert v.headline == "photos: 1 copy, none off site" and v.unprotected is False and v.at_risk is False
+    assert v.headline == "photos: 1 copy, none off site; the newest is 2 h old"
+    assert v.unprotected is False and v.at_risk is False
     assert v.lost == ["if md0 died now: what changed in the last 2 h (since restic nas-local)",
                       "if the building burned: all of it (no copy off site)"]
 
@@ -86,7 +87,8 @@ def test_a_fresh_real_restic_snapshot_protects_the_set_and_a_three_day_old_one_d
     assert [(c.rule, c.subject, c.summary) for c in conds] == [(
         "data_unprotected", "photos", f"photos ({repo.data}) is not protected: the newest copy (restic nas-local) "
                                       "is 3 days old, older than 26 h")]
-    assert w.verdicts[0].headline == "photos: 1 copy, none off site; the newest is 3 days old, older than 26 h"
+    assert w.verdicts[0].headline == ("photos: 1 copy, none off site; the newest copy (restic nas-local) is 3 days "
+                                      "old, older than 26 h")
     assert w.level_of("photos") == "warning"
 
 
@@ -99,7 +101,7 @@ def test_an_off_site_copy_a_day_too_old_leaves_a_set_that_needs_one_unprotected(
     assert [(c.rule, c.summary) for c in conds] == [("data_unprotected", "photos (/srv/photos) is not protected: "
                                                      "the off-site copy (borg offsite) is 2 days old, older than 26 h")]
     v = w.verdicts[0]
-    assert v.headline == "photos: 2 copies, 1 off site; the off-site copy is 2 days old, older than 26 h"
+    assert v.headline == "photos: 2 copies, 1 off site; the off-site copy (borg offsite) is 2 days old, older than 26 h"
     assert v.home.words == "RAID6 on md0, 1 of 2 parity disks left while md0 rebuilds (40%)"
     assert v.at_risk is False  # one more disk may go: redundancy is reduced, not gone
     assert v.lost[1] == "if the building burned: what changed in the last 2 days (since borg offsite)"
@@ -131,7 +133,7 @@ def test_a_copy_on_the_same_array_is_listed_and_not_counted() -> None:
     conds = w.update(snap, DataConfig(sets=[DataSet(name="photos", path="/srv/photos")]), now)
     assert [c.rule for c in conds] == ["data_unprotected"]
     v = w.verdicts[0]
-    assert v.headline == "photos: 0 copies (and 1 on the same array, lost with it)"
+    assert v.headline == "photos: 0 copies (and 1 on the same array, lost with it); no copy off md0 at all"
     assert v.reasons == ["no copy off md0 at all"]
 
 

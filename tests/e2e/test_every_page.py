@@ -29,7 +29,7 @@ MODES: dict[str, dict[str, Any]] = {
 # the live tests' 2 s, and costs a third as much beside them (0.21 cores against 0.61 for
 # `bench/demo_cpu.py --interval 10` and `--interval 2`; both modules run at once).
 DEMO_INTERVAL = 10
-PAGES = ["/", "/host", "/disks", "/disks?view=heat", "/disks/all", "/disks/ZA1049HK", "/network", "/probes", "/status", "/power", "/heatpump", "/alerts", "/events",
+PAGES = ["/", "/host", "/disks", "/disks?view=heat", "/disks/all", "/disks/ZA1049HK", "/network", "/probes", "/status", "/power", "/heatpump", "/data", "/alerts", "/events",
          "/collectors", "/hosts", "/monitors", "/channels", "/entity/md_array/md0", "/entity/bond_slave/bond0/eoip4", "/h/ceph-node1/disks",
          "/api/docs", "/account", "/audit", "/users", "/?kiosk=1"]
 
