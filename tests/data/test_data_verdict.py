@@ -184,3 +184,27 @@ def test_guests_and_jobs_named_for_a_set_are_its_copies() -> None:
     assert [(c.label, c.check_ok, c.note) for c in v.copies] == [("PBS main/vm/101", True, ""),
                                                                  ("job rsync-photos", None, "its last run failed")]
     assert v.home.kind == "disk" and v.at_risk is False  # fresh copies: a single disk is not at risk
+
+
+def test_a_state_that_cannot_be_judged_keeps_what_was_said_and_says_why_once(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    snap, w, now = nas(), DataWatch(), time.time()
+    snap.states["borg"] = borg(50 * H, now)
+    said = w.update(snap, PHOTOS, now)
+    assert [c.rule for c in said] == ["data_unprotected"]
+
+    def broken(*_: object) -> None:
+        raise ValueError("a state no one expected")
+
+    monkeypatch.setattr("app.data.watch.judge", broken)
+    with caplog.at_level("WARNING", logger="app.data"):
+        assert w.update(snap, PHOTOS, now + 30) == said
+        assert w.update(snap, PHOTOS, now + 60) == said
+    assert [r.getMessage() for r in caplog.records] == ["data sets not judged: a state no one expected"]
+
+
+def test_a_plug_ins_state_of_another_type_is_left_out_not_a_crash() -> None:
+    snap, w, now = nas(), DataWatch(), time.time()
+    snap.states["mdraid"] = snap.states["host"]  # what a bug elsewhere could leave there
+    w.update(snap, PHOTOS, now)
+    assert w.verdicts[0].home.words == "md array md0, not read yet (the mdraid collector)"
