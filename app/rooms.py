@@ -50,9 +50,12 @@ ROOMS: tuple[Room, ...] = (
     _room("views", "the overview's tiles and the pages made of plug-in sections", "alerting", "snapshot", "words"),
     # the power bill: priced from the store's counters; its watch raises the energy rules
     _room("energy", "the lab's power bill", "alerting", "exposition"),
+    # is the data safe: the storage and backup plug-ins' states joined per data set; its watch
+    # raises the data rules
+    _room("data", "each data set's array, copies and verdict (/data)", "alerting", "exposition", "snapshot"),
     _room("export", "MQTT and Prometheus remote write", "disks", "logsafe", "snapshot", "storage"),
     _room("config", "the TOML file, validated; each room's section comes from that room",
-          "alerting", "energy", "export", "storage"),
+          "alerting", "data", "energy", "export", "storage"),
     # an agent has no database, no server, no alerting: what it imports it carries on a Pi
     _room("agent", "collect here, push to a server, keep what was not taken",
           "batch", "config", "exposition", "files", "scheduler", "snapshot", "logsafe"),
@@ -62,14 +65,15 @@ ROOMS: tuple[Room, ...] = (
     _room("ingest", "the server's side of agents",
           "alerting", "batch", "credentials", "exposition", "judge", "snapshot", "storage"),
     _room("runtime", "what runs besides the web, started and stopped as one",
-          "alerting", "config", "disks", "energy", "export", "ingest", "judge", "leader", "people", "scheduler",
-          "storage"),
+          "alerting", "config", "data", "disks", "energy", "export", "ingest", "judge", "leader", "people",
+          "scheduler", "storage"),
     _room("reload", "SIGHUP: the config read again and applied", "alerting", "config", "judge", "runtime",
           "serve_checks"),
     _room("web", "FastAPI routes, one template per page",
-          "alerting", "batch", "config", "credentials", "disks", "energy", "events", "exposition", "files", "ingest",
-          "judge", "logsafe", "people", "reload", "runtime", "shipped", "snapshot", "storage", "views", "words"),
-    _room("docs", "what `make docs` writes from the installed plug-ins", "config", "energy", "rooms", "snapshot", "web"),
+          "alerting", "batch", "config", "credentials", "data", "disks", "energy", "events", "exposition", "files",
+          "ingest", "judge", "logsafe", "people", "reload", "runtime", "shipped", "snapshot", "storage", "views", "words"),
+    _room("docs", "what `make docs` writes from the installed plug-ins", "config", "data", "energy", "rooms", "snapshot",
+          "web"),
     # the command line: imported by nothing in app/ but itself
     _room("cli", "the command line, one module per command group",
           "agent", "alerting", "config", "credentials", "disks", "files", "ingest", "install", "logsafe", "people",

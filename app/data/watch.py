@@ -9,17 +9,14 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import Any
 
 from app.alerting.engine import Condition
-from app.data import copies as cp
-from app.data.config import DataConfig, DataSet
-from app.data.homes import Home, home_of
+from app.data.config import DataConfig
+from app.data.sources import Read, away_sources
 from app.data.verdict import Verdict, judge
 from app.exposition import Families, render_families
-from collectors import plugins
+from app.snapshot import Snapshot
 from collectors.base import MetricSpec, Sample
-from collectors.state import StateError
 
 log = logging.getLogger("app.data")
 
@@ -34,56 +31,8 @@ SPECS = {
                                            states=("unprotected", "protected")),
     "rackpulse_data_at_risk": MetricSpec("1 while data_at_risk fires for the set.", states=("safe", "at risk")),
 }
-STORAGE = ("host", "mdraid", "zfs", "btrfs", "megaraid")
-COPY_SOURCES = ("restic", "borg", "zfs", "pbs", "proxmox", "heartbeats")
 TEXT = {"data_unprotected": "{name} ({path}) is not protected: {why}",
         "data_at_risk": "{name} ({path}) is at risk: {why}"}
-
-
-def typed_states(snap: Any) -> dict[str, Any]:
-    """The plug-ins' states this reads, typed; one it cannot read is left out (said by its plug-in)."""
-    out = {}
-    for name in {*STORAGE, *COPY_SOURCES}:
-        plugin = plugins().get(name)
-        if plugin is not None and name in snap.states:
-            try:
-                out[name] = plugin.typed(snap.states[name])
-            except StateError:
-                continue
-    return out
-
-
-def away_sources(snap: Any) -> set[str]:
-    """The collectors that run here and have not read their source yet, or could not last time."""
-    return {name for name, st in snap.statuses.items() if st.up is not True and not st.no_data}
-
-
-def discovered(states: dict[str, Any]) -> list[DataSet]:
-    """No set named: each mount point of an array (md, ZFS, btrfs) is one."""
-    host = states.get("host")
-    out: list[DataSet] = []
-    for fs in host.filesystems if host is not None else []:
-        h = home(fs.mountpoint, states)
-        if h.kind in ("md", "zfs", "btrfs") and h.mountpoint == fs.mountpoint:
-            name = fs.mountpoint.strip("/").replace("/", "-") or "root"
-            if all(s.name != name for s in out):
-                out.append(DataSet(name=name, path=fs.mountpoint))
-    return out
-
-
-def home(path: str, states: dict[str, Any]) -> Home:
-    mega = states.get("megaraid")
-    return home_of(path, states.get("host"), states.get("mdraid"), states.get("zfs"), states.get("btrfs"),
-                   behind_controller=bool(mega is not None and getattr(mega, "controllers", None)))
-
-
-def copies_of(s: DataSet, h: Home, states: dict[str, Any]) -> list[cp.Copy]:
-    host = states.get("host")
-    filesystems = host.filesystems if host is not None else []
-    return (cp.backup_copies(states.get("restic"), s, h, filesystems) + cp.backup_copies(states.get("borg"), s, h,
-                                                                                          filesystems)
-            + cp.zfs_copies(states.get("zfs"), h) + cp.guest_copies(states.get("proxmox"), states.get("pbs"), s)
-            + cp.heartbeat_copies(states.get("heartbeats"), s))
 
 
 @dataclass
@@ -100,11 +49,11 @@ class DataWatch:
     _metrics: Families | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def update(self, snap: Any, cfg: DataConfig, now: float) -> list[Condition]:
+    def update(self, snap: Snapshot, cfg: DataConfig, now: float) -> list[Condition]:
         with self._lock:  # the scheduler's tick and a page asking before it
             return self._update(snap, cfg, now)
 
-    def _update(self, snap: Any, cfg: DataConfig, now: float) -> list[Condition]:
+    def _update(self, snap: Snapshot, cfg: DataConfig, now: float) -> list[Condition]:
         try:
             self.verdicts = self._judge(snap, cfg, now)
             self.judged_at = now
@@ -125,26 +74,25 @@ class DataWatch:
         self._write_metrics(snap)
         return out
 
-    def _judge(self, snap: Any, cfg: DataConfig, now: float) -> list[Verdict]:
-        states = typed_states(snap)
-        sets = cfg.sets or discovered(states)
+    def _judge(self, snap: Snapshot, cfg: DataConfig, now: float) -> list[Verdict]:
+        read = Read.of(snap)
+        sets = cfg.sets or read.discovered()
         self.discovered = not cfg.sets
-        away = away_sources(snap) & set(COPY_SOURCES)
+        away = away_sources(snap)
         out = []
         for s in sets:
-            h = home(s.path, states)
+            h = read.home(s.path)
             # a repository that will not open may hold a copy of this set: it did when last read, or it was never read
-            found = [c for c in copies_of(s, h, states) if not c.error or _may_cover(c.source, s.name, self.covered)]
+            found = [c for c in read.copies(s, h) if not c.error or _may_cover(c.source, s.name, self.covered)]
             for c in found:
                 if not c.error:
                     self.covered.setdefault(c.source, set()).add(s.name)
-            # a source away may hold a copy of this set: it held one when last read, or it was never read
-            maybe = [f"{name}: {'not read yet' if snap.statuses[name].up is None else 'cannot read its source'}"
-                     for name in sorted(away) if _may_cover(name, s.name, self.covered)]
+            # so may a collector that is away: it held one when last read, or it was never read
+            maybe = [f"{name}: {why}" for name, why in sorted(away.items()) if _may_cover(name, s.name, self.covered)]
             out.append(judge(s, h, found, now, maybe))
         return out
 
-    def _write_metrics(self, snap: Any) -> None:
+    def _write_metrics(self, snap: Snapshot) -> None:
         text = render_families(samples(self.verdicts, self.said), SPECS, snap.host)
         if text != self._metrics:  # rebuilt only when a figure moved: /metrics is cached on it
             self._metrics = text

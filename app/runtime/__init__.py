@@ -32,6 +32,7 @@ from collectors.base import Runner, run_command
 from collectors.context import PingBook, SavedEntries
 
 if TYPE_CHECKING:  # built on first use (their imports are heavy, and alerting's tables need the migrations)
+    from app.alerting.engine import Condition
     from app.alerting.service import Alerting
     from app.export.mqtt import MqttExport
     from app.export.remote_write import RemoteWrite
@@ -67,11 +68,11 @@ class Runtime:
         self.energy = EnergyWatch()  # the bill on /metrics; energy_budget and power_above_baseline
         self.energy_conditions: list[Any] = []
         self.data = DataWatch()  # the /data page's verdicts; data_unprotected and data_at_risk
-        self.data_conditions: list[Any] = []
+        self.data_conditions: list[Condition] = []
         # Several servers on one PostgreSQL: one evaluates and notifies (app/leader.py).
         self.leadership = Leadership(self.engine)
         self.alerts = RuntimeAlerts(lambda: self.cfg, self.engine, self.snap, self.agents, self.leadership,
-                                    lambda: self.energy_conditions + self.data_conditions)
+                                    lambda: [*self.energy_conditions, *self.data_conditions])
         self.size_note: dict[str, object] | None = None  # what storage.max_size gave up last (the overview)
         # A line every page shows while it is set: the demo's "history loading" while it seeds.
         self.notice: str | None = None

@@ -642,6 +642,7 @@ def test_every_built_in_rule_is_tested_here_or_with_the_storage_rules() -> None:
     here = set(CASES) | STORAGE | {"collector_down", "heatpump_unreachable", "bond_slave_flapping", "switch_port_flapping",
                          "agent_silent", "agent_clock_skew", "agent_cardinality", "interface_errors",
                          "energy_budget", "power_above_baseline",  # tests/energy/test_energy_watch.py
+                         "data_unprotected", "data_at_risk",  # tests/data/test_data_verdict.py
                          # tests/collectors/host/proxmox and pbs: through the API stand-in, fired and cleared
                          *(r.name for r in PROXMOX_RULES), *(r.name for r in PBS_RULES),
                          "zfs_snapshot_stale",  # tests/collectors/storage/zfs/test_zfs_snapshots.py

@@ -49,12 +49,13 @@ def test_every_built_in_rule_is_declared_by_exactly_one_collector_or_the_app() -
     assert len(declared) == len(set(declared))
     declared += [r.name for r in BACKUP]
     assert set(BUILTIN) == set(declared) | {"collector_down", "agent_silent", "agent_clock_skew", "agent_cardinality",
-                                                   "energy_budget", "power_above_baseline"}
+                                                   "energy_budget", "power_above_baseline", "data_unprotected",
+                                                   "data_at_risk"}
 
 
 def test_a_healthy_host_shows_every_tile_all_clear_in_plug_in_order() -> None:
     got = [(t.title, t.level, t.reason) for t in views.tiles(snapshot())]
-    assert [t for t, _, _ in got] == ["Host", "Containers", "Services", "Hardware", "VMs", "Arrays", "Disks", "Ceph", "RAID controller", "ZFS", "Bonds", "BGP",
+    assert [t for t, _, _ in got] == ["Host", "Containers", "Services", "Hardware", "VMs", "Backups", "Arrays", "Disks", "Ceph", "RAID controller", "ZFS", "Bonds", "BGP",
                                       "Modems", "VPN", "Switch ports", "WireGuard", "Heartbeats", "Probes", "Throughput", "Heat pump", "Power"]
     assert all(level == OK for _, level, _ in got)
     reasons = dict((t, r) for t, _, r in got)
@@ -67,6 +68,8 @@ def test_a_healthy_host_shows_every_tile_all_clear_in_plug_in_order() -> None:
     assert reasons["Containers"] == "3 of 4 containers running, 3 healthy by their checks"
     assert reasons["Services"] == "3 watched units fine, 2 timers on time"
     assert reasons["Modems"] == "6 of 6 modems registered"
+    # the capture's snapshot times are in 2100 (tests/fixtures/demo/README.md): never older than max_age
+    assert reasons["Backups"] == "1 restic repository, newest snapshot 0 min ago, 1 borg repository, newest snapshot 0 min ago"
 
 
 def test_the_tile_and_the_alert_say_the_same_words() -> None:

@@ -8,6 +8,7 @@ import datetime as dt
 import json
 from collections.abc import Sequence
 
+from collectors import finite
 from collectors.backup import Taken
 from collectors.base import CollectorError
 
@@ -50,7 +51,7 @@ def created_paths(command_line: Sequence[str]) -> tuple[str, ...]:
 
 def parse_list(text: str) -> list[Taken]:
     try:
-        data = json.loads(text)
+        data = finite.loads(text)
     except ValueError as exc:
         raise BorgFormatError(f"borg list: not JSON ({exc}): {text[:120]!r}") from None
     archives = data.get("archives") if isinstance(data, dict) else None
@@ -70,7 +71,7 @@ def parse_list(text: str) -> list[Taken]:
 def parse_info(text: str) -> float | None:
     """`borg info --json`: what the repository stores, deduplicated and compressed (unique_csize)."""
     try:
-        data = json.loads(text)
+        data = finite.loads(text)
     except ValueError:
         raise BorgFormatError(f"borg info: not JSON: {text[:120]!r}") from None
     stats = (data.get("cache") or {}).get("stats") if isinstance(data, dict) else None

@@ -8,6 +8,7 @@ import datetime as dt
 import json
 import re
 
+from collectors import finite
 from collectors.backup import Taken
 from collectors.base import CollectorError
 
@@ -33,7 +34,7 @@ def parse_time(text: str) -> float:
 def parse_snapshots(text: str) -> list[Taken]:
     """`restic snapshots --json`: a list of snapshots (null or [] for none)."""
     try:
-        data = json.loads(text or "null")
+        data = finite.loads(text or "null")
     except ValueError as exc:
         raise ResticFormatError(f"restic snapshots: not JSON ({exc}): {text[:120]!r}") from None
     if data is None:
@@ -53,7 +54,7 @@ def parse_snapshots(text: str) -> list[Taken]:
 def parse_stats(text: str) -> float | None:
     """`restic stats --json --mode raw-data`: the bytes the repository stores (total_size)."""
     try:
-        data = json.loads(text)
+        data = finite.loads(text)
     except ValueError:
         raise ResticFormatError(f"restic stats: not JSON: {text[:120]!r}") from None
     size = data.get("total_size") if isinstance(data, dict) else None
