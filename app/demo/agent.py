@@ -49,9 +49,10 @@ def agent_config(root: Path, host: str, interval: float = 1.0, listen_port: int 
     root.mkdir(parents=True, exist_ok=True)
     demo.Driver(root).tick()
     cfg = demo.demo_config(root, "sqlite:///unused.db", 1, interval)
-    # The server's own demo host shows the switch, UPS, heat pump, BGP, the 3G modems and storage
-    # beyond md.
-    for name in ("snmp", "nut", "heatpump", "frr", "modems", "zfs", "btrfs", "megaraid", "ceph", "ipmi", "smartplugs"):
+    # The server's own demo host shows the switch, UPS, heat pump, BGP, the 3G modems, storage
+    # beyond md and the backups (its data sets are judged there: an agent's are not).
+    for name in ("snmp", "nut", "heatpump", "frr", "modems", "zfs", "btrfs", "megaraid", "ceph", "ipmi", "smartplugs",
+                 "restic", "borg"):
         cfg["collectors"][name] = {"enabled": False}
     # The cron jobs ping the server (/ping/<token>): their heartbeats are judged there. Listed on
     # the agent they were never pinged, and its host went red a minute into every demo.
@@ -61,7 +62,7 @@ def agent_config(root: Path, host: str, interval: float = 1.0, listen_port: int 
     # take seconds, not a minute.
     for name in ("host", "rapl"):
         cfg["collectors"].setdefault(name, {})["interval"] = interval
-    for k in ("web", "storage", "alerts"):
+    for k in ("web", "storage", "alerts", "data"):
         cfg.pop(k)
     cfg["host"] = host
     cfg["agent"] = {"outbox": str(root / "outbox.db"), "send_interval": 0.5, "timeout": SEND_TIMEOUT}
