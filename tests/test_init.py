@@ -199,3 +199,17 @@ def test_the_first_serve_after_init_on_a_bare_host_with_a_vtysh_that_answers_not
     assert critical == []
     smart = next(c for c in state["collectors"] if c["name"] == "smart")
     assert "smartmontools not installed" in smart["last_error"]
+
+
+def test_the_arrays_mount_points_are_offered_as_data_sets_and_uncommented_they_load(tmp_path: Path) -> None:
+    root = demo_host(tmp_path)
+    (root / "proc/mounts").write_text("/dev/sda2 / ext4 rw 0 0\n/dev/md0 /srv ext4 rw,relatime 0 0\n"
+                                      "tank/photos /tank/photos zfs rw,xattr 0 0\nproc /proc proc rw 0 0\n")
+    text = render(discover(root), tmp_path)
+    assert '# path = "/srv"  # /dev/md0, ext4' in text and '# path = "/tank/photos"  # tank/photos, zfs' in text
+    assert '"/"' not in text.split("## Data sets on /data")[1]  # the root's plain disk is no array
+    f = tmp_path / "rackpulse.toml"
+    f.write_text(text.replace("# [[data.sets]]", "[[data.sets]]").replace('# name = "', 'name = "')
+                 .replace('# path = "', 'path = "'))
+    cfg = load_config(f)
+    assert [(s.name, s.path) for s in cfg.data.sets] == [("srv", "/srv"), ("tank-photos", "/tank/photos")]

@@ -36,6 +36,26 @@ class Found:
     bays: list[Bay] = field(default_factory=list)
     parts: dict[str, list[str]] = field(default_factory=dict)  # plug-in -> its section of the starter config
     notes: list[str] = field(default_factory=list)  # what could not be read, said in the file
+    arrays_mounted: list[tuple[str, str, str]] = field(default_factory=list)  # (mount point, device, fstype)
+
+
+_ARRAY_DEVICE = re.compile(r"^/dev/md(\d+|/.+)$")
+
+
+def array_mounts(tree: HostTree) -> list[tuple[str, str, str]]:
+    """The mount points of md arrays, ZFS datasets and btrfs filesystems: the data sets /data
+    judges when none is named (app/data/sources.py)."""
+    from collectors.base import ParseError
+    from collectors.host.basics.procfs import parse_mounts
+
+    text = tree.read("/proc/1/mounts") or tree.read("/proc/mounts") or ""
+    try:
+        mounts = parse_mounts(text)
+    except ParseError as exc:
+        tree.notes.append(f"data sets: {exc}")
+        return []
+    return [(m.mountpoint, m.device, m.fstype) for m in mounts
+            if m.fstype in ("zfs", "btrfs") or _ARRAY_DEVICE.match(m.device)]
 
 
 def hostname(tree: HostTree) -> str:
@@ -85,5 +105,6 @@ def discover(host_root: Path) -> Found:
         except Exception as exc:  # noqa: BLE001 - one plug-in's bug costs its own part of the file
             log.warning("init: %s could not look at the host: %s", name, exc)
             tree.notes.append(f"{name}: could not look at the host ({type(exc).__name__})")
+    found.arrays_mounted = array_mounts(tree)
     found.notes = tree.notes
     return found

@@ -39,6 +39,7 @@ def render(found: Found, host_root: Path, now: float | None = None) -> str:
         if part:
             out += [*part, ""]
     out += _bays(found)
+    out += _data_sets(found)
     # Each item is one line. Names the host chose (an interface, a model, a note) stand in comments
     # as they are: a newline in one would start a line of config ("tun0\n[collectors.ceph]\nceph
     # = [\"/bin/sh\", ...]" ran as root on the next `collect`). Control characters are shown
@@ -63,3 +64,16 @@ def _bays(found: Found) -> list[str]:
             out += ["[[disks.bays]]", f"label = {q('bay of ' + d.device)}",
                     f"serial = {q(d.serial)}  # {_disk_words(d)}"]
     return [*out, ""] if out else []
+
+
+def _data_sets(found: Found) -> list[str]:
+    if not found.arrays_mounted:
+        return []
+    out = ["## Data sets on /data: each array's mount point found here is judged as one without a",
+           "## section. Name your own to judge a folder, or to set max_age, offsite_required (a fresh",
+           "## copy must be off site), guests (VMIDs) and heartbeats (jobs whose success is a copy)."]
+    for mountpoint, device, fstype in found.arrays_mounted:
+        name = mountpoint.strip("/").replace("/", "-") or "root"
+        out += ["# [[data.sets]]", f"# name = {q(name)}", f"# path = {q(mountpoint)}  # {device}, {fstype}",
+                "# max_age = 93600.0", "# offsite_required = false"]
+    return [*out, ""]
