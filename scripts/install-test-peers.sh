@@ -6,7 +6,7 @@
 # fping, iperf3 and nftables for the probes (real loss inside a test's own network namespace),
 # Podman (its Docker-compatible API service) and busybox-static for a tiny image to create containers from,
 # sudo (the privilege split's drop-in, checked with visudo), OpenIPMI's BMC simulator and FreeIPMI,
-# virsh (libvirt's mock hypervisor), restic and borg.
+# virsh (libvirt's mock hypervisor), restic, borg and HAProxy.
 # Installed from Debian's packages; nothing is started as a service.
 set -euo pipefail
 missing=()
@@ -44,6 +44,8 @@ command -v systemd-analyze >/dev/null || missing+=(systemd)
 # backups: real restic and borg repositories made in a test's own folder (collectors/host/restic, borg)
 command -v restic >/dev/null || missing+=(restic)
 command -v borg >/dev/null || missing+=(borgbackup)
+# a real HAProxy on loopback with its stats socket (collectors/network/haproxy)
+command -v haproxy >/dev/null || missing+=(haproxy)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
   echo "install-test-peers: need root to install ${missing[*]}" >&2

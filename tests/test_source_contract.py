@@ -264,7 +264,22 @@ def _smartplugs() -> OneOfSeveral:
                         lambda: SmartplugsState(plugs=[PlugView(name="rack", watts=40.0, last_seen=NOW + 60)]))
 
 
-SEVERAL = {"ipmi": _ipmi, "pbs": _pbs, "restic": _restic, "borg": _borg, "proxmox": _proxmox, "nut": _nut, "snmp": _snmp, "openvpn": _openvpn,
+def _haproxy() -> OneOfSeveral:
+    from collectors.network.haproxy.state import HaproxyInstanceView, HaproxyServerView, HaproxyState
+
+    other = HaproxyInstanceView(name="lan", where="/run/haproxy/lan.sock")
+
+    def state(status: str, error: str | None = None) -> HaproxyState:
+        servers = [] if error else [HaproxyServerView(backend="app", name="s1", status=status,
+                                                      check="Layer4 connection problem: Connection refused")]
+        return HaproxyState(instances=[HaproxyInstanceView(name="edge", where="/run/haproxy/admin.sock", error=error,
+                                                           servers=servers), other])
+
+    return OneOfSeveral("edge", "haproxy_server_down", "edge/app/s1", lambda: state("DOWN"),
+                        lambda why: state("", error=why), lambda: state("UP"))
+
+
+SEVERAL = {"haproxy": _haproxy, "ipmi": _ipmi, "pbs": _pbs, "restic": _restic, "borg": _borg, "proxmox": _proxmox, "nut": _nut, "snmp": _snmp, "openvpn": _openvpn,
            "hwmon": _hwmon, "smartplugs": _smartplugs}
 # Plug-ins whose config lists things that are not sources of their findings, and why.
 NOT_SOURCES = {
