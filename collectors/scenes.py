@@ -54,3 +54,18 @@ def write_answer(folder: Path, args: list[str], stdout: str, rc: int = 0) -> Non
     """What the demo's stand-in prints for `<tool> args...`, and its exit status."""
     atomic_write(folder / (replay_name(args) + ".out"), stdout)
     atomic_write(folder / (replay_name(args) + ".rc"), f"{rc}\n")
+
+
+def write_symlinks(folder: Path, links: dict[str, str]) -> None:
+    """The folder holding exactly these symlinks (name -> target), as /dev/disk/by-id does."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in os.listdir(folder):
+        if old not in links:
+            os.unlink(folder / old)
+    for name, target in links.items():
+        p = folder / name
+        if p.is_symlink() and os.readlink(p) == target:
+            continue
+        if p.is_symlink():
+            p.unlink()
+        os.symlink(target, p)

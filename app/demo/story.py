@@ -22,7 +22,8 @@ from typing import Any
 from app.demo.backups import DEMO_DATA
 from app.demo.power import DEMO_ENERGY
 from app.demo.pve_api import demo_sections
-from collectors.scenes import atomic_write
+from collectors.network.haproxy.demo import demo_section as haproxy_demo
+from collectors.scenes import atomic_write, write_symlinks
 
 CYCLE = 240.0  # seconds of one story loop at speed 1
 N_BAYS = 12
@@ -107,20 +108,6 @@ def render_mdstat(state: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _symlinks(folder: Path, links: dict[str, str]) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    for old in os.listdir(folder):
-        if old not in links:
-            os.unlink(folder / old)
-    for name, target in links.items():
-        p = folder / name
-        if p.is_symlink() and os.readlink(p) == target:
-            continue
-        if p.is_symlink():
-            p.unlink()
-        os.symlink(target, p)
-
-
 def write_tree(root: Path, state: dict[str, Any]) -> None:
     atomic_write(root / "proc" / "mdstat", render_mdstat(state))
     by_id: dict[str, str] = {}
@@ -136,8 +123,8 @@ def write_tree(root: Path, state: dict[str, Any]) -> None:
         by_id[f"ata-{d['model'].replace(' ', '_')}_{d['serial']}-part1"] = f"../../{dev}1"
         by_id[f"wwn-0x{(5 << 60) | (3152 << 36) | d['wwn_id']:016x}"] = f"../../{dev}"
         by_path[f"pci-0000:03:00.0-sas-phy{state['ports'][dev]}-lun-0"] = f"../../{dev}"
-    _symlinks(root / "dev" / "disk" / "by-id", by_id)
-    _symlinks(root / "dev" / "disk" / "by-path", by_path)
+    write_symlinks(root / "dev" / "disk" / "by-id", by_id)
+    write_symlinks(root / "dev" / "disk" / "by-path", by_path)
     for a in state["arrays"]:
         md = root / "sys" / "block" / a["name"] / "md"
         atomic_write(md / "uuid", a["uuid"] + "\n")
@@ -279,6 +266,7 @@ def _network_sections(tools: _Tools, interval: float) -> dict[str, Any]:
                                                     "community": "demo", "timeout": 0.5, "retries": 0}]},
         # WireGuard answered by the scene's replayed `wg show all dump`: the phone goes quiet
         # once a loop (stale after a minute of story), then roams back from another network.
+        "haproxy": haproxy_demo(interval),  # the edge proxy; nc2's check fails (collectors/network/haproxy/demo.py)
         "wireguard": {"interval": interval, "wg": tools.replay("wg"), "stale_after": 60,
                       "peers": [{"key": "HIgo9xNzJMWLKASShiTqIybxZ0U3wGLiUeJ1PKf8ykw=", "name": "phone",
                                  "expect": True},
@@ -370,6 +358,10 @@ def attach_simulations(collectors: dict[str, Any], root: Path) -> None:
         from collectors.host.basics.demo import demo_statvfs
 
         collectors["host"].statvfs = demo_statvfs
+    if "haproxy" in collectors:  # `show stat` as its scene wrote it (no HAProxy here)
+        from collectors.network.haproxy.demo import SceneSocket
+
+        collectors["haproxy"].ask = SceneSocket(root)
     if "smartplugs" in collectors:  # the plugs' payloads, from the scene (no broker here)
         from collectors.home.smartplugs.demo import ScenePlugs, seeded
 

@@ -5,6 +5,7 @@ from pathlib import Path
 from collectors.network.haproxy import findings
 from collectors.network.haproxy.collector import HaproxyCollector, build
 from collectors.network.haproxy.config import HaproxyConfig
+from collectors.network.haproxy.demo import write_scene
 from collectors.network.haproxy.starter import starter
 from collectors.network.haproxy.state import HaproxyState
 from collectors.plugin import CollectorPlugin, Pages, Section, Setup
@@ -16,4 +17,4 @@ PERMISSIONS = ("Read and write access to HAProxy's stats socket (its `mode` and 
 PLUGIN = CollectorPlugin(
     "haproxy", HaproxyCollector, build, HaproxyConfig, HaproxyState,
     domain="network", findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
-    pages=Pages(section=SECTION, nouns={"haproxy_server": "HAProxy server"}), setup=Setup(starter=starter))
+    pages=Pages(section=SECTION, nouns={"haproxy_server": "HAProxy server"}), setup=Setup(scene=write_scene, starter=starter))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import socket
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -65,6 +66,8 @@ class HaproxyCollector(Collector):
 
     def __init__(self, cfg: HaproxyConfig, host_root: Path = Path("/")) -> None:
         self.cfg, self.host_root = cfg, host_root
+        # What answers a command: the socket or the page; the demo's scene in `rackpulse demo`.
+        self.ask: Callable[[HaproxyInstance, str], str] = self._ask
 
     def collect(self) -> CollectResult:
         if not self.cfg.instances:
@@ -82,8 +85,8 @@ class HaproxyCollector(Collector):
     def _read(self, inst: HaproxyInstance) -> HaproxyInstanceView:
         where = str(inst.socket) if inst.socket else inst.url
         try:
-            rows = parse_stat(self._ask(inst, "show stat"))
-            info = parse_info(self._ask(inst, "show info")) if inst.socket else {}
+            rows = parse_stat(self.ask(inst, "show stat"))
+            info = parse_info(self.ask(inst, "show info")) if inst.socket else {}
         except (OSError, CollectorError) as exc:
             return HaproxyInstanceView(name=inst.name, where=where, error=_words(exc, inst))
         uptime = info.get("Uptime_sec")

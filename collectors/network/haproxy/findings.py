@@ -34,7 +34,7 @@ def instance_findings(i: HaproxyInstanceView, near: float) -> list[Finding]:
         if server_up(s.status) or on_purpose(s.status):
             continue
         why = f": {s.check}" if s.check else ""
-        out.append(Finding(WARN, f"HAProxy {i.name}: server {s.name} of {s.backend} is {s.status.lower()}{why}",
+        out.append(Finding(WARN, f"HAProxy {i.name}: server {s.name} of {s.backend} is {status_words(s.status)}{why}",
                            "haproxy_server_down", f"{i.name}/{s.backend}/{s.name}",
                            {"instance": i.name, "proxy": s.backend, "server": s.name, "check": s.check or None}))
     return out
@@ -60,11 +60,28 @@ def all_clear(state: HaproxyState, judging: Judging) -> str | None:
     return f"{len(backends)} backend{'s' if len(backends) != 1 else ''} up, {up} of {total} servers up"
 
 
+WORDS = {"UP": "up", "DOWN": "down", "OPEN": "open", "FULL": "full (at its maxconn)", "STOP": "stopped",
+         "MAINT": "in maintenance", "DRAIN": "draining", "NOLB": "up, taking no new traffic", "no check": "up, not checked"}
+
+
+def status_words(status: str) -> str:
+    """HAProxy's state in words, its own beside them: "going down (UP 1/3)", "in maintenance (MAINT)"."""
+    head = status.split(" ")[0].split("(")[0]
+    if status.startswith("UP ") and "/" in status:
+        words = "going down"
+    elif status.startswith("DOWN ") and "/" in status:
+        words = "coming up"
+    else:
+        words = WORDS.get(status, WORDS.get(head, status.lower()))
+    return words if words == status.lower() else f"{words} ({status})"
+
+
 def view(state: HaproxyState, found: Sequence[Finding]) -> View:
     return {"instances": [(i, level_of(about(found, instance=i.name)) if not i.error else BAD,
-                           [(p, level_of(about(found, instance=i.name, proxy=p.name))) for p in i.proxies],
-                           [(s, level_of(about(found, instance=i.name, proxy=s.backend, server=s.name)))
-                            for s in i.servers])
+                           [(p, level_of(about(found, instance=i.name, proxy=p.name)), status_words(p.status))
+                            for p in i.proxies],
+                           [(s, level_of(about(found, instance=i.name, proxy=s.backend, server=s.name)),
+                             status_words(s.status)) for s in i.servers])
                           for i in state.instances]}
 
 
