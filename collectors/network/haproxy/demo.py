@@ -27,11 +27,12 @@ def row(**values: object) -> str:
 
 
 def show_stat(t: float, now: float) -> str:
-    """The proxies at story time t. The counters climb on the real clock `now`, so they never fall
-    when the story loops (a counter that fell would read as HAProxy restarted every four minutes)."""
+    """The proxies at story time t. The counters climb on the real clock `now` since HAProxy's start
+    (its uptime, ten days a run), so they never fall when the story loops (a counter that fell would
+    read as HAProxy restarted every four minutes)."""
     failing = FAILING[0] <= t % 240 < FAILING[1]
-    served = int((now - 1.7e9) * 12)
-    fives = int((now - 1.7e9) * 0.01)
+    up = now % 864000
+    served, fives = int(up * 12), int(up * 0.002)
     lines = [HEADER,
              row(pxname="https", svname="FRONTEND", scur=37, smax=80, slim=2000, stot=served, status="OPEN",
                  type=0, hrsp_2xx=served, hrsp_5xx=fives),
@@ -58,7 +59,7 @@ def show_stat(t: float, now: float) -> str:
 def write_scene(root: Path, t: float) -> None:
     folder, now = root / "demo-tools" / "haproxy", time.time()
     atomic_write(folder / "show stat", show_stat(t, now))
-    atomic_write(folder / "show info", f"Name: HAProxy\nVersion: 2.6.12-1+deb12u4\nUptime_sec: {int(now) % 864000}\n"
+    atomic_write(folder / "show info", f"Name: HAProxy\nVersion: 2.6.12-1+deb12u4\nUptime_sec: {int(now % 864000)}\n"
                                        "CurrConns: 48\nMaxconn: 4000\n\n")
 
 
