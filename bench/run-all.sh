@@ -29,3 +29,4 @@ $PY bench/sparklines.py
 $PY bench/demo_cpu.py
 $PY bench/demo_rss.py
 $PY bench/hostile.py
+$PY bench/data_watch.py
