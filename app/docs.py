@@ -8,11 +8,15 @@ from __future__ import annotations
 import importlib
 import inspect
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, get_args
 
+from pydantic import BaseModel
+
 from app.energy.config import EnergyConfig
 from collectors import plugins
+from collectors.base import MetricSpec
 from collectors.config import CollectorBase
 from collectors.plugin import DOMAINS, CollectorPlugin
 from collectors.state import Record
@@ -55,24 +59,29 @@ def metrics_md() -> str:
                     f"`{r.name}` ({r.severity}" + (f", for {r.for_seconds:g} s" if r.for_seconds else "")
                     + (f", reminder every {r.reminder_hours:g} h" if r.reminder_hours else "") + ")"
                     for r in p.rules) + ".", ""]
-    from app.energy.watch import SPECS as ENERGY_SPECS  # it imports the alert engine: not at start-up
-
-    out += ["## the lab's energy (the server, from every source's rackpulse_energy_joules_total)", "",
-            "Config `[energy]`: " + ", ".join(f"`{k}` ({_default(f)})" for k, f in EnergyConfig.model_fields.items())
-            + ".", "", "| metric | type | help |", "|---|---|---|"]
-    out += [f"| `{m}` | {s.kind} | {s.help.replace('|', '/')} |" for m, s in ENERGY_SPECS.items()]
-    out += ["", "Alert rules: `power_above_baseline` (warning, for 1800 s, reminder every 24 h), "
-            "`energy_budget` (warning, reminder every 24 h).", ""]
     from app.data.config import DataSet
-    from app.data.watch import SPECS as DATA_SPECS
+    from app.data.watch import SPECS as DATA_SPECS  # they import the alert engine: not at start-up
+    from app.energy.watch import SPECS as ENERGY_SPECS
 
-    out += ["## data sets (the server, from the storage and backup plug-ins' states: /data)", "",
-            "Config `[[data.sets]]`: " + ", ".join(f"`{k}` ({_default(f)})" for k, f in DataSet.model_fields.items())
-            + ".", "", "| metric | type | help |", "|---|---|---|"]
-    out += [f"| `{m}` | {s.kind} | {s.help.replace('|', '/')} |" for m, s in DATA_SPECS.items()]
-    out += ["", "Alert rules: `data_unprotected` (warning, reminder every 24 h), `data_at_risk` (critical, "
-            "reminder every 12 h).", ""]
+    out += _server_section("the lab's energy (the server, from every source's rackpulse_energy_joules_total)",
+                           "[energy]", EnergyConfig, ENERGY_SPECS,
+                           "`power_above_baseline` (warning, for 1800 s, reminder every 24 h), "
+                           "`energy_budget` (warning, reminder every 24 h)")
+    out += _server_section("data sets (the server, from the storage and backup plug-ins' states: /data)",
+                           "[[data.sets]]", DataSet, DATA_SPECS,
+                           "`data_unprotected` (warning, reminder every 24 h), `data_at_risk` (critical, "
+                           "reminder every 12 h)")
     return "\n".join(out)
+
+
+def _server_section(title: str, key: str, model: type[BaseModel], specs: Mapping[str, MetricSpec],
+                    rules: str) -> list[str]:
+    """A part of metrics.md the server itself writes (not a plug-in): its config, metrics and rules."""
+    out = [f"## {title}", "", f"Config `{key}`: " + ", ".join(f"`{k}` ({_default(f)})"
+                                                           for k, f in model.model_fields.items()) + ".",
+           "", "| metric | type | help |", "|---|---|---|"]
+    out += [f"| `{m}` | {s.kind} | {s.help.replace('|', '/')} |" for m, s in specs.items()]
+    return [*out, "", f"Alert rules: {rules}.", ""]
 
 
 ROOT = Path(__file__).resolve().parents[1]
