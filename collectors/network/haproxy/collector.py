@@ -166,7 +166,7 @@ def samples(v: HaproxyInstanceView, result: CollectResult) -> None:
             s.append(Sample.of("rackpulse_haproxy_queue", p.queue, **lab))
         if p.responses_5xx is not None:
             s.append(Sample.of("rackpulse_haproxy_responses_5xx_total", p.responses_5xx, **lab))
-        if p.kind == "backend":
+        if p.kind == "backend" and p.servers is not None and p.servers_up is not None:
             s.append(Sample.of("rackpulse_haproxy_backend_servers", p.servers, **lab))
             s.append(Sample.of("rackpulse_haproxy_backend_servers_up", p.servers_up, **lab))
     for srv in v.servers:

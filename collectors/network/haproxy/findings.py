@@ -20,7 +20,7 @@ RULES = (
 
 def instance_findings(i: HaproxyInstanceView, near: float) -> list[Finding]:
     out = []
-    down_backends = {p.name for p in i.proxies if p.kind == "backend" and p.servers and not p.servers_up}
+    down_backends = {p.name for p in i.proxies if p.kind == "backend" and p.servers and p.servers_up == 0}
     for p in i.proxies:
         labels = {"instance": i.name, "proxy": p.name}
         if p.name in down_backends:
@@ -46,7 +46,7 @@ def findings(state: HaproxyState, judging: Judging) -> list[Finding]:
         if i.error:
             out.append(Finding(BAD, f"HAProxy {i.name} cannot be read: {i.error}"))
         else:
-            out += instance_findings(i, state.sessions_near)
+            out += instance_findings(i, state.sessions_near or 0.9)
     return out
 
 
@@ -55,8 +55,8 @@ def all_clear(state: HaproxyState, judging: Judging) -> str | None:
     if not read:
         return None
     backends = [p for i in read for p in i.proxies if p.kind == "backend" and p.servers]
-    up = sum(p.servers_up for p in backends)
-    total = sum(p.servers for p in backends)
+    up = sum(p.servers_up or 0 for p in backends)
+    total = sum(p.servers or 0 for p in backends)
     return f"{len(backends)} backend{'s' if len(backends) != 1 else ''} up, {up} of {total} servers up"
 
 

@@ -24,8 +24,8 @@ class HaproxyProxyView(Record):
     sessions: int | None = None
     limit: int | None = None
     queue: int | None = None
-    servers: int = 0  # a backend's servers, not counting those in maintenance
-    servers_up: int = 0
+    servers: int | None = 0  # a backend's servers, not counting those in maintenance
+    servers_up: int | None = 0
     responses_5xx: int | None = None
 
 
@@ -41,7 +41,7 @@ class HaproxyInstanceView(Record):
 
 class HaproxyState(State):
     instances: list[HaproxyInstanceView] = []
-    sessions_near: float = 0.9
+    sessions_near: float | None = 0.9
     source_label: ClassVar[str] = "instance"
 
     def unreadable_sources(self) -> dict[str, float | None]:
