@@ -39,8 +39,9 @@ STEP = 15.0  # story seconds between polls (the demo polls every few seconds; ru
 # the r720's second power supply failing (its redundancy lost, both in its event log) and the r430's
 # burst of correctable ECC errors, and the off-site backup two nights behind while the disk fails
 # (borg's backup_stale, and /data's photos not protected: data_unprotected), and the edge proxy's
-# nc2 failing its health check (haproxy_server_down).
-INTENDED = {"backup_stale", "data_unprotected", "haproxy_server_down", "array_degraded", "array_rebuilding", "bgp_peer_down", "bond_slave_down", "bond_slave_flapping", "ceph_health_warn",
+# nc2 failing its health check (haproxy_server_down), and the new kernel unattended-upgrades
+# installs late in each loop (reboot_required, until the loop's reboot).
+INTENDED = {"backup_stale", "data_unprotected", "haproxy_server_down", "reboot_required", "array_degraded", "array_rebuilding", "bgp_peer_down", "bond_slave_down", "bond_slave_flapping", "ceph_health_warn",
             "heartbeat_missed", "heartbeat_failed", "wireguard_handshake_stale", "container_unhealthy", "unit_failed",
             "ceph_osd_down", "disk_failing", "disk_warning", "fan_stalled", "megaraid_pd_errors",
             "megaraid_vd_degraded", "probe_latency", "probe_loss", "rail_out_of_range", "switch_port_flapping",

@@ -52,7 +52,7 @@ def agent_config(root: Path, host: str, interval: float = 1.0, listen_port: int 
     # The server's own demo host shows the switch, UPS, heat pump, BGP, the 3G modems, storage
     # beyond md and the backups (its data sets are judged there: an agent's are not).
     for name in ("snmp", "nut", "heatpump", "frr", "modems", "zfs", "btrfs", "megaraid", "ceph", "ipmi", "smartplugs",
-                 "restic", "borg", "haproxy"):
+                 "restic", "borg", "haproxy", "updates"):
         cfg["collectors"][name] = {"enabled": False}
     # The cron jobs ping the server (/ping/<token>): their heartbeats are judged there. Listed on
     # the agent they were never pinged, and its host went red a minute into every demo.

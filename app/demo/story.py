@@ -22,6 +22,7 @@ from typing import Any
 from app.demo.backups import DEMO_DATA
 from app.demo.power import DEMO_ENERGY
 from app.demo.pve_api import demo_sections
+from collectors.host.updates.demo import demo_section as updates_demo
 from collectors.network.haproxy.demo import demo_section as haproxy_demo
 from collectors.scenes import atomic_write, write_symlinks
 
@@ -329,6 +330,8 @@ def _host_sections(tools: _Tools, interval: float, speed: float = 1.0) -> dict[s
         "ipmi": demo_section(tools.tool, tools.root, interval, speed),
         # KVM guests answered by the scene's replayed virsh (collectors/host/libvirt/demo.py).
         "libvirt": {"interval": interval, "virsh": tools.replay("virsh")},
+        # apt's replayed simulation and the host tree's kernels: a reboot owed late in each loop
+        "updates": updates_demo(tools.replay("apt-get"), interval * 3),
     }
 
 

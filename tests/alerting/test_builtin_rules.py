@@ -645,6 +645,8 @@ def test_every_built_in_rule_is_tested_here_or_with_the_storage_rules() -> None:
                          "data_unprotected", "data_at_risk",  # tests/data/test_data_verdict.py
                          # tests/collectors/network/haproxy: a real haproxy, its servers stopped mid-test
                          "haproxy_backend_down", "haproxy_server_down", "haproxy_sessions_near_limit",
+                         # tests/collectors/host/updates: a real apt with the test's own repositories
+                         "updates_security_pending", "reboot_required", "package_lists_stale",
                          # tests/collectors/host/proxmox and pbs: through the API stand-in, fired and cleared
                          *(r.name for r in PROXMOX_RULES), *(r.name for r in PBS_RULES),
                          "zfs_snapshot_stale",  # tests/collectors/storage/zfs/test_zfs_snapshots.py

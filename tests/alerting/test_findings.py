@@ -55,7 +55,7 @@ def test_every_built_in_rule_is_declared_by_exactly_one_collector_or_the_app() -
 
 def test_a_healthy_host_shows_every_tile_all_clear_in_plug_in_order() -> None:
     got = [(t.title, t.level, t.reason) for t in views.tiles(snapshot())]
-    assert [t for t, _, _ in got] == ["Host", "Containers", "Services", "Hardware", "VMs", "Backups", "Arrays", "Disks", "Ceph", "RAID controller", "ZFS", "Bonds", "BGP",
+    assert [t for t, _, _ in got] == ["Host", "Containers", "Services", "Hardware", "Updates", "VMs", "Backups", "Arrays", "Disks", "Ceph", "RAID controller", "ZFS", "Bonds", "BGP",
                                       "HAProxy", "Modems", "VPN", "Switch ports", "WireGuard", "Heartbeats", "Probes", "Throughput", "Heat pump", "Power"]
     assert all(level == OK for _, level, _ in got)
     reasons = dict((t, r) for t, _, r in got)
@@ -69,6 +69,7 @@ def test_a_healthy_host_shows_every_tile_all_clear_in_plug_in_order() -> None:
     assert reasons["Services"] == "3 watched units fine, 2 timers on time"
     assert reasons["Modems"] == "6 of 6 modems registered"
     assert reasons["HAProxy"] == "3 backends up, 4 of 4 servers up"
+    assert reasons["Updates"] == "4 updates pending, 2 for security"  # within their grace: fine
     # the capture's snapshot times are in 2100 (tests/fixtures/demo/README.md): never older than max_age
     assert reasons["Backups"] == "1 restic repository, newest snapshot 0 min ago, 1 borg repository, newest snapshot 0 min ago"
 
