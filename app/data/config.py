@@ -10,6 +10,14 @@ from collectors.config import Seconds, Strict, unique_names
 HOUR = 3600.0
 
 
+class Replica(Strict):
+    """A ZFS replica of the set's dataset (syncoid, zfs send): its newest snapshot is a copy."""
+
+    dataset: str  # "backup/nas/photos"
+    host: str = ""  # the agent host that holds it (its zfs collector reads the snapshots); "": this one
+    offsite: bool = False
+
+
 class DataSet(Strict):
     name: str  # "photos": the page, the alert and the metric's set label
     path: str  # "/srv/photos": the copies are those whose paths include it
@@ -18,6 +26,7 @@ class DataSet(Strict):
     offsite_required: bool = False  # no copy off site: data_unprotected
     guests: list[str] = []  # VMIDs whose Proxmox or PBS backups are copies of it ("101")
     heartbeats: list[str] = []  # [[collectors.heartbeats.jobs]] names whose success is a copy (an rsync)
+    replicas: list[Replica] = []  # ZFS replicas on this host or an agent host
 
     @field_validator("path")
     @classmethod

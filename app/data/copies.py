@@ -7,7 +7,7 @@ restic repository under the same mount. It is listed, and not counted against lo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from app.data.config import DataSet
@@ -37,7 +37,7 @@ class Copy:
     @property
     def label(self) -> str:
         names = {"restic": "restic", "borg": "borg", "zfs": "ZFS snapshots", "pbs": "PBS", "vzdump": "Proxmox backup",
-                 "heartbeat": "job"}
+                 "heartbeat": "job", "replica": "ZFS replica"}
         return f"{names.get(self.kind, self.kind)} {self.where}"
 
 
@@ -98,3 +98,21 @@ def heartbeat_copies(state: HeartbeatsState | None, s: DataSet) -> list[Copy]:
     return [Copy("heartbeat", b.name, b.last_success, source="heartbeats",
                  note="its last run failed" if b.status == "failed" else "")
             for b in state.beats if b.name in s.heartbeats]
+
+
+def replica_copies(s: DataSet, zfs_of: Callable[[str], ZfsState | None]) -> list[Copy]:
+    """The newest snapshot of each replica the set names, on the host that holds it; a host whose
+    ZFS state is not here (an agent silent, its zfs collector off) is a copy of unknown age."""
+    out = []
+    for r in s.replicas:
+        where = f"{r.host}:{r.dataset}" if r.host else r.dataset
+        state = zfs_of(r.host)
+        if state is None:
+            out.append(Copy("replica", where, None, r.offsite, error=f"no ZFS snapshots from {r.host or 'this host'}",
+                            source=f"replica/{where}"))
+            continue
+        found = next((d for d in state.snapshots if d.dataset == r.dataset), None)
+        out.append(Copy("replica", where, found.newest if found else None, r.offsite,
+                        count=found.count if found else 0, source=f"replica/{where}",
+                        note="" if found else "no snapshot of it (is it in the zfs collector's snapshot_max_age?)"))
+    return out

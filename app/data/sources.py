@@ -3,6 +3,7 @@ each None when its plug-in has not read its source here (or left a state of anot
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -55,11 +56,13 @@ class Read:
         return home_of(path, self.host, self.mdraid, self.zfs, self.btrfs,
                        behind_controller=bool(self.megaraid is not None and self.megaraid.controllers))
 
-    def copies(self, s: DataSet, h: Home) -> list[cp.Copy]:
+    def copies(self, s: DataSet, h: Home, zfs_of: Callable[[str], ZfsState | None] | None = None) -> list[cp.Copy]:
+        """`zfs_of(host)`: another host's ZFS state, for the set's replicas there."""
         fss = self.host.filesystems if self.host is not None else []
         return (cp.backup_copies(self.restic, s, h, fss) + cp.backup_copies(self.borg, s, h, fss)
                 + cp.zfs_copies(self.zfs, h) + cp.guest_copies(self.proxmox, self.pbs, s)
-                + cp.heartbeat_copies(self.heartbeats, s))
+                + cp.heartbeat_copies(self.heartbeats, s)
+                + cp.replica_copies(s, lambda host: self.zfs if not host else zfs_of(host) if zfs_of else None))
 
     def discovered(self) -> list[DataSet]:
         """No set named: each mount point of an array (md, ZFS, btrfs) is one."""
@@ -77,3 +80,11 @@ def away_sources(snap: Snapshot) -> dict[str, str]:
     name -> why, in words."""
     return {name: "not read yet" if st.up is None else "cannot read its source"
             for name, st in snap.statuses.items() if name in COPY_SOURCES and st.up is not True and not st.no_data}
+
+
+def zfs_of(snap: Snapshot, others: Mapping[str, Snapshot]) -> Callable[[str], ZfsState | None]:
+    """Each host's ZFS state by name: this one's, or an agent host's."""
+    def of(host: str) -> ZfsState | None:
+        there = snap if host == snap.host else others.get(host)
+        return _of(there, "zfs", ZfsState) if there is not None else None
+    return of

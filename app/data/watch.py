@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from app.alerting.engine import Condition
 from app.data.config import DataConfig
-from app.data.sources import Read, away_sources
+from app.data.sources import Read, away_sources, zfs_of
 from app.data.verdict import Verdict, judge
 from app.exposition import Families, render_families
 from app.snapshot import Snapshot
@@ -49,13 +50,15 @@ class DataWatch:
     _metrics: Families | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def update(self, snap: Snapshot, cfg: DataConfig, now: float) -> list[Condition]:
+    def update(self, snap: Snapshot, cfg: DataConfig, now: float,
+               others: Mapping[str, Snapshot] | None = None) -> list[Condition]:
+        """`others`: the agent hosts' snapshots, where a set's ZFS replicas may be."""
         with self._lock:  # the scheduler's tick and a page asking before it
-            return self._update(snap, cfg, now)
+            return self._update(snap, cfg, now, others or {})
 
-    def _update(self, snap: Snapshot, cfg: DataConfig, now: float) -> list[Condition]:
+    def _update(self, snap: Snapshot, cfg: DataConfig, now: float, others: Mapping[str, Snapshot]) -> list[Condition]:
         try:
-            self.verdicts = self._judge(snap, cfg, now)
+            self.verdicts = self._judge(snap, cfg, now, others)
             self.judged_at = now
             self._failing = False
         except Exception as exc:  # noqa: BLE001 - the alert tick goes on without the data verdicts
@@ -74,8 +77,8 @@ class DataWatch:
         self._write_metrics(snap)
         return out
 
-    def _judge(self, snap: Snapshot, cfg: DataConfig, now: float) -> list[Verdict]:
-        read = Read.of(snap)
+    def _judge(self, snap: Snapshot, cfg: DataConfig, now: float, others: Mapping[str, Snapshot]) -> list[Verdict]:
+        read, elsewhere = Read.of(snap), zfs_of(snap, others)
         sets = cfg.sets or read.discovered()
         self.discovered = not cfg.sets
         away = away_sources(snap)
@@ -83,7 +86,8 @@ class DataWatch:
         for s in sets:
             h = read.home(s.path)
             # a repository that will not open may hold a copy of this set: it did when last read, or it was never read
-            found = [c for c in read.copies(s, h) if not c.error or _may_cover(c.source, s.name, self.covered)]
+            found = [c for c in read.copies(s, h, elsewhere)
+                     if not c.error or _may_cover(c.source, s.name, self.covered)]
             for c in found:
                 if not c.error:
                     self.covered.setdefault(c.source, set()).add(s.name)
@@ -119,7 +123,8 @@ def conditions(v: Verdict, host: str, before: list[Condition]) -> list[Condition
             out += [c for c in before if c.rule == rule]
         elif answer:
             why = "; ".join(v.reasons) or v.headline
-            out.append(Condition(rule, v.set.name, TEXT[rule].format(name=v.set.name, path=v.set.path, why=why), labels))
+            text = TEXT[rule].format(name=v.set.name, path=v.set.path, why=why)
+            out.append(Condition(rule, v.set.name, text, labels))
     return out
 
 

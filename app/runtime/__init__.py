@@ -114,7 +114,7 @@ class Runtime:
 
     def data_tick(self) -> None:
         """Each data set judged from the latest states: the /data page, its gauges and its two rules."""
-        self.data_conditions = self.data.update(self.snap, self.cfg.data, time.time())
+        self.data_conditions = self.data.update(self.snap, self.cfg.data, time.time(), self.agents.snapshots)
 
     def maintain(self) -> None:
         """Fold, prune by age, then (storage.max_size) by size."""

@@ -208,3 +208,26 @@ def test_a_plug_ins_state_of_another_type_is_left_out_not_a_crash() -> None:
     snap.states["mdraid"] = snap.states["host"]  # what a bug elsewhere could leave there
     w.update(snap, PHOTOS, now)
     assert w.verdicts[0].home.words == "md array md0, not read yet (the mdraid collector)"
+
+
+def test_a_zfs_replica_on_an_agent_host_is_a_copy_and_a_silent_host_holds_the_set() -> None:
+    from app.data.config import Replica
+
+    snap, w, now = nas(), DataWatch(), time.time()
+    far = Snapshot(host="pi-offsite")
+    far.states["zfs"] = one("zfs", {"snapshots": [{"dataset": "backup/nas/photos", "newest": now - 3 * H, "count": 48}]})
+    sets = DataConfig(sets=[DataSet(name="photos", path="/srv/photos", offsite_required=True,
+                                    replicas=[Replica(dataset="backup/nas/photos", host="pi-offsite", offsite=True)])])
+    assert w.update(snap, sets, now, {"pi-offsite": far}) == []
+    (copy,) = w.verdicts[0].copies
+    assert (copy.label, copy.offsite, copy.count) == ("ZFS replica pi-offsite:backup/nas/photos", True, 48)
+    assert w.verdicts[0].headline == "photos: 1 copy, 1 off site; the newest is 3 h old"
+
+    far.states["zfs"] = one("zfs", {"snapshots": [{"dataset": "backup/nas/photos", "newest": now - 50 * H}]})
+    stale = w.update(snap, sets, now, {"pi-offsite": far})
+    assert [c.summary for c in stale] == ["photos (/srv/photos) is not protected: the newest copy (ZFS replica "
+                                          "pi-offsite:backup/nas/photos) is 2 days old, older than 26 h; the off-site "
+                                          "copy (ZFS replica pi-offsite:backup/nas/photos) is 2 days old, older than 26 h"]
+    # the agent host goes silent: its snapshots are not here; what was said holds
+    assert w.update(snap, sets, now + 60, {}) == stale
+    assert w.verdicts[0].unknown == ["ZFS replica pi-offsite:backup/nas/photos: no ZFS snapshots from pi-offsite"]

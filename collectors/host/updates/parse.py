@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from collectors.base import ParseError
 
-_INST = re.compile(r"^Inst (?P<name>\S+)(?: \[(?P<current>[^\]]*)\])? \((?P<new>\S+) (?P<from>.*?) \[(?P<arch>[^\]]+)\]\)")
+_INST = re.compile(r"^Inst (?P<name>\S+)(?: \[(?P<current>[^\]]*)\])? "
+                   r"\((?P<new>\S+) (?P<from>.*?) \[(?P<arch>[^\]]+)\]\)")
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,8 @@ def parse_dnf_check_update(text: str) -> list[Pending]:
 
 
 def parse_dnf_security(text: str) -> set[str]:
-    """The package names `dnf updateinfo list --security` names ("FEDORA-2026-1a2b Important/Sec. openssl-3.1.4-1.fc39.x86_64")."""
+    """The package names `dnf updateinfo list --security` names: "FEDORA-2026-1a2b Important/Sec.
+    openssl-3.1.4-1.fc39.x86_64" is openssl."""
     names = set()
     for line in text.splitlines():
         f = line.split()

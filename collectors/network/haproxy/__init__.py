@@ -17,4 +17,5 @@ PERMISSIONS = ("Read and write access to HAProxy's stats socket (its `mode` and 
 PLUGIN = CollectorPlugin(
     "haproxy", HaproxyCollector, build, HaproxyConfig, HaproxyState,
     domain="network", findings=findings.findings, rules=findings.RULES, tile=findings.TILE,
-    pages=Pages(section=SECTION, nouns={"haproxy_server": "HAProxy server"}), setup=Setup(scene=write_scene, starter=starter))
+    pages=Pages(section=SECTION, nouns={"haproxy_server": "HAProxy server"}),
+    setup=Setup(scene=write_scene, starter=starter))

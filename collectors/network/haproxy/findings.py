@@ -61,7 +61,8 @@ def all_clear(state: HaproxyState, judging: Judging) -> str | None:
 
 
 WORDS = {"UP": "up", "DOWN": "down", "OPEN": "open", "FULL": "full (at its maxconn)", "STOP": "stopped",
-         "MAINT": "in maintenance", "DRAIN": "draining", "NOLB": "up, taking no new traffic", "no check": "up, not checked"}
+         "MAINT": "in maintenance", "DRAIN": "draining", "NOLB": "up, taking no new traffic",
+         "no check": "up, not checked"}
 
 
 def status_words(status: str) -> str:
