@@ -33,6 +33,8 @@ METRICS: dict[str, MetricSpec] = {
     "rackpulse_updates_pending": MetricSpec("Packages an upgrade would install now, all or security ones (kind)."),
     "rackpulse_updates_kept_back": MetricSpec("Packages an upgrade keeps back (held, or needing new dependencies)."),
     "rackpulse_updates_lists_age_seconds": MetricSpec("Seconds since the package lists were last updated."),
+    "rackpulse_updates_security_pending_seconds": MetricSpec("How long the oldest pending security update has been "
+                                                             "pending (since rackpulse first saw it)."),
     "rackpulse_reboot_required": MetricSpec("1 while the host owes a reboot.", states=("no", "owed")),
 }
 
@@ -75,6 +77,9 @@ class UpdatesCollector(Collector):
                       Sample.of("rackpulse_reboot_required", bool(why))]
         if state.lists_age is not None:
             r.samples.append(Sample.of("rackpulse_updates_lists_age_seconds", state.lists_age))
+        since = [p.since for p in views if p.security and p.since is not None]
+        if since:
+            r.samples.append(Sample.of("rackpulse_updates_security_pending_seconds", max(0.0, now - min(since))))
         return r
 
     def _pending(self) -> tuple[str, list[parse.Pending], list[str]]:
