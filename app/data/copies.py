@@ -22,7 +22,7 @@ from collectors.storage.zfs.state import ZfsState
 
 @dataclass(frozen=True)
 class Copy:
-    kind: str  # restic, borg, zfs, pbs, vzdump, heartbeat
+    kind: str  # restic, borg, zfs, replica, pbs, vzdump, heartbeat
     where: str  # the repository's name, the dataset, the datastore, the job
     newest: float | None  # its newest time; None: none yet, or not known (error)
     offsite: bool = False

@@ -50,7 +50,7 @@ def all_clear(state: UpdatesState, judging: Judging) -> str | None:
 
 
 def view(state: UpdatesState, found: Sequence[Finding]) -> View:
-    return {**dict(state), "found": list(found)}
+    return dict(state)
 
 
 TILE = Tile("Updates", "/host#updates", all_clear)

@@ -74,7 +74,7 @@ class HaproxyCollector(Collector):
             raise NoData("no HAProxy instance configured in [[collectors.haproxy.instances]]")
         result = CollectResult()
         views = [self._read(inst) for inst in self.cfg.instances]
-        if all(v.error for v in views) and len(views) == 1:
+        if len(views) == 1 and views[0].error:
             # the only instance: the collector cannot read its source (collector_down says so)
             raise CollectorError(f"haproxy {views[0].name}: {views[0].error}")
         for v in views:
